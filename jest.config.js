@@ -1,0 +1,18 @@
+/**
+ * Jest runs TypeScript as native ES modules (middy 7 and fauxqs are ESM-only): swc strips the types,
+ * `--experimental-vm-modules` (set in the npm script) lets Jest load ESM. Tiers are folders:
+ * test/unit (pure functions), test/http (through HTTP into the local runtime with embedded emulators),
+ * test/cdk (template assertions and an offline synth).
+ */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  transform: {
+    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } }],
+  },
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  setupFiles: ['<rootDir>/test/setup-env.ts'],
+  testTimeout: 60000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,127 @@
+/**
+ * The embedded stand-ins for AWS: dynalite (DynamoDB) and fauxqs (SQS, SNS, S3), started in-process on
+ * loopback with their data under one directory, and the table, queues, topic and bucket created from the
+ * same definitions the CDK stack uses. Pointing the environment at them is all the service code sees.
+ */
+import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
+import net from 'node:net';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import dynalite from 'dynalite';
+import { startFauxqs } from 'fauxqs';
+import { dynamoClient, resetClients } from '../shared/clients.js';
+import { forgetIdBlocks } from '../shared/ids.js';
+import { LOCAL_PREFIX, resources } from '../shared/resources.js';
+import { createTableInput, tableDefinition } from '../shared/table.js';
+import { startTransactionProxy } from './dynamo-transactions.js';
+
+export interface Emulators {
+  /** Environment variables that point the service at the emulators. */
+  env: Record<string, string>;
+  /** Whether the table was created by this start (an empty data directory). */
+  fresh: boolean;
+  fauxqs: Awaited<ReturnType<typeof startFauxqs>>;
+  stop(): Promise<void>;
+}
+
+const ACCOUNT = '000000000000';
+const REGION = 'us-east-1';
+
+/** fauxqs listens on every interface; ours must listen on loopback only, so its one listen call is steered. */
+async function startFauxqsOnLoopback(options: Parameters<typeof startFauxqs>[0]) {
+  const listen = net.Server.prototype.listen;
+  net.Server.prototype.listen = function (this: net.Server, ...args: any[]) {
+    if (args[0] && typeof args[0] === 'object' && (args[0] as net.ListenOptions).host === '0.0.0.0') args[0] = { ...args[0], host: '127.0.0.1' };
+    return listen.apply(this, args as any);
+  } as typeof listen;
+  try {
+    return await startFauxqs(options);
+  } finally {
+    net.Server.prototype.listen = listen;
+  }
+}
+
+async function ensureTable(tableName: string): Promise<boolean> {
+  try {
+    await dynamoClient().send(new DescribeTableCommand({ TableName: tableName }));
+    return false;
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  await dynamoClient().send(new CreateTableCommand(createTableInput(tableName)));
+  await dynamoClient().send(
+    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true } }),
+  );
+  return true;
+}
+
+function persistentSecret(dataDir: string): string {
+  const file = join(dataDir, 'cursor-secret');
+  if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  return readFileSync(file, 'utf8').trim();
+}
+
+export async function startEmulators(dataDir: string): Promise<Emulators> {
+  mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+  mkdirSync(join(dataDir, 'fauxqs'), { recursive: true });
+  mkdirSync(join(dataDir, 's3'), { recursive: true });
+
+  const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    dynamo.once('error', reject);
+    dynamo.listen(0, '127.0.0.1', () => resolve());
+  });
+  const proxy = await startTransactionProxy((dynamo.address() as net.AddressInfo).port);
+  const dynamoPort = proxy.port;
+  const fauxqs = await startFauxqsOnLoopback({ port: 0, logger: false, dataDir: join(dataDir, 'fauxqs'), s3StorageDir: join(dataDir, 's3') });
+  const sqsBase = `http://127.0.0.1:${fauxqs.port}`;
+  const name = (suffix: string) => `${LOCAL_PREFIX}-${suffix}`;
+
+  const dlqArn = `arn:aws:sqs:${REGION}:${ACCOUNT}:${name(resources.syncDeadLetterQueue.name)}`;
+  fauxqs.setup({
+    queues: [
+      { name: name(resources.syncDeadLetterQueue.name), attributes: { MessageRetentionPeriod: String(resources.syncDeadLetterQueue.retentionSeconds) } },
+      {
+        name: name(resources.syncQueue.name),
+        attributes: {
+          VisibilityTimeout: String(resources.syncQueue.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: String(resources.syncQueue.maxReceiveCount) }),
+        },
+      },
+    ],
+    topics: [{ name: name(resources.eventsTopic.name) }],
+    buckets: [name(resources.attachmentsBucket.name)],
+  });
+
+  const env: Record<string, string> = {
+    AWS_REGION: REGION,
+    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${dynamoPort}`,
+    AWS_ENDPOINT_URL_SQS: sqsBase,
+    AWS_ENDPOINT_URL_SNS: sqsBase,
+    AWS_ENDPOINT_URL_S3: sqsBase,
+    TABLE_NAME: name('table'),
+    BUCKET_NAME: name(resources.attachmentsBucket.name),
+    // Queue URLs on the loopback address: fauxqs routes by path, and *.localhost does not resolve here.
+    SYNC_QUEUE_URL: `${sqsBase}/${ACCOUNT}/${name(resources.syncQueue.name)}`,
+    SYNC_DLQ_URL: `${sqsBase}/${ACCOUNT}/${name(resources.syncDeadLetterQueue.name)}`,
+    EVENTS_TOPIC_ARN: `arn:aws:sns:${REGION}:${ACCOUNT}:${name(resources.eventsTopic.name)}`,
+    CURSOR_SECRET: persistentSecret(dataDir),
+  };
+  Object.assign(process.env, env);
+  resetClients();
+  forgetIdBlocks();
+  const fresh = await ensureTable(env.TABLE_NAME);
+
+  return {
+    env,
+    fresh,
+    fauxqs,
+    async stop() {
+      resetClients();
+      await fauxqs.stop();
+      await proxy.close();
+      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+    },
+  };
+}

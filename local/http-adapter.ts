@@ -1,0 +1,195 @@
+/**
+ * The local stand-in for API Gateway (REST API, proxy integration, payload format 1.0): it turns an HTTP
+ * request into a proxy event, runs the REQUEST authorizer (its result cached per Authorization header like
+ * the gateway's), then the route's handler, and answers itself where the gateway would: 401 when the
+ * authorizer denies, 403 for a Deny policy, 404/405 for unknown routes, 413 above the body limit.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayAuthorizerResult, Context } from 'aws-lambda';
+import { ForbiddenError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, UnauthorizedError } from '../shared/errors.js';
+import { errorResponse } from '../shared/http.js';
+import { matchRoute, type RouteDefinition } from '../shared/routes.js';
+import { handler as authorizer } from '../functions/authorizer.js';
+
+/** The spec's limit: a create-application body must stay below 27.5 MB. */
+export const MAX_BODY_BYTES = 27_500_000;
+/** Content types API Gateway is configured to pass as binary (base64) to the functions. */
+const BINARY_TYPES = ['multipart/form-data', 'application/octet-stream'];
+
+type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+export interface AdapterOptions {
+  /** How long an authorizer result is reused for the same Authorization header (API Gateway's TTL). */
+  authorizerCacheTtlMs: number;
+  /** Extra local-only routes (for example the OpenAPI document), answered before the route table. */
+  extraRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void>;
+}
+
+export function createHttpAdapter(options: AdapterOptions) {
+  const authorizerCache = new Map<string, { result: APIGatewayAuthorizerResult; at: number }>();
+  const handlers = new Map<string, Promise<RouteHandler>>();
+
+  function loadHandler(route: RouteDefinition): Promise<RouteHandler> {
+    let loaded = handlers.get(route.handler);
+    if (!loaded) {
+      loaded = import(`../functions/${route.handler}.js`).then((m: { handler: RouteHandler }) => m.handler);
+      handlers.set(route.handler, loaded);
+    }
+    return loaded;
+  }
+
+  async function authorize(event: APIGatewayProxyEvent, methodArn: string): Promise<APIGatewayAuthorizerResult> {
+    const identity = event.headers.Authorization ?? event.headers.authorization;
+    // Like the gateway: a request without the identity source never reaches the authorizer.
+    if (!identity) throw new UnauthorizedError();
+    const cached = authorizerCache.get(identity);
+    if (cached && Date.now() - cached.at < options.authorizerCacheTtlMs) return cached.result;
+    let result: APIGatewayAuthorizerResult;
+    try {
+      result = await authorizer({
+        type: 'REQUEST',
+        methodArn,
+        resource: event.resource,
+        path: event.path,
+        httpMethod: event.httpMethod,
+        headers: event.headers,
+        multiValueHeaders: event.multiValueHeaders,
+        queryStringParameters: event.queryStringParameters,
+        multiValueQueryStringParameters: event.multiValueQueryStringParameters,
+        pathParameters: event.pathParameters,
+        stageVariables: null,
+        requestContext: event.requestContext as any,
+      });
+    } catch (error) {
+      if ((error as Error).message === 'Unauthorized') throw new UnauthorizedError();
+      throw error;
+    }
+    authorizerCache.set(identity, { result, at: Date.now() });
+    return result;
+  }
+
+  async function readBody(req: IncomingMessage): Promise<Buffer> {
+    const declared = Number(req.headers['content-length']);
+    // Refused from the header alone, before any of the body is buffered.
+    if (declared >= MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req) {
+      size += (chunk as Buffer).length;
+      if (size >= MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks, size);
+  }
+
+  function toEvent(req: IncomingMessage, url: URL, route: RouteDefinition, pathParameters: Record<string, string>, body: Buffer, requestId: string): APIGatewayProxyEvent {
+    const headers: Record<string, string> = {};
+    const multiValueHeaders: Record<string, string[]> = {};
+    for (let i = 0; i < req.rawHeaders.length; i += 2) {
+      const name = req.rawHeaders[i];
+      const value = req.rawHeaders[i + 1];
+      headers[name] = value;
+      (multiValueHeaders[name] ??= []).push(value);
+    }
+    // Like the gateway, tell the function how the client reached it (used for absolute page links).
+    if (!req.headers['x-forwarded-proto']) headers['X-Forwarded-Proto'] = 'http';
+    if (!req.headers['x-forwarded-port']) headers['X-Forwarded-Port'] = String(req.socket.localPort ?? '');
+    const query: Record<string, string> = {};
+    const multiQuery: Record<string, string[]> = {};
+    for (const [name, value] of url.searchParams) {
+      query[name] = value;
+      (multiQuery[name] ??= []).push(value);
+    }
+    const contentType = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    const binary = BINARY_TYPES.includes(contentType);
+    const hasQuery = url.searchParams.size > 0;
+    return {
+      resource: route.path,
+      path: url.pathname,
+      httpMethod: req.method ?? 'GET',
+      headers,
+      multiValueHeaders,
+      queryStringParameters: hasQuery ? query : null,
+      multiValueQueryStringParameters: hasQuery ? multiQuery : null,
+      pathParameters: Object.keys(pathParameters).length ? pathParameters : null,
+      stageVariables: null,
+      body: body.length ? (binary ? body.toString('base64') : body.toString('utf8')) : null,
+      isBase64Encoded: binary && body.length > 0,
+      requestContext: {
+        accountId: '000000000000',
+        apiId: 'local',
+        authorizer: undefined,
+        protocol: `HTTP/${req.httpVersion}`,
+        httpMethod: req.method ?? 'GET',
+        identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as APIGatewayProxyEvent['requestContext']['identity'],
+        path: url.pathname,
+        stage: 'local',
+        requestId,
+        requestTimeEpoch: Date.now(),
+        resourceId: route.id,
+        resourcePath: route.path,
+        domainName: req.headers.host ?? 'localhost',
+      },
+    };
+  }
+
+  function lambdaContext(route: RouteDefinition, requestId: string): Context {
+    const deadline = Date.now() + 29_000;
+    return {
+      callbackWaitsForEmptyEventLoop: false,
+      functionName: route.id,
+      functionVersion: '$LATEST',
+      invokedFunctionArn: `arn:aws:lambda:us-east-1:000000000000:function:${route.id}`,
+      memoryLimitInMB: '1024',
+      awsRequestId: requestId,
+      logGroupName: `/aws/lambda/${route.id}`,
+      logStreamName: 'local',
+      getRemainingTimeInMillis: () => deadline - Date.now(),
+      done: () => undefined,
+      fail: () => undefined,
+      succeed: () => undefined,
+    };
+  }
+
+  function send(res: ServerResponse, result: APIGatewayProxyResult, requestId: string): void {
+    const headers: Record<string, string | string[]> = { 'X-Request-Id': requestId };
+    for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
+    for (const [name, values] of Object.entries(result.multiValueHeaders ?? {})) headers[name] = values.map(String);
+    const body = result.isBase64Encoded ? Buffer.from(result.body, 'base64') : Buffer.from(result.body ?? '', 'utf8');
+    headers['Content-Length'] = String(body.length);
+    res.writeHead(result.statusCode, headers);
+    res.end(body);
+  }
+
+  return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    try {
+      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+      const extra = options.extraRoutes?.[`${req.method} ${url.pathname}`];
+      if (extra) return extra(req, res);
+      const { match, methods } = matchRoute(req.method ?? 'GET', url.pathname);
+      if (!match) {
+        if (methods.length) throw new MethodNotAllowedError(req.method ?? '', methods);
+        throw new NotFoundError(`No route for ${url.pathname}.`);
+      }
+      const body = await readBody(req);
+      const event = toEvent(req, url, match.route, match.pathParameters, body, requestId);
+      const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/local/${event.httpMethod}${url.pathname}`;
+      const auth = await authorize(event, methodArn);
+      if (auth.policyDocument.Statement.some((s) => s.Effect === 'Deny')) throw new ForbiddenError('The API key is not allowed to call this route.');
+      event.requestContext.authorizer = { ...(auth.context ?? {}), principalId: auth.principalId };
+      const handler = await loadHandler(match.route);
+      send(res, await handler(event, lambdaContext(match.route, requestId)), requestId);
+    } catch (error) {
+      // Requests refused at the gateway still get the D2 shape and a request id.
+      const response = errorResponse(requestId, error);
+      if (error instanceof PayloadTooLargeError) {
+        // The rest of an oversized body is never read: answer, then drop the connection.
+        response.headers = { ...response.headers, Connection: 'close' };
+        res.once('finish', () => req.destroy());
+      }
+      send(res, response, requestId);
+    }
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * The whole service on one machine: emulators, the API Gateway stand-in on an HTTP port, and (on first
+ * start with an empty data directory) the demo data. `npm start` and the HTTP tests both use this.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startEmulators, type Emulators } from './emulators.js';
+import { createHttpAdapter } from './http-adapter.js';
+import { readDemo, seedDemo, type Demo } from './seed.js';
+
+export interface RuntimeOptions {
+  dataDir: string;
+  port?: number;
+  host?: string;
+  /** Seed the demo partner, company, keys and jobs when the data directory is new. */
+  seed?: boolean;
+  authorizerCacheTtlMs?: number;
+}
+
+export interface Runtime {
+  url: string;
+  port: number;
+  dataDir: string;
+  emulators: Emulators;
+  demo?: Demo;
+  stop(): Promise<void>;
+}
+
+/** Written while the runtime runs, so the admin tool can reach the same emulators. */
+export const RUNTIME_FILE = 'runtime.json';
+
+export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
+  const host = options.host ?? '127.0.0.1';
+  const emulators = await startEmulators(options.dataDir);
+  process.env.CAPACITY_HEADER ??= '1';
+  const adapter = createHttpAdapter({ authorizerCacheTtlMs: options.authorizerCacheTtlMs ?? Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 300) * 1000 });
+  const server: Server = createServer((req, res) => void adapter(req, res));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  const runtimeFile = join(options.dataDir, RUNTIME_FILE);
+  writeFileSync(runtimeFile, JSON.stringify({ pid: process.pid, url, env: emulators.env }, null, 2));
+
+  let demo: Demo | undefined;
+  if (options.seed && emulators.fresh) demo = await seedDemo(options.dataDir);
+  else demo = readDemo(options.dataDir);
+
+  return {
+    url,
+    port,
+    dataDir: options.dataDir,
+    emulators,
+    demo,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      rmSync(runtimeFile, { force: true });
+      await emulators.stop();
+    },
+  };
+}

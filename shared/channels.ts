@@ -1,0 +1,42 @@
+/** Talent channels: where applications come from (a job board's slug), resolved from `channel` (D9). */
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { config, db } from './clients.js';
+import { isoNow } from './clock.js';
+import { ConflictError, invalidField } from './errors.js';
+import { nextId } from './ids.js';
+import { keys } from './keys.js';
+
+export interface TalentChannel {
+  id: number;
+  slug: string;
+  name: string;
+  logo: string | null;
+  created_at: string;
+}
+
+export async function createChannel(input: { slug: string; name: string; logo?: string | null }): Promise<TalentChannel> {
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(input.slug)) throw invalidField('slug', 'Use lower-case letters, digits, "-" and "_".');
+  if (!input.name.trim()) throw invalidField('name', 'This field is required.');
+  const channel: TalentChannel = { id: await nextId('channel'), slug: input.slug, name: input.name, logo: input.logo ?? null, created_at: isoNow() };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: config().tableName, Item: { ...keys.channel(channel.slug), ...channel }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: config().tableName, Item: { ...keys.channelId(channel.id), slug: channel.slug }, ConditionExpression: 'attribute_not_exists(PK)' } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name === 'TransactionCanceledException') throw new ConflictError(`A channel with slug "${input.slug}" exists already.`);
+    throw error;
+  }
+  return channel;
+}
+
+export async function getChannelBySlug(slug: string): Promise<TalentChannel | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.channel(slug) }));
+  if (!out.Item) return undefined;
+  const { PK, SK, ...channel } = out.Item;
+  return channel as TalentChannel;
+}

@@ -1,0 +1,90 @@
+/**
+ * The AWS SDK clients, one module-scope singleton each, created on first use. Environment variables are
+ * the only switch between AWS and the local emulators: `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_S3`,
+ * `AWS_ENDPOINT_URL_SQS` and `AWS_ENDPOINT_URL_SNS` point at the emulators locally and are unset on AWS.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { recordDynamoCall } from './request-metrics.js';
+
+export interface ServiceConfig {
+  tableName: string;
+  bucketName: string;
+  syncQueueUrl: string;
+  eventsTopicArn: string;
+}
+
+export function config(): ServiceConfig {
+  return {
+    tableName: required('TABLE_NAME'),
+    bucketName: process.env.BUCKET_NAME ?? '',
+    syncQueueUrl: process.env.SYNC_QUEUE_URL ?? '',
+    eventsTopicArn: process.env.EVENTS_TOPIC_ARN ?? '',
+  };
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`environment variable ${name} is not set`);
+  return value;
+}
+
+function base(endpointVariable: string) {
+  const endpoint = process.env[endpointVariable];
+  return {
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  };
+}
+
+const ACCOUNTED = /^(Get|Put|Update|Delete|Query|Scan|BatchGet|BatchWrite|TransactGet|TransactWrite)/;
+
+let dynamo: DynamoDBClient | undefined;
+let documentClient: DynamoDBDocumentClient | undefined;
+let s3Client: S3Client | undefined;
+let sqsClient: SQSClient | undefined;
+let snsClient: SNSClient | undefined;
+
+export function dynamoClient(): DynamoDBClient {
+  return (dynamo ??= new DynamoDBClient(base('AWS_ENDPOINT_URL_DYNAMODB')));
+}
+
+/** Document client whose every item call asks for and records its consumed capacity. */
+export function db(): DynamoDBDocumentClient {
+  if (!documentClient) {
+    const client = DynamoDBDocumentClient.from(dynamoClient(), {
+      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+    });
+    const send = client.send.bind(client) as (command: any) => Promise<any>;
+    (client as any).send = async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
+      const accounted = ACCOUNTED.test(command.constructor.name);
+      if (accounted) command.input.ReturnConsumedCapacity ??= 'TOTAL';
+      const output = await send(command);
+      if (accounted) recordDynamoCall(output.ConsumedCapacity);
+      return output;
+    };
+    documentClient = client;
+  }
+  return documentClient;
+}
+
+export function s3(): S3Client {
+  return (s3Client ??= new S3Client({ ...base('AWS_ENDPOINT_URL_S3'), forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) }));
+}
+
+export function sqs(): SQSClient {
+  return (sqsClient ??= new SQSClient(base('AWS_ENDPOINT_URL_SQS')));
+}
+
+export function sns(): SNSClient {
+  return (snsClient ??= new SNSClient(base('AWS_ENDPOINT_URL_SNS')));
+}
+
+/** Forget the singletons (the local runtime calls this after it has pointed the environment elsewhere). */
+export function resetClients(): void {
+  for (const client of [dynamo, s3Client, sqsClient, snsClient]) client?.destroy();
+  dynamo = documentClient = s3Client = sqsClient = snsClient = undefined;
+}

@@ -1,0 +1,24 @@
+/**
+ * The service clock. `FAKE_NOW` (an ISO date-time) starts the clock of the local runtime and the admin
+ * tool at that instant, advancing in real time, so time-dependent behaviour can be tried by hand and in
+ * tests. Inside Lambda it is ignored.
+ */
+const startedAt = Date.now();
+
+function fakeStart(): number | undefined {
+  const value = process.env.FAKE_NOW;
+  if (!value || process.env.AWS_LAMBDA_FUNCTION_NAME) return undefined;
+  const parsed = Date.parse(value);
+  if (Number.isNaN(parsed)) throw new Error(`FAKE_NOW is not an ISO date-time: ${value}`);
+  return parsed;
+}
+
+export function now(): Date {
+  const start = fakeStart();
+  return new Date(start === undefined ? Date.now() : start + (Date.now() - startedAt));
+}
+
+/** D7: `YYYY-MM-DDTHH:MM:SS.sssZ`. */
+export function isoNow(): string {
+  return now().toISOString();
+}

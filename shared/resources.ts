@@ -1,0 +1,13 @@
+/**
+ * The messaging and storage resources besides the table, with the settings both the CDK stack and the
+ * local runtime use. Names are suffixes: the stack prefixes them by stage, the local runtime by `his-local`.
+ */
+export const resources = {
+  /** Sync queue: the worker's timeout × 6 ≤ visibility timeout; redrive to the DLQ after maxReceiveCount. */
+  syncQueue: { name: 'sync', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
+  syncDeadLetterQueue: { name: 'sync-dlq', retentionSeconds: 14 * 24 * 3600 },
+  eventsTopic: { name: 'events' },
+  attachmentsBucket: { name: 'attachments' },
+} as const;
+
+export const LOCAL_PREFIX = 'his-local';

@@ -1,0 +1,55 @@
+/**
+ * The one table definition. The CDK stack, the local runtime and the tests all build the table from
+ * this object, so the key schema, the indexes and the TTL attribute exist in exactly one place.
+ */
+export interface IndexDefinition {
+  name: string;
+  partitionKey: string;
+  sortKey: string;
+  projection: 'ALL' | 'KEYS_ONLY';
+}
+
+export const tableDefinition = {
+  partitionKey: 'PK',
+  sortKey: 'SK',
+  ttlAttribute: 'expires_at',
+  globalSecondaryIndexes: [
+    // Collections in creation order: a partner's companies, a company's jobs (and later applications).
+    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
+    // Sparse lookups by an exact, selective value: a job by its external id.
+    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
+  ] satisfies IndexDefinition[],
+} as const;
+
+export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['name'];
+
+/** Every key attribute the table and its indexes use (all strings). */
+export function keyAttributes(): string[] {
+  const names = new Set<string>([tableDefinition.partitionKey, tableDefinition.sortKey]);
+  for (const index of tableDefinition.globalSecondaryIndexes) {
+    names.add(index.partitionKey);
+    names.add(index.sortKey);
+  }
+  return [...names];
+}
+
+/** CreateTable input for the emulator and for tests; the CDK stack maps the same definition. */
+export function createTableInput(tableName: string) {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    AttributeDefinitions: keyAttributes().map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
+    KeySchema: [
+      { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' as const },
+      { AttributeName: tableDefinition.sortKey, KeyType: 'RANGE' as const },
+    ],
+    GlobalSecondaryIndexes: tableDefinition.globalSecondaryIndexes.map((index) => ({
+      IndexName: index.name,
+      KeySchema: [
+        { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
+        { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: index.projection },
+    })),
+  };
+}

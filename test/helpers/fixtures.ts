@@ -1,0 +1,28 @@
+/** Fixture factories: partners, companies, keys and jobs made through the same domain functions the admin tool uses. */
+import { createApiKey } from '../../shared/api-keys.js';
+import { createCompany, type NewCompany } from '../../shared/companies.js';
+import { importJobs } from '../../shared/jobs.js';
+import { createPartner } from '../../shared/partners.js';
+
+let sequence = 0;
+
+export async function aPartner(name = `Partner ${++sequence}`, kind = 'job_board') {
+  const partner = await createPartner(name, kind);
+  const key = await createApiKey({ partner: partner.id });
+  return { ...partner, key: key.key, keyId: key.id };
+}
+
+export async function aCompany(partner: number, overrides: Partial<NewCompany> = {}) {
+  const company = await createCompany({ partner, name: `Company ${++sequence}`, ats: 'sandbox', entitlements: ['job_sync', 'candidate_sync'], ...overrides });
+  const key = await createApiKey({ company: company.id });
+  return { ...company, key: key.key, keyId: key.id };
+}
+
+export function aJob(overrides: Record<string, unknown> = {}) {
+  const n = ++sequence;
+  return { external_id: `ext-${n}`, title: `Job ${n}`, status: 'active', remote: 'remote', language: 'en', city: 'Berlin', country: 'DE', ...overrides };
+}
+
+export async function withJobs(companyId: number, jobs: Record<string, unknown>[]) {
+  return importJobs(companyId, jobs);
+}

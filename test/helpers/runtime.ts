@@ -1,0 +1,68 @@
+/**
+ * Starts the local runtime for one test file: emulators and the HTTP adapter on ephemeral loopback
+ * ports, data in a fresh temporary directory. Requests go through real HTTP.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startRuntime, type Runtime } from '../../local/runtime.js';
+
+export interface TestResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  key?: string;
+  companyId?: number | string;
+  body?: unknown;
+  rawBody?: string | Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface TestRuntime {
+  url: string;
+  runtime: Runtime;
+  request<T = any>(method: string, path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  get<T = any>(path: string, options?: RequestOptions): Promise<TestResponse<T>>;
+  stop(): Promise<void>;
+}
+
+export async function startTestRuntime(options: { authorizerCacheTtlMs?: number } = {}): Promise<TestRuntime> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'his-test-'));
+  const runtime = await startRuntime({ dataDir, port: 0, seed: false, authorizerCacheTtlMs: options.authorizerCacheTtlMs ?? 0 });
+  // Connected tests refuse to run against anything but the local emulators.
+  for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL_SNS']) {
+    if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(process.env[name] ?? '')) throw new Error(`${name} is not a local endpoint; refusing to run`);
+  }
+  async function request<T>(method: string, path: string, o: RequestOptions = {}): Promise<TestResponse<T>> {
+    const headers: Record<string, string> = { ...(o.headers ?? {}) };
+    if (o.key) headers.Authorization = `Bearer ${o.key}`;
+    if (o.companyId !== undefined) headers['Company-Id'] = String(o.companyId);
+    let body: string | Buffer | undefined = o.rawBody;
+    if (o.body !== undefined) {
+      body = JSON.stringify(o.body);
+      headers['Content-Type'] ??= 'application/json';
+    }
+    const response = await fetch(`${runtime.url}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON; the raw text is returned
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T };
+  }
+  return {
+    url: runtime.url,
+    runtime,
+    request,
+    get: (path, o) => request('GET', path, o),
+    async stop() {
+      await runtime.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
