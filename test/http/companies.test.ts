@@ -1,0 +1,265 @@
+import { createCompany } from '../../shared/companies.js';
+import { aCompany, aPartner } from '../helpers/fixtures.js';
+import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+
+const COMPANY_FIELDS = [
+  'id', 'name', 'slug', 'ats', 'ats_name', 'partner', 'partner_company_id', 'website', 'logo', 'primary_color', 'street',
+  'city', 'country', 'postcode', 'job_sync_active', 'candidate_sync_active', 'contact_name', 'contact_email',
+  'contact_phone', 'jobs_last_synced_at', 'status', 'is_test', 'magic_link', 'created_at', 'updated_at',
+];
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+let api: TestRuntime;
+let partner: Awaited<ReturnType<typeof aPartner>>;
+let other: Awaited<ReturnType<typeof aPartner>>;
+const names = ['Acme Robotics', 'Beta Bakery', 'Gamma Logistics', 'acme labs', 'Delta Health'];
+const ids: Record<string, number> = {};
+
+beforeAll(async () => {
+  api = await startTestRuntime();
+  partner = await aPartner();
+  other = await aPartner();
+  ids['Acme Robotics'] = (await createCompany({ partner: partner.id, name: 'Acme Robotics', ats: 'sandbox', status: 'active', partner_company_id: 'PC-1', entitlements: ['job_sync', 'candidate_sync'] })).id;
+  ids['Beta Bakery'] = (await createCompany({ partner: partner.id, name: 'Beta Bakery', ats: 'greenhouse', status: 'invited', partner_company_id: 'PC-2', entitlements: ['job_sync', 'candidate_sync'] })).id;
+  ids['Gamma Logistics'] = (await createCompany({ partner: partner.id, name: 'Gamma Logistics', ats: 'lever', status: 'failing', partner_company_id: 'acme-partner-ref' })).id;
+  ids['acme labs'] = (await createCompany({ partner: partner.id, name: 'acme labs', ats: 'sandbox', status: 'deactivated', entitlements: ['candidate_sync'] })).id;
+  ids['Delta Health'] = (await createCompany({ partner: partner.id, name: 'Delta Health', status: 'requested' })).id;
+  // Another partner's company with a name that matches filters used below: it must never show up.
+  await createCompany({ partner: other.id, name: 'Acme Foreign', ats: 'sandbox', status: 'active', partner_company_id: 'PC-1' });
+});
+afterAll(() => api.stop());
+
+const list = (query = '', key = partner.key) => api.get(`/companies/${query}`, { key });
+const namesOf = (res: { body: { results: { name: string }[] } }) => res.body.results.map((c) => c.name);
+
+describe('GET /companies/', () => {
+  test('a partner key lists exactly its partner companies, newest first, in the Company shape', async () => {
+    const res = await list();
+    expect(res.status).toBe(200);
+    expect(res.body.count).toBe(5);
+    expect(namesOf(res)).toEqual([...names].reverse());
+    const company = res.body.results.find((c: { name: string }) => c.name === 'Acme Robotics');
+    expect(Object.keys(company)).toEqual(COMPANY_FIELDS);
+    expect(company).toMatchObject({
+      id: ids['Acme Robotics'], slug: 'acme-robotics', ats: 'sandbox', ats_name: 'Sandbox ATS', partner: partner.id,
+      partner_company_id: 'PC-1', job_sync_active: true, candidate_sync_active: true, status: 'active', is_test: false, magic_link: null,
+    });
+    expect(company.created_at).toMatch(ISO);
+    expect(company.updated_at).toMatch(ISO);
+  });
+
+  test('works without the trailing slash too, and needs no Company-Id', async () => {
+    const res = await api.get('/companies', { key: partner.key });
+    expect(res.status).toBe(200);
+    expect(res.body.count).toBe(5);
+  });
+
+  test('a company key sees only its own company', async () => {
+    const mine = await aCompany(other.id, { name: 'Own Company' });
+    const res = await list('', mine.key);
+    expect(res.body.count).toBe(1);
+    expect(namesOf(res)).toEqual(['Own Company']);
+  });
+
+  test('sync flags derive from entitlements and a connected ATS (D15)', async () => {
+    const res = await list('?ordering=name');
+    const flags = Object.fromEntries(res.body.results.map((c: any) => [c.name, [c.job_sync_active, c.candidate_sync_active]]));
+    expect(flags).toEqual({
+      'Acme Robotics': [true, true],
+      'acme labs': [false, true],
+      // greenhouse is not connected, so nothing is active though entitled
+      'Beta Bakery': [false, false],
+      'Delta Health': [false, false],
+      'Gamma Logistics': [false, false],
+    });
+  });
+
+  test.each([
+    ['?name=ACME', ['acme labs', 'Acme Robotics']],
+    ['?ats=sandbox', ['acme labs', 'Acme Robotics']],
+    ['?ats=sand', []],
+    ['?partner_company_id=PC-2', ['Beta Bakery']],
+    ['?partner_company_id=PC', []],
+    ['?status=active', ['Acme Robotics']],
+    ['?status=active&status=failing', ['Gamma Logistics', 'Acme Robotics']],
+    ['?search=acme', ['acme labs', 'Gamma Logistics', 'Acme Robotics']],
+    ['?search=LEVER', ['Gamma Logistics']],
+    ['?candidate_sync_active=true', ['acme labs', 'Acme Robotics']],
+    ['?candidate_sync_active=0', ['Delta Health', 'Gamma Logistics', 'Beta Bakery']],
+    ['?job_sync_active=1', ['Acme Robotics']],
+    ['?job_sync_active=false&candidate_sync_active=true', ['acme labs']],
+    ['?name=acme&status=deactivated', ['acme labs']],
+    ['?unknown=1&name=beta', ['Beta Bakery']],
+  ])('filter %s', async (query, expected) => {
+    const res = await list(query);
+    expect(res.status).toBe(200);
+    expect(namesOf(res)).toEqual(expected);
+    expect(res.body.count).toBe(expected.length);
+  });
+
+  test.each([
+    ['name', ['acme labs', 'Acme Robotics', 'Beta Bakery', 'Delta Health', 'Gamma Logistics']],
+    ['-name', ['Gamma Logistics', 'Delta Health', 'Beta Bakery', 'Acme Robotics', 'acme labs']],
+    ['status', ['Acme Robotics', 'acme labs', 'Gamma Logistics', 'Beta Bakery', 'Delta Health']],
+    ['created_at', names],
+    ['-created_at', [...names].reverse()],
+    ['updated_at', names],
+    ['bogus', [...names].reverse()],
+    ['-status,name', ['Delta Health', 'Beta Bakery', 'Gamma Logistics', 'acme labs', 'Acme Robotics']],
+  ])('ordering=%s', async (ordering, expected) => {
+    expect(namesOf(await list(`?ordering=${ordering}`))).toEqual(expected);
+  });
+
+  test.each([
+    ['status=gone', 'status'],
+    ['status=active&status=nope', 'status'],
+    ['candidate_sync_active=yes', 'candidate_sync_active'],
+    ['job_sync_active=2', 'job_sync_active'],
+    ['page=0', 'page'],
+    ['page=abc', 'page'],
+    ['page_size=-5', 'page_size'],
+    ['page_size=1.5', 'page_size'],
+  ])('bad value %s is a 400 naming the parameter', async (query, param) => {
+    const res = await list(`?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid');
+    expect(Object.keys(res.body.errors)).toEqual([param]);
+    expect(res.body.detail).toContain(param);
+  });
+
+  test('pagination: page size, absolute links keeping filters, page past the end', async () => {
+    const first = await list('?page_size=2&ordering=name&search=a');
+    expect(first.body.count).toBe(5);
+    expect(namesOf(first)).toEqual(['acme labs', 'Acme Robotics']);
+    expect(first.body.previous).toBeNull();
+    const next = new URL(first.body.next);
+    expect(next.origin).toBe(api.url);
+    expect(next.pathname).toBe('/companies/');
+    expect(next.searchParams.get('page')).toBe('2');
+    expect(next.searchParams.get('page_size')).toBe('2');
+    expect(next.searchParams.get('ordering')).toBe('name');
+    expect(next.searchParams.get('search')).toBe('a');
+
+    const second = await api.get(next.pathname + next.search, { key: partner.key });
+    expect(namesOf(second)).toEqual(['Beta Bakery', 'Delta Health']);
+    expect(new URL(second.body.previous).searchParams.get('page')).toBe('1');
+    const third = await api.get(new URL(second.body.next).pathname + new URL(second.body.next).search, { key: partner.key });
+    expect(namesOf(third)).toEqual(['Gamma Logistics']);
+    expect(third.body.next).toBeNull();
+
+    const past = await list('?page_size=2&page=9');
+    expect(past.status).toBe(200);
+    expect(past.body).toMatchObject({ count: 5, next: null, results: [] });
+  });
+
+  test('page_size above 50 is capped, default is 10', async () => {
+    for (let i = 0; i < 52; i++) await createCompany({ partner: other.id, name: `Bulk ${i}` });
+    const capped = await list('?page_size=500', other.key);
+    expect(capped.body.results).toHaveLength(50);
+    const byDefault = await list('', other.key);
+    expect(byDefault.body.results).toHaveLength(10);
+    expect(byDefault.body.count).toBe(capped.body.count);
+  });
+});
+
+describe('PATCH /companies/{id}/', () => {
+  let target: Awaited<ReturnType<typeof aCompany>>;
+  beforeAll(async () => {
+    target = await aCompany(partner.id, { name: 'Patchable GmbH', entitlements: ['job_sync'] });
+  });
+  const patch = (body: unknown, o: { id?: number; key?: string; companyId?: number; headers?: Record<string, string>; raw?: string } = {}) =>
+    api.request('PATCH', `/companies/${o.id ?? target.id}/`, {
+      key: o.key ?? partner.key,
+      companyId: o.companyId ?? target.id,
+      ...(o.raw !== undefined ? { rawBody: o.raw } : { body }),
+      headers: o.headers,
+    });
+
+  test('updates the listed fields and returns the full company', async () => {
+    const before = (await list(`?name=Patchable`)).body.results[0];
+    const body = {
+      name: 'Patchable SE', website: 'https://patchable.example', logo: 'https://cdn.example/logo.png', primary_color: '#1A2b3C',
+      street: 'Main St 1', city: 'Berlin', country: 'DE', postcode: '10115', contact_name: 'Pat', contact_email: 'pat@patchable.example',
+      contact_phone: '+49 30 1234', partner_company_id: 'PX-9', ats: 'sandbox',
+    };
+    const res = await patch(body);
+    expect(res.status).toBe(200);
+    expect(Object.keys(res.body)).toEqual(COMPANY_FIELDS);
+    expect(res.body).toMatchObject({ ...body, id: target.id, slug: before.slug, partner: partner.id, ats_name: 'Sandbox ATS', job_sync_active: true, candidate_sync_active: false });
+    expect(res.body.updated_at > before.updated_at).toBe(true);
+    expect(res.body.created_at).toBe(before.created_at);
+    const listed = (await list(`?partner_company_id=PX-9`)).body.results[0];
+    expect(listed).toEqual(res.body);
+  });
+
+  test('a company key may patch its own company, also without the trailing slash', async () => {
+    const res = await api.request('PATCH', `/companies/${target.id}`, { key: target.key, companyId: target.id, body: { city: 'Hamburg' } });
+    expect(res.status).toBe(200);
+    expect(res.body.city).toBe('Hamburg');
+  });
+
+  test('read-only fields sent back are ignored; derived flags never change', async () => {
+    const res = await patch({ job_sync_active: false, candidate_sync_active: true, status: 'deleted', slug: 'x', id: 77, partner: 99, is_test: true, contact_name: 'Kim' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: target.id, slug: 'patchable-gmbh', partner: partner.id, status: 'active', is_test: false, job_sync_active: true, candidate_sync_active: false, contact_name: 'Kim' });
+  });
+
+  test('null clears an optional field', async () => {
+    const res = await patch({ street: null });
+    expect(res.status).toBe(200);
+    expect(res.body.street).toBeNull();
+  });
+
+  test.each([
+    [{ website: 'not a url' }, 'website'],
+    [{ logo: 'nope' }, 'logo'],
+    [{ contact_email: 'no-at-sign' }, 'contact_email'],
+    [{ primary_color: 'red' }, 'primary_color'],
+    [{ primary_color: '#12345' }, 'primary_color'],
+    [{ name: '' }, 'name'],
+    [{ name: 42 }, 'name'],
+    [{ ats: 'unknown-ats' }, 'ats'],
+    [{ city: ['Berlin'] }, 'city'],
+    [{ favourite_colour: 'blue' }, 'favourite_colour'],
+  ])('invalid body %p is a 400 naming the field and writes nothing', async (body, field) => {
+    const before = (await list(`?search=patchable`)).body.results[0];
+    const res = await patch({ city: 'Should Not Be Written', ...body });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid');
+    expect(Object.keys(res.body.errors)).toContain(field);
+    const after = (await list(`?search=patchable`)).body.results[0];
+    expect(after).toEqual(before);
+  });
+
+  test('malformed JSON is 400, a non-object body is 400, a non-JSON content type is 415', async () => {
+    const malformed = await patch(undefined, { raw: '{"name": ', headers: { 'Content-Type': 'application/json' } });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.code).toBe('malformed_json');
+    const array = await patch([1, 2]);
+    expect(array.status).toBe(400);
+    const form = await patch(undefined, { raw: 'name=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(form.status).toBe(415);
+    expect(form.body.code).toBe('unsupported_media_type');
+  });
+
+  test('tenancy: another company in the path is 404; a company the key cannot act for is 403', async () => {
+    const sibling = await aCompany(partner.id, { name: 'Sibling' });
+    const foreign = await aCompany(other.id, { name: 'Foreign' });
+    // acting for target, naming the sibling: not found
+    expect((await patch({ city: 'X' }, { id: sibling.id })).status).toBe(404);
+    // acting for the sibling with target's company key: forbidden
+    expect((await patch({ city: 'X' }, { id: sibling.id, companyId: sibling.id, key: target.key })).status).toBe(403);
+    // acting for another partner's company with this partner's key: forbidden
+    expect((await patch({ city: 'X' }, { id: foreign.id, companyId: foreign.id })).status).toBe(403);
+    // a path id that is not a number cannot name a record
+    expect((await api.request('PATCH', '/companies/abc/', { key: partner.key, companyId: target.id, body: { city: 'X' } })).status).toBe(404);
+    const untouched = (await list('?name=Sibling')).body.results[0];
+    expect(untouched.city).toBeNull();
+  });
+
+  test('Company-Id is required', async () => {
+    const res = await api.request('PATCH', `/companies/${target.id}/`, { key: partner.key, body: { city: 'X' } });
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('company_id_required');
+  });
+});
