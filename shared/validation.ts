@@ -30,7 +30,7 @@ function message(error: ErrorObject): string {
     case 'additionalProperties':
       return 'This field is not accepted here.';
     case 'enum':
-      return `Must be one of ${(error.params.allowedValues as unknown[]).join(', ')}.`;
+      return `Must be one of ${(error.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}.`;
     case 'format':
       return `Must be a valid ${error.params.format === 'uri' ? 'URL' : error.params.format === 'email' ? 'e-mail address' : error.params.format}.`;
     case 'type':
