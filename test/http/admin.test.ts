@@ -1,0 +1,231 @@
+/**
+ * The admin tool as operators run it: the real bin shim in a child process, against the runtime of this
+ * file (mode 1: it finds runtime.json in the data directory) and, once, with no server (mode 3).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getCompanyRecord } from '../../shared/companies.js';
+import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+
+const SHIM = join(process.cwd(), 'bin', 'hiring-admin.js');
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed on success, stderr parsed on failure. */
+  json: any;
+}
+
+/** The environment of a shell that has no AWS or runtime variables: the tool must find its storage itself. */
+function cleanEnv(dataDir: string): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(AWS_|TABLE_NAME$|BUCKET_NAME$|SYNC_|EVENTS_TOPIC_ARN$|CURSOR_SECRET$|NODE_OPTIONS$|ID_BLOCK_SIZE$)/.test(name)) continue;
+    env[name] = value;
+  }
+  return { ...env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT' };
+}
+
+function cli(args: string[], dataDir: string): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [SHIM, ...args], { env: cleanEnv(dataDir), cwd: process.cwd() }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      let json: unknown;
+      try {
+        json = JSON.parse(code === 0 ? stdout : stderr);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
+
+let api: TestRuntime;
+let dataDir: string;
+let work: string;
+
+beforeAll(async () => {
+  api = await startTestRuntime();
+  dataDir = api.runtime.dataDir;
+  work = mkdtempSync(join(tmpdir(), 'his-admin-'));
+});
+afterAll(async () => {
+  await api.stop();
+  rmSync(work, { recursive: true, force: true });
+});
+
+function jobsFile(name: string, jobs: unknown): string {
+  const file = join(work, name);
+  writeFileSync(file, JSON.stringify(jobs));
+  return file;
+}
+
+const JOBS = [
+  { external_id: 'a-1', title: 'Backend Engineer', remote: 'remote', city: 'Berlin', country: 'DE' },
+  { external_id: 'b-2', title: 'Designer', remote: 'hybrid', city: 'Hamburg', country: 'DE' },
+  { external_id: 'c-3', title: 'Recruiter', remote: 'on-site', city: 'Munich', country: 'DE' },
+];
+
+describe('hiring-admin against a running server (runtime.json)', () => {
+  let partner: { id: number; key: string };
+  let company: any;
+  let companyKey: { id: number; key: string };
+  let jobIds: Record<string, number>;
+
+  test('partner create, key create --partner, company create: the company is visible through the API', async () => {
+    const created = await cli(['partner', 'create', '--name', 'Admin Board', '--kind', 'agency'], dataDir);
+    expect(created.code).toBe(0);
+    expect(created.stderr).toBe('');
+    expect(created.json).toEqual({ id: expect.any(Number), name: 'Admin Board', kind: 'agency', created_at: expect.any(String) });
+
+    const key = await cli(['key', 'create', '--partner', String(created.json.id)], dataDir);
+    expect(key.code).toBe(0);
+    expect(key.json).toEqual({ id: expect.any(Number), key: expect.stringMatching(/^his_/), scope: 'partner' });
+    partner = { id: created.json.id, key: key.json.key };
+
+    const made = await cli(
+      [
+        'company', 'create', '--partner', String(partner.id), '--name', 'Ädmin Company GmbH', '--ats', 'sandbox',
+        '--partner-company-id', 'ext-42', '--entitle', 'job_sync, candidate_sync', '--is-test', '--contact-email', 'hr@admin.example',
+      ],
+      dataDir,
+    );
+    expect(made.code).toBe(0);
+    company = made.json;
+    expect(company).toMatchObject({
+      id: expect.any(Number), name: 'Ädmin Company GmbH', slug: 'admin-company-gmbh', ats: 'sandbox', partner: partner.id,
+      partner_company_id: 'ext-42', is_test: true, status: 'active', contact_email: 'hr@admin.example',
+      job_sync_active: true, candidate_sync_active: true,
+    });
+
+    const listed = await api.get('/companies/', { key: partner.key });
+    expect(listed.status).toBe(200);
+    expect(listed.body.count).toBe(1);
+    // The tool prints the Company object exactly as the API shows it.
+    expect(listed.body.results[0]).toEqual(company);
+  });
+
+  test('key create --company gives a key that works for that company', async () => {
+    const key = await cli(['key', 'create', '--company', String(company.id)], dataDir);
+    expect(key.code).toBe(0);
+    expect(key.json).toEqual({ id: expect.any(Number), key: expect.stringMatching(/^his_/), scope: 'company' });
+    companyKey = key.json;
+    expect((await api.get('/jobs', { key: companyKey.key, companyId: company.id })).status).toBe(200);
+  });
+
+  test('jobs import: first run creates, the same file again leaves everything unchanged', async () => {
+    const file = jobsFile('jobs-1.json', JOBS);
+    const first = await cli(['jobs', 'import', '--company', String(company.id), '--file', file], dataDir);
+    expect(first.code).toBe(0);
+    expect(first.json).toEqual({ run_id: expect.stringMatching(/^[0-9a-f-]{36}$/), created: 3, updated: 0, unchanged: 0, archived: 0 });
+
+    const again = await cli(['jobs', 'import', '--company', String(company.id), '--file', file], dataDir);
+    expect(again.code).toBe(0);
+    expect(again.json).toEqual({ run_id: expect.any(String), created: 0, updated: 0, unchanged: 3, archived: 0 });
+    expect(again.json.run_id).not.toBe(first.json.run_id);
+
+    const list = await api.get('/jobs', { key: partner.key, companyId: company.id });
+    expect(list.body.count).toBe(3);
+    jobIds = Object.fromEntries(list.body.results.map((j: any) => [j.external_id, j.id]));
+    for (const j of list.body.results) expect(j.run_id).toBe(again.json.run_id);
+  });
+
+  test('jobs import of a changed file: one updated, one unchanged, the missing one archived', async () => {
+    const read = async (externalId: string) => (await api.get(`/jobs/${jobIds[externalId]}`, { key: partner.key, companyId: company.id })).body;
+    const before = Object.fromEntries(await Promise.all(JOBS.map(async (j) => [j.external_id, await read(j.external_id)] as const)));
+
+    const changed = jobsFile('jobs-2.json', [JOBS[0], { ...JOBS[1], title: 'Senior Designer' }]);
+    const run = await cli(['jobs', 'import', '--company', String(company.id), '--file', changed], dataDir);
+    expect(run.code).toBe(0);
+    expect(run.json).toEqual({ run_id: expect.any(String), created: 0, updated: 1, unchanged: 1, archived: 1 });
+
+    const [a, b, c] = await Promise.all(['a-1', 'b-2', 'c-3'].map(read));
+    expect(a.last_content_update_at).toBe(before['a-1'].last_content_update_at);
+    expect(a.fingerprint).toBe(before['a-1'].fingerprint);
+    expect(b.title).toBe('Senior Designer');
+    expect(b.last_content_update_at > before['b-2'].last_content_update_at).toBe(true);
+    expect(b.fingerprint).not.toBe(before['b-2'].fingerprint);
+    expect(c.fingerprint).toBe(before['c-3'].fingerprint);
+    expect(c.last_content_update_at).toBe(before['c-3'].last_content_update_at);
+    expect(a.run_id).toBe(run.json.run_id);
+    expect(b.run_id).toBe(run.json.run_id);
+    expect(c.status).toBe('archived');
+    expect(a.status).toBe('active');
+  });
+
+  test('an invalid jobs file is refused whole, naming each bad field, and writes nothing', async () => {
+    const bad = jobsFile('jobs-bad.json', [{ external_id: 'new-1', title: 'Fine' }, { external_id: 'new-2', remote: 'moon' }, { title: 'No id' }]);
+    const run = await cli(['jobs', 'import', '--company', String(company.id), '--file', bad], dataDir);
+    expect(run.code).toBe(1);
+    expect(run.stdout).toBe('');
+    expect(run.json).toEqual({ detail: expect.any(String), code: 'invalid', errors: { '[1].remote': [expect.stringContaining('Must be one of')], '[2].external_id': ['This field is required.'] } });
+    const list = await api.get('/jobs', { key: partner.key, companyId: company.id });
+    expect(list.body.count).toBe(3);
+    expect(list.body.results.map((j: any) => j.external_id).sort()).toEqual(['a-1', 'b-2', 'c-3']);
+  });
+
+  test('company set-fallback-job sets an active job; an archived one is refused', async () => {
+    const [set, archived] = await Promise.all([
+      cli(['company', 'set-fallback-job', String(company.id), '--job', String(jobIds['a-1'])], dataDir),
+      cli(['company', 'set-fallback-job', String(company.id), '--job', String(jobIds['c-3'])], dataDir),
+    ]);
+    expect(archived.code).toBe(1);
+    expect(archived.json).toMatchObject({ code: 'invalid', errors: { job: [expect.stringContaining('archived')] } });
+    expect(set.code).toBe(0);
+    expect(set.json).toMatchObject({ id: company.id, name: company.name, partner: partner.id });
+    expect((await getCompanyRecord(company.id))?.fallback_job).toBe(jobIds['a-1']);
+  });
+
+  test('key revoke', async () => {
+    const revoked = await cli(['key', 'revoke', String(companyKey.id)], dataDir);
+    expect(revoked.code).toBe(0);
+    expect(revoked.json).toEqual({ id: companyKey.id, status: 'revoked' });
+    expect((await api.get('/jobs', { key: companyKey.key, companyId: company.id })).status).toBe(401);
+  });
+
+  test('channel create; bad arguments exit 2, domain errors exit 1, --help is text', async () => {
+    const [channel, badArgs, noPartner, help] = await Promise.all([
+      cli(['channel', 'create', '--slug', 'admin-board', '--name', 'Admin Board', '--logo', 'https://admin.example/logo.png'], dataDir),
+      cli(['company', 'create', '--partner', '1.5', '--bogus'], dataDir),
+      cli(['company', 'create', '--partner', '999999', '--name', 'Orphan'], dataDir),
+      cli(['jobs', 'import', '--help'], dataDir),
+    ]);
+    expect(channel.code).toBe(0);
+    expect(channel.json).toEqual({ id: expect.any(Number), slug: 'admin-board', name: 'Admin Board', logo: 'https://admin.example/logo.png', created_at: expect.any(String) });
+
+    expect(badArgs.code).toBe(2);
+    expect(badArgs.stdout).toBe('');
+    expect(badArgs.json).toEqual({
+      detail: expect.any(String),
+      code: 'invalid',
+      errors: { '--partner': ['Must be a positive integer.'], '--bogus': [expect.stringContaining('Unknown option')], '--name': ['This option is required.'] },
+    });
+
+    expect(noPartner.code).toBe(1);
+    expect(noPartner.json).toEqual({ detail: 'Partner 999999 does not exist.', code: 'not_found' });
+
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: hiring-admin jobs import --company COMPANY_ID --file FILE \[--partial\]/);
+    expect(help.stdout).toContain('runtime.json');
+  });
+});
+
+describe('hiring-admin with no server running (embedded emulators on DATA_DIR)', () => {
+  test('data persists between runs in the data directory', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'his-admin-data-'));
+    try {
+      const first = await cli(['partner', 'create', '--name', 'First'], fresh);
+      expect(first.code).toBe(0);
+      expect(first.json).toMatchObject({ id: 1, name: 'First', kind: 'job_board' });
+      const second = await cli(['partner', 'create', '--name', 'Second'], fresh);
+      expect(second.code).toBe(0);
+      expect(second.json).toMatchObject({ id: 2, name: 'Second' });
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+});
