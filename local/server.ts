@@ -4,7 +4,6 @@ import { startRuntime } from './runtime.js';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const port = Number(process.env.PORT ?? 3000);
-process.env.LOG_LEVEL ??= 'WARN';
 
 const runtime = await startRuntime({ dataDir, port, host: process.env.HOST ?? '127.0.0.1', seed: process.env.DEMO !== '0' });
 

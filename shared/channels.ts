@@ -1,5 +1,6 @@
 /** Talent channels: where applications come from (a job board's slug), resolved from `channel` (D9). */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetByKey } from './batch.js';
 import { config, db } from './clients.js';
 import { isoNow } from './clock.js';
 import { ConflictError, invalidField } from './errors.js';
@@ -14,6 +15,11 @@ export interface TalentChannel {
   created_at: string;
 }
 
+function fromItem(item: Record<string, unknown>): TalentChannel {
+  const { PK, SK, ...channel } = item;
+  return channel as unknown as TalentChannel;
+}
+
 export async function createChannel(input: { slug: string; name: string; logo?: string | null }): Promise<TalentChannel> {
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(input.slug)) throw invalidField('slug', 'Use lower-case letters, digits, "-" and "_".');
   if (!input.name.trim()) throw invalidField('name', 'This field is required.');
@@ -22,8 +28,8 @@ export async function createChannel(input: { slug: string; name: string; logo?: 
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: config().tableName, Item: { ...keys.channel(channel.slug), ...channel }, ConditionExpression: 'attribute_not_exists(PK)' } },
-          { Put: { TableName: config().tableName, Item: { ...keys.channelId(channel.id), slug: channel.slug }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: config().tableName, Item: { ...keys.channelSlug(channel.slug), ...channel }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: config().tableName, Item: { ...keys.channel(channel.id), ...channel }, ConditionExpression: 'attribute_not_exists(PK)' } },
         ],
       }),
     );
@@ -35,8 +41,16 @@ export async function createChannel(input: { slug: string; name: string; logo?: 
 }
 
 export async function getChannelBySlug(slug: string): Promise<TalentChannel | undefined> {
-  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.channel(slug) }));
-  if (!out.Item) return undefined;
-  const { PK, SK, ...channel } = out.Item;
-  return channel as TalentChannel;
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.channelSlug(slug) }));
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+export async function getChannel(id: number): Promise<TalentChannel | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.channel(id) }));
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+/** Channels by id, in one BatchGet per 100 ids. */
+export async function getChannels(ids: number[]): Promise<Map<number, TalentChannel>> {
+  return batchGetByKey(ids, keys.channel, (item) => fromItem(item));
 }

@@ -4,11 +4,12 @@
  * responses. Handlers stay thin: parse, call a domain function, return a body.
  */
 import { randomUUID } from 'node:crypto';
-import middy from '@middy/core';
+import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { authorizeCompany, parseCompanyIdHeader, principalFromContext, type Principal } from './api-keys.js';
 import type { CompanyRecord } from './companies.js';
-import { ApiError, BadRequestError, UnauthorizedError, UnsupportedMediaTypeError, invalidField } from './errors.js';
+import { ApiError, UnauthorizedError } from './errors.js';
+import { idempotencyError } from './idempotency.js';
 import { logger } from './logger.js';
 import type { LinkContext } from './pagination.js';
 import { queryParams, type QueryParams } from './query-params.js';
@@ -49,19 +50,6 @@ export function linkContext(event: APIGatewayProxyEvent): LinkContext {
   return { baseUrl: `${proto}://${host}${path}`, query: queryParams(event) };
 }
 
-/** Parses a JSON request body; the content type must be JSON (415 otherwise) and the JSON well formed. */
-export function jsonBody(event: APIGatewayProxyEvent): unknown {
-  const contentType = (header(event, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
-  if (contentType !== 'application/json') throw new UnsupportedMediaTypeError(contentType || undefined, ['application/json']);
-  const text = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
-  if (!text.trim()) throw invalidField('body', 'A JSON object is required.');
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new BadRequestError('The request body is not valid JSON.', 'malformed_json');
-  }
-}
-
 /** A positive integer path parameter; anything else cannot name a record, so it is a 404. */
 export function idParam(event: APIGatewayProxyEvent, name = 'id'): number | undefined {
   const value = event.pathParameters?.[name];
@@ -83,19 +71,27 @@ function respond(requestId: string, statusCode: number, body: unknown, headers: 
 }
 
 export function errorResponse(requestId: string, error: unknown): APIGatewayProxyResult {
-  if (error instanceof ApiError) return respond(requestId, error.statusCode, error.body(), error.headers);
+  const known = error instanceof ApiError ? error : idempotencyError(error);
+  if (known) return respond(requestId, known.statusCode, known.body(), known.headers);
   logger.error('unhandled error', { requestId, error: error as Error });
   return respond(requestId, 500, { detail: `Internal server error. Quote request id ${requestId} when you contact support.`, code: 'internal_error', request_id: requestId });
 }
 
-/** Wraps a route handler (named by its route table id) in the service's middleware stack. */
-export function api(routeId: string, handler: ApiHandler) {
+type ApiContext = Context & { api?: ApiRequest; requestId: string };
+
+/**
+ * Wraps a route handler (named by its route table id) in the service's middleware stack. `extra`
+ * middlewares (such as idempotency) run after authentication and the company check.
+ */
+export function api(routeId: string, handler: ApiHandler, extra: MiddlewareObj[] = []) {
   const route = routeById(routeId);
-  const wrapped = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context & { api?: ApiRequest }>()
+  const wrapped = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
     .use({
       before: async (request) => {
         const { event } = request;
-        const requestId = event.requestContext?.requestId ?? randomUUID();
+        const requestId = request.context.requestId;
+        // Header names are case-insensitive; lower-casing them once lets later middlewares address them.
+        event.headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
         const principal = principalFromContext(event.requestContext?.authorizer);
         // The gateway only invokes a route after the authorizer; a missing principal means a misconfiguration.
         if (!principal) throw new UnauthorizedError();
@@ -103,11 +99,11 @@ export function api(routeId: string, handler: ApiHandler) {
         request.context.api = { event, route, requestId, principal, company, query: queryParams(event), link: linkContext(event) };
       },
       onError: async (request) => {
-        const requestId = request.context.api?.requestId ?? request.event.requestContext?.requestId ?? randomUUID();
-        request.response = errorResponse(requestId, request.error);
+        request.response = errorResponse(request.context.requestId, request.error);
       },
-    })
-    .handler(async (_event, context) => {
+    });
+  for (const middleware of extra) wrapped.use(middleware);
+  wrapped.handler(async (_event, context) => {
       const request = context.api!;
       const result = await handler(request);
       return respond(request.requestId, result.statusCode ?? 200, result.body, result.headers);
@@ -115,13 +111,20 @@ export function api(routeId: string, handler: ApiHandler) {
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
     withRequestMetrics(async () => {
       const started = Date.now();
-      const response = await wrapped(event, context);
+      const requestId = event.requestContext?.requestId ?? randomUUID();
+      const response = await wrapped(event, { ...context, requestId });
+      // A replayed (idempotent) response still names this request and reports this request's cost.
       const metrics = currentMetrics()!;
+      response.headers = {
+        ...(response.headers ?? {}),
+        'X-Request-Id': requestId,
+        ...(process.env.CAPACITY_HEADER === '1' ? { 'X-DynamoDB-Capacity': formatMetrics(metrics) } : {}),
+      };
       logger.info('request', {
         route: route.id,
         status: response.statusCode,
         durationMs: Date.now() - started,
-        requestId: response.headers?.['X-Request-Id'],
+        requestId,
         dynamodb: { calls: metrics.calls, capacityUnits: metrics.capacityUnits },
       });
       return response;

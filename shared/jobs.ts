@@ -3,7 +3,8 @@
  * import run of D14 that creates, updates and archives a company's jobs from an ATS feed.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { BatchWriteCommand, GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetByKey, batchPut } from './batch.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import { config, db } from './clients.js';
 import { isoNow } from './clock.js';
@@ -443,16 +444,12 @@ export async function importJobs(companyId: number, feed: unknown, options: { co
     );
   }
   result.created = creates.length;
-  for (let i = 0; i < updates.length; i += 25) {
-    let requests: Record<string, any> | undefined = {
-      [config().tableName]: updates.slice(i, i + 25).map((job) => ({ PutRequest: { Item: toItem(job) } })),
-    };
-    for (let attempt = 0; requests && Object.keys(requests).length; attempt++) {
-      if (attempt) await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
-      const out: { UnprocessedItems?: Record<string, any> } = await db().send(new BatchWriteCommand({ RequestItems: requests }));
-      requests = out.UnprocessedItems;
-    }
-  }
+  await batchPut(updates.map(toItem));
   await setCompanyFields(companyId, { jobs_last_synced_at: now, ...(company.status === 'failing' ? { status: 'active' } : {}) });
   return result;
+}
+
+/** Jobs of one company by id, in one BatchGet per 100 (read-time copies on applications, D9). */
+export async function getJobs(companyId: number, ids: number[]): Promise<Map<number, JobRecord>> {
+  return batchGetByKey(ids, (id) => keys.job(companyId, id), fromItem);
 }

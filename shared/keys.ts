@@ -16,12 +16,17 @@ export const keys = {
   apiKey: (hash: string): Key => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' }),
   apiKeyId: (id: number): Key => ({ PK: `APIKEYID#${id}`, SK: 'APIKEYID' }),
   job: (companyId: number, id: number): Key => ({ PK: `COMPANY#${companyId}`, SK: `JOB#${pad(id)}` }),
-  channel: (slug: string): Key => ({ PK: `CHANNEL#${slug}`, SK: 'CHANNEL' }),
-  channelId: (id: number): Key => ({ PK: `CHANNELID#${id}`, SK: 'CHANNELID' }),
+  /** A talent channel by id, and a copy under its slug (channels do not change once created). */
+  channel: (id: number): Key => ({ PK: `CHANNEL#${id}`, SK: 'CHANNEL' }),
+  channelSlug: (slug: string): Key => ({ PK: `CHANNELSLUG#${slug}`, SK: 'CHANNELSLUG' }),
+  /** Applications are keyed by their own id, spreading a big company's writes over many partitions. */
+  application: (id: number): Key => ({ PK: `APPLICATION#${id}`, SK: 'APPLICATION' }),
   /** Block-allocated id counter of one entity type. */
   idCounter: (entity: string): Key => ({ PK: `IDCOUNTER#${entity}`, SK: 'IDCOUNTER' }),
   /** Unfiltered total of a collection (for example a company's jobs), kept in the create transaction. */
   countOf: (collection: string): Key => ({ PK: `COUNT#${collection}`, SK: 'COUNT' }),
+  /** Where the retention job got to (the last creation day it has fully purged). */
+  retentionCursor: (): Key => ({ PK: 'RETENTION', SK: 'CURSOR' }),
 } as const;
 
 /** Index keys: a collection ordered by creation time (GSI1) and exact lookups (GSI2). */
@@ -30,8 +35,14 @@ export const indexKeys = {
   companyJobs: (companyId: number) => `COMPANY#${companyId}#JOBS`,
   createdSort: (createdAt: string, id: number) => `${createdAt}#${pad(id)}`,
   jobByExternalId: (companyId: number, externalId: string) => `COMPANY#${companyId}#JOBEXT#${externalId}`,
+  companyApplications: (companyId: number) => `COMPANY#${companyId}#APPS`,
+  applicationsByEmail: (companyId: number, email: string) => `COMPANY#${companyId}#APPEMAIL#${email.toLowerCase()}`,
+  applicationsByJob: (companyId: number, jobId: number) => `COMPANY#${companyId}#APPJOB#${jobId}`,
+  /** Applications still holding personal data, by creation day (the retention job walks the days). */
+  personalDataByDay: (createdAt: string) => `PII#${createdAt.slice(0, 10)}`,
 } as const;
 
 export const collections = {
   companyJobs: (companyId: number) => `COMPANY#${companyId}#JOBS`,
+  companyApplications: (companyId: number) => `COMPANY#${companyId}#APPS`,
 } as const;

@@ -15,6 +15,8 @@ export interface RouteDefinition {
   companyHeader: boolean;
   /** What the function may do with the table (least privilege). */
   access: 'read' | 'write';
+  /** Other resources the function uses, for its grants. */
+  uses?: readonly ('attachments:write' | 'syncQueue:send' | 'events:publish')[];
   summary: string;
 }
 
@@ -23,6 +25,12 @@ export const routes: readonly RouteDefinition[] = [
   { id: 'UpdateCompany', method: 'PATCH', path: '/companies/{id}/', handler: 'companies/update', companyHeader: true, access: 'write', summary: 'Partial update of a company' },
   { id: 'ListJobs', method: 'GET', path: '/jobs', handler: 'jobs/list', companyHeader: true, access: 'read', summary: 'List jobs' },
   { id: 'GetJob', method: 'GET', path: '/jobs/{id}', handler: 'jobs/get', companyHeader: true, access: 'read', summary: 'Read one job' },
+  {
+    id: 'CreateApplication', method: 'POST', path: '/applications/', handler: 'applications/create', companyHeader: true, access: 'write',
+    uses: ['attachments:write', 'syncQueue:send'], summary: 'Create an application',
+  },
+  { id: 'ListApplications', method: 'GET', path: '/applications/', handler: 'applications/list', companyHeader: true, access: 'read', summary: 'List applications' },
+  { id: 'GetApplication', method: 'GET', path: '/applications/{id}', handler: 'applications/get', companyHeader: true, access: 'read', summary: 'Read one application' },
 ];
 
 export function routeById(id: string): RouteDefinition {

@@ -16,8 +16,12 @@ export const tableDefinition = {
   globalSecondaryIndexes: [
     // Collections in creation order: a partner's companies, a company's jobs (and later applications).
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
-    // Sparse lookups by an exact, selective value: a job by its external id.
+    // Sparse lookups by an exact, selective value: a job by its external id, applications by e-mail.
     { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
+    // Applications by job.
+    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
+    // Applications that still hold personal data, by creation day (retention, D10); keys only.
+    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
   ] satisfies IndexDefinition[],
 } as const;
 

@@ -1,12 +1,13 @@
 import { forgetCachedCompany } from '../../shared/api-keys.js';
 import { parseCompanyPatch, updateCompany } from '../../shared/companies.js';
 import { NotFoundError } from '../../shared/errors.js';
-import { api, idParam, jsonBody } from '../../shared/http.js';
+import { api, idParam } from '../../shared/http.js';
+import { parseBody } from '../../shared/request-body.js';
 
 export const handler = api('UpdateCompany', async ({ event, company }) => {
   // D3: the record must be the company acted for; any other company is "not found".
   if (idParam(event) !== company!.id) throw new NotFoundError();
-  const patch = parseCompanyPatch(jsonBody(event));
+  const patch = parseCompanyPatch((await parseBody(event, ['application/json'])).fields);
   const updated = await updateCompany(company!.id, patch);
   forgetCachedCompany(company!.id);
   return { body: updated };
