@@ -8,6 +8,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulators, type Emulators } from './emulators.js';
 import { createHttpAdapter } from './http-adapter.js';
+import { startScheduler, type Scheduler } from './scheduler.js';
 import { readDemo, seedDemo, type Demo } from './seed.js';
 
 export interface RuntimeOptions {
@@ -17,6 +18,8 @@ export interface RuntimeOptions {
   /** Seed the demo partner, company, keys and jobs when the data directory is new. */
   seed?: boolean;
   authorizerCacheTtlMs?: number;
+  /** Run the scheduled handlers on their timers (tests call `scheduler.run` instead). */
+  schedules?: boolean;
 }
 
 export interface Runtime {
@@ -24,6 +27,7 @@ export interface Runtime {
   port: number;
   dataDir: string;
   emulators: Emulators;
+  scheduler: Scheduler;
   demo?: Demo;
   stop(): Promise<void>;
 }
@@ -46,6 +50,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtimeFile = join(options.dataDir, RUNTIME_FILE);
   writeFileSync(runtimeFile, JSON.stringify({ pid: process.pid, url, env: emulators.env }, null, 2));
 
+  const scheduler = startScheduler({ enabled: options.schedules ?? true, speedup: Number(process.env.LOCAL_SCHEDULE_SPEEDUP ?? 1) });
+
   let demo: Demo | undefined;
   if (options.seed && emulators.fresh) demo = await seedDemo(options.dataDir);
   else demo = readDemo(options.dataDir);
@@ -55,8 +61,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     port,
     dataDir: options.dataDir,
     emulators,
+    scheduler,
     demo,
     async stop() {
+      scheduler.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

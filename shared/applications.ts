@@ -151,7 +151,7 @@ export function fromApplicationItem(item: Record<string, unknown>): ApplicationR
   return record as unknown as ApplicationRecord;
 }
 
-function toItem(r: ApplicationRecord): Record<string, unknown> {
+export function toApplicationItem(r: ApplicationRecord): Record<string, unknown> {
   const email = String(r.candidate?.email ?? '');
   return {
     ...keys.application(r.id),
@@ -161,8 +161,7 @@ function toItem(r: ApplicationRecord): Record<string, unknown> {
     GSI2SK: indexKeys.createdSort(r.created_at, r.id),
     GSI3PK: indexKeys.applicationsByJob(r.company, r.job),
     GSI3SK: indexKeys.createdSort(r.created_at, r.id),
-    GSI4PK: indexKeys.personalDataByDay(r.created_at),
-    GSI4SK: indexKeys.createdSort(r.created_at, r.id),
+    ...(r.personal_data_deleted_at ? {} : { GSI4PK: indexKeys.personalData(r.id), GSI4SK: indexKeys.createdSort(r.created_at, r.id) }),
     email_lc: email.toLowerCase(),
     ...r,
   };
@@ -273,7 +272,7 @@ export async function createApplication(company: CompanyRecord, partnerId: numbe
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: config().tableName, Item: toItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: config().tableName, Item: toApplicationItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
           {
             Update: {
               TableName: config().tableName,

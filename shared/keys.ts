@@ -7,6 +7,8 @@ export type Key = { PK: string; SK: string };
 
 const pad = (n: number) => String(n).padStart(16, '0');
 
+export const PERSONAL_DATA_SHARDS = 16;
+
 export const keys = {
   partner: (id: number): Key => ({ PK: `PARTNER#${id}`, SK: 'PARTNER' }),
   company: (id: number): Key => ({ PK: `COMPANY#${id}`, SK: 'COMPANY' }),
@@ -25,8 +27,6 @@ export const keys = {
   idCounter: (entity: string): Key => ({ PK: `IDCOUNTER#${entity}`, SK: 'IDCOUNTER' }),
   /** Unfiltered total of a collection (for example a company's jobs), kept in the create transaction. */
   countOf: (collection: string): Key => ({ PK: `COUNT#${collection}`, SK: 'COUNT' }),
-  /** Where the retention job got to (the last creation day it has fully purged). */
-  retentionCursor: (): Key => ({ PK: 'RETENTION', SK: 'CURSOR' }),
 } as const;
 
 /** Index keys: a collection ordered by creation time (GSI1) and exact lookups (GSI2). */
@@ -38,8 +38,11 @@ export const indexKeys = {
   companyApplications: (companyId: number) => `COMPANY#${companyId}#APPS`,
   applicationsByEmail: (companyId: number, email: string) => `COMPANY#${companyId}#APPEMAIL#${email.toLowerCase()}`,
   applicationsByJob: (companyId: number, jobId: number) => `COMPANY#${companyId}#APPJOB#${jobId}`,
-  /** Applications still holding personal data, by creation day (the retention job walks the days). */
-  personalDataByDay: (createdAt: string) => `PII#${createdAt.slice(0, 10)}`,
+  /**
+   * Applications still holding personal data, spread over a fixed set of shards by id so that no index
+   * partition takes every write; the retention job reads each shard oldest first.
+   */
+  personalData: (applicationId: number) => `PII#${applicationId % PERSONAL_DATA_SHARDS}`,
 } as const;
 
 export const collections = {

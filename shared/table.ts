@@ -20,7 +20,7 @@ export const tableDefinition = {
     { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
     // Applications by job.
     { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
-    // Applications that still hold personal data, by creation day (retention, D10); keys only.
+    // Applications that still hold personal data, sharded, oldest first (retention, D10); keys only.
     { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
   ] satisfies IndexDefinition[],
 } as const;

@@ -233,7 +233,7 @@ describe('POST /applications/ with form encodings', () => {
     form.set('cv', new Blob([PDF], { type: 'application/pdf' }), 'resume.pdf');
     form.set('portfolio', new Blob([PNG], { type: 'image/png' }), 'work.png');
     const response = await fetch(`${api.url}/applications/`, { method: 'POST', headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) }, body: form });
-    const body = await response.json();
+    const body: any = await response.json();
     expect(response.status).toBe(201);
     expect(body.candidate).toMatchObject({ email: 'multi@example.com', full_name: 'Multi Part' });
     expect(body.attachments).toEqual([
@@ -254,7 +254,7 @@ describe('POST /applications/ with form encodings', () => {
     form.set('cv', new Blob([PNG], { type: 'application/pdf' }), 'fake.pdf');
     const response = await fetch(`${api.url}/applications/`, { method: 'POST', headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) }, body: form });
     expect(response.status).toBe(400);
-    expect(Object.keys((await response.json()).errors)).toEqual(['attachments[0].data']);
+    expect(Object.keys(((await response.json()) as any).errors)).toEqual(['attachments[0].data']);
     expect(await snapshot()).toEqual({ ...before, messages: 0 });
   });
 });

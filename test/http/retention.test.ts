@@ -1,0 +1,84 @@
+import { importJobs } from '../../shared/jobs.js';
+import { aCompany, aPartner } from '../helpers/fixtures.js';
+import { allItems, objectKeys } from '../helpers/inspect.js';
+import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+
+let api: TestRuntime;
+let partner: Awaited<ReturnType<typeof aPartner>>;
+let company: Awaited<ReturnType<typeof aCompany>>;
+let jobId: number;
+
+const PDF = Buffer.from('%PDF-1.4 retention test').toString('base64');
+
+async function createAt(instant: string | undefined, email: string) {
+  if (instant) process.env.FAKE_NOW = instant;
+  try {
+    const res = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      body: {
+        job: jobId, candidate: { email, first_name: 'Secret', last_name: 'Person', phone: '+49 555 0101' }, notes: 'private note',
+        social_links: { li: 'https://li.example/secret' }, screening_questions: [{ id: 'q', answer: 'secret answer' }], custom_fields: { salary_wish: 'secret' },
+        attachments: [{ type: 'cv', name: 'secret-cv.pdf', content_type: 'application/pdf', data: PDF }],
+      },
+    });
+    expect(res.status).toBe(201);
+    return res.body;
+  } finally {
+    delete process.env.FAKE_NOW;
+  }
+}
+
+beforeAll(async () => {
+  api = await startTestRuntime();
+  partner = await aPartner();
+  company = await aCompany(partner.id, { entitlements: [] });
+  await importJobs(company.id, [{ external_id: 'R-1', title: 'Job' }]);
+  jobId = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id;
+});
+afterAll(() => api.stop());
+
+test('the scheduled retention run deletes the personal data of old applications from table and bucket, idempotently', async () => {
+  const days = (n: number) => new Date(Date.now() - n * 24 * 3600 * 1000).toISOString();
+  const old = await Promise.all(['old-1@example.com', 'old-2@example.com', 'old-3@example.com'].map((email) => createAt(days(200), email)));
+  const borderline = await createAt(days(179), 'young@example.com');
+  const fresh = await createAt(undefined, 'fresh@example.com');
+  const prefix = (id: number) => `companies/${company.id}/applications/${id}/`;
+  for (const app of [...old, borderline, fresh]) expect(await objectKeys(prefix(app.id))).toHaveLength(1);
+
+  const first = (await api.runtime.scheduler.run('Retention')) as { purged: number; objectsDeleted: number; more: boolean };
+  expect(first).toEqual({ purged: 3, objectsDeleted: 3, more: false });
+
+  const items = await allItems();
+  const everything = JSON.stringify(items);
+  for (const email of ['old-1@example.com', 'old-2@example.com', 'old-3@example.com']) expect(everything).not.toContain(email);
+  for (const app of old) {
+    const item = items.find((i) => i.PK === `APPLICATION#${app.id}`)!;
+    expect(item).toMatchObject({ id: app.id, company: company.id, job: jobId, status: 'anonymized', sync_status: 'NOTSENT', created_at: app.created_at });
+    for (const field of ['candidate', 'attachments', 'notes', 'social_links', 'screening_questions', 'custom_fields', 'email_lc', 'GSI2PK', 'GSI4PK']) expect(item).not.toHaveProperty(field);
+    expect(await objectKeys(prefix(app.id))).toEqual([]);
+  }
+  for (const app of [borderline, fresh]) {
+    const item = items.find((i) => i.PK === `APPLICATION#${app.id}`)!;
+    expect(item.candidate).toMatchObject({ first_name: 'Secret' });
+    expect(await objectKeys(prefix(app.id))).toHaveLength(1);
+  }
+
+  // Reads agree, and the e-mail filter no longer finds the purged applications.
+  const read = await api.get(`/applications/${old[0].id}`, { key: partner.key, companyId: company.id });
+  expect(read.body.status).toBe('anonymized');
+  expect(read.body).not.toHaveProperty('candidate');
+  expect((await api.get('/applications/?email=old-1@example.com', { key: partner.key, companyId: company.id })).body.count).toBe(0);
+
+  // A second run finds nothing to do.
+  expect(await api.runtime.scheduler.run('Retention')).toEqual({ purged: 0, objectsDeleted: 0, more: false });
+});
+
+test('runs in batches and reports that more remain', async () => {
+  const longAgo = new Date(Date.now() - 400 * 24 * 3600 * 1000).toISOString();
+  for (let i = 0; i < 3; i++) await createAt(longAgo, `batch-${i}@example.com`);
+  const { purgeExpiredPersonalData } = await import('../../shared/retention.js');
+  expect(await purgeExpiredPersonalData({ batchSize: 2 })).toMatchObject({ purged: 2, more: true });
+  expect(await purgeExpiredPersonalData({ batchSize: 2 })).toMatchObject({ purged: 1 });
+  expect(JSON.stringify(await allItems())).not.toContain('batch-');
+});
