@@ -6,6 +6,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
 import { config, s3 } from './clients.js';
 import type { FieldErrors } from './errors.js';
 
@@ -120,16 +121,7 @@ export async function storeAttachments(companyId: number, applicationId: number,
       const bytes = typeof attachment.data === 'string' ? Buffer.from(attachment.data, 'base64') : attachment.data;
       const checksum = createHash('sha256').update(bytes).digest('base64');
       const key = attachmentKey(companyId, applicationId);
-      await s3().send(
-        new PutObjectCommand({
-          Bucket: config().bucketName,
-          Key: key,
-          Body: bytes,
-          ContentType: mediaType(attachment.content_type),
-          ChecksumSHA256: checksum,
-          ServerSideEncryption: 'AES256',
-        }),
-      );
+      await putObject(key, bytes, mediaType(attachment.content_type), checksum);
       stored.push({ type: attachment.type, name: attachment.name, content_type: attachment.content_type, size: bytes.length, checksum, key });
       // The submitted copy is no longer needed; letting it go keeps peak memory near one copy of the body.
       attachments[i] = { ...attachment, data: '' };
@@ -139,6 +131,19 @@ export async function storeAttachments(companyId: number, applicationId: number,
     await deleteAttachmentObjects(stored.map((a) => a.key));
     throw error;
   }
+}
+
+/** Parts of a multipart upload; large files go up in parts (S3 checks each part's SHA-256). */
+const PART_BYTES = 8 * 1024 * 1024;
+
+async function putObject(key: string, bytes: Buffer, contentType: string, checksum: string): Promise<void> {
+  const params = { Bucket: config().bucketName, Key: key, Body: bytes, ContentType: contentType, ServerSideEncryption: 'AES256' as const };
+  if (bytes.length <= PART_BYTES) {
+    await s3().send(new PutObjectCommand({ ...params, ChecksumSHA256: checksum }));
+    return;
+  }
+  // One part in flight at a time: parts are views of the same buffer, so memory stays at one copy.
+  await new Upload({ client: s3(), params: { ...params, ChecksumAlgorithm: 'SHA256' }, partSize: PART_BYTES, queueSize: 1, leavePartsOnError: false }).done();
 }
 
 export async function deleteAttachmentObjects(keys: string[]): Promise<void> {

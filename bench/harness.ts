@@ -1,0 +1,43 @@
+/**
+ * Benchmark harness: the service runs in a child process (`local/server.ts`, as `npm start` runs it)
+ * with a fresh data directory, so what a benchmark measures in its own process is the client's or
+ * the handler's cost, not the emulators'.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface ServiceProcess {
+  url: string;
+  env: Record<string, string>;
+  demo: { partnerId: number; companyId: number; partnerKey: string; companyKey: string };
+  dataDir: string;
+  stop(): Promise<void>;
+}
+
+export async function startService(): Promise<ServiceProcess> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'his-bench-'));
+  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'ERROR', AUTHORIZER_CACHE_TTL_SECONDS: '300' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + 60_000;
+  while (!existsSync(join(dataDir, 'demo.json')) || !existsSync(join(dataDir, 'runtime.json'))) {
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error('the service did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as { url: string; env: Record<string, string> };
+  const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
+  return {
+    url: runtime.url,
+    env: runtime.env,
+    demo,
+    dataDir,
+    async stop() {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
