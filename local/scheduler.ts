@@ -1,10 +1,10 @@
 /**
- * Runs the scheduled handlers of `shared/schedules.ts` in the local runtime, as EventBridge schedules
+ * Runs the scheduled functions of `shared/background-functions.ts` in the local runtime, as EventBridge schedules
  * would: at their rate (scaled by LOCAL_SCHEDULE_SPEEDUP for trying things by hand), never two runs of
  * one schedule at once. `run(id)` runs one now, for tests and operators.
  */
 import { logger } from '../shared/logger.js';
-import { schedules, type ScheduleDefinition } from '../shared/schedules.js';
+import { backgroundFunctions, rateMilliseconds, type BackgroundFunctionDefinition } from '../shared/background-functions.js';
 
 type ScheduledHandler = (event: unknown, context: unknown) => Promise<unknown>;
 
@@ -17,7 +17,9 @@ export function startScheduler(options: { enabled: boolean; speedup?: number }):
   const running = new Map<string, Promise<unknown>>();
   const timers: NodeJS.Timeout[] = [];
 
-  async function load(schedule: ScheduleDefinition): Promise<ScheduledHandler> {
+  const schedules = backgroundFunctions.filter((f) => f.trigger.kind === 'schedule');
+
+  async function load(schedule: BackgroundFunctionDefinition): Promise<ScheduledHandler> {
     const module = (await import(`../functions/${schedule.handler}.js`)) as { handler: ScheduledHandler };
     return module.handler;
   }
@@ -37,7 +39,7 @@ export function startScheduler(options: { enabled: boolean; speedup?: number }):
 
   if (options.enabled) {
     for (const schedule of schedules) {
-      const every = (schedule.rateMinutes * 60 * 1000) / (options.speedup ?? 1);
+      const every = rateMilliseconds((schedule.trigger as { expression: string }).expression) / (options.speedup ?? 1);
       const timer = setInterval(() => {
         run(schedule.id).catch((error: Error) => logger.error('scheduled run failed', { schedule: schedule.id, error }));
       }, every);

@@ -3,6 +3,8 @@
  * per route from it; the local HTTP adapter dispatches from it; the OpenAPI document is generated from it.
  * Each path is served with and without its trailing slash.
  */
+import type { FunctionAccess } from './function-access.js';
+
 export interface RouteDefinition {
   /** Stable name, also the function's logical name. */
   id: string;
@@ -13,24 +15,22 @@ export interface RouteDefinition {
   handler: string;
   /** D3: whether the route needs the `Company-Id` header. */
   companyHeader: boolean;
-  /** What the function may do with the table (least privilege). */
-  access: 'read' | 'write';
-  /** Other resources the function uses, for its grants. */
-  uses?: readonly ('attachments:write' | 'syncQueue:send' | 'events:publish')[];
+  /** What the function may do (least privilege); the stack grants exactly this. */
+  access: FunctionAccess;
   summary: string;
 }
 
 export const routes: readonly RouteDefinition[] = [
-  { id: 'ListCompanies', method: 'GET', path: '/companies/', handler: 'companies/list', companyHeader: false, access: 'read', summary: 'List companies' },
-  { id: 'UpdateCompany', method: 'PATCH', path: '/companies/{id}/', handler: 'companies/update', companyHeader: true, access: 'write', summary: 'Partial update of a company' },
-  { id: 'ListJobs', method: 'GET', path: '/jobs', handler: 'jobs/list', companyHeader: true, access: 'read', summary: 'List jobs' },
-  { id: 'GetJob', method: 'GET', path: '/jobs/{id}', handler: 'jobs/get', companyHeader: true, access: 'read', summary: 'Read one job' },
+  { id: 'ListCompanies', method: 'GET', path: '/companies/', handler: 'companies/list', companyHeader: false, access: { table: 'read' }, summary: 'List companies' },
+  { id: 'UpdateCompany', method: 'PATCH', path: '/companies/{id}/', handler: 'companies/update', companyHeader: true, access: { table: 'write' }, summary: 'Partial update of a company' },
+  { id: 'ListJobs', method: 'GET', path: '/jobs', handler: 'jobs/list', companyHeader: true, access: { table: 'read', cursorSecret: true }, summary: 'List jobs' },
+  { id: 'GetJob', method: 'GET', path: '/jobs/{id}', handler: 'jobs/get', companyHeader: true, access: { table: 'read' }, summary: 'Read one job' },
   {
-    id: 'CreateApplication', method: 'POST', path: '/applications/', handler: 'applications/create', companyHeader: true, access: 'write',
-    uses: ['attachments:write', 'syncQueue:send'], summary: 'Create an application',
+    id: 'CreateApplication', method: 'POST', path: '/applications/', handler: 'applications/create', companyHeader: true,
+    access: { table: 'write', attachments: 'write', syncQueue: 'send', events: 'publish' }, summary: 'Create an application',
   },
-  { id: 'ListApplications', method: 'GET', path: '/applications/', handler: 'applications/list', companyHeader: true, access: 'read', summary: 'List applications' },
-  { id: 'GetApplication', method: 'GET', path: '/applications/{id}', handler: 'applications/get', companyHeader: true, access: 'read', summary: 'Read one application' },
+  { id: 'ListApplications', method: 'GET', path: '/applications/', handler: 'applications/list', companyHeader: true, access: { table: 'read', cursorSecret: true }, summary: 'List applications' },
+  { id: 'GetApplication', method: 'GET', path: '/applications/{id}', handler: 'applications/get', companyHeader: true, access: { table: 'read' }, summary: 'Read one application' },
 ];
 
 export function routeById(id: string): RouteDefinition {

@@ -1,0 +1,177 @@
+/**
+ * The REST API: resources and methods generated from the route table, one function per route, the
+ * REQUEST authorizer in front of all of them, gateway responses in the D2 shape, stage throttling, a usage
+ * plan, access logs, X-Ray, and optionally a WAF web ACL.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import {
+  AccessLogField,
+  AccessLogFormat,
+  AuthorizationType,
+  EndpointType,
+  IdentitySource,
+  LambdaIntegration,
+  LogGroupLogDestination,
+  MethodLoggingLevel,
+  RequestAuthorizer,
+  RestApi,
+  type IResource,
+} from 'aws-cdk-lib/aws-apigateway';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { canonicalPath, routes, type RouteDefinition } from '../shared/routes.js';
+import { gatewayResponses, responseTemplate } from './gateway-responses.js';
+import type { ServiceData } from './service-data.js';
+import { ServiceFunction } from './service-function.js';
+import type { StageConfig } from './stage-config.js';
+
+/**
+ * Content types API Gateway hands to the functions base64-encoded instead of as text (the same list the
+ * local adapter uses): multipart application forms carry files.
+ */
+export const BINARY_MEDIA_TYPES = ['multipart/form-data', 'application/octet-stream'];
+
+export interface ServiceApiProps {
+  stage: StageConfig;
+  data: ServiceData;
+  routes?: readonly RouteDefinition[];
+}
+
+export class ServiceApi extends Construct {
+  readonly api: RestApi;
+  readonly authorizerFunction: ServiceFunction;
+  readonly routeFunctions = new Map<string, ServiceFunction>();
+
+  constructor(scope: Construct, id: string, props: ServiceApiProps) {
+    super(scope, id);
+    const { stage, data } = props;
+
+    this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
+      handlerModule: 'authorizer',
+      stage,
+      description: 'REQUEST authorizer: API key to principal (D3, D16)',
+      timeout: Duration.seconds(5),
+    });
+    data.grant(this.authorizerFunction, { table: 'authorize' });
+
+    const authorizer = new RequestAuthorizer(this, 'Authorizer', {
+      handler: this.authorizerFunction,
+      // A request without the header is refused by the gateway (401) without invoking the function.
+      identitySources: [IdentitySource.header('Authorization')],
+      resultsCacheTtl: stage.authorizerCacheTtl,
+    });
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: stage.logRetention, removalPolicy: stage.removalPolicy });
+    this.api = new RestApi(this, 'Api', {
+      restApiName: `${stage.prefix}-api`,
+      description: 'Hiring Integration Service',
+      endpointConfiguration: { types: [EndpointType.REGIONAL] },
+      binaryMediaTypes: BINARY_MEDIA_TYPES,
+      // Execution logging (below) needs the account's API Gateway CloudWatch role.
+      cloudWatchRole: true,
+      // The role is account-wide (one per account and region): tearing down a dev stack must not take it from prod.
+      cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN,
+      deployOptions: {
+        stageName: stage.name,
+        tracingEnabled: true,
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+        throttlingRateLimit: stage.throttle.rateLimit,
+        throttlingBurstLimit: stage.throttle.burstLimit,
+        accessLogDestination: new LogGroupLogDestination(accessLogs),
+        accessLogFormat: AccessLogFormat.custom(
+          JSON.stringify({
+            requestId: AccessLogField.contextRequestId(),
+            extendedRequestId: AccessLogField.contextExtendedRequestId(),
+            ip: AccessLogField.contextIdentitySourceIp(),
+            requestTime: AccessLogField.contextRequestTime(),
+            method: AccessLogField.contextHttpMethod(),
+            resourcePath: AccessLogField.contextResourcePath(),
+            status: AccessLogField.contextStatus(),
+            responseLength: AccessLogField.contextResponseLength(),
+            responseLatency: AccessLogField.contextResponseLatency(),
+            principalId: AccessLogField.contextAuthorizerPrincipalId(),
+            authorizerError: AccessLogField.contextAuthorizerError(),
+            integrationLatency: AccessLogField.contextIntegrationLatency(),
+            errorType: AccessLogField.contextErrorResponseType(),
+            errorMessage: AccessLogField.contextErrorMessage(),
+            xrayTraceId: AccessLogField.contextXrayTraceId(),
+          }),
+        ),
+      },
+      defaultMethodOptions: { authorizer, authorizationType: AuthorizationType.CUSTOM },
+    });
+
+    for (const definition of gatewayResponses) {
+      this.api.addGatewayResponse(definition.id, {
+        type: definition.type,
+        ...(definition.statusCode ? { statusCode: definition.statusCode } : {}),
+        responseHeaders: Object.fromEntries(Object.entries(definition.headers ?? {}).map(([name, value]) => [name, `'${value}'`])),
+        templates: { 'application/json': responseTemplate(definition) },
+      });
+    }
+
+    for (const route of props.routes ?? routes) this.addRoute(route, stage, data);
+
+    this.api.addUsagePlan('UsagePlan', {
+      name: `${stage.prefix}-default`,
+      description: 'Stage-wide limits; per-partner plans need the authorizer to return a usageIdentifierKey',
+      throttle: stage.throttle,
+      apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
+    });
+
+    if (stage.waf) this.addWebAcl(stage);
+  }
+
+  /**
+   * One resource per canonical path: API Gateway REST resources cannot have an empty path part, so
+   * `/jobs/` cannot be a resource of its own, and the gateway routes `/jobs/` to the `/jobs` resource.
+   * Both spellings of `pathVariants()` therefore reach the same method and function.
+   */
+  private addRoute(route: RouteDefinition, stage: StageConfig, data: ServiceData): void {
+    const fn = new ServiceFunction(this, `${route.id}Function`, {
+      handlerModule: route.handler,
+      stage,
+      description: `${route.id}: ${route.method} ${route.path}`,
+    });
+    data.grant(fn, route.access);
+    this.routeFunctions.set(route.id, fn);
+    const resource: IResource = this.api.root.resourceForPath(canonicalPath(route.path));
+    // The invoke permission is scoped to this method; the console's test-invoke permission is not wanted.
+    resource.addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }), { operationName: route.id });
+  }
+
+  private addWebAcl(stage: StageConfig): void {
+    const managedRule = (name: string, priority: number, excluded: string[] = []) => ({
+      name,
+      priority,
+      overrideAction: { none: {} },
+      statement: {
+        managedRuleGroupStatement: {
+          vendorName: 'AWS',
+          name,
+          // Counted, not blocked: rules whose limits contradict the API contract (8 KB bodies vs attachments).
+          ...(excluded.length ? { ruleActionOverrides: excluded.map((rule) => ({ name: rule, actionToUse: { count: {} } })) } : {}),
+        },
+      },
+      visibilityConfig: { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName: name },
+    });
+    const acl = new CfnWebACL(this, 'WebAcl', {
+      name: `${stage.prefix}-api`,
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      visibilityConfig: { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName: `${stage.prefix}-api` },
+      rules: [
+        managedRule('AWSManagedRulesAmazonIpReputationList', 0),
+        managedRule('AWSManagedRulesCommonRuleSet', 1, ['SizeRestrictions_BODY']),
+        managedRule('AWSManagedRulesKnownBadInputsRuleSet', 2),
+      ],
+    });
+    new CfnWebACLAssociation(this, 'WebAclAssociation', {
+      resourceArn: this.api.deploymentStage.stageArn,
+      webAclArn: acl.attrArn,
+    });
+  }
+}

@@ -1,0 +1,160 @@
+/**
+ * The stateful resources (table, attachments bucket, sync queue and its DLQ, events topic, cursor secret)
+ * and the one place that hands a function access to them: `grant` sets a function's permission and the
+ * environment variable naming the resource together, so a function never knows a resource it may not use.
+ */
+import type { FunctionAccess } from '../shared/function-access.js';
+import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { Alias } from 'aws-cdk-lib/aws-kms';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { resources } from '../shared/resources.js';
+import { tableDefinition } from '../shared/table.js';
+import type { StageConfig } from './stage-config.js';
+
+/** What a function may do with the stateful resources; anything not named is not granted. */
+
+export class ServiceData extends Construct {
+  readonly table: Table;
+  readonly attachments: Bucket;
+  readonly accessLogs: Bucket;
+  readonly syncQueue: Queue;
+  readonly syncDeadLetterQueue: Queue;
+  readonly eventsTopic: Topic;
+  readonly cursorSecret: Secret;
+
+  constructor(scope: Construct, id: string, stage: StageConfig) {
+    super(scope, id);
+    const name = (suffix: string) => `${stage.prefix}-${suffix}`;
+
+    this.table = new Table(this, 'Table', {
+      tableName: name('table'),
+      partitionKey: { name: tableDefinition.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: tableDefinition.sortKey, type: AttributeType.STRING },
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      // The AWS managed key (not the AWS owned default) makes every use of the key visible in CloudTrail.
+      encryption: TableEncryption.AWS_MANAGED,
+      timeToLiveAttribute: tableDefinition.ttlAttribute,
+      deletionProtection: stage.retainData,
+      removalPolicy: stage.removalPolicy,
+    });
+    for (const index of tableDefinition.globalSecondaryIndexes) {
+      this.table.addGlobalSecondaryIndex({
+        indexName: index.name,
+        partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
+        sortKey: { name: index.sortKey, type: AttributeType.STRING },
+        projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+      });
+    }
+
+    const bucketDefaults = {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      encryption: BucketEncryption.S3_MANAGED,
+      enforceSSL: true,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      removalPolicy: stage.removalPolicy,
+      // Dev stacks are torn down often; CloudFormation cannot delete a bucket that still holds objects.
+      autoDeleteObjects: !stage.retainData,
+    };
+    // Server access logs need SSE-S3: log delivery cannot write to SSE-KMS buckets.
+    this.accessLogs = new Bucket(this, 'AccessLogs', {
+      ...bucketDefaults,
+      lifecycleRules: [{ expiration: Duration.days(stage.retainData ? 365 : 30) }],
+    });
+    this.attachments = new Bucket(this, 'Attachments', {
+      ...bucketDefaults,
+      serverAccessLogsBucket: this.accessLogs,
+      serverAccessLogsPrefix: `${resources.attachmentsBucket.name}/`,
+      lifecycleRules: [{ id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+    });
+
+    this.syncDeadLetterQueue = new Queue(this, 'SyncDeadLetterQueue', {
+      queueName: name(resources.syncDeadLetterQueue.name),
+      retentionPeriod: Duration.seconds(resources.syncDeadLetterQueue.retentionSeconds),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+    this.syncQueue = new Queue(this, 'SyncQueue', {
+      queueName: name(resources.syncQueue.name),
+      visibilityTimeout: Duration.seconds(resources.syncQueue.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: this.syncDeadLetterQueue, maxReceiveCount: resources.syncQueue.maxReceiveCount },
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+
+    this.eventsTopic = new Topic(this, 'EventsTopic', {
+      topicName: name(resources.eventsTopic.name),
+      masterKey: Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
+      enforceSSL: true,
+    });
+
+    // Generated once at creation and resolved into the functions' environment at deploy time (a dynamic
+    // reference), so no function reads Secrets Manager at run time and the value never appears in the template.
+    this.cursorSecret = new Secret(this, 'CursorSecret', {
+      secretName: name('cursor-secret'),
+      description: 'Signs the opaque page cursors of list routes (D4). Changing it invalidates outstanding next links.',
+      generateSecretString: { passwordLength: 64, excludePunctuation: true },
+      removalPolicy: stage.removalPolicy,
+    });
+  }
+
+  grant(fn: LambdaFunction, access: FunctionAccess): void {
+    const role = fn.role!;
+    if (access.table) {
+      fn.addEnvironment('TABLE_NAME', this.table.tableName);
+      if (access.table === 'authorize') {
+        // The key lookup is by primary key on the base table: no index, no scan, no other write.
+        fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [this.table.tableArn] }));
+      } else {
+        if (access.table === 'read') this.table.grantReadData(fn);
+        else this.table.grantReadWriteData(fn);
+        Validations.of(role).acknowledge({
+          id: `AwsSolutions-IAM5[Resource::<${this.logicalId(this.table)}.Arn>/index/*]`,
+          reason: "Queries on the service table's own GSIs (shared/table.ts); the wildcard stays within this one table.",
+        });
+      }
+    }
+    if (access.attachments) {
+      fn.addEnvironment('BUCKET_NAME', this.attachments.bucketName);
+      // Object actions only, named one by one (the grantRead* helpers add List*/GetBucket*/GetObject* wildcards).
+      // `write` also deletes: a create removes its uploads again when the record cannot be written.
+      const actions = {
+        read: ['s3:GetObject'],
+        write: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:DeleteObject'],
+        delete: ['s3:GetObject', 's3:DeleteObject'],
+      }[access.attachments];
+      fn.addToRolePolicy(new PolicyStatement({ actions, resources: [this.attachments.arnForObjects('*')] }));
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${this.logicalId(this.attachments)}.Arn>/*]`,
+        reason: 'Attachment objects are keyed per company and application at run time; access stays within the attachments bucket.',
+      });
+    }
+    if (access.syncQueue) {
+      fn.addEnvironment('SYNC_QUEUE_URL', this.syncQueue.queueUrl);
+      this.syncQueue.grantSendMessages(fn);
+    }
+    if (access.events) {
+      fn.addEnvironment('EVENTS_TOPIC_ARN', this.eventsTopic.topicArn);
+      // Not grantPublish: it adds KMS permissions on key/* that the AWS managed SNS key does not need (its key
+      // policy already lets the account's principals use it through SNS).
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['sns:Publish'], resources: [this.eventsTopic.topicArn] }));
+    }
+    if (access.cursorSecret) {
+      // A dynamic reference: CloudFormation resolves it at deploy time, so the function needs no Secrets Manager access.
+      fn.addEnvironment('CURSOR_SECRET', this.cursorSecret.secretValue.unsafeUnwrap());
+    }
+  }
+
+  private logicalId(construct: Construct): string {
+    return Stack.of(this).getLogicalId(construct.node.defaultChild as never);
+  }
+}

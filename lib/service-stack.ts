@@ -1,0 +1,90 @@
+/**
+ * The Hiring Integration Service on AWS: one stack per stage, built from the route table, the table
+ * definition and the resource settings the local runtime uses too.
+ */
+import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import type { Construct } from 'constructs';
+import { resources } from '../shared/resources.js';
+import { routes, type RouteDefinition } from '../shared/routes.js';
+import { backgroundFunctions, type BackgroundFunctionDefinition } from '../shared/background-functions.js';
+import { applyNagSuppressions } from './nag-suppressions.js';
+import { ServiceAlarms } from './service-alarms.js';
+import { ServiceApi } from './service-api.js';
+import { ServiceData } from './service-data.js';
+import { ServiceFunction } from './service-function.js';
+import type { StageConfig } from './stage-config.js';
+
+export interface ServiceStackProps extends StackProps {
+  stage: StageConfig;
+  /** Defaults to the route table; tests may pass their own. */
+  routes?: readonly RouteDefinition[];
+  /** Defaults to `backgroundFunctions`; tests may pass their own. */
+  backgroundFunctions?: readonly BackgroundFunctionDefinition[];
+}
+
+export class ServiceStack extends Stack {
+  readonly data: ServiceData;
+  readonly api: ServiceApi;
+  readonly alarms: ServiceAlarms;
+  readonly backgroundFunctions = new Map<string, ServiceFunction>();
+
+  constructor(scope: Construct, id: string, props: ServiceStackProps) {
+    super(scope, id, props);
+    const { stage } = props;
+
+    this.data = new ServiceData(this, 'Data', stage);
+    this.api = new ServiceApi(this, 'Http', { stage, data: this.data, routes: props.routes ?? routes });
+    for (const definition of props.backgroundFunctions ?? backgroundFunctions) this.addBackgroundFunction(definition, stage);
+
+    this.alarms = new ServiceAlarms(this, 'Alarms', {
+      stage,
+      api: this.api.api,
+      authorizer: this.api.authorizerFunction,
+      authorizerLogs: this.api.authorizerFunction.logGroup,
+      deadLetterQueue: this.data.syncDeadLetterQueue,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.api.api.url });
+    new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
+    new CfnOutput(this, 'EventsTopicArn', { value: this.data.eventsTopic.topicArn });
+
+    applyNagSuppressions(this, stage);
+  }
+
+  private addBackgroundFunction(definition: BackgroundFunctionDefinition, stage: StageConfig): void {
+    const timeoutSeconds = definition.timeoutSeconds ?? 30;
+    const fn = new ServiceFunction(this, `${definition.id}Function`, {
+      handlerModule: definition.handler,
+      stage,
+      description: `${definition.id}: ${definition.description}`,
+      timeout: Duration.seconds(timeoutSeconds),
+      ...(definition.memorySize ? { memorySize: definition.memorySize } : {}),
+    });
+    this.data.grant(fn, definition.access);
+    const { trigger } = definition;
+    if (trigger.kind === 'syncQueue') {
+      // Lambda's guidance: a message must stay invisible through several retries of a batch.
+      if (timeoutSeconds * 6 > resources.syncQueue.visibilityTimeoutSeconds) {
+        throw new Error(`${definition.id}: timeout ${timeoutSeconds}s × 6 exceeds the sync queue's visibility timeout`);
+      }
+      fn.addEventSource(
+        new SqsEventSource(this.data.syncQueue, {
+          batchSize: trigger.batchSize,
+          reportBatchItemFailures: true,
+          ...(trigger.maxBatchingWindowSeconds ? { maxBatchingWindow: Duration.seconds(trigger.maxBatchingWindowSeconds) } : {}),
+          ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}),
+        }),
+      );
+    } else {
+      new Rule(this, `${definition.id}Schedule`, {
+        ruleName: `${stage.prefix}-${definition.id}`,
+        schedule: Schedule.expression(trigger.expression),
+        targets: [new LambdaFunction(fn, { retryAttempts: 2 })],
+      });
+    }
+    this.backgroundFunctions.set(definition.id, fn);
+  }
+}

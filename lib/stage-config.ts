@@ -1,0 +1,45 @@
+/**
+ * What differs between stages. Everything else is the same on every stage, so that dev exercises the
+ * configuration prod runs.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+
+export type StageName = 'dev' | 'prod';
+
+export interface StageConfig {
+  name: StageName;
+  /** Prefix of every physical name, so that both stages can live in one account. */
+  prefix: string;
+  /** Prod keeps its data when the stack or a resource is deleted; dev can be torn down and rebuilt. */
+  retainData: boolean;
+  removalPolicy: RemovalPolicy;
+  logRetention: RetentionDays;
+  logLevel: 'DEBUG' | 'INFO' | 'WARN';
+  /** Stage-wide throttle; the usage plan repeats it so per-client plans can later be cut from it. */
+  throttle: { rateLimit: number; burstLimit: number };
+  /** API Gateway caches the authorizer's answer per Authorization header for this long (D16: revocation delay). */
+  authorizerCacheTtl: Duration;
+  waf: boolean;
+}
+
+export function stageConfig(name: string, options: { waf?: boolean } = {}): StageConfig {
+  if (name !== 'dev' && name !== 'prod') throw new Error(`unknown stage "${name}": use -c stage=dev or -c stage=prod`);
+  const prod = name === 'prod';
+  return {
+    name,
+    prefix: `his-${name}`,
+    retainData: prod,
+    removalPolicy: prod ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+    logRetention: prod ? RetentionDays.THREE_MONTHS : RetentionDays.TWO_WEEKS,
+    logLevel: prod ? 'INFO' : 'DEBUG',
+    throttle: prod ? { rateLimit: 500, burstLimit: 1000 } : { rateLimit: 50, burstLimit: 100 },
+    authorizerCacheTtl: Duration.seconds(300),
+    waf: options.waf ?? false,
+  };
+}
+
+/** Context values arrive as strings from `-c key=value` and as JSON values from cdk.json. */
+export function contextFlag(value: unknown): boolean {
+  return value === true || value === 'true' || value === '1';
+}
