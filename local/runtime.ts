@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulators, type Emulators } from './emulators.js';
+import { openApiDocument } from '../shared/openapi.js';
 import { createHttpAdapter } from './http-adapter.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
 import { readDemo, seedDemo, type Demo } from './seed.js';
@@ -39,7 +40,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const host = options.host ?? '127.0.0.1';
   const emulators = await startEmulators(options.dataDir);
   process.env.CAPACITY_HEADER ??= '1';
-  const adapter = createHttpAdapter({ authorizerCacheTtlMs: options.authorizerCacheTtlMs ?? Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 300) * 1000 });
+  const openApiJson = JSON.stringify(openApiDocument(), null, 2);
+  const adapter = createHttpAdapter({
+    authorizerCacheTtlMs: options.authorizerCacheTtlMs ?? Number(process.env.AUTHORIZER_CACHE_TTL_SECONDS ?? 300) * 1000,
+    // The generated OpenAPI document, without authentication (local only; not a route of the API).
+    extraRoutes: {
+      'GET /openapi.json': (_req, res) => {
+        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(openApiJson)) });
+        res.end(openApiJson);
+      },
+    },
+  });
   const server: Server = createServer((req, res) => void adapter(req, res));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

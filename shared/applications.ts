@@ -318,7 +318,8 @@ function candidateOut(candidate: Record<string, unknown>, view: View): Record<st
     out.nationality = candidate.nationality ?? null;
   }
   out.phone = candidate.phone ?? null;
-  out.location = candidate.location ?? null;
+  const location = candidate.location as Record<string, unknown> | undefined;
+  out.location = location ? { street: location.street ?? null, city: location.city ?? null, country: location.country ?? null, postcode: location.postcode ?? null } : null;
   out.skills = candidate.skills ?? [];
   return out;
 }

@@ -91,7 +91,7 @@ describe('POST /applications/ with JSON', () => {
     });
     expect(res.body.talent_channel).toEqual(expect.any(Number));
     // D9: no birthdate, language, nationality in the create response; attachments without data or keys.
-    expect(res.body.candidate).toEqual({ email: 'Ada.Lovelace@example.com', first_name: 'Ada', last_name: 'Lovelace', full_name: null, gender: 'female', phone: '+44 1', location: { city: 'London', country: 'GB' }, skills: ['math'] });
+    expect(res.body.candidate).toEqual({ email: 'Ada.Lovelace@example.com', first_name: 'Ada', last_name: 'Lovelace', full_name: null, gender: 'female', phone: '+44 1', location: { street: null, city: 'London', country: 'GB', postcode: null }, skills: ['math'] });
     expect(res.body.attachments).toEqual([
       { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf' },
       { type: 'photo', name: 'me.png', content_type: 'image/png' },

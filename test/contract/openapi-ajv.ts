@@ -1,0 +1,23 @@
+/**
+ * Validates against the schemas of the OpenAPI document itself (not the TypeScript objects it was made
+ * from), so a wrong `$ref` or a wrongly wired response fails. The document is JSON Schema 2020-12 (the
+ * OpenAPI 3.1 dialect), hence a separate Ajv2020 instance, strict like the service's draft-07 one.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+
+export const DOCUMENT_ID = 'https://hiring-integration-service.local/openapi.json';
+
+export function documentAjv(doc: { components: { schemas: Record<string, unknown> } }): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
+  (addFormatsModule as unknown as (a: Ajv2020) => Ajv2020)(ajv);
+  // The schemas stay where the document has them, so `#/components/schemas/…` references resolve as written.
+  ajv.addKeyword('components');
+  ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: doc.components.schemas } });
+  return ajv;
+}
+
+/** A validator for a schema of the document given as a local reference, such as `#/components/schemas/Job`. */
+export function compileRef(ajv: Ajv2020, ref: string) {
+  return ajv.compile({ $ref: `${DOCUMENT_ID}${ref}` });
+}
