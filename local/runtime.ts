@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startEmulators, type Emulators } from './emulators.js';
 import { openApiDocument } from '../shared/openapi.js';
 import { createHttpAdapter } from './http-adapter.js';
+import { startQueuePoller, type QueuePoller } from './queue-poller.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
 import { readDemo, seedDemo, type Demo } from './seed.js';
 
@@ -21,6 +22,8 @@ export interface RuntimeOptions {
   authorizerCacheTtlMs?: number;
   /** Run the scheduled handlers on their timers (tests call `scheduler.run` instead). */
   schedules?: boolean;
+  /** Feed the sync queue to the worker in the background (tests call `poller.runOnce`/`drain` instead). */
+  poller?: boolean;
 }
 
 export interface Runtime {
@@ -29,6 +32,7 @@ export interface Runtime {
   dataDir: string;
   emulators: Emulators;
   scheduler: Scheduler;
+  poller: QueuePoller;
   demo?: Demo;
   stop(): Promise<void>;
 }
@@ -61,6 +65,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const runtimeFile = join(options.dataDir, RUNTIME_FILE);
   writeFileSync(runtimeFile, JSON.stringify({ pid: process.pid, url, env: emulators.env }, null, 2));
 
+  // Locally the e-mail fallback writes .eml files under the data directory, and retries come quickly.
+  process.env.EMAIL_OUTBOX_DIR = join(options.dataDir, 'outbox');
+  process.env.SYNC_RETRY_BASE_SECONDS ??= '2';
+  process.env.SYNC_SWEEP_GRACE_SECONDS ??= '60';
+  process.env.SYNC_CLAIM_SECONDS ??= '30';
+  const poller = startQueuePoller({ background: options.poller ?? true });
   const scheduler = startScheduler({ enabled: options.schedules ?? true, speedup: Number(process.env.LOCAL_SCHEDULE_SPEEDUP ?? 1) });
 
   let demo: Demo | undefined;
@@ -73,9 +83,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     dataDir: options.dataDir,
     emulators,
     scheduler,
+    poller,
     demo,
     async stop() {
       scheduler.stop();
+      await poller.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

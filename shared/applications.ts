@@ -20,7 +20,8 @@ import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope 
 import { getPartner } from './partners.js';
 import { dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from './query-params.js';
 import type { FilePart } from './request-body.js';
-import { enqueueSync } from './sync-queue.js';
+import { publishEvent } from './events.js';
+import { enqueueSync, sweepGraceSeconds } from './sync-queue.js';
 import { toFieldErrors, ajv } from './validation.js';
 
 export const GENDERS = ['male', 'female', 'diverse', 'not_specified'] as const;
@@ -141,9 +142,15 @@ export interface ApplicationRecord {
   updated_at: string;
   /** Set once the retention job has removed the personal data (D10). */
   personal_data_deleted_at?: string;
+  /** While a sync or e-mail fallback is still due: when the sweeper should re-queue it if nothing happened. */
+  sync_due_at?: string;
+  /** Submission attempts so far, and until when the current attempt holds its claim. */
+  sync_attempts?: number;
+  sync_claim_until?: string;
+  email_claim_until?: string;
 }
 
-const INTERNAL_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'GSI4PK', 'GSI4SK', 'email_lc'];
+const INTERNAL_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'GSI4PK', 'GSI4SK', 'GSI5PK', 'GSI5SK', 'email_lc'];
 
 export function fromApplicationItem(item: Record<string, unknown>): ApplicationRecord {
   const record = { ...item };
@@ -162,6 +169,7 @@ export function toApplicationItem(r: ApplicationRecord): Record<string, unknown>
     GSI3PK: indexKeys.applicationsByJob(r.company, r.job),
     GSI3SK: indexKeys.createdSort(r.created_at, r.id),
     ...(r.personal_data_deleted_at ? {} : { GSI4PK: indexKeys.personalData(r.id), GSI4SK: indexKeys.createdSort(r.created_at, r.id) }),
+    ...(r.sync_due_at ? { GSI5PK: indexKeys.syncDue(r.id), GSI5SK: indexKeys.createdSort(r.sync_due_at, r.id) } : {}),
     email_lc: email.toLowerCase(),
     ...r,
   };
@@ -235,6 +243,8 @@ export interface CreatedApplication {
 export async function createApplication(company: CompanyRecord, partnerId: number, input: ApplicationIn, attachments: IncomingAttachment[]): Promise<CreatedApplication> {
   const [job, channel, partner] = await Promise.all([resolveJob(company.id, input), resolveChannel(input), getPartner(partnerId)]);
   const id = await nextId('application');
+  // D12: the worker has something to do when the ATS sync is active or the e-mail fallback is entitled.
+  const syncDue = syncActive(company, 'candidate_sync') || company.entitlements.includes('email_fallback');
   const stored = await storeAttachments(company.id, id, attachments);
   const timestamp = now().toISOString();
   const record: ApplicationRecord = {
@@ -267,6 +277,7 @@ export async function createApplication(company: CompanyRecord, partnerId: numbe
     agency: partner?.kind === 'agency' ? partnerId : null,
     created_at: timestamp,
     updated_at: timestamp,
+    ...(syncDue ? { sync_due_at: new Date(Date.parse(timestamp) + sweepGraceSeconds() * 1000).toISOString() } : {}),
   };
   try {
     await db().send(
@@ -289,7 +300,8 @@ export async function createApplication(company: CompanyRecord, partnerId: numbe
     await deleteAttachmentObjects(stored.map((a) => a.key));
     throw error;
   }
-  if (syncActive(company, 'candidate_sync')) await enqueueSync(record.id);
+  if (syncDue) await enqueueSync(record.id);
+  await publishEvent('application.created', company.id, { application_id: record.id, job_id: job.id, sync_status: record.sync_status, email_sync_status: record.email_sync_status });
   return { record, job, channel };
 }
 

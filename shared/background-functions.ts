@@ -26,6 +26,24 @@ export interface BackgroundFunctionDefinition {
 
 export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
   {
+    id: 'SyncWorker',
+    handler: 'sync-worker',
+    description: 'Submit applications to the ATS, record the outcome, send the e-mail fallback (D12)',
+    trigger: { kind: 'syncQueue', batchSize: 10, maxBatchingWindowSeconds: 1 },
+    access: { table: 'write', attachments: 'read', events: 'publish', email: 'send' },
+    // Six times this fits into the sync queue's visibility timeout.
+    timeoutSeconds: 30,
+    memorySize: 1024,
+  },
+  {
+    id: 'SyncSweeper',
+    handler: 'scheduled/sync-sweeper',
+    description: 'Re-queue applications whose sync is due but has no message in flight',
+    trigger: { kind: 'schedule', expression: 'rate(5 minutes)' },
+    access: { table: 'write', syncQueue: 'send' },
+    timeoutSeconds: 120,
+  },
+  {
     id: 'Retention',
     handler: 'scheduled/retention',
     description: 'Delete the personal data of applications older than 180 days (D10)',

@@ -9,6 +9,8 @@ export interface FunctionAccess {
   /** Send to the sync queue (consuming is granted by the event source that feeds a worker). */
   syncQueue?: 'send';
   events?: 'publish';
+  /** Send e-mail through SES (the e-mail fallback). */
+  email?: 'send';
   /** Signs and verifies page cursors (list routes). */
   cursorSecret?: boolean;
 }

@@ -8,6 +8,7 @@ export type Key = { PK: string; SK: string };
 const pad = (n: number) => String(n).padStart(16, '0');
 
 export const PERSONAL_DATA_SHARDS = 16;
+export const SYNC_DUE_SHARDS = 16;
 
 export const keys = {
   partner: (id: number): Key => ({ PK: `PARTNER#${id}`, SK: 'PARTNER' }),
@@ -43,6 +44,8 @@ export const indexKeys = {
    * partition takes every write; the retention job reads each shard oldest first.
    */
   personalData: (applicationId: number) => `PII#${applicationId % PERSONAL_DATA_SHARDS}`,
+  /** Applications whose sync (or e-mail fallback) is still due, by when the sweeper should look again. */
+  syncDue: (applicationId: number) => `SYNCDUE#${applicationId % SYNC_DUE_SHARDS}`,
 } as const;
 
 export const collections = {

@@ -21,3 +21,8 @@ export async function enqueueSync(applicationId: number, delaySeconds = 0): Prom
     return false;
   }
 }
+
+/** How long after a message is sent (or a retry is due) the sweeper waits before it re-queues. */
+export function sweepGraceSeconds(): number {
+  return Number(process.env.SYNC_SWEEP_GRACE_SECONDS ?? 600);
+}

@@ -22,6 +22,8 @@ export const tableDefinition = {
     { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
     // Applications that still hold personal data, sharded, oldest first (retention, D10); keys only.
     { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
+    // Applications whose sync is due, sharded, by the time the sweeper should look at them (D12); keys only.
+    { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'KEYS_ONLY' },
   ] satisfies IndexDefinition[],
 } as const;
 

@@ -1,0 +1,42 @@
+/**
+ * The sync worker, fed by the sync queue (Lambda SQS event source with ReportBatchItemFailures). Each
+ * message carries only an application id. A message that fails comes back after an exponential,
+ * jittered delay set through its visibility timeout; after the queue's maxReceiveCount it goes to the DLQ
+ * (and the sweeper still finds its application through the sync-due index).
+ */
+import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
+import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
+import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { config, sqs } from '../shared/clients.js';
+import { logger } from '../shared/logger.js';
+import { RetryLater, retryDelaySeconds, syncApplication } from '../shared/sync.js';
+import type { SyncMessage } from '../shared/sync-queue.js';
+
+const processor = new BatchProcessor(EventType.SQS);
+
+function parse(record: SQSRecord): number {
+  const message = JSON.parse(record.body) as Partial<SyncMessage>;
+  if (!Number.isSafeInteger(message.application_id) || Number(message.application_id) < 1) throw new Error('not a sync message');
+  return Number(message.application_id);
+}
+
+async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
+  await sqs()
+    .send(new ChangeMessageVisibilityCommand({ QueueUrl: config().syncQueueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: Math.min(Math.max(Math.round(seconds), 0), 43_200) }))
+    .catch((error: Error) => logger.warn('could not delay the retry', { messageId: record.messageId, error }));
+}
+
+async function handleRecord(record: SQSRecord): Promise<void> {
+  const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? 1);
+  try {
+    await syncApplication(parse(record));
+  } catch (error) {
+    const delay = error instanceof RetryLater ? error.delaySeconds : retryDelaySeconds(receiveCount);
+    logger.warn('sync attempt failed; the message comes back', { messageId: record.messageId, receiveCount, delay, reason: (error as Error).message });
+    await comeBackIn(record, delay);
+    throw error;
+  }
+}
+
+export const handler = async (event: SQSEvent, context: Context) =>
+  processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
