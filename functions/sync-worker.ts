@@ -20,9 +20,10 @@ function parse(record: SQSRecord): number {
   return Number(message.application_id);
 }
 
+/** At least a second: a zero timeout would make the message visible at once (and trips a fauxqs bug locally). */
 async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
   await sqs()
-    .send(new ChangeMessageVisibilityCommand({ QueueUrl: config().syncQueueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: Math.min(Math.max(Math.round(seconds), 0), 43_200) }))
+    .send(new ChangeMessageVisibilityCommand({ QueueUrl: config().syncQueueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: Math.min(Math.max(Math.round(seconds), 1), 43_200) }))
     .catch((error: Error) => logger.warn('could not delay the retry', { messageId: record.messageId, error }));
 }
 

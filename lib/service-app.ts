@@ -15,7 +15,10 @@ export interface ServiceApp {
 
 export function createServiceApp(props: AppProps = {}, stackProps: Partial<Omit<ServiceStackProps, 'stage'>> = {}): ServiceApp {
   const app = new App(props);
-  const stage = stageConfig(String(app.node.tryGetContext('stage') ?? 'dev'), { waf: contextFlag(app.node.tryGetContext('waf')) });
+  const stage = stageConfig(String(app.node.tryGetContext('stage') ?? 'dev'), {
+    waf: contextFlag(app.node.tryGetContext('waf')),
+    emailFrom: app.node.tryGetContext('emailFrom') as string | undefined,
+  });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const stack = new ServiceStack(app, `HiringIntegration-${stage.name}`, {
     stage,

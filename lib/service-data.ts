@@ -29,7 +29,7 @@ export class ServiceData extends Construct {
   readonly eventsTopic: Topic;
   readonly cursorSecret: Secret;
 
-  constructor(scope: Construct, id: string, stage: StageConfig) {
+  constructor(scope: Construct, id: string, private readonly stage: StageConfig) {
     super(scope, id);
     const name = (suffix: string) => `${stage.prefix}-${suffix}`;
 
@@ -147,6 +147,15 @@ export class ServiceData extends Construct {
       // Not grantPublish: it adds KMS permissions on key/* that the AWS managed SNS key does not need (its key
       // policy already lets the account's principals use it through SNS).
       fn.addToRolePolicy(new PolicyStatement({ actions: ['sns:Publish'], resources: [this.eventsTopic.topicArn] }));
+    }
+    if (access.email) {
+      fn.addEnvironment('EMAIL_FROM', this.stage.emailFrom);
+      // SES authorizes sending per identity (the sender and, in the sandbox, each recipient).
+      fn.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: [Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })] }));
+      Validations.of(fn.role!).acknowledge({
+        id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
+        reason: 'The e-mail fallback sends to whatever address a job or company names; SES checks the sender identity itself.',
+      });
     }
     if (access.cursorSecret) {
       // A dynamic reference: CloudFormation resolves it at deploy time, so the function needs no Secrets Manager access.

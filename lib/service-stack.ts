@@ -70,6 +70,8 @@ export class ServiceStack extends Stack {
       if (timeoutSeconds * 6 > resources.syncQueue.visibilityTimeoutSeconds) {
         throw new Error(`${definition.id}: timeout ${timeoutSeconds}s × 6 exceeds the sync queue's visibility timeout`);
       }
+      // The worker delays a retry by changing the message's visibility, so it needs the queue's URL.
+      fn.addEnvironment('SYNC_QUEUE_URL', this.data.syncQueue.queueUrl);
       fn.addEventSource(
         new SqsEventSource(this.data.syncQueue, {
           batchSize: trigger.batchSize,

@@ -21,9 +21,11 @@ export interface StageConfig {
   /** API Gateway caches the authorizer's answer per Authorization header for this long (D16: revocation delay). */
   authorizerCacheTtl: Duration;
   waf: boolean;
+  /** Sender of the e-mail fallback (D12); must be an SES-verified identity in the target account. */
+  emailFrom: string;
 }
 
-export function stageConfig(name: string, options: { waf?: boolean } = {}): StageConfig {
+export function stageConfig(name: string, options: { waf?: boolean; emailFrom?: string } = {}): StageConfig {
   if (name !== 'dev' && name !== 'prod') throw new Error(`unknown stage "${name}": use -c stage=dev or -c stage=prod`);
   const prod = name === 'prod';
   return {
@@ -36,6 +38,7 @@ export function stageConfig(name: string, options: { waf?: boolean } = {}): Stag
     throttle: prod ? { rateLimit: 500, burstLimit: 1000 } : { rateLimit: 50, burstLimit: 100 },
     authorizerCacheTtl: Duration.seconds(300),
     waf: options.waf ?? false,
+    emailFrom: options.emailFrom ?? 'applications@hiring-integration.invalid',
   };
 }
 

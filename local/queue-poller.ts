@@ -5,7 +5,7 @@
  * redrive policy moving a message to the DLQ after maxReceiveCount receives. `runOnce()` processes what
  * is visible now (tests drive it); `start()` polls in the background (npm start).
  */
-import { DeleteMessageBatchCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config, sqs } from '../shared/clients.js';
 import { backgroundFunctions } from '../shared/background-functions.js';
@@ -16,8 +16,11 @@ type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchRespo
 export interface QueuePoller {
   /** Receives one batch and runs the worker on it; resolves to the number of messages received. */
   runOnce(): Promise<number>;
-  /** Runs batches until the queue shows nothing visible. */
-  drain(maxBatches?: number): Promise<number>;
+  /**
+   * Runs batches until the queue holds no message, visible or in flight (retries waiting out their
+   * visibility timeout included), or `maxWaitMs` passes; resolves to the number of messages received.
+   */
+  drain(maxWaitMs?: number): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -93,12 +96,19 @@ export function startQueuePoller(options: { background: boolean; idleMs?: number
 
   return {
     runOnce,
-    async drain(maxBatches = 100) {
+    async drain(maxWaitMs = 30_000) {
+      const deadline = Date.now() + maxWaitMs;
       let total = 0;
-      for (let i = 0; i < maxBatches; i++) {
+      while (Date.now() < deadline) {
         const received = await runOnce();
-        if (!received) break;
         total += received;
+        if (received) continue;
+        const out = await sqs().send(
+          new GetQueueAttributesCommand({ QueueUrl: config().syncQueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+        );
+        const left = Object.values(out.Attributes ?? {}).reduce((sum, n) => sum + Number(n), 0);
+        if (!left) return total;
+        await new Promise((r) => setTimeout(r, 100));
       }
       return total;
     },

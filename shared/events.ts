@@ -41,3 +41,10 @@ export async function publishEvent(type: EventType, company: number, data: Servi
   }
   return event;
 }
+
+/** Publishes many events, ten at a time. */
+export async function publishEvents(events: { type: EventType; company: number; data: ServiceEvent['data'] }[]): Promise<void> {
+  for (let i = 0; i < events.length; i += 10) {
+    await Promise.all(events.slice(i, i + 10).map((e) => publishEvent(e.type, e.company, e.data)));
+  }
+}

@@ -16,6 +16,7 @@ import { readPage, type CollectionQuery, type Condition } from './paged-query.js
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from './pagination.js';
 import { dateParam, enumParam, stringParam, type QueryParams } from './query-params.js';
 import { readCount } from './counts.js';
+import { publishEvents } from './events.js';
 import { ajv, toFieldErrors } from './validation.js';
 
 export const JOB_STATUSES = ['active', 'deleted', 'archived'] as const;
@@ -445,6 +446,16 @@ export async function importJobs(companyId: number, feed: unknown, options: { co
   }
   result.created = creates.length;
   await batchPut(updates.map(toItem));
+  // D13: one event per job created, changed or archived by this run (unchanged jobs emit nothing).
+  const changed = updates.filter((job) => job.updated_at === now);
+  await publishEvents([
+    ...creates.map((job) => ({ type: 'job.created' as const, company: companyId, data: { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId } })),
+    ...changed.map((job) => ({
+      type: job.status === 'archived' ? ('job.archived' as const) : ('job.updated' as const),
+      company: companyId,
+      data: { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId },
+    })),
+  ]);
   await setCompanyFields(companyId, { jobs_last_synced_at: now, ...(company.status === 'failing' ? { status: 'active' } : {}) });
   return result;
 }

@@ -8,8 +8,8 @@ import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { resources } from '../../shared/resources.js';
 import type { BackgroundFunctionDefinition } from '../../shared/background-functions.js';
 import { functionStatements, resourcesOfType, synthStack, withApp, type Synthesized } from './synth-stack.js';
+import { NO_BUNDLING } from './synth-stack.js';
 
-const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
 
 describe('prod with WAF', () => {
   let synthesized: Synthesized;
@@ -93,7 +93,9 @@ describe('background functions', () => {
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
     expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(expect.arrayContaining(['TABLE_NAME', 'EVENTS_TOPIC_ARN', 'BUCKET_NAME']));
-    expect(fn.Properties.Environment.Variables.SYNC_QUEUE_URL).toBeUndefined();
+    // It delays retries by changing a message's visibility, so it knows the queue (without a send grant).
+    expect(fn.Properties.Environment.Variables.SYNC_QUEUE_URL).toEqual({ Ref: expect.stringMatching(/^DataSyncQueue/) });
+    expect(functionStatements(synthesized.template, workerId).flatMap((s) => [s.Action].flat())).not.toContain('sqs:SendMessage');
     const actions = functionStatements(synthesized.template, workerId).flatMap((s) => [s.Action].flat());
     expect(actions).toEqual(expect.arrayContaining(['sns:Publish', 'sqs:ReceiveMessage', 'sqs:DeleteMessage', 's3:GetObject']));
     expect(actions).not.toContain('s3:PutObject');

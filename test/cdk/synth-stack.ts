@@ -20,6 +20,9 @@ export interface Synthesized {
   cleanup(): void;
 }
 
+/** Context that skips esbuild bundling, for tests that only look at the template. */
+export const NO_BUNDLING = { 'aws:cdk:bundling-stacks': [] };
+
 export function cdkJsonContext(): Record<string, unknown> {
   return JSON.parse(readFileSync(join(projectRoot, 'cdk.json'), 'utf8')).context;
 }
