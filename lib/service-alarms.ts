@@ -1,6 +1,7 @@
 /**
  * The alarms an operator is paged for, all sent to one topic to subscribe to: the API failing (5xx rate),
- * applications stuck in the dead-letter queue, and the authorizer failing (every request would be a 401/500).
+ * applications stuck in the dead-letter queue, the authorizer failing (every request would be a 401/500),
+ * and the sync worker failing.
  */
 import { Duration } from 'aws-cdk-lib';
 import { Alarm, ComparisonOperator, MathExpression, TreatMissingData, type IAlarm } from 'aws-cdk-lib/aws-cloudwatch';
@@ -19,6 +20,8 @@ export interface ServiceAlarmsProps {
   authorizer: IFunction;
   authorizerLogs: ILogGroup;
   deadLetterQueue: IQueue;
+  /** Queue consumers (the sync worker): a function error there means a batch failed as a whole. */
+  workers: IFunction[];
 }
 
 /** Percent of requests answered with a 5xx over five minutes that pages someone. */
@@ -103,6 +106,24 @@ export class ServiceAlarms extends Construct {
       }),
       action,
     );
+    this.addWorkerAlarms(props, action);
+  }
+
+  private addWorkerAlarms(props: ServiceAlarmsProps, action: SnsAction): void {
+    for (const worker of props.workers) {
+      this.add(
+        new Alarm(this, `${worker.node.id}Errors`, {
+          alarmName: `${props.stage.prefix}-${worker.node.id.replace(/Function$/, '')}-errors`,
+          alarmDescription: 'The sync worker failed (crash or timeout); failed messages come back and may reach the DLQ',
+          metric: worker.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+        action,
+      );
+    }
   }
 
   private add(alarm: Alarm, action: SnsAction): void {

@@ -20,6 +20,9 @@ import type { StageConfig } from './stage-config.js';
 
 /** What a function may do with the stateful resources; anything not named is not granted. */
 
+/** Days after which S3 itself deletes attachments, should the retention job ever fall behind. */
+export const ATTACHMENT_BACKSTOP_DAYS = 190;
+
 export class ServiceData extends Construct {
   readonly table: Table;
   readonly attachments: Bucket;
@@ -72,7 +75,11 @@ export class ServiceData extends Construct {
       ...bucketDefaults,
       serverAccessLogsBucket: this.accessLogs,
       serverAccessLogsPrefix: `${resources.attachmentsBucket.name}/`,
-      lifecycleRules: [{ id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      lifecycleRules: [
+        { id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
+        // Backstop for retention (D10): the scheduled job deletes attachments at 180 days; nothing outlives 190.
+        { id: 'retention-backstop', prefix: 'companies/', expiration: Duration.days(ATTACHMENT_BACKSTOP_DAYS) },
+      ],
     });
 
     this.syncDeadLetterQueue = new Queue(this, 'SyncDeadLetterQueue', {

@@ -30,6 +30,8 @@ export class ServiceStack extends Stack {
   readonly api: ServiceApi;
   readonly alarms: ServiceAlarms;
   readonly backgroundFunctions = new Map<string, ServiceFunction>();
+  /** The queue consumers among them. */
+  readonly workers: ServiceFunction[] = [];
 
   constructor(scope: Construct, id: string, props: ServiceStackProps) {
     super(scope, id, props);
@@ -45,6 +47,7 @@ export class ServiceStack extends Stack {
       authorizer: this.api.authorizerFunction,
       authorizerLogs: this.api.authorizerFunction.logGroup,
       deadLetterQueue: this.data.syncDeadLetterQueue,
+      workers: this.workers,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url });
@@ -66,6 +69,7 @@ export class ServiceStack extends Stack {
     this.data.grant(fn, definition.access);
     const { trigger } = definition;
     if (trigger.kind === 'syncQueue') {
+      this.workers.push(fn);
       // Lambda's guidance: a message must stay invisible through several retries of a batch.
       if (timeoutSeconds * 6 > resources.syncQueue.visibilityTimeoutSeconds) {
         throw new Error(`${definition.id}: timeout ${timeoutSeconds}s × 6 exceeds the sync queue's visibility timeout`);

@@ -48,3 +48,23 @@ test('the sweeper and retention run on schedules with only what they need', () =
   expect(policyActions(retentionId)).not.toContain('s3:PutObject');
   expect(policyActions(retentionId).filter((a) => a.startsWith('sqs:'))).toEqual([]);
 });
+
+test('an alarm watches the sync worker for errors, and S3 expires attachments as a retention backstop', () => {
+  const [workerId] = fnByDescriptionPrefix('SyncWorker');
+  const template = Template.fromJSON(synthesized.template);
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'Errors',
+    Namespace: 'AWS/Lambda',
+    Dimensions: [{ Name: 'FunctionName', Value: { Ref: workerId } }],
+    Threshold: 0,
+    ComparisonOperator: 'GreaterThanThreshold',
+  });
+  template.hasResourceProperties('AWS::S3::Bucket', {
+    LifecycleConfiguration: {
+      Rules: [
+        { Id: 'abort-incomplete-multipart-uploads', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
+        { Id: 'retention-backstop', Prefix: 'companies/', ExpirationInDays: 190, Status: 'Enabled' },
+      ],
+    },
+  });
+});
