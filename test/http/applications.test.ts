@@ -336,3 +336,24 @@ describe('tenancy on create', () => {
     expect((await post(body, { key: sibling.key, companyId: sibling.id })).status).toBe(201);
   });
 });
+
+describe('a failed write leaves nothing behind', () => {
+  test('when the transaction fails after the uploads, the objects are removed and no message is sent', async () => {
+    const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { config, db } = await import('../../shared/clients.js');
+    const { keys } = await import('../../shared/keys.js');
+    const probe = await post({ job: jobIds['J-1'], candidate: candidate() });
+    await drainQueue();
+    // Occupy the id the next create will get, so its transaction is cancelled after the attachments went up.
+    const nextId = probe.body.id + 1;
+    await db().send(new PutCommand({ TableName: config().tableName, Item: { ...keys.application(nextId), placeholder: true } }));
+    const before = await snapshot();
+    const res = await post({ job: jobIds['J-1'], candidate: candidate(), attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }] });
+    expect(res.status).toBe(500);
+    expect(res.body).toEqual({ detail: expect.stringContaining(res.headers.get('x-request-id')!), code: 'internal_error', request_id: res.headers.get('x-request-id') });
+    expect(await objectKeys(`companies/${company.id}/applications/${nextId}/`)).toEqual([]);
+    expect(await snapshot()).toEqual({ ...before, messages: 0 });
+    const listed = await api.get('/applications/', { key: partner.key, companyId: company.id });
+    expect(listed.body.results.map((a: { id: number }) => a.id)).not.toContain(nextId);
+  });
+});

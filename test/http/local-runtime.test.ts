@@ -1,0 +1,89 @@
+/**
+ * The local runtime as `npm start` runs it: demo seeding on an empty data directory only, data kept across
+ * restarts, the background poller taking a demo application to SUCCESS, and a clean exit on SIGTERM.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startRuntime } from '../../local/runtime.js';
+
+const dataDir = mkdtempSync(join(tmpdir(), 'his-runtime-'));
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function get(url: string, key: string, companyId?: number) {
+  const res = await fetch(url, { headers: { Authorization: `Bearer ${key}`, ...(companyId ? { 'Company-Id': String(companyId) } : {}) } });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+test('seeds the demo once, keeps data across restarts, and syncs a demo application to SUCCESS in the background', async () => {
+  const first = await startRuntime({ dataDir, port: 0, seed: true, schedules: false, poller: true });
+  let demo = first.demo!;
+  try {
+    expect(demo).toMatchObject({ partnerId: expect.any(Number), companyId: expect.any(Number), partnerKey: expect.stringMatching(/^his_/) });
+    const jobs = await get(`${first.url}/jobs`, demo.partnerKey, demo.companyId);
+    expect(jobs.body.count).toBeGreaterThanOrEqual(3);
+    const job = jobs.body.results.find((j: { external_id: string }) => !j.external_id.startsWith('closed-'));
+    const created = await fetch(`${first.url}/applications/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${demo.companyKey}`, 'Company-Id': String(demo.companyId), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ job: job.id, candidate: { email: 'demo@example.com', full_name: 'Demo Candidate' } }),
+    });
+    const application = (await created.json()) as { id: number };
+    expect(created.status).toBe(201);
+    let status = 'NOTSENT';
+    for (let i = 0; i < 100 && status === 'NOTSENT'; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      status = (await get(`${first.url}/applications/${application.id}`, demo.partnerKey, demo.companyId)).body.sync_status;
+    }
+    expect(status).toBe('SUCCESS');
+  } finally {
+    await first.stop();
+  }
+  expect(existsSync(join(dataDir, 'runtime.json'))).toBe(false);
+
+  const second = await startRuntime({ dataDir, port: 0, seed: true, schedules: false, poller: false });
+  try {
+    expect(second.demo).toEqual(demo);
+    const companies = await get(`${second.url}/companies/`, demo.partnerKey);
+    expect(companies.body.count).toBe(1);
+    const applications = await get(`${second.url}/applications/`, demo.partnerKey, demo.companyId);
+    expect(applications.body.results.map((a: { sync_status: string }) => a.sync_status)).toEqual(['SUCCESS']);
+  } finally {
+    await second.stop();
+  }
+});
+
+test('npm start prints the base URL and a curl, and exits cleanly on SIGTERM', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'his-start-'));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], { env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'ERROR' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  try {
+    for (let i = 0; i < 300 && !output.includes('curl'); i++) await new Promise((r) => setTimeout(r, 100));
+    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+    expect(url).toBeDefined();
+    expect(output).toMatch(/curl -s -H "Authorization: Bearer his_[\w-]+" -H "Company-Id: \d+" http:\/\/127\.0\.0\.1:\d+\/jobs/);
+    const key = JSON.parse(readFileSync(join(dir, 'demo.json'), 'utf8')).partnerKey;
+    expect((await get(`${url}/companies/`, key)).status).toBe(200);
+    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exit).toBe(0);
+    expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('without seeding (what DEMO=0 selects) the data directory gets no demo', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'his-nodemo-'));
+  const runtime = await startRuntime({ dataDir: dir, port: 0, seed: false, schedules: false, poller: false });
+  try {
+    expect(runtime.demo).toBeUndefined();
+    expect(existsSync(join(dir, 'demo.json'))).toBe(false);
+  } finally {
+    await runtime.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
