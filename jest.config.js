@@ -1,5 +1,5 @@
 /**
- * Jest runs TypeScript as native ES modules (middy 7 and fauxqs are ESM-only): swc strips the types,
+ * Jest runs TypeScript as native ES modules (middy 7 and fauxqs are ESM-only): esbuild strips the types,
  * `--experimental-vm-modules` (set in the npm script) lets Jest load ESM. Tiers are folders:
  * test/unit (pure functions), test/http (through HTTP into the local runtime with embedded emulators),
  * test/cdk (template assertions and an offline synth).
@@ -8,7 +8,7 @@ export default {
   testEnvironment: 'node',
   extensionsToTreatAsEsm: ['.ts'],
   transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2023' }, module: { type: 'es6' } }],
+    '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.cjs',
   },
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
