@@ -15,4 +15,5 @@ export default {
   setupFiles: ['<rootDir>/test/setup-env.ts'],
   testTimeout: 60000,
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
 };
