@@ -40,7 +40,8 @@ function base(endpointVariable: string) {
   };
 }
 
-const ACCOUNTED = /^(Get|Put|Update|Delete|Query|Scan|BatchGet|BatchWrite|TransactGet|TransactWrite)/;
+/** The item and query operations, whose calls ask for and report their consumed capacity. */
+const ACCOUNTED = /^(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem|TransactGetItems|TransactWriteItems|Get|Put|Update|Delete|BatchGet|BatchWrite|TransactGet|TransactWrite)Command$/;
 
 let dynamo: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
@@ -48,27 +49,32 @@ let s3Client: S3Client | undefined;
 let sqsClient: SQSClient | undefined;
 let snsClient: SNSClient | undefined;
 
+/**
+ * The DynamoDB client. Every item or query call made through it (by the document client, by Powertools
+ * idempotency, by anything else) asks for its consumed capacity and adds it to the request's account.
+ */
 export function dynamoClient(): DynamoDBClient {
-  return (dynamo ??= new DynamoDBClient(base('AWS_ENDPOINT_URL_DYNAMODB')));
+  if (!dynamo) {
+    dynamo = new DynamoDBClient(base('AWS_ENDPOINT_URL_DYNAMODB'));
+    dynamo.middlewareStack.add(
+      (next, context) => async (args) => {
+        const accounted = ACCOUNTED.test(String(context.commandName));
+        const input = args.input as Record<string, unknown>;
+        if (accounted) input.ReturnConsumedCapacity ??= 'TOTAL';
+        const result = await next(args);
+        if (accounted) recordDynamoCall((result.output as { ConsumedCapacity?: Parameters<typeof recordDynamoCall>[0] }).ConsumedCapacity);
+        return result;
+      },
+      { step: 'initialize', name: 'accountConsumedCapacity' },
+    );
+  }
+  return dynamo;
 }
 
-/** Document client whose every item call asks for and records its consumed capacity. */
 export function db(): DynamoDBDocumentClient {
-  if (!documentClient) {
-    const client = DynamoDBDocumentClient.from(dynamoClient(), {
-      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    });
-    const send = client.send.bind(client) as (command: any) => Promise<any>;
-    (client as any).send = async (command: { constructor: { name: string }; input: Record<string, unknown> }) => {
-      const accounted = ACCOUNTED.test(command.constructor.name);
-      if (accounted) command.input.ReturnConsumedCapacity ??= 'TOTAL';
-      const output = await send(command);
-      if (accounted) recordDynamoCall(output.ConsumedCapacity);
-      return output;
-    };
-    documentClient = client;
-  }
-  return documentClient;
+  return (documentClient ??= DynamoDBDocumentClient.from(dynamoClient(), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  }));
 }
 
 export function s3(): S3Client {

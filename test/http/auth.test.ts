@@ -95,3 +95,17 @@ describe('routing as the gateway does it', () => {
     expect(res.body.code).toBe('method_not_allowed');
   });
 });
+
+describe('DynamoDB accounting', () => {
+  test('every call of a request is counted, also those made by libraries (idempotency)', async () => {
+    const list = await api.get('/jobs', { key: partner.key, companyId: company.id });
+    expect(list.headers.get('x-dynamodb-capacity')).toMatch(/^units=[\d.]+; calls=[1-9]\d*$/);
+    const body = { external_job_id: 'missing', candidate: { email: 'a@example.com', full_name: 'A B' } };
+    const callsOf = (res: { headers: Headers }) => Number(/calls=(\d+)/.exec(res.headers.get('x-dynamodb-capacity')!)![1]);
+    const plain = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, body });
+    const keyed = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, body, headers: { 'Idempotency-Key': 'accounting-1' } });
+    expect([plain.status, keyed.status]).toEqual([400, 400]);
+    // The idempotency layer writes its in-progress record and removes it again: both calls are in the account.
+    expect(callsOf(keyed) - callsOf(plain)).toBeGreaterThanOrEqual(2);
+  });
+});
