@@ -379,8 +379,9 @@ export function toApplication(r: ApplicationRecord, job: JobRecord | undefined, 
 // ---------------------------------------------------------------------------------------------------
 // Reads
 
+/** Strongly consistent: the worker and a client reading right after the create must see it. */
 export async function getApplicationRecord(id: number): Promise<ApplicationRecord | undefined> {
-  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.application(id) }));
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.application(id), ConsistentRead: true }));
   return out.Item ? fromApplicationItem(out.Item) : undefined;
 }
 

@@ -172,41 +172,40 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
   }
   const connector = connectorFor(company.ats);
   if (!connector) return decideSync(record, { sync_status: 'FAILURE', failure_error: 'NoConnectorError' });
-  const job = await getJob(company.id, record.job);
-  const reference = `his-application-${record.id}`;
-  try {
+  const submit = async (job: JobRecord, reference: string, status: 'SUCCESS' | 'SUCCESS_FALLBACK') => {
     const { externalId } = await connector.submitApplication(submissionFor(record, company, job, reference));
     await hooks.afterSubmit?.();
-    return decideSync(record, { sync_status: 'SUCCESS', failure_error: null, external_id: externalId });
+    return decideSync(record, { sync_status: status, failure_error: null, external_id: externalId });
+  };
+  try {
+    const job = await getJob(company.id, record.job);
+    try {
+      return await submit(job, `his-application-${record.id}`, 'SUCCESS');
+    } catch (error) {
+      const fallbackJob = company.fallback_job;
+      if (!(error instanceof ConnectorError && error.kind === 'job_not_published' && fallbackJob && fallbackJob !== job.id)) throw error;
+      // D12: a job no longer published goes to the company's fallback job, under its own reference.
+      return await submit(await getJob(company.id, fallbackJob), `his-application-${record.id}-fallback`, 'SUCCESS_FALLBACK');
+    }
   } catch (error) {
-    if (!(error instanceof ConnectorError)) throw error; // unknown: the claim expires and the message comes back
-    if (error.kind === 'job_not_published' && company.fallback_job && company.fallback_job !== job.id) {
-      return submitToFallback(record, company, hooks);
-    }
-    if (error.retryable && attempts < maxSyncAttempts()) {
-      const delay = Math.max(error.retryAfterSeconds ?? 0, retryDelaySeconds(attempts));
-      await releaseForRetry(record, delay);
-      throw new RetryLater(delay, error.message);
-    }
-    return decideSync(record, outcomeOf(error));
+    return failAttempt(record, error, attempts);
   }
 }
 
-async function submitToFallback(record: ApplicationRecord, company: CompanyRecord, hooks: SyncHooks): Promise<void> {
-  const fallback = await getJob(company.id, company.fallback_job!);
-  try {
-    const { externalId } = await connectorFor(company.ats)!.submitApplication(submissionFor(record, company, fallback, `his-application-${record.id}-fallback`));
-    await hooks.afterSubmit?.();
-    return decideSync(record, { sync_status: 'SUCCESS_FALLBACK', failure_error: null, external_id: externalId });
-  } catch (error) {
-    if (!(error instanceof ConnectorError)) throw error;
-    if (error.retryable) {
-      const delay = Math.max(error.retryAfterSeconds ?? 0, retryDelaySeconds(record.sync_attempts ?? 1));
-      await releaseForRetry(record, delay);
-      throw new RetryLater(delay, error.message);
-    }
-    return decideSync(record, outcomeOf(error));
+/**
+ * After a failed attempt: retryable failures (transient or rate-limited ATS errors, and anything
+ * unexpected such as a storage error) come back with backoff until the budget is spent; then, and for
+ * permanent errors at once, the outcome is decided.
+ */
+async function failAttempt(record: ApplicationRecord, error: unknown, attempts: number): Promise<void> {
+  const known = error instanceof ConnectorError ? error : undefined;
+  if (!known) logger.error('sync attempt failed unexpectedly', { applicationId: record.id, attempts, error: error as Error });
+  if ((known ? known.retryable : true) && attempts < maxSyncAttempts()) {
+    const delay = Math.max(known?.retryAfterSeconds ?? 0, retryDelaySeconds(attempts));
+    await releaseForRetry(record, delay);
+    throw new RetryLater(delay, (error as Error).message);
   }
+  return decideSync(record, known ? outcomeOf(known) : { sync_status: 'FAILURE', failure_error: 'SyncError' });
 }
 
 function mailText(record: ApplicationRecord, job: JobRecord): string {

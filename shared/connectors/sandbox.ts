@@ -35,11 +35,12 @@ export interface SandboxReceipt {
   received_at: string;
 }
 
-async function attempt(companyId: number, reference: string): Promise<number> {
+/** Counts every submission call per reference (tests assert how often the service called the ATS). */
+async function countCall(companyId: number, reference: string): Promise<number> {
   const out = await db().send(
     new UpdateCommand({
       TableName: config().tableName,
-      Key: key(companyId, `ATTEMPTS#${reference}`),
+      Key: key(companyId, `CALLS#${reference}`),
       UpdateExpression: 'ADD attempts :one SET expires_at = :expires',
       ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400 },
       ReturnValues: 'UPDATED_NEW',
@@ -64,6 +65,7 @@ export const sandboxConnector: AtsConnector = {
 
   async submitApplication(submission: Submission) {
     const companyId = submission.company.id;
+    const calls = await countCall(companyId, submission.reference);
     const existing = await db().send(new GetCommand({ TableName: config().tableName, Key: key(companyId, `RECEIPT#${submission.reference}`), ConsistentRead: true }));
     if (existing.Item) return { externalId: String(existing.Item.external_id) };
 
@@ -72,7 +74,7 @@ export const sandboxConnector: AtsConnector = {
     if (submission.jobExternalId.startsWith('closed-')) throw new ConnectorError('job_not_published', 'The job is not published in the sandbox ATS.');
     if (localPart.includes('+duplicate')) throw new ConnectorError('duplicate', 'The candidate has already applied in the sandbox ATS.');
     if (email.includes('+down')) throw new ConnectorError('transient', 'The sandbox ATS is unavailable.');
-    if (email.includes('+flaky') && (await attempt(companyId, submission.reference)) <= 2) throw new ConnectorError('transient', 'The sandbox ATS timed out.');
+    if (email.includes('+flaky') && calls <= 2) throw new ConnectorError('transient', 'The sandbox ATS timed out.');
 
     const attachments = [];
     for (const attachment of submission.attachments) {
@@ -125,4 +127,10 @@ export async function sandboxReceipts(company: Pick<CompanyRecord, 'id'>): Promi
     }),
   );
   return (out.Items ?? []).map(({ PK, SK, expires_at, ...receipt }) => receipt as SandboxReceipt);
+}
+
+/** How many times the sandbox was asked to submit under a reference. */
+export async function sandboxCalls(company: Pick<CompanyRecord, 'id'>, reference: string): Promise<number> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: key(company.id, `CALLS#${reference}`), ConsistentRead: true }));
+  return Number(out.Item?.attempts ?? 0);
 }

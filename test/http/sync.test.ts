@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config, sqs } from '../../shared/clients.js';
 import { setCompanyFields } from '../../shared/companies.js';
-import { sandboxReceipts } from '../../shared/connectors/sandbox.js';
+import { sandboxCalls, sandboxReceipts } from '../../shared/connectors/sandbox.js';
 import { importJobs } from '../../shared/jobs.js';
 import { syncApplication } from '../../shared/sync.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
@@ -155,12 +155,26 @@ test('job not published with a fallback job: SUCCESS_FALLBACK, delivered to the 
   }
 });
 
+test('job not published, fallback job down: the retry budget still ends in FAILURE (and the e-mail fallback)', async () => {
+  await setCompanyFields(synced.id, { fallback_job: jobs.fallback });
+  try {
+    const created = await apply(synced, jobs.closed, 'grace+down@example.com');
+    await work();
+    expect(await read(synced, created.id)).toMatchObject({ sync_status: 'FAILURE', failure_error: 'AtsUnavailableError', email_sync_status: 'SUCCESS' });
+    expect(await sandboxCalls(synced, `his-application-${created.id}-fallback`)).toBe(4);
+    expect(await drainQueue(process.env.SYNC_DLQ_URL)).toEqual([]);
+  } finally {
+    await setCompanyFields(synced.id, { fallback_job: null });
+  }
+});
+
 test('flaky ATS: two transient failures, then SUCCESS, one application in the ATS', async () => {
   const created = await apply(plain, jobs.openP, 'grace+flaky@example.com');
   await work();
   const app = await read(plain, created.id);
   expect(app).toMatchObject({ sync_status: 'SUCCESS', failure_error: null });
   expect((await sandboxReceipts(plain)).filter((r) => r.reference === `his-application-${created.id}`)).toHaveLength(1);
+  expect(await sandboxCalls(plain, `his-application-${created.id}`)).toBe(3);
   // Retries change nothing visible until the outcome: one status event.
   expect((await events()).filter((e) => e.type === 'application.sync_status_changed')).toHaveLength(1);
 });
@@ -174,6 +188,9 @@ test('ATS down: FAILURE after the retry budget, then the e-mail fallback to the 
   await work();
   const app = await read(synced, created.id);
   expect(app).toMatchObject({ sync_status: 'FAILURE', failure_error: 'AtsUnavailableError', email_sync_status: 'SUCCESS' });
+  // The retry budget, spent in full and no further; nothing was left for the dead-letter queue.
+  expect(await sandboxCalls(synced, `his-application-${created.id}`)).toBe(4);
+  expect(await drainQueue(process.env.SYNC_DLQ_URL)).toEqual([]);
   const mails = safeList(outbox).filter((f) => !before.has(f));
   expect(mails).toHaveLength(1);
   const eml = readFileSync(join(outbox, mails[0]), 'utf8');
@@ -212,6 +229,8 @@ test('a duplicated message submits once', async () => {
   await sqs().send(new SendMessageCommand({ QueueUrl: config().syncQueueUrl, MessageBody: JSON.stringify({ application_id: created.id }) }));
   await work();
   expect((await read(plain, created.id)).sync_status).toBe('SUCCESS');
+  // The claim let one of the three messages call the ATS; the others found the outcome.
+  expect(await sandboxCalls(plain, `his-application-${created.id}`)).toBe(1);
   expect((await sandboxReceipts(plain)).filter((r) => r.reference === `his-application-${created.id}`)).toHaveLength(1);
   expect((await events()).filter((e) => e.type === 'application.sync_status_changed')).toHaveLength(1);
 });
@@ -229,6 +248,8 @@ test('a crash between the ATS call and the status write does not create a second
   await work();
   const app = await read(plain, created.id);
   expect(app).toMatchObject({ sync_status: 'SUCCESS', external_id: receipt.external_id });
+  // Called twice under the same reference, created once.
+  expect(await sandboxCalls(plain, `his-application-${created.id}`)).toBe(2);
   expect((await sandboxReceipts(plain)).filter((r) => r.reference === `his-application-${created.id}`)).toHaveLength(1);
 });
 
