@@ -3,7 +3,7 @@
  * REQUEST authorizer in front of all of them, gateway responses in the D2 shape, stage throttling, a usage
  * plan, access logs, X-Ray, and optionally a WAF web ACL.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -13,6 +13,8 @@ import {
   LambdaIntegration,
   LogGroupLogDestination,
   MethodLoggingLevel,
+  MockIntegration,
+  PassthroughBehavior,
   RequestAuthorizer,
   RestApi,
   type IResource,
@@ -108,12 +110,17 @@ export class ServiceApi extends Construct {
       this.api.addGatewayResponse(definition.id, {
         type: definition.type,
         ...(definition.statusCode ? { statusCode: definition.statusCode } : {}),
-        responseHeaders: Object.fromEntries(Object.entries(definition.headers ?? {}).map(([name, value]) => [name, `'${value}'`])),
+        responseHeaders: {
+          ...Object.fromEntries(Object.entries(definition.headers ?? {}).map(([name, value]) => [name, `'${value}'`])),
+          // D2: every response names its request, also those the gateway gives itself.
+          'X-Request-Id': 'context.requestId',
+        },
         templates: { 'application/json': responseTemplate(definition) },
       });
     }
 
     for (const route of props.routes ?? routes) this.addRoute(route, stage, data);
+    for (const [path, methods] of this.methodsByPath) this.addMethodNotAllowed(path, methods);
 
     this.api.addUsagePlan('UsagePlan', {
       name: `${stage.prefix}-default`,
@@ -130,6 +137,8 @@ export class ServiceApi extends Construct {
    * `/jobs/` cannot be a resource of its own, and the gateway routes `/jobs/` to the `/jobs` resource.
    * Both spellings of `pathVariants()` therefore reach the same method and function.
    */
+  private readonly methodsByPath = new Map<string, string[]>();
+
   private addRoute(route: RouteDefinition, stage: StageConfig, data: ServiceData): void {
     const fn = new ServiceFunction(this, `${route.id}Function`, {
       handlerModule: route.handler,
@@ -141,6 +150,49 @@ export class ServiceApi extends Construct {
     const resource: IResource = this.api.root.resourceForPath(canonicalPath(route.path));
     // The invoke permission is scoped to this method; the console's test-invoke permission is not wanted.
     resource.addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }), { operationName: route.id });
+    const path = canonicalPath(route.path);
+    this.methodsByPath.set(path, [...(this.methodsByPath.get(path) ?? []), route.method]);
+  }
+
+  /**
+   * Any other method on a known path: a 405 with `Allow` in the D2 shape, answered by the gateway itself
+   * (a mock integration, no function, no authorizer: it reveals only what the route table publishes).
+   */
+  private addMethodNotAllowed(path: string, methods: string[]): void {
+    const allow = methods.join(', ');
+    const method = this.api.root.resourceForPath(path).addMethod(
+      'ANY',
+      new MockIntegration({
+        requestTemplates: { 'application/json': '{"statusCode": 405}' },
+        passthroughBehavior: PassthroughBehavior.WHEN_NO_MATCH,
+        integrationResponses: [
+          {
+            statusCode: '405',
+            responseTemplates: { 'application/json': '{"detail": "Method \\"$context.httpMethod\\" is not allowed here.", "code": "method_not_allowed"}' },
+            responseParameters: {
+              'method.response.header.Allow': `'${allow}'`,
+              'method.response.header.Content-Type': "'application/json'",
+              'method.response.header.X-Request-Id': 'context.requestId',
+            },
+          },
+        ],
+      }),
+      {
+        authorizationType: AuthorizationType.NONE,
+        operationName: `MethodNotAllowed${path.replace(/[^A-Za-z0-9]/g, '')}`,
+        methodResponses: [
+          {
+            statusCode: '405',
+            responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true, 'method.response.header.X-Request-Id': true },
+          },
+        ],
+      },
+    );
+    Validations.of(method).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason: 'The 405 answer for methods a path does not offer: a mock integration that reaches no function and returns only the Allow list, which the route table publishes anyway.',
+    });
+    Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: 'Same 405 mock method: no authorization because nothing behind it is protected.' });
   }
 
   private addWebAcl(stage: StageConfig): void {

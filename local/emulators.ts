@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
-import { dynamoClient, resetClients } from '../shared/clients.js';
+import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { db, dynamoClient, resetClients } from '../shared/clients.js';
 import { forgetIdBlocks } from '../shared/ids.js';
 import { LOCAL_PREFIX, resources } from '../shared/resources.js';
 import { createTableInput, tableDefinition } from '../shared/table.js';
@@ -60,6 +61,36 @@ function persistentSecret(dataDir: string): string {
   const file = join(dataDir, 'cursor-secret');
   if (!existsSync(file)) writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
   return readFileSync(file, 'utf8').trim();
+}
+
+/**
+ * dynalite keeps items forever; DynamoDB deletes items whose TTL attribute (epoch seconds) has passed,
+ * within a day or two. Locally a reaper does it every minute, so idempotency records and sandbox receipts
+ * (which hold personal data) expire here too.
+ */
+export async function reapExpiredItems(tableName: string): Promise<void> {
+  const now = Math.floor(Date.now() / 1000);
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: '#ttl < :now',
+        ExpressionAttributeNames: { '#ttl': tableDefinition.ttlAttribute },
+        ExpressionAttributeValues: { ':now': now },
+        ProjectionExpression: 'PK, SK',
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of out.Items ?? []) await db().send(new DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
+    start = out.LastEvaluatedKey;
+  } while (start);
+}
+
+function startTtlReaper(tableName: string): NodeJS.Timeout {
+  const timer = setInterval(() => void reapExpiredItems(tableName).catch(() => undefined), 60_000);
+  timer.unref();
+  return timer;
 }
 
 export async function startEmulators(dataDir: string): Promise<Emulators> {
@@ -113,11 +144,14 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
   forgetIdBlocks();
   const fresh = await ensureTable(env.TABLE_NAME);
 
+  const reaper = startTtlReaper(env.TABLE_NAME);
+
   return {
     env,
     fresh,
     fauxqs,
     async stop() {
+      clearInterval(reaper);
       resetClients();
       await fauxqs.stop();
       await proxy.close();

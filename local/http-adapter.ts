@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayAuthorizerResult, Context } from 'aws-lambda';
 import { ForbiddenError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, UnauthorizedError } from '../shared/errors.js';
-import { errorResponse } from '../shared/http.js';
+import { errorResponse, header } from '../shared/http.js';
 import { matchRoute, type RouteDefinition } from '../shared/routes.js';
 import { handler as authorizer } from '../functions/authorizer.js';
 
@@ -40,7 +40,7 @@ export function createHttpAdapter(options: AdapterOptions) {
   }
 
   async function authorize(event: APIGatewayProxyEvent, methodArn: string): Promise<APIGatewayAuthorizerResult> {
-    const identity = event.headers.Authorization ?? event.headers.authorization;
+    const identity = header(event, 'authorization');
     // Like the gateway: a request without the identity source never reaches the authorizer.
     if (!identity) throw new UnauthorizedError();
     const cached = authorizerCache.get(identity);

@@ -9,7 +9,7 @@ import { ATTACHMENT_TYPES, checkAttachments, deleteAttachmentObjects, storeAttac
 import { getChannel, getChannelBySlug, getChannels, type TalentChannel } from './channels.js';
 import { config, db } from './clients.js';
 import { now } from './clock.js';
-import { syncActive, type CompanyRecord } from './companies.js';
+import { getCompanyRecord, syncActive, type CompanyRecord } from './companies.js';
 import { readCount } from './counts.js';
 import { NotFoundError, ValidationError, type FieldErrors } from './errors.js';
 import { nextId } from './ids.js';
@@ -31,6 +31,9 @@ export const EMAIL_SYNC_STATUSES = ['SUCCESS', 'FAILURE', 'NOTSENT'] as const;
 export const EXTERNAL_APPLY_STATUSES = ['NOTSENT', 'CONTACTED', 'REMINDED', 'ENGAGED'] as const;
 export const APPLICATION_STATUSES = ['active', 'anonymized', 'deleted'] as const;
 export const ANONYMIZATION_AGE_DAYS = 180;
+/** What of an application the item may hold besides its attachments' metadata (DynamoDB: 400 KB an item). */
+export const MAX_APPLICATION_BYTES = 350_000;
+const ATTACHMENT_RECORD_BYTES = 700;
 
 const text = (max: number) => ({ type: 'string', maxLength: max }) as const;
 
@@ -190,6 +193,10 @@ export function parseApplication(fields: Record<string, unknown>, files: FilePar
   if (input.job === undefined && input.external_job_id === undefined) {
     errors.job = ['Give job or external_job_id.'];
   }
+  // The format check admits forms (a leap second, an hour-only offset) that no clock can place.
+  if (typeof input.applied_at === 'string' && !errors.applied_at && Number.isNaN(Date.parse(input.applied_at))) {
+    errors.applied_at = ['Must be an ISO 8601 date-time such as 2026-05-01T10:00:00Z.'];
+  }
   const attachments: IncomingAttachment[] = [
     ...(Array.isArray(input.attachments) ? input.attachments : []).map((a) => ({
       type: (a.type ?? 'other') as IncomingAttachment['type'],
@@ -241,11 +248,12 @@ export interface CreatedApplication {
  * fails), and hands the id to the sync queue when the company's candidate sync is active.
  */
 export async function createApplication(company: CompanyRecord, partnerId: number, input: ApplicationIn, attachments: IncomingAttachment[]): Promise<CreatedApplication> {
-  const [job, channel, partner] = await Promise.all([resolveJob(company.id, input), resolveChannel(input), getPartner(partnerId)]);
+  // The company is read afresh: the access check's copy may be cached and its entitlements stale.
+  const [job, channel, partner, current] = await Promise.all([resolveJob(company.id, input), resolveChannel(input), getPartner(partnerId), getCompanyRecord(company.id)]);
   const id = await nextId('application');
   // D12: the worker has something to do when the ATS sync is active or the e-mail fallback is entitled.
-  const syncDue = syncActive(company, 'candidate_sync') || company.entitlements.includes('email_fallback');
-  const stored = await storeAttachments(company.id, id, attachments);
+  const entitled = current ?? company;
+  const syncDue = syncActive(entitled, 'candidate_sync') || entitled.entitlements.includes('email_fallback');
   const timestamp = now().toISOString();
   const record: ApplicationRecord = {
     id,
@@ -266,7 +274,7 @@ export async function createApplication(company: CompanyRecord, partnerId: numbe
     social_links: input.social_links ?? {},
     screening_questions: (input.screening_questions ?? []) as Record<string, string>[],
     custom_fields: input.custom_fields ?? {},
-    attachments: stored,
+    attachments: [],
     import_source: 'api',
     status: 'active',
     sync_status: 'NOTSENT',
@@ -279,6 +287,13 @@ export async function createApplication(company: CompanyRecord, partnerId: numbe
     updated_at: timestamp,
     ...(syncDue ? { sync_due_at: new Date(Date.parse(timestamp) + sweepGraceSeconds() * 1000).toISOString() } : {}),
   };
+  // A DynamoDB item holds at most 400 KB: refuse, before anything is stored, what would not fit.
+  const estimate = Buffer.byteLength(JSON.stringify(toApplicationItem(record))) + attachments.length * ATTACHMENT_RECORD_BYTES;
+  if (estimate > MAX_APPLICATION_BYTES) {
+    throw new ValidationError({ body: [`The application without its files is ${Math.ceil(estimate / 1000)} KB; at most ${MAX_APPLICATION_BYTES / 1000} KB (notes, answers, custom fields and links) is accepted.`] });
+  }
+  const stored = await storeAttachments(company.id, id, attachments);
+  record.attachments = stored;
   try {
     await db().send(
       new TransactWriteCommand({
@@ -420,7 +435,10 @@ export function applicationQuery(companyId: number, q: QueryParams): CollectionQ
   // The most selective exact filter picks the index: e-mail, then job, else the company's collection.
   if (email !== undefined) {
     if (job !== undefined) conditions.push({ attr: 'job', op: 'eq', value: job });
-    return { index: 'GSI2', partitionValue: indexKeys.applicationsByEmail(companyId, email), sortKeyFrom: createdAt, conditions };
+    // D10: an anonymized application has no e-mail, so the filter must not find it before retention has run.
+    const cutoff = new Date(now().getTime() - ANONYMIZATION_AGE_DAYS * 24 * 3600 * 1000).toISOString();
+    const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
+    return { index: 'GSI2', partitionValue: indexKeys.applicationsByEmail(companyId, email), sortKeyFrom: from, conditions };
   }
   if (job !== undefined) return { index: 'GSI3', partitionValue: indexKeys.applicationsByJob(companyId, job), sortKeyFrom: createdAt, conditions };
   return {
@@ -433,7 +451,7 @@ export function applicationQuery(companyId: number, q: QueryParams): CollectionQ
 }
 
 export async function listApplications(companyId: number, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Record<string, unknown>>> {
-  const options = { scope: `company:${companyId}`, filterParams: APPLICATION_FILTERS };
+  const options = { scope: `applications:company:${companyId}`, filterParams: APPLICATION_FILTERS };
   const request = pageRequest(q, options);
   const page = await readPage(applicationQuery(companyId, q), request);
   const records = page.items.map(fromApplicationItem);

@@ -214,7 +214,7 @@ export type CompanyScope = { partnerId: number; companyId?: number };
  */
 export async function listCompanies(scope: CompanyScope, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Company>> {
   const filter = parseCompanyFilter(q);
-  const request = pageRequest(q, { scope: `partner:${scope.partnerId}:${scope.companyId ?? '*'}`, filterParams: COMPANY_FILTERS });
+  const request = pageRequest(q, { scope: `companies:partner:${scope.partnerId}:${scope.companyId ?? '*'}`, filterParams: COMPANY_FILTERS });
   let candidates: CompanyRecord[];
   if (scope.companyId !== undefined) {
     const own = await getCompanyRecord(scope.companyId);

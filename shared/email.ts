@@ -25,6 +25,8 @@ export interface Mail {
 let ses: SESv2Client | undefined;
 
 const encodeHeader = (value: string) => (/^[\x20-\x7e]*$/.test(value) ? value : `=?UTF-8?B?${Buffer.from(value).toString('base64')}?=`);
+/** A file name inside a quoted header parameter: no quotes, backslashes or line breaks. */
+const quotedName = (value: string) => encodeHeader(value.replace(/["\\\r\n]/g, '_'));
 const wrap = (base64: string) => base64.replace(/.{1,76}/g, '$&\r\n');
 
 export function mimeMessage(mail: Mail, from: string, date = new Date()): string {
@@ -32,7 +34,7 @@ export function mimeMessage(mail: Mail, from: string, date = new Date()): string
   const parts = [
     `From: ${from}`,
     `To: ${mail.to}`,
-    `Subject: ${encodeHeader(mail.subject)}`,
+    `Subject: ${encodeHeader(mail.subject.replace(/[\r\n]+/g, ' '))}`,
     `Date: ${date.toUTCString()}`,
     `Message-ID: <${randomUUID()}@hiring-integration-service>`,
     'MIME-Version: 1.0',
@@ -47,8 +49,8 @@ export function mimeMessage(mail: Mail, from: string, date = new Date()): string
   for (const attachment of mail.attachments) {
     parts.push(
       `--${boundary}`,
-      `Content-Type: ${attachment.contentType}; name="${encodeHeader(attachment.filename)}"`,
-      `Content-Disposition: attachment; filename="${encodeHeader(attachment.filename)}"`,
+      `Content-Type: ${attachment.contentType}; name="${quotedName(attachment.filename)}"`,
+      `Content-Disposition: attachment; filename="${quotedName(attachment.filename)}"`,
       'Content-Transfer-Encoding: base64',
       '',
       wrap(attachment.content.toString('base64')),
@@ -59,6 +61,8 @@ export function mimeMessage(mail: Mail, from: string, date = new Date()): string
 }
 
 export async function sendMail(mail: Mail): Promise<void> {
+  // Addresses come from imported job data: refuse anything that is not one plain address.
+  if (!/^[^\s@",;<>]+@[^\s@",;<>]+$/.test(mail.to)) throw new Error('not a single e-mail address');
   const from = process.env.EMAIL_FROM ?? 'applications@hiring-integration.invalid';
   const raw = mimeMessage(mail, from);
   const outbox = process.env.EMAIL_OUTBOX_DIR;

@@ -43,7 +43,8 @@ export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: strin
 
 /** The request's own absolute URL (without query), for `next`/`previous` links (D4). */
 export function linkContext(event: APIGatewayProxyEvent): LinkContext {
-  const host = header(event, 'x-forwarded-host') ?? header(event, 'host') ?? event.requestContext?.domainName ?? 'localhost';
+  // The gateway's own record of the domain called, not a header a client could set.
+  const host = event.requestContext?.domainName ?? header(event, 'host') ?? 'localhost';
   const proto = header(event, 'x-forwarded-proto') ?? 'https';
   // requestContext.path is the path as the client called it (with the stage on an execute-api domain).
   const path = event.requestContext?.path ?? event.path;

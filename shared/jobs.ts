@@ -293,7 +293,7 @@ export function jobQuery(companyId: number, q: QueryParams): CollectionQuery {
 }
 
 export async function listJobs(companyId: number, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Record<string, unknown>>> {
-  const options = { scope: `company:${companyId}`, limitAlias: true, filterParams: JOB_FILTERS };
+  const options = { scope: `jobs:company:${companyId}`, limitAlias: true, filterParams: JOB_FILTERS };
   const request = pageRequest(q, options);
   const page = await readPage(jobQuery(companyId, q), request);
   const next = page.position ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count }) : undefined;

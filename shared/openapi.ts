@@ -482,7 +482,7 @@ const INTRODUCTION = `Companies, jobs and applications for job boards and recrui
 
 - **Paths** are written as the interface specification writes them; each is also served with the trailing slash added or removed (\`/jobs\` and \`/jobs/\` are the same operation).
 - **Authentication**: \`Authorization: Bearer <API_KEY>\` on every request. Every operation except List Companies also needs the \`Company-Id\` header (D3).
-- **Errors** have one JSON shape, whoever answers (function or gateway): \`{"detail", "code", "errors"?}\` (D2), \`errors\` only for validation. Every response carries \`X-Request-Id\`. An unknown path is a 404; a method the path does not offer is a 405 with \`Allow\` on the local runtime (API Gateway answers 404).
+- **Errors** have one JSON shape, whoever answers (function or gateway): \`{"detail", "code", "errors"?}\` (D2), \`errors\` only for validation. Every response carries \`X-Request-Id\`. An unknown path is a 404; a method the path does not offer is a 405 with \`Allow\`.
 - **Lists** are always paged (D4): \`page\`, \`page_size\` (default ${DEFAULT_PAGE_SIZE}, capped at ${MAX_PAGE_SIZE}); follow \`next\` until it is null. Unknown query parameters are ignored; a known one with an invalid value is a 400 naming it (D5).
 - **Times** are UTC date-times with milliseconds and a trailing Z; dates are \`YYYY-MM-DD\` (D7).
 - Decision numbers (D…, P…) refer to the design brief and docs/decisions.md.`;

@@ -53,7 +53,11 @@ function bindingOf(q: QueryParams, options: PageOptions, page: number, pageSize:
 
 function secret(): string {
   // The cursor's tenant binding is checked on every use; the signature additionally stops tampering.
-  return process.env.CURSOR_SECRET || 'local-development-cursor-secret';
+  const configured = process.env.CURSOR_SECRET;
+  if (configured) return configured;
+  // Deployed functions must have the stack's secret; only local runs and unit tests may use a fixed one.
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME) throw new Error('CURSOR_SECRET is not set');
+  return 'local-development-cursor-secret';
 }
 
 function sign(payload: string): string {

@@ -51,7 +51,17 @@ function normaliseForm(fields: Record<string, unknown>): Record<string, unknown>
   return fields;
 }
 
-const QS_OPTIONS = { depth: 5, arrayLimit: 100, parameterLimit: 2000, allowPrototypes: false } as const;
+const QS_OPTIONS = { depth: 5, arrayLimit: 100, parameterLimit: 2000, allowPrototypes: false, throwOnLimitExceeded: true, strictDepth: true } as const;
+
+/** A form with more fields than the limits is refused rather than cut short. */
+function parseForm(text: string): Record<string, unknown> {
+  try {
+    return normaliseForm(qs.parse(text, QS_OPTIONS) as Record<string, unknown>);
+  } catch (error) {
+    if (error instanceof RangeError) throw invalidField('body', 'The form has too many fields or too deeply nested ones.');
+    throw error;
+  }
+}
 
 function parseMultipart(body: Buffer, contentType: string): Promise<ParsedBody> {
   return new Promise((resolve, reject) => {
@@ -59,20 +69,31 @@ function parseMultipart(body: Buffer, contentType: string): Promise<ParsedBody> 
     const files: FilePart[] = [];
     let parser: busboy.Busboy;
     try {
-      parser = busboy({ headers: { 'content-type': contentType }, limits: { fields: 2000, files: 20, fieldSize: 5 * 1024 * 1024 } });
+      // A field may be as long as the body itself (Base64 attachments in bracket form); nothing is cut short.
+      parser = busboy({ headers: { 'content-type': contentType }, limits: { fields: 2000, files: 20, fieldSize: body.length + 1 } });
     } catch {
       reject(new BadRequestError('The multipart body has no valid boundary.', 'malformed_body'));
       return;
     }
-    parser.on('field', (name, value) => pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`));
+    parser.on('field', (name, value, info) => {
+      if (info.nameTruncated || info.valueTruncated) reject(invalidField(name, 'The field is too long.'));
+      pairs.push(`${encodeURIComponent(name)}=${encodeURIComponent(value)}`);
+    });
     parser.on('file', (field, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
       stream.on('end', () => files.push({ field, filename: info.filename ?? field, contentType: info.mimeType, data: Buffer.concat(chunks) }));
     });
     parser.on('filesLimit', () => reject(invalidField('attachments', 'At most 20 files.')));
+    parser.on('fieldsLimit', () => reject(invalidField('body', 'The form has too many fields.')));
     parser.on('error', () => reject(new BadRequestError('The multipart body is malformed.', 'malformed_body')));
-    parser.on('close', () => resolve({ fields: normaliseForm(qs.parse(pairs.join('&'), QS_OPTIONS) as Record<string, unknown>), files }));
+    parser.on('close', () => {
+      try {
+        resolve({ fields: parseForm(pairs.join('&')), files });
+      } catch (error) {
+        reject(error);
+      }
+    });
     parser.end(body);
   });
 }
@@ -98,7 +119,7 @@ export async function parseBody(event: APIGatewayProxyEvent, accepted: readonly 
   }
   if (mediaType === 'application/x-www-form-urlencoded') {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    return { fields: normaliseForm(qs.parse(text, QS_OPTIONS) as Record<string, unknown>), files: [] };
+    return { fields: parseForm(text), files: [] };
   }
   if (mediaType === 'multipart/form-data') {
     return parseMultipart(typeof body === 'string' ? Buffer.from(body, 'utf8') : body, contentType);

@@ -105,9 +105,29 @@ describe('routes', () => {
     }
   });
 
-  test('there are no methods besides the route table', () => {
-    expect(resourcesOfType(json(), 'AWS::ApiGateway::Method')).toHaveLength(routes.length);
+  test('there are no methods besides the route table and one 405 answer per path', () => {
+    const canonical = new Set(routes.map((r) => canonicalPath(r.path)));
+    expect(resourcesOfType(json(), 'AWS::ApiGateway::Method')).toHaveLength(routes.length + canonical.size);
     for (const path of resourcePaths(json()).values()) expect(path).not.toMatch(/\/\/|\/$/);
+  });
+
+  test('any other method on a known path is a 405 with Allow in the D2 shape, answered by the gateway', () => {
+    const paths = resourcePaths(json());
+    for (const path of new Set(routes.map((r) => canonicalPath(r.path)))) {
+      const allowed = routes.filter((r) => canonicalPath(r.path) === path).map((r) => r.method);
+      const [, method] = resourcesOfType(json(), 'AWS::ApiGateway::Method').find(([, m]) => m.Properties.HttpMethod === 'ANY' && paths.get(m.Properties.ResourceId.Ref) === path)!;
+      expect(method.Properties.AuthorizationType).toBe('NONE');
+      expect(method.Properties.Integration.Type).toBe('MOCK');
+      const [response] = method.Properties.Integration.IntegrationResponses;
+      expect(response.StatusCode).toBe('405');
+      expect(response.ResponseParameters).toEqual({
+        'method.response.header.Allow': `'${allowed.join(', ')}'`,
+        'method.response.header.Content-Type': "'application/json'",
+        'method.response.header.X-Request-Id': 'context.requestId',
+      });
+      const body = JSON.parse(response.ResponseTemplates['application/json'].replace('$context.httpMethod', 'DELETE'));
+      expect(body).toEqual({ detail: 'Method "DELETE" is not allowed here.', code: 'method_not_allowed' });
+    }
   });
 
   test.each(routes.map((route) => [route.id, route.access] as const))('%s holds exactly the access it declares', (routeId, access) => {
@@ -178,6 +198,7 @@ describe('API', () => {
     const body = sample(Properties.ResponseTemplates['application/json']);
     expect(body).toMatchObject({ detail: expect.any(String), code });
     expect(Object.keys(body).sort()).toEqual(type === 'DEFAULT_5XX' ? ['code', 'detail', 'request_id'] : ['code', 'detail']);
+    expect(Properties.ResponseParameters['gatewayresponse.header.X-Request-Id']).toBe('context.requestId');
   });
 
   test('401 asks for a bearer token and 429 says when to retry', () => {

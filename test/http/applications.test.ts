@@ -147,6 +147,8 @@ describe('POST /applications/ with JSON', () => {
     ['a social link that is no URL', { job: 'J-1', social_links: { x: 'nope' }, candidate: candidate() }, 'social_links.x'],
     ['a bad answer_type', { job: 'J-1', screening_questions: [{ id: 'q', answer_type: 'essay', answer: 'a' }], candidate: candidate() }, 'screening_questions[0].answer_type'],
     ['a bad applied_at', { job: 'J-1', applied_at: 'yesterday', candidate: candidate() }, 'applied_at'],
+    ['a leap-second applied_at no clock can place', { job: 'J-1', applied_at: '2016-12-31T23:59:60Z', candidate: candidate(), attachments: [{ type: 'cv', name: 'a.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }] }, 'applied_at'],
+    ['an applied_at with an hour-only offset', { job: 'J-1', applied_at: '2020-01-01T00:00:00+01', candidate: candidate() }, 'applied_at'],
     ['an unknown top-level field', { job: 'J-1', candidate: candidate(), salary_wish: 1 }, 'salary_wish'],
     ['an unknown talent channel id', { job: 'J-1', talent_channel: 424242, candidate: candidate() }, 'talent_channel'],
     ['a bad attachment type', { job: 'J-1', candidate: candidate(), attachments: [{ type: 'selfie', name: 'a.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }] }, 'attachments[0].type'],
@@ -245,6 +247,37 @@ describe('POST /applications/ with form encodings', () => {
     expect(bytes).toEqual([PDF, PNG].map((b) => b.toString('hex')).sort());
   });
 
+  test('multipart: a large Base64 attachment in bracket fields arrives whole', async () => {
+    const file = Buffer.alloc(4_500_000, 0x42);
+    PDF.copy(file, 0);
+    const form = new FormData();
+    form.set('job', String(jobIds['J-1']));
+    form.set('candidate[email]', 'big@example.com');
+    form.set('candidate[full_name]', 'Big Field');
+    form.set('attachments[0][type]', 'cv');
+    form.set('attachments[0][name]', 'big.pdf');
+    form.set('attachments[0][content_type]', 'application/pdf');
+    form.set('attachments[0][data]', file.toString('base64'));
+    const response = await fetch(`${api.url}/applications/`, { method: 'POST', headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) }, body: form });
+    const body: any = await response.json();
+    expect(response.status).toBe(201);
+    const [key] = await objectKeys(`companies/${company.id}/applications/${body.id}/`);
+    expect((await objectBytes(key)).equals(file)).toBe(true);
+  });
+
+  test('forms with more fields than the limit are refused, not cut short', async () => {
+    const before = await snapshot();
+    const form = new URLSearchParams({ job: String(jobIds['J-1']), 'candidate[email]': 'many@example.com', 'candidate[full_name]': 'Many' });
+    for (let i = 0; i < 2100; i++) form.append(`custom_fields[f${i}]`, 'x');
+    const res = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: form.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.errors)).toEqual(['body']);
+    const deep = new URLSearchParams({ job: String(jobIds['J-1']), 'candidate[email]': 'd@example.com', 'candidate[full_name]': 'D', 'custom_fields[a][b][c][d][e][f][g]': 'x' });
+    const res2 = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: deep.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    expect(res2.status).toBe(400);
+    expect(await snapshot()).toEqual({ ...before, messages: 0 });
+  });
+
   test('multipart: a file whose bytes do not match its type is refused, nothing stored', async () => {
     const before = await snapshot();
     const form = new FormData();
@@ -338,6 +371,15 @@ describe('tenancy on create', () => {
 });
 
 describe('a failed write leaves nothing behind', () => {
+  test('an application whose fields would not fit one DynamoDB item is a 400 before anything is stored', async () => {
+    const before = await snapshot();
+    const answers = Array.from({ length: 40 }, (_, i) => ({ id: `q${i}`, answer: 'a'.repeat(10_000) }));
+    const res = await post({ job: jobIds['J-1'], candidate: candidate(), screening_questions: answers, attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }] });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.errors)).toEqual(['body']);
+    expect(await snapshot()).toEqual({ ...before, messages: 0 });
+  });
+
   test('when the transaction fails after the uploads, the objects are removed and no message is sent', async () => {
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
     const { config, db } = await import('../../shared/clients.js');

@@ -39,6 +39,11 @@ describe('authentication (D2, D16)', () => {
     expect(res.headers.get('x-dynamodb-capacity')).toMatch(/^units=[\d.]+; calls=\d+$/);
   });
 
+  test('the Authorization header name is case-insensitive', async () => {
+    const res = await fetch(`${api.url}/companies/`, { headers: { AUTHORIZATION: `Bearer ${partner.key}` } });
+    expect(res.status).toBe(200);
+  });
+
   test('a revoked key is refused (authorizer cache TTL 0 in tests)', async () => {
     const other = await aCompany(partner.id);
     expect((await api.get('/companies/', { key: other.key })).status).toBe(200);

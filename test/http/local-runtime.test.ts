@@ -87,3 +87,22 @@ test('without seeding (what DEMO=0 selects) the data directory gets no demo', as
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('items past their TTL are reaped locally, as DynamoDB would', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'his-ttl-'));
+  const runtime = await startRuntime({ dataDir: dir, port: 0, seed: false, schedules: false, poller: false });
+  try {
+    const { PutCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { config, db } = await import('../../shared/clients.js');
+    const { reapExpiredItems } = await import('../../local/emulators.js');
+    const now = Math.floor(Date.now() / 1000);
+    await db().send(new PutCommand({ TableName: config().tableName, Item: { PK: 'TTL#old', SK: 'X', expires_at: now - 10 } }));
+    await db().send(new PutCommand({ TableName: config().tableName, Item: { PK: 'TTL#new', SK: 'X', expires_at: now + 3600 } }));
+    await reapExpiredItems(config().tableName);
+    expect((await db().send(new GetCommand({ TableName: config().tableName, Key: { PK: 'TTL#old', SK: 'X' } }))).Item).toBeUndefined();
+    expect((await db().send(new GetCommand({ TableName: config().tableName, Key: { PK: 'TTL#new', SK: 'X' } }))).Item).toMatchObject({ PK: 'TTL#new' });
+  } finally {
+    await runtime.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

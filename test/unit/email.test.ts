@@ -1,0 +1,24 @@
+import { mimeMessage } from '../../shared/email.js';
+
+describe('e-mail fallback message', () => {
+  const mail = {
+    to: 'hr@example.com',
+    subject: 'Application: Größe\r\nBcc: evil@example.com',
+    text: 'Hello',
+    attachments: [{ filename: 'cv "final"\r\n.pdf', contentType: 'application/pdf', content: Buffer.from('%PDF-1.4') }],
+  };
+  const raw = mimeMessage(mail, 'applications@example.com', new Date('2026-01-01T00:00:00Z'));
+
+  test('headers cannot be injected through the subject or a file name', () => {
+    const headerLines = raw.split('\r\n');
+    expect(headerLines.filter((l) => /^Bcc:/i.test(l))).toEqual([]);
+    expect(raw).toContain('filename="cv _final___.pdf"');
+    expect(raw).toMatch(/^Subject: =\?UTF-8\?B\?[A-Za-z0-9+/=]+\?=$/m);
+  });
+
+  test('the attachment travels as Base64 in its own part', () => {
+    expect(raw).toContain('Content-Type: application/pdf; name="cv _final___.pdf"');
+    expect(raw).toContain(Buffer.from('%PDF-1.4').toString('base64'));
+    expect(raw).toContain('Date: Thu, 01 Jan 2026 00:00:00 GMT');
+  });
+});
