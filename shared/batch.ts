@@ -1,5 +1,8 @@
-/** Batch reads and writes with the retries of unprocessed keys/items that DynamoDB asks callers to do. */
-import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+/**
+ * Reads and writes that take more than one call: every page of a Query, and batch reads and writes with the
+ * retries of unprocessed keys/items that DynamoDB asks callers to do.
+ */
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config, db } from './clients.js';
 
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
@@ -37,4 +40,16 @@ export async function batchPut(items: Record<string, unknown>[]): Promise<void> 
       request = out.UnprocessedItems;
     }
   }
+}
+
+/** Every item of a Query, page after page. */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ ...input, TableName: config().tableName, ExclusiveStartKey: exclusiveStartKey }));
+    items.push(...(out.Items ?? []));
+    exclusiveStartKey = out.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  return items;
 }

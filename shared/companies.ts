@@ -2,7 +2,8 @@
  * Companies: the stored record, the Company object of the interface, the list with its filters and
  * ordering, the partial update, and creation (admin only).
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from './batch.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import { atsBySlug, atsSlugs } from './ats.js';
 import { config, db } from './clients.js';
@@ -47,34 +48,12 @@ export interface CompanyRecord {
   updated_at: string;
 }
 
-/** The Company object of the interface, field by field in the spec's order. */
-export interface Company {
-  id: number;
-  name: string;
-  slug: string;
-  ats: string | null;
+/** The Company object of the interface (`toCompany` writes it in the spec's field order). */
+export type Company = Omit<CompanyRecord, 'entitlements' | 'fallback_job'> & {
   ats_name: string | null;
-  partner: number;
-  partner_company_id: string | null;
-  website: string | null;
-  logo: string | null;
-  primary_color: string | null;
-  street: string | null;
-  city: string | null;
-  country: string | null;
-  postcode: string | null;
   job_sync_active: boolean;
   candidate_sync_active: boolean;
-  contact_name: string | null;
-  contact_email: string | null;
-  contact_phone: string | null;
-  jobs_last_synced_at: string | null;
-  status: CompanyStatus;
-  is_test: boolean;
-  magic_link: string | null;
-  created_at: string;
-  updated_at: string;
-}
+};
 
 /** D15: a sync is active when the company is entitled to it and its ATS is connected. */
 export function syncActive(company: CompanyRecord, entitlement: 'job_sync' | 'candidate_sync'): boolean {
@@ -124,22 +103,8 @@ export async function getCompanyRecord(id: number): Promise<CompanyRecord | unde
 
 /** All companies of a partner, from the partner's company collection (GSI1). */
 async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
-  const companies: CompanyRecord[] = [];
-  let exclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: config().tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': indexKeys.partnerCompanies(partnerId) },
-        ExclusiveStartKey: exclusiveStartKey,
-      }),
-    );
-    for (const item of out.Items ?? []) companies.push(fromItem(item));
-    exclusiveStartKey = out.LastEvaluatedKey;
-  } while (exclusiveStartKey);
-  return companies;
+  const items = await queryAll({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': indexKeys.partnerCompanies(partnerId) } });
+  return items.map(fromItem);
 }
 
 // ---------------------------------------------------------------------------------------------------

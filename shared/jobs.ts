@@ -4,7 +4,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetByKey, batchPut } from './batch.js';
+import { batchGetByKey, batchPut, queryAll } from './batch.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import { config, db } from './clients.js';
 import { isoNow } from './clock.js';
@@ -355,21 +355,8 @@ export interface ImportResult {
 }
 
 async function companyJobs(companyId: number): Promise<JobRecord[]> {
-  const jobs: JobRecord[] = [];
-  let exclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: config().tableName,
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
-        ExpressionAttributeValues: { ':pk': keys.company(companyId).PK, ':job': 'JOB#' },
-        ExclusiveStartKey: exclusiveStartKey,
-      }),
-    );
-    for (const item of out.Items ?? []) jobs.push(fromItem(item));
-    exclusiveStartKey = out.LastEvaluatedKey;
-  } while (exclusiveStartKey);
-  return jobs;
+  const items = await queryAll({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)', ExpressionAttributeValues: { ':pk': keys.company(companyId).PK, ':job': 'JOB#' } });
+  return items.map(fromItem);
 }
 
 /**
