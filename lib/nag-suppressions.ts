@@ -5,7 +5,7 @@
  * Findings that follow from a grant or a function default are acknowledged where that grant is made
  * (ServiceData.grant, ServiceFunction); the rest are here.
  */
-import { Validations, type Stack } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { ServiceStack } from './service-stack.js';
 import type { StageConfig } from './stage-config.js';

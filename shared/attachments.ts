@@ -5,6 +5,7 @@
  * show only type, name and content type.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { config, s3 } from './clients.js';
@@ -154,8 +155,15 @@ export async function deleteAttachmentObjects(keys: string[]): Promise<void> {
   }
 }
 
-/** Streams an attachment's bytes (used by the sync connector). */
-export async function readAttachment(key: string): Promise<Buffer> {
+/** Streams an attachment's bytes (connectors send them on without holding the whole file). */
+export async function openAttachment(key: string): Promise<Readable> {
   const out = await s3().send(new GetObjectCommand({ Bucket: config().bucketName, Key: key }));
-  return Buffer.from(await out.Body!.transformToByteArray());
+  return out.Body as Readable;
+}
+
+/** An attachment's bytes in memory (the e-mail fallback attaches them to one message). */
+export async function readAttachment(key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await openAttachment(key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }

@@ -9,12 +9,10 @@
  * - final statuses are written only over `NOTSENT`, so a late attempt can never overwrite an outcome.
  * Until the work is done the application stays in the sync-due index, which the sweeper reads.
  */
-import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { Readable } from 'node:stream';
 import { getApplicationRecord, type ApplicationRecord } from './applications.js';
-import { readAttachment } from './attachments.js';
-import { config, db, s3 } from './clients.js';
+import { openAttachment, readAttachment } from './attachments.js';
+import { config, db } from './clients.js';
 import { now } from './clock.js';
 import { getCompanyRecord, syncActive, type CompanyRecord } from './companies.js';
 import { ConnectorError, type Submission } from './connectors/connector.js';
@@ -130,10 +128,6 @@ async function settle(id: number): Promise<void> {
   );
 }
 
-function openAttachment(key: string): () => Promise<Readable> {
-  return async () => (await s3().send(new GetObjectCommand({ Bucket: config().bucketName, Key: key }))).Body as Readable;
-}
-
 function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: JobRecord, reference: string): Submission {
   return {
     reference,
@@ -146,7 +140,7 @@ function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: J
     notes: record.notes ?? null,
     appliedAt: record.applied_at,
     source: record.channel,
-    attachments: (record.attachments ?? []).map((a) => ({ type: a.type, name: a.name, content_type: a.content_type, size: a.size, open: openAttachment(a.key) })),
+    attachments: (record.attachments ?? []).map((a) => ({ type: a.type, name: a.name, content_type: a.content_type, size: a.size, open: () => openAttachment(a.key) })),
   };
 }
 
