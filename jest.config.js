@@ -10,7 +10,11 @@ export default {
   transform: {
     '^.+\\.ts$': '<rootDir>/test/support/esbuild-transform.cjs',
   },
-  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    // The layer imports of package.json (`#platform/clients.js` → shared/platform/clients.ts).
+    '^#(platform|companies|jobs|applications|delivery|http)/(.*)\\.js$': '<rootDir>/shared/$1/$2.ts',
+  },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   setupFiles: ['<rootDir>/test/setup-env.ts'],
   testTimeout: 60000,

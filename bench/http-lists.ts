@@ -17,7 +17,7 @@ async function call(path: string, init: RequestInit = {}) {
 }
 
 try {
-  const { importJobs } = await import('../shared/jobs.js');
+  const { importJobs } = await import('#jobs/jobs.js');
   await importJobs(service.demo.companyId, Array.from({ length: 500 }, (_, i) => ({ external_id: `bench-${i}`, title: `Bench job ${i}`, city: i % 2 ? 'Berlin' : 'Hamburg', remote: 'remote' })), { complete: false });
   const job = (await call('/jobs?external_id=bench-1')).body.results[0].id;
   for (let i = 0; i < 200; i++) {

@@ -4,9 +4,9 @@
  * act for a Company-Id is decided in every route, never here.
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { bearerToken, principalToContext, resolveApiKey } from '../shared/api-keys.js';
-import { header } from '../shared/http.js';
-import { logger } from '../shared/logger.js';
+import { bearerToken, principalToContext, resolveApiKey } from '#companies/api-keys.js';
+import { header } from '#http/http.js';
+import { logger } from '#platform/logger.js';
 
 function apiWideResource(methodArn: string): string {
   // arn:aws:execute-api:region:account:apiId/stage/METHOD/path → every method and path of the stage.

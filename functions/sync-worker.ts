@@ -7,10 +7,10 @@
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
-import { config, sqs } from '../shared/clients.js';
-import { logger } from '../shared/logger.js';
-import { RetryLater, retryDelaySeconds, syncApplication } from '../shared/sync.js';
-import type { SyncMessage } from '../shared/sync-queue.js';
+import { config, sqs } from '#platform/clients.js';
+import { logger } from '#platform/logger.js';
+import { RetryLater, retryDelaySeconds, syncApplication } from '#delivery/sync.js';
+import type { SyncMessage } from '#platform/sync-queue.js';
 
 const processor = new BatchProcessor(EventType.SQS);
 

@@ -22,7 +22,7 @@ import {
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import { canonicalPath, routes, type RouteDefinition } from '../shared/routes.js';
+import { canonicalPath, routes, type RouteDefinition } from '#http/routes.js';
 import { gatewayResponses, responseTemplate } from './gateway-responses.js';
 import type { ServiceData } from './service-data.js';
 import { ServiceFunction } from './service-function.js';

@@ -3,7 +3,7 @@
  * and the one place that hands a function access to them: `grant` sets a function's permission and the
  * environment variable naming the resource together, so a function never knows a resource it may not use.
  */
-import type { FunctionAccess } from '../shared/function-access.js';
+import type { FunctionAccess } from '#platform/function-access.js';
 import { Duration, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -14,8 +14,8 @@ import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { resources } from '../shared/resources.js';
-import { tableDefinition } from '../shared/table.js';
+import { resources } from '#platform/resources.js';
+import { tableDefinition } from '#platform/table.js';
 import type { StageConfig } from './stage-config.js';
 
 /** What a function may do with the stateful resources; anything not named is not granted. */

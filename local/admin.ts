@@ -16,7 +16,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join, resolve } from 'node:path';
-import type { NewCompany } from '../shared/companies.js';
+import type { NewCompany } from '#companies/companies.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Errors of the tool itself (the domain functions throw shared/errors.ts ApiErrors)
@@ -102,7 +102,7 @@ const COMMANDS: CommandSpec[] = [
     ],
     notes: ['Prints the partner: {"id", "name", "kind", "created_at"}.'],
     async run(p) {
-      const { createPartner } = await import('../shared/partners.js');
+      const { createPartner } = await import('#companies/partners.js');
       return createPartner(str(p, '--name')!, str(p, '--kind'));
     },
   },
@@ -122,7 +122,7 @@ const COMMANDS: CommandSpec[] = [
       { flag: '--contact-email', kind: 'string', value: 'EMAIL', help: 'The contact e-mail (used by the e-mail fallback).' },
     ],
     async run(p) {
-      const { createCompany, parseCompanyPatch } = await import('../shared/companies.js');
+      const { createCompany, parseCompanyPatch } = await import('#companies/companies.js');
       const name = str(p, '--name')!;
       const partnerCompanyId = str(p, '--partner-company-id');
       const contactEmail = str(p, '--contact-email');
@@ -153,9 +153,9 @@ const COMMANDS: CommandSpec[] = [
     options: [{ flag: '--job', kind: 'id', required: true, value: 'JOB_ID', help: 'An active job of that company.' }],
     notes: ['Prints the Company object as the API shows it.'],
     async run(p) {
-      const { getCompanyRecord, setCompanyFields, toCompany } = await import('../shared/companies.js');
-      const { getJob } = await import('../shared/jobs.js');
-      const { NotFoundError, invalidField } = await import('../shared/errors.js');
+      const { getCompanyRecord, setCompanyFields, toCompany } = await import('#companies/companies.js');
+      const { getJob } = await import('#jobs/jobs.js');
+      const { NotFoundError, invalidField } = await import('#platform/errors.js');
       const companyId = p.positionals[0];
       const jobId = id(p, '--job')!;
       if (!(await getCompanyRecord(companyId))) throw new NotFoundError(`Company ${companyId} does not exist.`);
@@ -186,7 +186,7 @@ const COMMANDS: CommandSpec[] = [
       if (given.length !== 1) throw new UsageError({ '--partner': ['Give exactly one of --partner and --company.'] });
     },
     async run(p) {
-      const { createApiKey } = await import('../shared/api-keys.js');
+      const { createApiKey } = await import('#companies/api-keys.js');
       const partner = id(p, '--partner');
       return createApiKey(partner !== undefined ? { partner } : { company: id(p, '--company')! });
     },
@@ -199,7 +199,7 @@ const COMMANDS: CommandSpec[] = [
     options: [],
     notes: ['Prints {"id", "status": "revoked"}. Gateways may serve a cached authorization for up to the authorizer TTL.'],
     async run(p) {
-      const { revokeApiKey } = await import('../shared/api-keys.js');
+      const { revokeApiKey } = await import('#companies/api-keys.js');
       return revokeApiKey(p.positionals[0]);
     },
   },
@@ -227,14 +227,14 @@ const COMMANDS: CommandSpec[] = [
       } catch (error) {
         throw new UsageError({ '--file': [`Cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`] });
       }
-      const { ValidationError } = await import('../shared/errors.js');
+      const { ValidationError } = await import('#platform/errors.js');
       let feed: unknown;
       try {
         feed = JSON.parse(text);
       } catch (error) {
         throw new ValidationError({ body: [`Not valid JSON: ${(error as Error).message}`] });
       }
-      const { importJobs } = await import('../shared/jobs.js');
+      const { importJobs } = await import('#jobs/jobs.js');
       return importJobs(id(p, '--company')!, feed, { complete: opt(p, '--partial') !== true });
     },
   },
@@ -254,7 +254,7 @@ const COMMANDS: CommandSpec[] = [
       if (logo !== undefined && !isHttpUrl(logo)) throw new UsageError({ '--logo': ['Must be an http(s) URL.'] });
     },
     async run(p) {
-      const { createChannel } = await import('../shared/channels.js');
+      const { createChannel } = await import('#applications/channels.js');
       return createChannel({ slug: str(p, '--slug')!, name: str(p, '--name')!, logo: str(p, '--logo') });
     },
   },
@@ -530,7 +530,7 @@ async function errorBody(error: unknown): Promise<{ body: ErrorBody; exitCode: n
     error = dataDirInUse(embeddedDataDir);
   }
   if (error instanceof ToolError) return { body: { detail: error.message, code: error.code }, exitCode: 1 };
-  const { ApiError } = await import('../shared/errors.js');
+  const { ApiError } = await import('#platform/errors.js');
   if (error instanceof ApiError) return { body: error.body() as ErrorBody, exitCode: 1 };
   const e = error as Error;
   if (e?.name === 'CredentialsProviderError' || /credential/i.test(e?.message ?? '')) {

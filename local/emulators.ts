@@ -11,10 +11,10 @@ import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } fro
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { db, dynamoClient, resetClients } from '../shared/clients.js';
-import { forgetIdBlocks } from '../shared/ids.js';
-import { LOCAL_PREFIX, resources } from '../shared/resources.js';
-import { createTableInput, tableDefinition } from '../shared/table.js';
+import { db, dynamoClient, resetClients } from '#platform/clients.js';
+import { forgetIdBlocks } from '#platform/ids.js';
+import { LOCAL_PREFIX, resources } from '#platform/resources.js';
+import { createTableInput, tableDefinition } from '#platform/table.js';
 import { startTransactionProxy } from './dynamo-transactions.js';
 
 export interface Emulators {

@@ -7,9 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayAuthorizerResult, Context } from 'aws-lambda';
-import { ForbiddenError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, UnauthorizedError } from '../shared/errors.js';
-import { errorResponse, header } from '../shared/http.js';
-import { matchRoute, type RouteDefinition } from '../shared/routes.js';
+import { ForbiddenError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, UnauthorizedError } from '#platform/errors.js';
+import { errorResponse, header } from '#http/http.js';
+import { matchRoute, type RouteDefinition } from '#http/routes.js';
 import { handler as authorizer } from '../functions/authorizer.js';
 
 /** The spec's limit: a create-application body must stay below 27.5 MB. */

@@ -7,9 +7,9 @@
  */
 import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
-import { config, sqs } from '../shared/clients.js';
-import { backgroundFunctions } from '../shared/background-functions.js';
-import { logger } from '../shared/logger.js';
+import { config, sqs } from '#platform/clients.js';
+import { backgroundFunctions } from '#delivery/background-functions.js';
+import { logger } from '#platform/logger.js';
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
 

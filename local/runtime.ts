@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulators, type Emulators } from './emulators.js';
-import { openApiDocument } from '../shared/openapi.js';
+import { openApiDocument } from '#http/openapi.js';
 import { createHttpAdapter } from './http-adapter.js';
 import { startQueuePoller, type QueuePoller } from './queue-poller.js';
 import { startScheduler, type Scheduler } from './scheduler.js';

@@ -3,8 +3,8 @@
  * would: at their rate (scaled by LOCAL_SCHEDULE_SPEEDUP for trying things by hand), never two runs of
  * one schedule at once. `run(id)` runs one now, for tests and operators.
  */
-import { logger } from '../shared/logger.js';
-import { backgroundFunctions, rateMilliseconds, type BackgroundFunctionDefinition } from '../shared/background-functions.js';
+import { logger } from '#platform/logger.js';
+import { backgroundFunctions, rateMilliseconds, type BackgroundFunctionDefinition } from '#delivery/background-functions.js';
 
 type ScheduledHandler = (event: unknown, context: unknown) => Promise<unknown>;
 

@@ -1,11 +1,11 @@
 /** Demo data for a new local data directory: a partner, a company on the sandbox ATS, keys and jobs. */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApiKey } from '../shared/api-keys.js';
-import { createChannel } from '../shared/channels.js';
-import { createCompany } from '../shared/companies.js';
-import { importJobs } from '../shared/jobs.js';
-import { createPartner } from '../shared/partners.js';
+import { createApiKey } from '#companies/api-keys.js';
+import { createChannel } from '#applications/channels.js';
+import { createCompany } from '#companies/companies.js';
+import { importJobs } from '#jobs/jobs.js';
+import { createPartner } from '#companies/partners.js';
 
 export interface Demo {
   partnerId: number;

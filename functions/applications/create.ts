@@ -1,7 +1,7 @@
-import { createApplication, parseApplication, toApplication } from '../../shared/applications.js';
-import { api } from '../../shared/http.js';
-import { idempotency } from '../../shared/idempotency.js';
-import { parseBody } from '../../shared/request-body.js';
+import { createApplication, parseApplication, toApplication } from '#applications/applications.js';
+import { api } from '#http/http.js';
+import { idempotency } from '#http/idempotency.js';
+import { parseBody } from '#http/request-body.js';
 
 export const handler = api(
   'CreateApplication',

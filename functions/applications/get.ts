@@ -1,6 +1,6 @@
-import { getApplication } from '../../shared/applications.js';
-import { NotFoundError } from '../../shared/errors.js';
-import { api, idParam } from '../../shared/http.js';
+import { getApplication } from '#applications/applications.js';
+import { NotFoundError } from '#platform/errors.js';
+import { api, idParam } from '#http/http.js';
 
 export const handler = api('GetApplication', async ({ event, company }) => {
   const id = idParam(event);

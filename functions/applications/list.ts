@@ -1,4 +1,4 @@
-import { listApplications } from '../../shared/applications.js';
-import { api } from '../../shared/http.js';
+import { listApplications } from '#applications/applications.js';
+import { api } from '#http/http.js';
 
 export const handler = api('ListApplications', async ({ company, query, link }) => ({ body: await listApplications(company!.id, query, link) }));

@@ -1,5 +1,5 @@
-import { listCompanies } from '../../shared/companies.js';
-import { api } from '../../shared/http.js';
+import { listCompanies } from '#companies/companies.js';
+import { api } from '#http/http.js';
 
 export const handler = api('ListCompanies', async ({ principal, query, link }) => ({
   body: await listCompanies({ partnerId: principal.partnerId, companyId: principal.companyId }, query, link),

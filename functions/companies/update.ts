@@ -1,8 +1,8 @@
-import { forgetCachedCompany } from '../../shared/api-keys.js';
-import { parseCompanyPatch, updateCompany } from '../../shared/companies.js';
-import { NotFoundError } from '../../shared/errors.js';
-import { api, idParam } from '../../shared/http.js';
-import { parseBody } from '../../shared/request-body.js';
+import { forgetCachedCompany } from '#companies/api-keys.js';
+import { parseCompanyPatch, updateCompany } from '#companies/companies.js';
+import { NotFoundError } from '#platform/errors.js';
+import { api, idParam } from '#http/http.js';
+import { parseBody } from '#http/request-body.js';
 
 export const handler = api('UpdateCompany', async ({ event, company }) => {
   // D3: the record must be the company acted for; any other company is "not found".

@@ -1,6 +1,6 @@
-import { NotFoundError } from '../../shared/errors.js';
-import { api, idParam } from '../../shared/http.js';
-import { getJob, toJob } from '../../shared/jobs.js';
+import { NotFoundError } from '#platform/errors.js';
+import { api, idParam } from '#http/http.js';
+import { getJob, toJob } from '#jobs/jobs.js';
 
 export const handler = api('GetJob', async ({ event, company }) => {
   const id = idParam(event);

@@ -1,4 +1,4 @@
-import { api } from '../../shared/http.js';
-import { listJobs } from '../../shared/jobs.js';
+import { api } from '#http/http.js';
+import { listJobs } from '#jobs/jobs.js';
 
 export const handler = api('ListJobs', async ({ company, query, link }) => ({ body: await listJobs(company!.id, query, link) }));

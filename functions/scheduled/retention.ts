@@ -1,4 +1,4 @@
 /** Scheduled: deletes the personal data of applications older than 180 days (D10). */
-import { purgeExpiredPersonalData } from '../../shared/retention.js';
+import { purgeExpiredPersonalData } from '#delivery/retention.js';
 
 export const handler = async () => purgeExpiredPersonalData();

@@ -3,8 +3,8 @@
  * with partial batch failures and the grants it needs, the sweeper and retention on schedules.
  */
 import { Template } from 'aws-cdk-lib/assertions';
-import { backgroundFunctions } from '../../shared/background-functions.js';
-import { resources } from '../../shared/resources.js';
+import { backgroundFunctions } from '#delivery/background-functions.js';
+import { resources } from '#platform/resources.js';
 import { NO_BUNDLING, actionsOf, functionStatements, resourcesOfType, synthStack, type Synthesized } from './synth-stack.js';
 
 let synthesized: Synthesized;

@@ -8,8 +8,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { projectRoot } from '../../lib/project-paths.js';
-import { backgroundFunctions } from '../../shared/background-functions.js';
-import { routes } from '../../shared/routes.js';
+import { backgroundFunctions } from '#delivery/background-functions.js';
+import { routes } from '#http/routes.js';
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

@@ -7,9 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { API_5XX_PERCENT_THRESHOLD } from '../../lib/service-alarms.js';
-import { resources } from '../../shared/resources.js';
-import { canonicalPath, pathVariants, routes } from '../../shared/routes.js';
-import { tableDefinition } from '../../shared/table.js';
+import { resources } from '#platform/resources.js';
+import { canonicalPath, pathVariants, routes } from '#http/routes.js';
+import { tableDefinition } from '#platform/table.js';
 import { actionsOf, functionStatements, resourcePaths, resourcesOfType, synthStack, type Synthesized } from './synth-stack.js';
 
 const DYNAMO_WRITES = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];

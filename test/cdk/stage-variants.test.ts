@@ -5,8 +5,8 @@
 import { Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
-import { resources } from '../../shared/resources.js';
-import type { BackgroundFunctionDefinition } from '../../shared/background-functions.js';
+import { resources } from '#platform/resources.js';
+import type { BackgroundFunctionDefinition } from '#delivery/background-functions.js';
 import { functionStatements, resourcesOfType, synthStack, withApp, type Synthesized } from './synth-stack.js';
 import { NO_BUNDLING } from './synth-stack.js';
 

@@ -4,8 +4,8 @@
  * schema), with the field order of the records the service shapes. Also GET /openapi.json.
  */
 import type { ValidateFunction } from 'ajv';
-import { createChannel } from '../../shared/channels.js';
-import { openApiDocument } from '../../shared/openapi.js';
+import { createChannel } from '#applications/channels.js';
+import { openApiDocument } from '#http/openapi.js';
 import { aCompany, aJob, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestResponse, type TestRuntime } from '../helpers/runtime.js';
 import { compileRef, documentAjv } from './openapi-ajv.js';

@@ -1,8 +1,8 @@
 /** Fixture factories: partners, companies, keys and jobs made through the same domain functions the admin tool uses. */
-import { createApiKey } from '../../shared/api-keys.js';
-import { createCompany, type NewCompany } from '../../shared/companies.js';
-import { importJobs } from '../../shared/jobs.js';
-import { createPartner } from '../../shared/partners.js';
+import { createApiKey } from '#companies/api-keys.js';
+import { createCompany, type NewCompany } from '#companies/companies.js';
+import { importJobs } from '#jobs/jobs.js';
+import { createPartner } from '#companies/partners.js';
 
 let sequence = 0;
 

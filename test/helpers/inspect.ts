@@ -5,7 +5,7 @@
 import { ListObjectsV2Command, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { ReceiveMessageCommand, DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { config, db, s3, sqs } from '../../shared/clients.js';
+import { config, db, s3, sqs } from '#platform/clients.js';
 
 export async function allItems(): Promise<Record<string, unknown>[]> {
   const items: Record<string, unknown>[] = [];

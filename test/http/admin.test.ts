@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getCompanyRecord } from '../../shared/companies.js';
+import { getCompanyRecord } from '#companies/companies.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const SHIM = join(process.cwd(), 'bin', 'hiring-admin.js');

@@ -1,5 +1,5 @@
-import { createChannel } from '../../shared/channels.js';
-import { importJobs } from '../../shared/jobs.js';
+import { createChannel } from '#applications/channels.js';
+import { importJobs } from '#jobs/jobs.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { applicationItems, drainQueue, objectBytes, objectKeys } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -382,8 +382,8 @@ describe('a failed write leaves nothing behind', () => {
 
   test('when the transaction fails after the uploads, the objects are removed and no message is sent', async () => {
     const { PutCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { config, db } = await import('../../shared/clients.js');
-    const { keys } = await import('../../shared/keys.js');
+    const { config, db } = await import('#platform/clients.js');
+    const { keys } = await import('#platform/keys.js');
     const probe = await post({ job: jobIds['J-1'], candidate: candidate() });
     await drainQueue();
     // Occupy the id the next create will get, so its transaction is cancelled after the attachments went up.

@@ -1,4 +1,4 @@
-import { revokeApiKey } from '../../shared/api-keys.js';
+import { revokeApiKey } from '#companies/api-keys.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 

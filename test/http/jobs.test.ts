@@ -1,4 +1,4 @@
-import { importJobs } from '../../shared/jobs.js';
+import { importJobs } from '#jobs/jobs.js';
 import { aCompany, aJob, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 

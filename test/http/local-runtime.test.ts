@@ -93,7 +93,7 @@ test('items past their TTL are reaped locally, as DynamoDB would', async () => {
   const runtime = await startRuntime({ dataDir: dir, port: 0, seed: false, schedules: false, poller: false });
   try {
     const { PutCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { config, db } = await import('../../shared/clients.js');
+    const { config, db } = await import('#platform/clients.js');
     const { reapExpiredItems } = await import('../../local/emulators.js');
     const now = Math.floor(Date.now() / 1000);
     await db().send(new PutCommand({ TableName: config().tableName, Item: { PK: 'TTL#old', SK: 'X', expires_at: now - 10 } }));

@@ -1,4 +1,4 @@
-import { importJobs } from '../../shared/jobs.js';
+import { importJobs } from '#jobs/jobs.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { allItems, objectKeys } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -77,7 +77,7 @@ test('the scheduled retention run deletes the personal data of old applications 
 test('runs in batches and reports that more remain', async () => {
   const longAgo = new Date(Date.now() - 400 * 24 * 3600 * 1000).toISOString();
   for (let i = 0; i < 3; i++) await createAt(longAgo, `batch-${i}@example.com`);
-  const { purgeExpiredPersonalData } = await import('../../shared/retention.js');
+  const { purgeExpiredPersonalData } = await import('#delivery/retention.js');
   expect(await purgeExpiredPersonalData({ batchSize: 2 })).toMatchObject({ purged: 2, more: true });
   expect(await purgeExpiredPersonalData({ batchSize: 2 })).toMatchObject({ purged: 1 });
   expect(JSON.stringify(await allItems())).not.toContain('batch-');

@@ -1,4 +1,4 @@
-import { mimeMessage } from '../../shared/email.js';
+import { mimeMessage } from '#delivery/email.js';
 
 describe('e-mail fallback message', () => {
   const mail = {

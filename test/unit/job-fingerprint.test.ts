@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { JOB_CONTENT_FIELDS, fingerprintOf, parseJobFeed, toJob } from '../../shared/jobs.js';
-import { ValidationError } from '../../shared/errors.js';
+import { JOB_CONTENT_FIELDS, fingerprintOf, parseJobFeed, toJob } from '#jobs/jobs.js';
+import { ValidationError } from '#platform/errors.js';
 
 const content = (overrides: Record<string, unknown> = {}) =>
   Object.fromEntries(JOB_CONTENT_FIELDS.map((f) => [f, overrides[f] ?? null])) as Parameters<typeof fingerprintOf>[0];

@@ -6,13 +6,13 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { APPLICATION_FILTERS } from '../../shared/applications.js';
-import { COMPANY_FILTERS } from '../../shared/companies.js';
-import { JOB_FILTERS } from '../../shared/jobs.js';
-import { openApiDocument } from '../../shared/openapi.js';
-import * as responseSchemas from '../../shared/response-schemas.js';
-import { routes } from '../../shared/routes.js';
-import { ajv as serviceAjv } from '../../shared/validation.js';
+import { APPLICATION_FILTERS } from '#applications/applications.js';
+import { COMPANY_FILTERS } from '#companies/companies.js';
+import { JOB_FILTERS } from '#jobs/jobs.js';
+import { openApiDocument } from '#http/openapi.js';
+import * as responseSchemas from '#http/response-schemas.js';
+import { routes } from '#http/routes.js';
+import { ajv as serviceAjv } from '#platform/validation.js';
 import { compileRef, documentAjv } from '../contract/openapi-ajv.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));

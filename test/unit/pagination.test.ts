@@ -1,5 +1,5 @@
-import { BadRequestError, ValidationError } from '../../shared/errors.js';
-import { envelope, makeCursor, pageRequest } from '../../shared/pagination.js';
+import { BadRequestError, ValidationError } from '#platform/errors.js';
+import { envelope, makeCursor, pageRequest } from '#platform/pagination.js';
 
 const options = { scope: 'company:1', limitAlias: true, filterParams: ['status'] as const };
 const link = (query: Record<string, string[]>) => ({ baseUrl: 'https://api.example/prod/jobs', query });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { ValidationError } from '../../shared/errors.js';
-import { booleanParam, dateParam, enumParams, parseDateOrDateTime, positiveIntParam, queryParams } from '../../shared/query-params.js';
+import { ValidationError } from '#platform/errors.js';
+import { booleanParam, dateParam, enumParams, parseDateOrDateTime, positiveIntParam, queryParams } from '#platform/query-params.js';
 
 describe('query parameters (D5)', () => {
   test('multi-value parameters are kept, single-value ones fill in', () => {

@@ -1,4 +1,4 @@
-import { canonicalPath, matchRoute, pathVariants, routes } from '../../shared/routes.js';
+import { canonicalPath, matchRoute, pathVariants, routes } from '#http/routes.js';
 
 describe('route table', () => {
   test('every route has a unique id and a unique method + path', () => {

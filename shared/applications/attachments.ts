@@ -1,0 +1,178 @@
+/**
+ * Attachments (D8, issue 3): validated before anything is written (Base64 well formed, content type
+ * permitted, bytes matching the type's magic number), then stored in S3 under a tenant-scoped key with
+ * server-side encryption. Records keep type, name, content type, size, checksum and object key; responses
+ * show only type, name and content type.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { Upload } from '@aws-sdk/lib-storage';
+import { config, s3 } from '#platform/clients.js';
+import type { FieldErrors } from '#platform/errors.js';
+
+export const ATTACHMENT_TYPES = ['cv', 'cover_letter', 'certificate', 'work_sample', 'photo', 'other'] as const;
+export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
+
+const ZIP = [0x50, 0x4b, 0x03, 0x04];
+const OLE = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+
+/** Permitted content types and the signatures their bytes must start with (none for plain text). */
+export const CONTENT_TYPES: Record<string, number[][] | null> = {
+  'application/pdf': [[0x25, 0x50, 0x44, 0x46, 0x2d]],
+  'application/msword': [OLE],
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': [ZIP],
+  'application/vnd.oasis.opendocument.text': [ZIP],
+  'application/vnd.ms-excel': [OLE],
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': [ZIP],
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation': [ZIP],
+  'application/zip': [ZIP],
+  'application/rtf': [[0x7b, 0x5c, 0x72, 0x74, 0x66]],
+  'text/rtf': [[0x7b, 0x5c, 0x72, 0x74, 0x66]],
+  'image/png': [[0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]],
+  'image/jpeg': [[0xff, 0xd8, 0xff]],
+  'image/gif': [[0x47, 0x49, 0x46, 0x38, 0x37, 0x61], [0x47, 0x49, 0x46, 0x38, 0x39, 0x61]],
+  'image/webp': [[0x52, 0x49, 0x46, 0x46]],
+  'image/tiff': [[0x49, 0x49, 0x2a, 0x00], [0x4d, 0x4d, 0x00, 0x2a]],
+  'text/plain': null,
+  'text/csv': null,
+};
+
+export const MAX_ATTACHMENTS = 20;
+
+/** An attachment as submitted: Base64 text (JSON and form bodies) or raw bytes (multipart file parts). */
+/** A file part of a multipart body, as the HTTP edge hands it to the domain. */
+export interface FilePart {
+  /** The form field name (an attachment type such as `cv`, or anything else). */
+  field: string;
+  filename: string;
+  contentType: string;
+  data: Buffer;
+}
+
+export interface IncomingAttachment {
+  type: AttachmentType;
+  name: string;
+  content_type: string;
+  data: string | Buffer;
+}
+
+export interface StoredAttachment {
+  type: AttachmentType;
+  name: string;
+  content_type: string;
+  size: number;
+  /** SHA-256 of the bytes, Base64 (as S3 checks it). */
+  checksum: string;
+  key: string;
+}
+
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+function mediaType(contentType: string): string {
+  return contentType.split(';')[0].trim().toLowerCase();
+}
+
+/** Base64 well formed (padding optional, no other characters), without decoding it. */
+export function isBase64(text: string): boolean {
+  return text.length > 0 && text.length % 4 !== 1 && BASE64.test(text) && !/=[^=]/.test(text);
+}
+
+function head(data: string | Buffer): Buffer {
+  return typeof data === 'string' ? Buffer.from(data.slice(0, 24), 'base64') : data.subarray(0, 16);
+}
+
+export function matchesSignature(contentType: string, firstBytes: Buffer): boolean {
+  const signatures = CONTENT_TYPES[mediaType(contentType)];
+  if (signatures === null) return true;
+  if (!signatures) return false;
+  if (mediaType(contentType) === 'image/webp' && firstBytes.subarray(8, 12).toString('latin1') !== 'WEBP') return false;
+  return signatures.some((signature) => signature.every((byte, i) => firstBytes[i] === byte));
+}
+
+/** Field errors for attachments `attachments[i]...`; empty when all are acceptable. */
+export function checkAttachments(attachments: IncomingAttachment[]): FieldErrors {
+  const errors: FieldErrors = {};
+  if (attachments.length > MAX_ATTACHMENTS) errors.attachments = [`At most ${MAX_ATTACHMENTS} attachments.`];
+  attachments.forEach((attachment, i) => {
+    const path = `attachments[${i}]`;
+    if (!(mediaType(attachment.content_type) in CONTENT_TYPES)) {
+      errors[`${path}.content_type`] = [`"${attachment.content_type}" is not a permitted content type; use one of ${Object.keys(CONTENT_TYPES).join(', ')}.`];
+      return;
+    }
+    if (typeof attachment.data === 'string' && !isBase64(attachment.data)) {
+      errors[`${path}.data`] = ['Must be valid Base64.'];
+      return;
+    }
+    if ((typeof attachment.data === 'string' ? attachment.data.length : attachment.data.length) === 0) {
+      errors[`${path}.data`] = ['The file is empty.'];
+      return;
+    }
+    if (!matchesSignature(attachment.content_type, head(attachment.data))) {
+      errors[`${path}.data`] = [`The file's content does not match its content type ${attachment.content_type}.`];
+    }
+  });
+  return errors;
+}
+
+export function attachmentKey(companyId: number, applicationId: number): string {
+  return `companies/${companyId}/applications/${applicationId}/${randomUUID()}`;
+}
+
+/**
+ * Uploads the attachments one at a time, each decoded only while it is uploaded, so a large body is not
+ * held twice. Returns the stored records; on failure removes what it had uploaded and rethrows.
+ */
+export async function storeAttachments(companyId: number, applicationId: number, attachments: IncomingAttachment[]): Promise<StoredAttachment[]> {
+  const stored: StoredAttachment[] = [];
+  try {
+    for (let i = 0; i < attachments.length; i++) {
+      const attachment = attachments[i];
+      const bytes = typeof attachment.data === 'string' ? Buffer.from(attachment.data, 'base64') : attachment.data;
+      const checksum = createHash('sha256').update(bytes).digest('base64');
+      const key = attachmentKey(companyId, applicationId);
+      await putObject(key, bytes, mediaType(attachment.content_type), checksum);
+      stored.push({ type: attachment.type, name: attachment.name, content_type: attachment.content_type, size: bytes.length, checksum, key });
+      // The submitted copy is no longer needed; letting it go keeps peak memory near one copy of the body.
+      attachments[i] = { ...attachment, data: '' };
+    }
+    return stored;
+  } catch (error) {
+    await deleteAttachmentObjects(stored.map((a) => a.key));
+    throw error;
+  }
+}
+
+/** Parts of a multipart upload; large files go up in parts (S3 checks each part's SHA-256). */
+const PART_BYTES = 8 * 1024 * 1024;
+
+async function putObject(key: string, bytes: Buffer, contentType: string, checksum: string): Promise<void> {
+  const params = { Bucket: config().bucketName, Key: key, Body: bytes, ContentType: contentType, ServerSideEncryption: 'AES256' as const };
+  if (bytes.length <= PART_BYTES) {
+    await s3().send(new PutObjectCommand({ ...params, ChecksumSHA256: checksum }));
+    return;
+  }
+  // One part in flight at a time: parts are views of the same buffer, so memory stays at one copy.
+  await new Upload({ client: s3(), params: { ...params, ChecksumAlgorithm: 'SHA256' }, partSize: PART_BYTES, queueSize: 1, leavePartsOnError: false }).done();
+}
+
+export async function deleteAttachmentObjects(keys: string[]): Promise<void> {
+  for (let i = 0; i < keys.length; i += 1000) {
+    const chunk = keys.slice(i, i + 1000);
+    if (!chunk.length) continue;
+    await s3().send(new DeleteObjectsCommand({ Bucket: config().bucketName, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } }));
+  }
+}
+
+/** Streams an attachment's bytes (connectors send them on without holding the whole file). */
+export async function openAttachment(key: string): Promise<Readable> {
+  const out = await s3().send(new GetObjectCommand({ Bucket: config().bucketName, Key: key }));
+  return out.Body as Readable;
+}
+
+/** An attachment's bytes in memory (the e-mail fallback attaches them to one message). */
+export async function readAttachment(key: string): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of await openAttachment(key)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
+}

@@ -1,0 +1,56 @@
+/** Talent channels: where applications come from (a job board's slug), resolved from `channel` (D9). */
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetByKey } from '#platform/batch.js';
+import { config, db } from '#platform/clients.js';
+import { isoNow } from '#platform/clock.js';
+import { ConflictError, invalidField } from '#platform/errors.js';
+import { nextId } from '#platform/ids.js';
+import { keys } from '#platform/keys.js';
+
+export interface TalentChannel {
+  id: number;
+  slug: string;
+  name: string;
+  logo: string | null;
+  created_at: string;
+}
+
+function fromItem(item: Record<string, unknown>): TalentChannel {
+  const { PK, SK, ...channel } = item;
+  return channel as unknown as TalentChannel;
+}
+
+export async function createChannel(input: { slug: string; name: string; logo?: string | null }): Promise<TalentChannel> {
+  if (!/^[a-z0-9][a-z0-9_-]*$/.test(input.slug)) throw invalidField('slug', 'Use lower-case letters, digits, "-" and "_".');
+  if (!input.name.trim()) throw invalidField('name', 'This field is required.');
+  const channel: TalentChannel = { id: await nextId('channel'), slug: input.slug, name: input.name, logo: input.logo ?? null, created_at: isoNow() };
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: config().tableName, Item: { ...keys.channelSlug(channel.slug), ...channel }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          { Put: { TableName: config().tableName, Item: { ...keys.channel(channel.id), ...channel }, ConditionExpression: 'attribute_not_exists(PK)' } },
+        ],
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name === 'TransactionCanceledException') throw new ConflictError(`A channel with slug "${input.slug}" exists already.`);
+    throw error;
+  }
+  return channel;
+}
+
+export async function getChannelBySlug(slug: string): Promise<TalentChannel | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.channelSlug(slug) }));
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+export async function getChannel(id: number): Promise<TalentChannel | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.channel(id) }));
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+/** Channels by id, in one BatchGet per 100 ids. */
+export async function getChannels(ids: number[]): Promise<Map<number, TalentChannel>> {
+  return batchGetByKey(ids, keys.channel, (item) => fromItem(item));
+}

@@ -1,0 +1,379 @@
+/**
+ * Companies: the stored record, the Company object of the interface, the list with its filters and
+ * ordering, the partial update, and creation (admin only).
+ */
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '#platform/batch.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import { atsBySlug, atsSlugs } from '#companies/ats.js';
+import { config, db } from '#platform/clients.js';
+import { isoNow } from '#platform/clock.js';
+import { isEntitlement, type Entitlement } from '#companies/entitlements.js';
+import { ConflictError, NotFoundError, invalidField } from '#platform/errors.js';
+import { nextId } from '#platform/ids.js';
+import { indexKeys, keys } from '#platform/keys.js';
+import { envelope, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
+import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
+import { validator } from '#platform/validation.js';
+
+export const COMPANY_STATUSES = ['invited', 'requested', 'active', 'failing', 'deactivated', 'deleted'] as const;
+export type CompanyStatus = (typeof COMPANY_STATUSES)[number];
+
+/** The stored company: the writable fields plus what the service maintains. */
+export interface CompanyRecord {
+  id: number;
+  name: string;
+  slug: string;
+  ats: string | null;
+  partner: number;
+  partner_company_id: string | null;
+  website: string | null;
+  logo: string | null;
+  primary_color: string | null;
+  street: string | null;
+  city: string | null;
+  country: string | null;
+  postcode: string | null;
+  contact_name: string | null;
+  contact_email: string | null;
+  contact_phone: string | null;
+  jobs_last_synced_at: string | null;
+  status: CompanyStatus;
+  is_test: boolean;
+  magic_link: string | null;
+  entitlements: Entitlement[];
+  /** Job used when the applied-for job is no longer published (D12). */
+  fallback_job: number | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The Company object of the interface (`toCompany` writes it in the spec's field order). */
+export type Company = Omit<CompanyRecord, 'entitlements' | 'fallback_job'> & {
+  ats_name: string | null;
+  job_sync_active: boolean;
+  candidate_sync_active: boolean;
+};
+
+/** D15: a sync is active when the company is entitled to it and its ATS is connected. */
+export function syncActive(company: CompanyRecord, entitlement: 'job_sync' | 'candidate_sync'): boolean {
+  return company.entitlements.includes(entitlement) && Boolean(atsBySlug(company.ats)?.connected);
+}
+
+export function toCompany(c: CompanyRecord): Company {
+  return {
+    id: c.id,
+    name: c.name,
+    slug: c.slug,
+    ats: c.ats,
+    ats_name: atsBySlug(c.ats)?.name ?? null,
+    partner: c.partner,
+    partner_company_id: c.partner_company_id,
+    website: c.website,
+    logo: c.logo,
+    primary_color: c.primary_color,
+    street: c.street,
+    city: c.city,
+    country: c.country,
+    postcode: c.postcode,
+    job_sync_active: syncActive(c, 'job_sync'),
+    candidate_sync_active: syncActive(c, 'candidate_sync'),
+    contact_name: c.contact_name,
+    contact_email: c.contact_email,
+    contact_phone: c.contact_phone,
+    jobs_last_synced_at: c.jobs_last_synced_at,
+    status: c.status,
+    is_test: c.is_test,
+    magic_link: c.magic_link,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  };
+}
+
+function fromItem(item: Record<string, unknown>): CompanyRecord {
+  const { PK, SK, GSI1PK, GSI1SK, ...record } = item;
+  return record as unknown as CompanyRecord;
+}
+
+/** Reads one company by id (strongly consistent: it decides access). */
+export async function getCompanyRecord(id: number): Promise<CompanyRecord | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.company(id), ConsistentRead: true }));
+  return out.Item ? fromItem(out.Item) : undefined;
+}
+
+/** All companies of a partner, from the partner's company collection (GSI1). */
+async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
+  const items = await queryAll({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': indexKeys.partnerCompanies(partnerId) } });
+  return items.map(fromItem);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// List
+
+export const COMPANY_FILTERS = ['name', 'ats', 'partner_company_id', 'status', 'search', 'candidate_sync_active', 'job_sync_active', 'ordering'] as const;
+const ORDERING_FIELDS = ['name', 'status', 'created_at', 'updated_at'] as const;
+
+export interface CompanyFilter {
+  name?: string;
+  ats?: string;
+  partner_company_id?: string;
+  status: CompanyStatus[];
+  search?: string;
+  candidate_sync_active?: boolean;
+  job_sync_active?: boolean;
+  ordering: { field: (typeof ORDERING_FIELDS)[number]; descending: boolean }[];
+}
+
+export function parseCompanyFilter(q: QueryParams): CompanyFilter {
+  const ordering: CompanyFilter['ordering'] = [];
+  for (const term of (stringParam(q, 'ordering') ?? '').split(',').map((t) => t.trim()).filter(Boolean)) {
+    const descending = term.startsWith('-');
+    const field = descending ? term.slice(1) : term;
+    // D6: an unknown ordering field is ignored.
+    if ((ORDERING_FIELDS as readonly string[]).includes(field)) ordering.push({ field: field as CompanyFilter['ordering'][number]['field'], descending });
+  }
+  if (!ordering.length) ordering.push({ field: 'created_at', descending: true });
+  return {
+    name: stringParam(q, 'name'),
+    ats: stringParam(q, 'ats'),
+    partner_company_id: stringParam(q, 'partner_company_id'),
+    status: enumParams(q, 'status', COMPANY_STATUSES),
+    search: stringParam(q, 'search'),
+    candidate_sync_active: booleanParam(q, 'candidate_sync_active'),
+    job_sync_active: booleanParam(q, 'job_sync_active'),
+    ordering,
+  };
+}
+
+const includes = (haystack: string | null, needle: string) => (haystack ?? '').toLowerCase().includes(needle.toLowerCase());
+
+export function matchesCompany(c: CompanyRecord, f: CompanyFilter): boolean {
+  if (f.name !== undefined && !includes(c.name, f.name)) return false;
+  if (f.ats !== undefined && c.ats !== f.ats) return false;
+  if (f.partner_company_id !== undefined && c.partner_company_id !== f.partner_company_id) return false;
+  if (f.status.length && !f.status.includes(c.status)) return false;
+  if (f.search !== undefined && ![c.name, c.ats, c.partner_company_id].some((v) => includes(v, f.search!))) return false;
+  if (f.candidate_sync_active !== undefined && syncActive(c, 'candidate_sync') !== f.candidate_sync_active) return false;
+  if (f.job_sync_active !== undefined && syncActive(c, 'job_sync') !== f.job_sync_active) return false;
+  return true;
+}
+
+export function compareCompanies(ordering: CompanyFilter['ordering']) {
+  return (a: CompanyRecord, b: CompanyRecord): number => {
+    for (const { field, descending } of ordering) {
+      const x = field === 'name' ? a.name.toLowerCase() : a[field];
+      const y = field === 'name' ? b.name.toLowerCase() : b[field];
+      if (x !== y) return (x < y ? -1 : 1) * (descending ? -1 : 1);
+    }
+    // Ties break by id in the direction of the first ordering term, so pages never overlap.
+    return (a.id - b.id) * (ordering[0].descending ? -1 : 1);
+  };
+}
+
+export type CompanyScope = { partnerId: number; companyId?: number };
+
+/**
+ * Lists the companies a key may see: the partner's companies, or only its own for a company key. A
+ * partner's companies are read whole from one index partition and filtered and ordered in memory,
+ * since the spec allows ordering on four fields and free-text search across three.
+ */
+export async function listCompanies(scope: CompanyScope, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Company>> {
+  const filter = parseCompanyFilter(q);
+  const request = pageRequest(q, { scope: `companies:partner:${scope.partnerId}:${scope.companyId ?? '*'}`, filterParams: COMPANY_FILTERS });
+  let candidates: CompanyRecord[];
+  if (scope.companyId !== undefined) {
+    const own = await getCompanyRecord(scope.companyId);
+    candidates = own ? [own] : [];
+  } else {
+    candidates = await partnerCompanies(scope.partnerId);
+  }
+  const matching = candidates.filter((c) => matchesCompany(c, filter)).sort(compareCompanies(filter.ordering));
+  const start = (request.page - 1) * request.pageSize;
+  const page = matching.slice(start, start + request.pageSize).map(toCompany);
+  return envelope(link, request, matching.length, page, undefined);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Partial update
+
+const nullableString = { type: ['string', 'null'], maxLength: 1000 } as const;
+const nullableUri = { type: ['string', 'null'], format: 'uri', maxLength: 2000 } as const;
+
+export const companyPatchSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 255 },
+    ats: { type: 'string', enum: atsSlugs },
+    partner_company_id: nullableString,
+    website: nullableUri,
+    logo: nullableUri,
+    primary_color: { type: ['string', 'null'], pattern: '^#[0-9A-Fa-f]{6}$' },
+    street: nullableString,
+    city: nullableString,
+    country: nullableString,
+    postcode: nullableString,
+    contact_name: nullableString,
+    contact_email: { type: ['string', 'null'], format: 'email', maxLength: 254 },
+    contact_phone: nullableString,
+  },
+} as const;
+
+export type CompanyPatch = FromSchema<typeof companyPatchSchema>;
+
+/** Fields of the Company object a client cannot set; sent back unchanged they are ignored, not refused. */
+export const COMPANY_READ_ONLY_FIELDS = [
+  'id', 'slug', 'ats_name', 'partner', 'job_sync_active', 'candidate_sync_active', 'jobs_last_synced_at',
+  'status', 'is_test', 'magic_link', 'created_at', 'updated_at',
+] as const;
+
+const assertCompanyPatch = validator<CompanyPatch>(companyPatchSchema);
+
+export function parseCompanyPatch(body: unknown): CompanyPatch {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidField('body', 'Must be a JSON object.');
+  const writable = Object.fromEntries(
+    Object.entries(body).filter(([field]) => !(COMPANY_READ_ONLY_FIELDS as readonly string[]).includes(field)),
+  );
+  return assertCompanyPatch(writable);
+}
+
+/** Applies a validated patch to the company `id`, which must be the company acted for. */
+export async function updateCompany(id: number, patch: CompanyPatch): Promise<Company> {
+  const fields = Object.entries(patch);
+  const names: Record<string, string> = { '#updated_at': 'updated_at' };
+  const values: Record<string, unknown> = { ':updated_at': isoNow() };
+  const sets = ['#updated_at = :updated_at'];
+  fields.forEach(([field, value], i) => {
+    names[`#p${i}`] = field;
+    values[`:p${i}`] = value;
+    sets.push(`#p${i} = :p${i}`);
+  });
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.company(id),
+        UpdateExpression: `SET ${sets.join(', ')}`,
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return toCompany(fromItem(out.Attributes!));
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError();
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Creation (admin tool; the interface has no create endpoint)
+
+export interface NewCompany {
+  partner: number;
+  name: string;
+  ats?: string | null;
+  status?: CompanyStatus;
+  partner_company_id?: string | null;
+  entitlements?: string[];
+  is_test?: boolean;
+  contact_email?: string | null;
+}
+
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug || 'company';
+}
+
+export async function createCompany(input: NewCompany): Promise<Company> {
+  if (input.ats != null && !atsBySlug(input.ats)) throw invalidField('ats', `Must be one of ${atsSlugs.join(', ')}.`);
+  if (input.status && !(COMPANY_STATUSES as readonly string[]).includes(input.status)) {
+    throw invalidField('status', `Must be one of ${COMPANY_STATUSES.join(', ')}.`);
+  }
+  const entitlements = input.entitlements ?? [];
+  const unknown = entitlements.filter((e) => !isEntitlement(e));
+  if (unknown.length) throw invalidField('entitlements', `Unknown entitlement ${unknown.join(', ')}.`);
+  const id = await nextId('company');
+  const now = isoNow();
+  const record: CompanyRecord = {
+    id,
+    name: input.name,
+    slug: '',
+    ats: input.ats ?? null,
+    partner: input.partner,
+    partner_company_id: input.partner_company_id ?? null,
+    website: null,
+    logo: null,
+    primary_color: null,
+    street: null,
+    city: null,
+    country: null,
+    postcode: null,
+    contact_name: null,
+    contact_email: input.contact_email ?? null,
+    contact_phone: null,
+    jobs_last_synced_at: null,
+    status: input.status ?? 'active',
+    is_test: input.is_test ?? false,
+    magic_link: null,
+    entitlements: entitlements as Entitlement[],
+    fallback_job: null,
+    created_at: now,
+    updated_at: now,
+  };
+  // A slug is unique: the plain one if free, else suffixed with the id (which is unique).
+  for (const slug of [slugify(input.name), `${slugify(input.name)}-${id}`]) {
+    record.slug = slug;
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Put: { TableName: config().tableName, Item: { ...keys.companySlug(slug), company: id }, ConditionExpression: 'attribute_not_exists(PK)' } },
+            {
+              ConditionCheck: {
+                TableName: config().tableName,
+                Key: keys.partner(input.partner),
+                ConditionExpression: 'attribute_exists(PK)',
+              },
+            },
+            {
+              Put: {
+                TableName: config().tableName,
+                Item: { ...keys.company(id), GSI1PK: indexKeys.partnerCompanies(input.partner), GSI1SK: indexKeys.createdSort(now, id), ...record },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
+          ],
+        }),
+      );
+      return toCompany(record);
+    } catch (error) {
+      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+      if (reasons[1]?.Code === 'ConditionalCheckFailed') throw new NotFoundError(`Partner ${input.partner} does not exist.`);
+      if (reasons[0]?.Code !== 'ConditionalCheckFailed') throw error;
+    }
+  }
+  throw new ConflictError('Could not reserve a unique slug for the company.');
+}
+
+/** Sets fields the service maintains (import status, fallback job). */
+export async function setCompanyFields(id: number, fields: Partial<Pick<CompanyRecord, 'jobs_last_synced_at' | 'status' | 'fallback_job'>>): Promise<void> {
+  const entries = Object.entries(fields);
+  if (!entries.length) return;
+  await db().send(
+    new UpdateCommand({
+      TableName: config().tableName,
+      Key: keys.company(id),
+      UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
+      ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:f${i}`, v])),
+    }),
+  );
+}

@@ -1,0 +1,62 @@
+/**
+ * The functions no route invokes: queue consumers and scheduled jobs, the only list of them. The CDK
+ * stack creates each function with its trigger and grants from it; the local runtime feeds the queue
+ * consumers with its poller and runs the scheduled ones with its scheduler.
+ */
+import type { FunctionAccess } from '#platform/function-access.js';
+
+export type BackgroundTrigger =
+  /** Fed by the sync queue, with partial batch failures reported per message. */
+  | { kind: 'syncQueue'; batchSize: number; maxBatchingWindowSeconds?: number; maxConcurrency?: number }
+  /** An EventBridge rate expression: `rate(5 minutes)`, `rate(1 hour)`. */
+  | { kind: 'schedule'; expression: string };
+
+export interface BackgroundFunctionDefinition {
+  /** Stable name, also the function's logical name. */
+  id: string;
+  /** Module under `functions/`, without extension, exporting `handler`. */
+  handler: string;
+  description: string;
+  trigger: BackgroundTrigger;
+  access: FunctionAccess;
+  /** Seconds; a queue consumer's timeout must fit six times into the queue's visibility timeout. */
+  timeoutSeconds?: number;
+  memorySize?: number;
+}
+
+export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
+  {
+    id: 'SyncWorker',
+    handler: 'sync-worker',
+    description: 'Submit applications to the ATS, record the outcome, send the e-mail fallback (D12)',
+    trigger: { kind: 'syncQueue', batchSize: 10, maxBatchingWindowSeconds: 1 },
+    access: { table: 'write', attachments: 'read', events: 'publish', email: 'send' },
+    // Six times this fits into the sync queue's visibility timeout.
+    timeoutSeconds: 30,
+    memorySize: 1024,
+  },
+  {
+    id: 'SyncSweeper',
+    handler: 'scheduled/sync-sweeper',
+    description: 'Re-queue applications whose sync is due but has no message in flight',
+    trigger: { kind: 'schedule', expression: 'rate(5 minutes)' },
+    access: { table: 'write', syncQueue: 'send' },
+    timeoutSeconds: 120,
+  },
+  {
+    id: 'Retention',
+    handler: 'scheduled/retention',
+    description: 'Delete the personal data of applications older than 180 days (D10)',
+    trigger: { kind: 'schedule', expression: 'rate(1 hour)' },
+    access: { table: 'write', attachments: 'delete' },
+    timeoutSeconds: 300,
+  },
+];
+
+/** Milliseconds between runs of a `rate(N unit)` expression. */
+export function rateMilliseconds(expression: string): number {
+  const match = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/.exec(expression);
+  if (!match) throw new Error(`not a rate expression: ${expression}`);
+  const unit = { minute: 60_000, hour: 3_600_000, day: 86_400_000 }[match[2].replace(/s$/, '') as 'minute' | 'hour' | 'day'];
+  return Number(match[1]) * unit;
+}

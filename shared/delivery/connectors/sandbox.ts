@@ -1,0 +1,136 @@
+/**
+ * The `sandbox` ATS: always connected, no credentials, for test companies and the local demo. What it
+ * does is driven by the data (issue 4):
+ * - candidate e-mail whose local part contains `+duplicate` → duplicate candidate;
+ * - job whose external id starts with `closed-` → job not published;
+ * - e-mail containing `+flaky` → two transient failures, then accepted;
+ * - e-mail containing `+down` → always transient;
+ * - anything else → accepted with a generated ATS id.
+ * Like a real ATS that honours a client reference, it deduplicates on the submission's reference, and it
+ * records what it received (in the service table, expiring after 30 days) so tests can assert the exact
+ * payload; attachment bytes are recorded by size and SHA-256.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config, db } from '#platform/clients.js';
+import { isoNow } from '#platform/clock.js';
+import type { CompanyRecord } from '#companies/companies.js';
+import { ConnectorError, type AtsConnector, type Submission } from '#delivery/connectors/connector.js';
+
+const RECORD_DAYS = 30;
+const key = (companyId: number, sk: string) => ({ PK: `SANDBOXATS#${companyId}`, SK: sk });
+
+export interface SandboxReceipt {
+  external_id: string;
+  reference: string;
+  job_external_id: string;
+  candidate: Record<string, unknown>;
+  screening_answers: Record<string, string>[];
+  custom_fields: Record<string, unknown>;
+  social_links: Record<string, string>;
+  notes: string | null;
+  applied_at: string;
+  source: string | null;
+  attachments: { type: string; name: string; content_type: string; size: number; sha256: string }[];
+  received_at: string;
+}
+
+/** Counts every submission call per reference (tests assert how often the service called the ATS). */
+async function countCall(companyId: number, reference: string): Promise<number> {
+  const out = await db().send(
+    new UpdateCommand({
+      TableName: config().tableName,
+      Key: key(companyId, `CALLS#${reference}`),
+      UpdateExpression: 'ADD attempts :one SET expires_at = :expires',
+      ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400 },
+      ReturnValues: 'UPDATED_NEW',
+    }),
+  );
+  return Number(out.Attributes?.attempts ?? 1);
+}
+
+async function hash(stream: AsyncIterable<Buffer | string>): Promise<{ size: number; sha256: string }> {
+  const digest = createHash('sha256');
+  let size = 0;
+  for await (const chunk of stream) {
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    size += bytes.length;
+    digest.update(bytes);
+  }
+  return { size, sha256: digest.digest('hex') };
+}
+
+export const sandboxConnector: AtsConnector = {
+  slug: 'sandbox',
+
+  async submitApplication(submission: Submission) {
+    const companyId = submission.company.id;
+    const calls = await countCall(companyId, submission.reference);
+    const existing = await db().send(new GetCommand({ TableName: config().tableName, Key: key(companyId, `RECEIPT#${submission.reference}`), ConsistentRead: true }));
+    if (existing.Item) return { externalId: String(existing.Item.external_id) };
+
+    const email = String(submission.candidate.email ?? '');
+    const localPart = email.split('@')[0] ?? '';
+    if (submission.jobExternalId.startsWith('closed-')) throw new ConnectorError('job_not_published', 'The job is not published in the sandbox ATS.');
+    if (localPart.includes('+duplicate')) throw new ConnectorError('duplicate', 'The candidate has already applied in the sandbox ATS.');
+    if (email.includes('+down')) throw new ConnectorError('transient', 'The sandbox ATS is unavailable.');
+    if (email.includes('+flaky') && calls <= 2) throw new ConnectorError('transient', 'The sandbox ATS timed out.');
+
+    const attachments = [];
+    for (const attachment of submission.attachments) {
+      attachments.push({ type: attachment.type, name: attachment.name, content_type: attachment.content_type, ...(await hash(await attachment.open())) });
+    }
+    const receipt: SandboxReceipt = {
+      external_id: `sbx-${randomUUID()}`,
+      reference: submission.reference,
+      job_external_id: submission.jobExternalId,
+      candidate: submission.candidate,
+      screening_answers: submission.screeningAnswers,
+      custom_fields: submission.customFields,
+      social_links: submission.socialLinks,
+      notes: submission.notes,
+      applied_at: submission.appliedAt,
+      source: submission.source,
+      attachments,
+      received_at: isoNow(),
+    };
+    await db().send(
+      new PutCommand({
+        TableName: config().tableName,
+        Item: { ...key(companyId, `RECEIPT#${submission.reference}`), ...receipt, expires_at: Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400 },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    ).catch(async (error: Error) => {
+      // A concurrent submission of the same reference won: the ATS keeps one application.
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
+    const stored = await db().send(new GetCommand({ TableName: config().tableName, Key: key(companyId, `RECEIPT#${submission.reference}`), ConsistentRead: true }));
+    return { externalId: String(stored.Item!.external_id) };
+  },
+
+  async listPublishedJobs() {
+    return [];
+  },
+
+  async validateCredentials() {
+    return true;
+  },
+};
+
+/** What the sandbox ATS received for a company (tests and the local demo read it). */
+export async function sandboxReceipts(company: Pick<CompanyRecord, 'id'>): Promise<SandboxReceipt[]> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().tableName,
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :receipt)',
+      ExpressionAttributeValues: { ':pk': `SANDBOXATS#${company.id}`, ':receipt': 'RECEIPT#' },
+    }),
+  );
+  return (out.Items ?? []).map(({ PK, SK, expires_at, ...receipt }) => receipt as SandboxReceipt);
+}
+
+/** How many times the sandbox was asked to submit under a reference. */
+export async function sandboxCalls(company: Pick<CompanyRecord, 'id'>, reference: string): Promise<number> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: key(company.id, `CALLS#${reference}`), ConsistentRead: true }));
+  return Number(out.Item?.attempts ?? 0);
+}

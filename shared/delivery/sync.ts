@@ -1,0 +1,312 @@
+/**
+ * The sync lifecycle (D12): one application at a time, from the queue message to a final `sync_status`
+ * and, where due, the e-mail fallback. No application is submitted twice:
+ * - an attempt first claims the application with a conditional write (a duplicated or redelivered message
+ *   that finds a live claim backs off);
+ * - the ATS is given a stable reference (`his-application-<id>`), so when an attempt dies between the ATS
+ *   call and the status write, the next attempt (after the claim expires) gets the first submission back
+ *   instead of creating a second;
+ * - final statuses are written only over `NOTSENT`, so a late attempt can never overwrite an outcome.
+ * Until the work is done the application stays in the sync-due index, which the sweeper reads.
+ */
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { getApplicationRecord, type ApplicationRecord } from '#applications/applications.js';
+import { openAttachment, readAttachment } from '#applications/attachments.js';
+import { config, db } from '#platform/clients.js';
+import { now } from '#platform/clock.js';
+import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
+import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
+import { connectorFor } from '#delivery/connectors/index.js';
+import { sendMail } from '#delivery/email.js';
+import { publishEvent } from '#platform/events.js';
+import { getJob, type JobRecord } from '#jobs/jobs.js';
+import { SYNC_DUE_SHARDS, indexKeys, keys } from '#platform/keys.js';
+import { logger } from '#platform/logger.js';
+import { enqueueSync, sweepGraceSeconds } from '#platform/sync-queue.js';
+
+export const maxSyncAttempts = () => Number(process.env.SYNC_MAX_ATTEMPTS ?? 4);
+const claimSeconds = () => Number(process.env.SYNC_CLAIM_SECONDS ?? 120);
+const retryBaseSeconds = () => Number(process.env.SYNC_RETRY_BASE_SECONDS ?? 30);
+
+/** Thrown to have the message come back after `delaySeconds` (the worker sets its visibility timeout). */
+export class RetryLater extends Error {
+  constructor(
+    readonly delaySeconds: number,
+    reason: string,
+  ) {
+    super(reason);
+    this.name = 'RetryLater';
+  }
+}
+
+/** Exponential backoff with full jitter: up to base × 2^(attempt-1), capped at 15 minutes. */
+export function retryDelaySeconds(attempt: number, random: () => number = Math.random): number {
+  const ceiling = Math.min(retryBaseSeconds() * 2 ** Math.max(attempt - 1, 0), 900);
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+const later = (seconds: number) => new Date(now().getTime() + seconds * 1000).toISOString();
+
+type Outcome = { sync_status: 'SUCCESS' | 'SUCCESS_FALLBACK' | 'EXPECTED_FAILURE' | 'FAILURE'; failure_error: string | null; external_id?: string };
+
+/** Claims the next submission attempt; false when another attempt holds a live claim or it is decided. */
+async function claim(id: number, field: 'sync' | 'email'): Promise<number | false> {
+  const current = now().toISOString();
+  const condition = field === 'sync' ? 'sync_status = :notsent' : 'email_sync_status = :notsent';
+  try {
+    const out = await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.application(id),
+        UpdateExpression: `SET ${field}_claim_until = :until${field === 'sync' ? ' ADD sync_attempts :one' : ''}`,
+        ConditionExpression: `${condition} AND (attribute_not_exists(${field}_claim_until) OR ${field}_claim_until < :now)`,
+        ExpressionAttributeValues: { ':until': later(claimSeconds()), ':now': current, ':notsent': 'NOTSENT', ...(field === 'sync' ? { ':one': 1 } : {}) },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return Number(out.Attributes?.sync_attempts ?? 1);
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** Writes a final sync outcome over NOTSENT and emits the event (D13). */
+async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<void> {
+  const timestamp = now().toISOString();
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.application(record.id),
+        UpdateExpression: `SET sync_status = :status, failure_error = :error, updated_at = :now${outcome.external_id ? ', external_id = :external' : ''} REMOVE sync_claim_until`,
+        ConditionExpression: 'sync_status = :notsent',
+        ExpressionAttributeValues: {
+          ':status': outcome.sync_status,
+          ':error': outcome.failure_error,
+          ':now': timestamp,
+          ':notsent': 'NOTSENT',
+          ...(outcome.external_id ? { ':external': outcome.external_id } : {}),
+        },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return; // decided by another attempt
+    throw error;
+  }
+  record.sync_status = outcome.sync_status;
+  record.failure_error = outcome.failure_error;
+  await publishEvent('application.sync_status_changed', record.company, {
+    application_id: record.id,
+    job_id: record.job,
+    sync_status: outcome.sync_status,
+    previous_sync_status: 'NOTSENT',
+    failure_error: outcome.failure_error,
+  });
+}
+
+/** Gives up the claim after a retryable failure and tells the sweeper when to look again. */
+async function releaseForRetry(record: ApplicationRecord, delaySeconds: number): Promise<void> {
+  const due = later(delaySeconds + sweepGraceSeconds());
+  await db().send(
+    new UpdateCommand({
+      TableName: config().tableName,
+      Key: keys.application(record.id),
+      UpdateExpression: 'REMOVE sync_claim_until SET sync_due_at = :due, GSI5SK = :sort',
+      ConditionExpression: 'attribute_exists(GSI5PK)',
+      ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, record.id) },
+    }),
+  ).catch((error: Error) => {
+    if (error.name !== 'ConditionalCheckFailedException') throw error;
+  });
+}
+
+/** Nothing more to do: the application leaves the sync-due index. */
+async function settle(id: number): Promise<void> {
+  await db().send(
+    new UpdateCommand({ TableName: config().tableName, Key: keys.application(id), UpdateExpression: 'REMOVE sync_due_at, GSI5PK, GSI5SK' }),
+  );
+}
+
+function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: JobRecord, reference: string): Submission {
+  return {
+    reference,
+    company,
+    jobExternalId: String(job.external_id),
+    candidate: record.candidate ?? {},
+    screeningAnswers: record.screening_questions ?? [],
+    customFields: record.custom_fields ?? {},
+    socialLinks: record.social_links ?? {},
+    notes: record.notes ?? null,
+    appliedAt: record.applied_at,
+    source: record.channel,
+    attachments: (record.attachments ?? []).map((a) => ({ type: a.type, name: a.name, content_type: a.content_type, size: a.size, open: () => openAttachment(a.key) })),
+  };
+}
+
+function outcomeOf(error: ConnectorError): Outcome {
+  if (error.kind === 'duplicate' || error.kind === 'job_not_published') return { sync_status: 'EXPECTED_FAILURE', failure_error: error.name };
+  return { sync_status: 'FAILURE', failure_error: error.name };
+}
+
+export interface SyncHooks {
+  /** Test seam: runs between the ATS call and the status write, to simulate a crash there. */
+  afterSubmit?: () => Promise<void>;
+}
+
+async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hooks: SyncHooks): Promise<void> {
+  const attempts = await claim(record.id, 'sync');
+  if (attempts === false) {
+    const fresh = await getApplicationRecord(record.id);
+    if (fresh && fresh.sync_status !== 'NOTSENT') {
+      Object.assign(record, fresh);
+      return;
+    }
+    throw new RetryLater(claimSeconds(), 'another attempt holds the claim');
+  }
+  const connector = connectorFor(company.ats);
+  if (!connector) return decideSync(record, { sync_status: 'FAILURE', failure_error: 'NoConnectorError' });
+  const submit = async (job: JobRecord, reference: string, status: 'SUCCESS' | 'SUCCESS_FALLBACK') => {
+    const { externalId } = await connector.submitApplication(submissionFor(record, company, job, reference));
+    await hooks.afterSubmit?.();
+    return decideSync(record, { sync_status: status, failure_error: null, external_id: externalId });
+  };
+  try {
+    const job = await getJob(company.id, record.job);
+    try {
+      return await submit(job, `his-application-${record.id}`, 'SUCCESS');
+    } catch (error) {
+      const fallbackJob = company.fallback_job;
+      if (!(error instanceof ConnectorError && error.kind === 'job_not_published' && fallbackJob && fallbackJob !== job.id)) throw error;
+      // D12: a job no longer published goes to the company's fallback job, under its own reference.
+      return await submit(await getJob(company.id, fallbackJob), `his-application-${record.id}-fallback`, 'SUCCESS_FALLBACK');
+    }
+  } catch (error) {
+    return failAttempt(record, error, attempts);
+  }
+}
+
+/**
+ * After a failed attempt: retryable failures (transient or rate-limited ATS errors, and anything
+ * unexpected such as a storage error) come back with backoff until the budget is spent; then, and for
+ * permanent errors at once, the outcome is decided.
+ */
+async function failAttempt(record: ApplicationRecord, error: unknown, attempts: number): Promise<void> {
+  const known = error instanceof ConnectorError ? error : undefined;
+  if (!known) logger.error('sync attempt failed unexpectedly', { applicationId: record.id, attempts, error: error as Error });
+  if ((known ? known.retryable : true) && attempts < maxSyncAttempts()) {
+    const delay = Math.max(known?.retryAfterSeconds ?? 0, retryDelaySeconds(attempts));
+    await releaseForRetry(record, delay);
+    throw new RetryLater(delay, (error as Error).message);
+  }
+  return decideSync(record, known ? outcomeOf(known) : { sync_status: 'FAILURE', failure_error: 'SyncError' });
+}
+
+function mailText(record: ApplicationRecord, job: JobRecord): string {
+  const c = record.candidate ?? {};
+  const name = String(c.full_name ?? [c.first_name, c.last_name].filter(Boolean).join(' '));
+  const lines = [
+    `New application for "${job.title ?? job.external_id}" (job ${job.external_id}).`,
+    '',
+    `Name: ${name}`,
+    `E-mail: ${c.email ?? ''}`,
+    ...(c.phone ? [`Phone: ${c.phone}`] : []),
+    `Applied at: ${record.applied_at}`,
+    ...(record.channel ? [`Source: ${record.channel}`] : []),
+    ...(record.screening_questions ?? []).map((q) => `${q.question ?? q.id}: ${q.answer ?? ''}`),
+    ...Object.entries(record.social_links ?? {}).map(([k, v]) => `${k}: ${v}`),
+    ...(record.notes ? ['', record.notes] : []),
+    '',
+    `Application ${record.id}; it could not be delivered to your ATS, so it comes by e-mail.`,
+  ];
+  return lines.join('\n');
+}
+
+async function emailFallback(record: ApplicationRecord, company: CompanyRecord): Promise<void> {
+  if ((await claim(record.id, 'email')) === false) {
+    const fresh = await getApplicationRecord(record.id);
+    if (fresh && fresh.email_sync_status !== 'NOTSENT') return;
+    throw new RetryLater(claimSeconds(), 'another attempt holds the e-mail claim');
+  }
+  const job = await getJob(company.id, record.job);
+  const to = (job.application_email as string | null) || company.contact_email;
+  let status: 'SUCCESS' | 'FAILURE' = 'FAILURE';
+  if (to) {
+    try {
+      const attachments = [];
+      for (const a of record.attachments ?? []) attachments.push({ filename: a.name, contentType: a.content_type, content: await readAttachment(a.key) });
+      await sendMail({ to, subject: `Application: ${job.title ?? job.external_id}`, text: mailText(record, job), attachments });
+      status = 'SUCCESS';
+    } catch (error) {
+      logger.error('e-mail fallback failed', { applicationId: record.id, error: error as Error });
+    }
+  }
+  await db().send(
+    new UpdateCommand({
+      TableName: config().tableName,
+      Key: keys.application(record.id),
+      UpdateExpression: 'SET email_sync_status = :status, updated_at = :now REMOVE email_claim_until',
+      ConditionExpression: 'email_sync_status = :notsent',
+      ExpressionAttributeValues: { ':status': status, ':now': now().toISOString(), ':notsent': 'NOTSENT' },
+    }),
+  );
+  record.email_sync_status = status;
+  await publishEvent('application.email_sync_status_changed', record.company, { application_id: record.id, job_id: record.job, email_sync_status: status, previous_email_sync_status: 'NOTSENT' });
+}
+
+/** Processes one queue message's application. Throws RetryLater (or any error) to have it come back. */
+export async function syncApplication(applicationId: number, hooks: SyncHooks = {}): Promise<void> {
+  const record = await getApplicationRecord(applicationId);
+  if (!record) {
+    logger.warn('sync message for an unknown application', { applicationId });
+    return;
+  }
+  const company = await getCompanyRecord(record.company);
+  if (!company || record.personal_data_deleted_at) return settle(record.id);
+  const candidateSync = syncActive(company, 'candidate_sync');
+  if (candidateSync && record.sync_status === 'NOTSENT') await syncToAts(record, company, hooks);
+  // D12: the e-mail fallback runs when the ATS sync is inactive, or after it failed; both need the entitlement.
+  const emailDue = company.entitlements.includes('email_fallback') && record.email_sync_status === 'NOTSENT' && (!candidateSync || record.sync_status === 'FAILURE');
+  if (emailDue) await emailFallback(record, company);
+  await settle(record.id);
+}
+
+export interface SweepResult {
+  requeued: number;
+}
+
+/** The sweeper: re-queues applications whose sync is due but has not happened (a lost or dead-lettered message). */
+export async function sweepDueSyncs(options: { limitPerShard?: number } = {}): Promise<SweepResult> {
+  const current = now().toISOString();
+  const result: SweepResult = { requeued: 0 };
+  for (let shard = 0; shard < SYNC_DUE_SHARDS; shard++) {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: config().tableName,
+        IndexName: 'GSI5',
+        KeyConditionExpression: 'GSI5PK = :pk AND GSI5SK < :now',
+        ExpressionAttributeValues: { ':pk': `SYNCDUE#${shard}`, ':now': current },
+        Limit: options.limitPerShard ?? 100,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const id = Number(String(item.PK).split('#')[1]);
+      const due = later(sweepGraceSeconds());
+      // Look again after the grace period unless the message settles it first.
+      await db().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: keys.application(id),
+          UpdateExpression: 'SET sync_due_at = :due, GSI5SK = :sort',
+          ConditionExpression: 'attribute_exists(GSI5PK)',
+          ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, id) },
+        }),
+      ).catch((error: Error) => {
+        if (error.name !== 'ConditionalCheckFailedException') throw error;
+      });
+      if (await enqueueSync(id)) result.requeued += 1;
+    }
+  }
+  logger.info('sync sweep', { ...result });
+  return result;
+}

@@ -1,0 +1,133 @@
+/**
+ * The middleware stack every route handler runs in (middy): request id, DynamoDB accounting, the D3
+ * company-access check, JSON responses, and the one error middleware that turns typed errors into D2
+ * responses. Handlers stay thin: parse, call a domain function, return a body.
+ */
+import { randomUUID } from 'node:crypto';
+import middy, { type MiddlewareObj } from '@middy/core';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { authorizeCompany, parseCompanyIdHeader, principalFromContext, type Principal } from '#companies/api-keys.js';
+import type { CompanyRecord } from '#companies/companies.js';
+import { ApiError, UnauthorizedError } from '#platform/errors.js';
+import { idempotencyError } from '#http/idempotency.js';
+import { logger } from '#platform/logger.js';
+import type { LinkContext } from '#platform/pagination.js';
+import { queryParams, type QueryParams } from '#platform/query-params.js';
+import { currentMetrics, formatMetrics, withRequestMetrics } from '#platform/request-metrics.js';
+import { routeById, type RouteDefinition } from '#http/routes.js';
+
+export interface ApiRequest {
+  event: APIGatewayProxyEvent;
+  route: RouteDefinition;
+  requestId: string;
+  principal: Principal;
+  /** The company acted for (routes with the Company-Id header). */
+  company: CompanyRecord | undefined;
+  query: QueryParams;
+  link: LinkContext;
+}
+
+export interface ApiResult {
+  statusCode?: number;
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+type ApiHandler = (request: ApiRequest) => Promise<ApiResult>;
+
+export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(event.headers ?? {})) if (key.toLowerCase() === wanted) return value ?? undefined;
+  return undefined;
+}
+
+/** The request's own absolute URL (without query), for `next`/`previous` links (D4). */
+export function linkContext(event: APIGatewayProxyEvent): LinkContext {
+  // The gateway's own record of the domain called, not a header a client could set.
+  const host = event.requestContext?.domainName ?? header(event, 'host') ?? 'localhost';
+  const proto = header(event, 'x-forwarded-proto') ?? 'https';
+  // requestContext.path is the path as the client called it (with the stage on an execute-api domain).
+  const path = event.requestContext?.path ?? event.path;
+  return { baseUrl: `${proto}://${host}${path}`, query: queryParams(event) };
+}
+
+/** A positive integer path parameter; anything else cannot name a record, so it is a 404. */
+export function idParam(event: APIGatewayProxyEvent, name = 'id'): number | undefined {
+  const value = event.pathParameters?.[name];
+  return value && /^\d{1,15}$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
+}
+
+function respond(requestId: string, statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {
+  const metrics = currentMetrics();
+  return {
+    statusCode,
+    headers: {
+      'Content-Type': 'application/json',
+      'X-Request-Id': requestId,
+      ...(metrics && process.env.CAPACITY_HEADER === '1' ? { 'X-DynamoDB-Capacity': formatMetrics(metrics) } : {}),
+      ...headers,
+    },
+    body: JSON.stringify(body),
+  };
+}
+
+export function errorResponse(requestId: string, error: unknown): APIGatewayProxyResult {
+  const known = error instanceof ApiError ? error : idempotencyError(error);
+  if (known) return respond(requestId, known.statusCode, known.body(), known.headers);
+  logger.error('unhandled error', { requestId, error: error as Error });
+  return respond(requestId, 500, { detail: `Internal server error. Quote request id ${requestId} when you contact support.`, code: 'internal_error', request_id: requestId });
+}
+
+type ApiContext = Context & { api?: ApiRequest; requestId: string };
+
+/**
+ * Wraps a route handler (named by its route table id) in the service's middleware stack. `extra`
+ * middlewares (such as idempotency) run after authentication and the company check.
+ */
+export function api(routeId: string, handler: ApiHandler, extra: MiddlewareObj[] = []) {
+  const route = routeById(routeId);
+  const wrapped = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
+    .use({
+      before: async (request) => {
+        const { event } = request;
+        const requestId = request.context.requestId;
+        // Header names are case-insensitive; lower-casing them once lets later middlewares address them.
+        event.headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+        const principal = principalFromContext(event.requestContext?.authorizer);
+        // The gateway only invokes a route after the authorizer; a missing principal means a misconfiguration.
+        if (!principal) throw new UnauthorizedError();
+        const company = route.companyHeader ? await authorizeCompany(principal, parseCompanyIdHeader(header(event, 'company-id'))) : undefined;
+        request.context.api = { event, route, requestId, principal, company, query: queryParams(event), link: linkContext(event) };
+      },
+      onError: async (request) => {
+        request.response = errorResponse(request.context.requestId, request.error);
+      },
+    });
+  for (const middleware of extra) wrapped.use(middleware);
+  wrapped.handler(async (_event, context) => {
+      const request = context.api!;
+      const result = await handler(request);
+      return respond(request.requestId, result.statusCode ?? 200, result.body, result.headers);
+    });
+  return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
+    withRequestMetrics(async () => {
+      const started = Date.now();
+      const requestId = event.requestContext?.requestId ?? randomUUID();
+      const response = await wrapped(event, { ...context, requestId });
+      // A replayed (idempotent) response still names this request and reports this request's cost.
+      const metrics = currentMetrics()!;
+      response.headers = {
+        ...(response.headers ?? {}),
+        'X-Request-Id': requestId,
+        ...(process.env.CAPACITY_HEADER === '1' ? { 'X-DynamoDB-Capacity': formatMetrics(metrics) } : {}),
+      };
+      logger.info('request', {
+        route: route.id,
+        status: response.statusCode,
+        durationMs: Date.now() - started,
+        requestId,
+        dynamodb: { calls: metrics.calls, capacityUnits: metrics.capacityUnits },
+      });
+      return response;
+    });
+}

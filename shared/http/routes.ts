@@ -1,0 +1,90 @@
+/**
+ * The route table: the only list of routes. The CDK stack builds API Gateway resources and one function
+ * per route from it; the local HTTP adapter dispatches from it; the OpenAPI document is generated from it.
+ * Each path is served with and without its trailing slash.
+ */
+import type { FunctionAccess } from '#platform/function-access.js';
+
+export interface RouteDefinition {
+  /** Stable name, also the function's logical name. */
+  id: string;
+  method: 'GET' | 'POST' | 'PATCH';
+  /** Path with `{param}` placeholders, written as the spec writes it. */
+  path: string;
+  /** Handler module under `functions/`, without extension. */
+  handler: string;
+  /** D3: whether the route needs the `Company-Id` header. */
+  companyHeader: boolean;
+  /** What the function may do (least privilege); the stack grants exactly this. */
+  access: FunctionAccess;
+  summary: string;
+}
+
+export const routes: readonly RouteDefinition[] = [
+  { id: 'ListCompanies', method: 'GET', path: '/companies/', handler: 'companies/list', companyHeader: false, access: { table: 'read' }, summary: 'List companies' },
+  { id: 'UpdateCompany', method: 'PATCH', path: '/companies/{id}/', handler: 'companies/update', companyHeader: true, access: { table: 'write' }, summary: 'Partial update of a company' },
+  { id: 'ListJobs', method: 'GET', path: '/jobs', handler: 'jobs/list', companyHeader: true, access: { table: 'read', cursorSecret: true }, summary: 'List jobs' },
+  { id: 'GetJob', method: 'GET', path: '/jobs/{id}', handler: 'jobs/get', companyHeader: true, access: { table: 'read' }, summary: 'Read one job' },
+  {
+    id: 'CreateApplication', method: 'POST', path: '/applications/', handler: 'applications/create', companyHeader: true,
+    access: { table: 'write', attachments: 'write', syncQueue: 'send', events: 'publish' }, summary: 'Create an application',
+  },
+  { id: 'ListApplications', method: 'GET', path: '/applications/', handler: 'applications/list', companyHeader: true, access: { table: 'read', cursorSecret: true }, summary: 'List applications' },
+  { id: 'GetApplication', method: 'GET', path: '/applications/{id}', handler: 'applications/get', companyHeader: true, access: { table: 'read' }, summary: 'Read one application' },
+];
+
+export function routeById(id: string): RouteDefinition {
+  const route = routes.find((r) => r.id === id);
+  if (!route) throw new Error(`no route ${id} in the route table`);
+  return route;
+}
+
+/** The path without a trailing slash, the form both variants are matched against. */
+export function canonicalPath(path: string): string {
+  return path.length > 1 ? path.replace(/\/+$/, '') : path;
+}
+
+/** The two spellings of a route's path: with and without the trailing slash. */
+export function pathVariants(path: string): string[] {
+  const bare = canonicalPath(path);
+  return [bare, `${bare}/`];
+}
+
+export interface RouteMatch {
+  route: RouteDefinition;
+  pathParameters: Record<string, string>;
+}
+
+/** Matches a request path; `methods` lists what the path allows when the method does not match. */
+export function matchRoute(method: string, path: string): { match?: RouteMatch; methods: string[] } {
+  const requested = canonicalPath(path).split('/');
+  const methods: string[] = [];
+  for (const route of routes) {
+    const pattern = canonicalPath(route.path).split('/');
+    if (pattern.length !== requested.length) continue;
+    const params: Record<string, string> = {};
+    const ok = pattern.every((part, i) => {
+      const name = /^\{(\w+)\}$/.exec(part)?.[1];
+      if (name) {
+        if (!requested[i]) return false;
+        const value = safeDecode(requested[i]);
+        if (value === undefined) return false;
+        params[name] = value;
+        return true;
+      }
+      return part === requested[i];
+    });
+    if (!ok) continue;
+    if (route.method === method) return { match: { route, pathParameters: params }, methods: [route.method] };
+    methods.push(route.method);
+  }
+  return { methods };
+}
+
+function safeDecode(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
+}

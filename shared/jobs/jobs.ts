@@ -1,0 +1,453 @@
+/**
+ * Jobs: the stored record, the Job object (with the D11 quirks), reads, the filtered list, and the
+ * import run of D14 that creates, updates and archives a company's jobs from an ATS feed.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetByKey, batchPut, queryAll } from '#platform/batch.js';
+import type { FromSchema } from 'json-schema-to-ts';
+import { config, db } from '#platform/clients.js';
+import { isoNow } from '#platform/clock.js';
+import { getCompanyRecord, setCompanyFields } from '#companies/companies.js';
+import { NotFoundError, ValidationError, type FieldErrors } from '#platform/errors.js';
+import { nextId } from '#platform/ids.js';
+import { collections, indexKeys, keys } from '#platform/keys.js';
+import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
+import { dateParam, enumParam, stringParam, type QueryParams } from '#platform/query-params.js';
+import { readCount } from '#platform/counts.js';
+import { publishEvents } from '#platform/events.js';
+import { ajv, toFieldErrors } from '#platform/validation.js';
+
+export const JOB_STATUSES = ['active', 'deleted', 'archived'] as const;
+export const REMOTE_VALUES = ['remote', 'hybrid', 'on-site'] as const;
+export const EMPLOYMENT_TYPES = ['contract', 'freelance', 'intern', 'temporary', 'permanent', 'volunteer', 'apprenticeship', 'working_student', 'minijob', 'other'] as const;
+export const WORK_SCHEDULES = ['full_time', 'part_time', 'flexible'] as const;
+export const SENORITY_VALUES = ['unexperienced', 'junior', 'mid_level', 'senior', 'lead', 'manager', 'director', 'executive'] as const;
+export const CATEGORIES = [
+  'accounting_finance', 'administration', 'architecture_construction', 'arts_media_entertainment', 'business_development',
+  'cleaning_facilities', 'consulting', 'customer_service_support', 'data_analytics', 'design', 'education_training',
+  'engineering', 'entertainment_travel', 'event_management', 'finance', 'healthcare', 'hospitality_tourism', 'hr_recruitment',
+  'installation_maintenance_repair', 'it_support', 'legal', 'logistics_supply_chain', 'management_executive', 'marketing',
+  'non_profit', 'operations', 'other', 'personal_care_services', 'pharmaceutical_life_sciences', 'product_management',
+  'project_management', 'public_relations', 'real_estate', 'retail', 'sales', 'science_technology', 'software_development',
+  'social_services', 'sports_fitness_recreation', 'translation_localization', 'warehouse',
+] as const;
+
+const str = { type: ['string', 'null'] } as const;
+const num = { type: ['number', 'null'] } as const;
+const oneOf = <T extends readonly string[]>(values: T) => ({ type: ['string', 'null'], enum: [...values, null] }) as const;
+
+export const screeningQuestionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'question'],
+  properties: {
+    id: { type: 'string' },
+    question: { type: 'string' },
+    answer_type: { type: 'string' },
+    required: { type: 'boolean' },
+    options: {
+      type: 'array',
+      items: { type: 'object', additionalProperties: false, required: ['label', 'value'], properties: { label: { type: 'string' }, value: { type: 'string' } } },
+    },
+  },
+} as const;
+
+export const applicationFormFieldSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'name'],
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    label: { type: 'string' },
+    type: { type: 'string' },
+    subtype: { type: ['string', 'null'] },
+    required: { type: 'boolean' },
+    order: { type: 'number' },
+    options: { type: 'array' },
+  },
+} as const;
+
+export const descriptionSectionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id', 'type', 'order'],
+  properties: {
+    id: { type: 'string' },
+    type: { type: 'string' },
+    order: { type: 'number' },
+    title: { type: 'string' },
+    content: { type: 'string' },
+  },
+} as const;
+
+/** A job as an ATS feed (or the admin import file) delivers it, in the spec's field names. */
+export const jobInputSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['external_id'],
+  properties: {
+    external_id: { type: 'string', minLength: 1, maxLength: 255 },
+    title: str,
+    description: str,
+    posting_url: str,
+    application_url: str,
+    application_email: str,
+    status: oneOf(JOB_STATUSES),
+    remote: oneOf(REMOTE_VALUES),
+    language: str,
+    category: oneOf(CATEGORIES),
+    employment_type: oneOf(EMPLOYMENT_TYPES),
+    work_schedule: oneOf(WORK_SCHEDULES),
+    senority: oneOf(SENORITY_VALUES),
+    education: str,
+    start_date: { type: ['string', 'null'], format: 'date' },
+    contract_limitation: str,
+    location_name: str,
+    street: str,
+    city: str,
+    country: str,
+    postcode: str,
+    longitude: num,
+    latitude: num,
+    salary: str,
+    salary_from: num,
+    salary_to: num,
+    salary_currency: str,
+    salary_frequency: str,
+    contact_name: str,
+    contact_email: str,
+    contact_title: str,
+    contact_phone: str,
+    contact_salutation: str,
+    banner_image: str,
+    screening_questions: { type: 'array', items: screeningQuestionSchema },
+    application_form_fields: { type: 'array', items: applicationFormFieldSchema },
+    description_sections: { type: 'array', items: descriptionSectionSchema },
+    custom_fields: { type: 'object' },
+    raw_values: { type: 'object' },
+    import_source: str,
+  },
+} as const;
+
+export type JobInput = FromSchema<typeof jobInputSchema>;
+
+/** The content fields: the fingerprint covers exactly these (D14). */
+export const JOB_CONTENT_FIELDS = [
+  'external_id', 'title', 'description', 'posting_url', 'application_url', 'application_email', 'remote', 'language',
+  'category', 'employment_type', 'work_schedule', 'senority', 'education', 'start_date', 'contract_limitation',
+  'location_name', 'street', 'city', 'country', 'postcode', 'longitude', 'latitude', 'salary', 'salary_from', 'salary_to',
+  'salary_currency', 'salary_frequency', 'contact_name', 'contact_email', 'contact_title', 'contact_phone',
+  'contact_salutation', 'banner_image', 'screening_questions', 'application_form_fields', 'description_sections',
+  'custom_fields',
+] as const;
+
+type ContentField = (typeof JOB_CONTENT_FIELDS)[number];
+
+export type JobRecord = { [K in ContentField]: unknown } & {
+  id: number;
+  company: number;
+  status: (typeof JOB_STATUSES)[number];
+  raw_values: Record<string, unknown>;
+  import_source: string;
+  run_id: string;
+  fingerprint: string;
+  created_at: string;
+  updated_at: string;
+  last_content_update_at: string;
+};
+
+const ARRAY_FIELDS = new Set<string>(['screening_questions', 'application_form_fields', 'description_sections']);
+const OBJECT_FIELDS = new Set<string>(['custom_fields']);
+
+/** The Job object of the interface, in the spec's field order. `listForm` applies the D11 list quirk. */
+export function toJob(r: JobRecord, listForm: boolean): Record<string, unknown> {
+  const sections = (r.description_sections as { order: number }[]).map((s) => (listForm ? { ...s, order: String(s.order) } : s));
+  return {
+    id: r.id,
+    external_id: r.external_id,
+    company: r.company,
+    title: r.title,
+    description: r.description,
+    posting_url: r.posting_url,
+    application_url: r.application_url,
+    application_email: r.application_email,
+    status: r.status,
+    remote: r.remote,
+    language: r.language,
+    category: r.category,
+    employment_type: r.employment_type,
+    work_schedule: r.work_schedule,
+    senority: r.senority,
+    education: r.education,
+    start_date: r.start_date,
+    contract_limitation: r.contract_limitation,
+    location_name: r.location_name,
+    street: r.street,
+    city: r.city,
+    country: r.country,
+    postcode: r.postcode,
+    longitude: r.longitude,
+    latitude: r.latitude,
+    salary: r.salary,
+    salary_from: r.salary_from,
+    salary_to: r.salary_to,
+    salary_currency: r.salary_currency,
+    salary_frequency: r.salary_frequency,
+    contact_name: r.contact_name,
+    contact_email: r.contact_email,
+    contact_title: r.contact_title,
+    contact_phone: r.contact_phone,
+    contact_salutation: r.contact_salutation,
+    banner_image: r.banner_image,
+    screening_questions: r.screening_questions,
+    application_form_fields: r.application_form_fields,
+    description_sections: sections,
+    custom_fields: r.custom_fields,
+    raw_values: r.raw_values,
+    import_source: r.import_source,
+    run_id: r.run_id,
+    fingerprint: r.fingerprint,
+    // D15: no apply channel has a working receiver yet.
+    apply_webhooks: {},
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    last_content_update_at: r.last_content_update_at,
+  };
+}
+
+const INTERNAL_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'title_lc', 'city_lc'];
+
+function fromItem(item: Record<string, unknown>): JobRecord {
+  const record = { ...item };
+  for (const name of INTERNAL_ATTRIBUTES) delete record[name];
+  return record as unknown as JobRecord;
+}
+
+function toItem(r: JobRecord): Record<string, unknown> {
+  return {
+    ...keys.job(r.company, r.id),
+    GSI1PK: indexKeys.companyJobs(r.company),
+    GSI1SK: indexKeys.createdSort(r.created_at, r.id),
+    GSI2PK: indexKeys.jobByExternalId(r.company, String(r.external_id)),
+    GSI2SK: indexKeys.createdSort(r.created_at, r.id),
+    // Lower-case copies serve the case-insensitive "contains" filters.
+    title_lc: typeof r.title === 'string' ? r.title.toLowerCase() : undefined,
+    city_lc: typeof r.city === 'string' ? r.city.toLowerCase() : undefined,
+    ...r,
+  };
+}
+
+/** One job of a company; another company's job is not found (the key includes the company). */
+export async function getJob(companyId: number, id: number): Promise<JobRecord> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.job(companyId, id) }));
+  if (!out.Item) throw new NotFoundError();
+  return fromItem(out.Item);
+}
+
+/** A company's job by its ATS id, or undefined. */
+export async function findJobByExternalId(companyId: number, externalId: string): Promise<JobRecord | undefined> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().tableName,
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk',
+      ExpressionAttributeValues: { ':pk': indexKeys.jobByExternalId(companyId, externalId) },
+      Limit: 1,
+    }),
+  );
+  return out.Items?.[0] ? fromItem(out.Items[0]) : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// List
+
+export const JOB_FILTERS = ['external_id', 'title', 'status', 'remote', 'language', 'city', 'country', 'created_at', 'updated_at', 'last_content_update_at'] as const;
+
+export function jobQuery(companyId: number, q: QueryParams): CollectionQuery {
+  const conditions: Condition[] = [];
+  const status = enumParam(q, 'status', JOB_STATUSES);
+  const remote = enumParam(q, 'remote', REMOTE_VALUES);
+  const language = stringParam(q, 'language');
+  const country = stringParam(q, 'country');
+  const title = stringParam(q, 'title');
+  const city = stringParam(q, 'city');
+  const createdAt = dateParam(q, 'created_at');
+  const updatedAt = dateParam(q, 'updated_at');
+  const contentAt = dateParam(q, 'last_content_update_at');
+  const externalId = stringParam(q, 'external_id');
+  if (status) conditions.push({ attr: 'status', op: 'eq', value: status });
+  if (remote) conditions.push({ attr: 'remote', op: 'eq', value: remote });
+  if (language) conditions.push({ attr: 'language', op: 'eq', value: language });
+  if (country) conditions.push({ attr: 'country', op: 'eq', value: country });
+  if (title) conditions.push({ attr: 'title_lc', op: 'contains', value: title.toLowerCase() });
+  if (city) conditions.push({ attr: 'city_lc', op: 'contains', value: city.toLowerCase() });
+  if (updatedAt) conditions.push({ attr: 'updated_at', op: 'gte', value: updatedAt });
+  if (contentAt) conditions.push({ attr: 'last_content_update_at', op: 'gte', value: contentAt });
+  // An exact external id is served by its sparse index; everything else by the company's job collection.
+  return externalId
+    ? { index: 'GSI2', partitionValue: indexKeys.jobByExternalId(companyId, externalId), sortKeyFrom: createdAt, conditions }
+    : { index: 'GSI1', partitionValue: indexKeys.companyJobs(companyId), sortKeyFrom: createdAt, conditions, total: () => readCount(collections.companyJobs(companyId)) };
+}
+
+export async function listJobs(companyId: number, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Record<string, unknown>>> {
+  const options = { scope: `jobs:company:${companyId}`, limitAlias: true, filterParams: JOB_FILTERS };
+  const request = pageRequest(q, options);
+  const page = await readPage(jobQuery(companyId, q), request);
+  const next = page.position ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count }) : undefined;
+  return envelope(link, request, page.count, page.items.map((item) => toJob(fromItem(item), true)), next);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Import (D14)
+
+const validateJobInput = ajv.compile(jobInputSchema);
+
+/** Validates a whole feed; any invalid job rejects the run before anything is written. */
+export function parseJobFeed(feed: unknown): JobInput[] {
+  if (!Array.isArray(feed)) throw new ValidationError({ body: ['Must be a JSON array of jobs.'] });
+  const errors: FieldErrors = {};
+  const seen = new Set<string>();
+  feed.forEach((job, i) => {
+    if (!validateJobInput(job)) {
+      for (const [path, messages] of Object.entries(toFieldErrors(validateJobInput.errors))) errors[`[${i}]${path === 'body' ? '' : `.${path}`}`] = messages;
+    } else if (seen.has((job as JobInput).external_id)) {
+      errors[`[${i}].external_id`] = ['Duplicate external_id in the feed.'];
+    } else {
+      seen.add((job as JobInput).external_id);
+    }
+  });
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  return feed as JobInput[];
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+function contentOf(input: JobInput): Record<ContentField, unknown> {
+  const content = {} as Record<ContentField, unknown>;
+  for (const field of JOB_CONTENT_FIELDS) {
+    const value = (input as Record<string, unknown>)[field];
+    content[field] = value ?? (ARRAY_FIELDS.has(field) ? [] : OBJECT_FIELDS.has(field) ? {} : null);
+  }
+  return content;
+}
+
+/** SHA-256 over the canonical JSON of the content fields (D14). */
+export function fingerprintOf(content: Record<ContentField, unknown>): string {
+  return createHash('sha256').update(canonicalJson(content)).digest('hex');
+}
+
+export interface ImportResult {
+  run_id: string;
+  created: number;
+  updated: number;
+  unchanged: number;
+  archived: number;
+}
+
+async function companyJobs(companyId: number): Promise<JobRecord[]> {
+  const items = await queryAll({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)', ExpressionAttributeValues: { ':pk': keys.company(companyId).PK, ':job': 'JOB#' } });
+  return items.map(fromItem);
+}
+
+/**
+ * One import run: new jobs are created, changed ones updated (content, fingerprint and
+ * last_content_update_at move only when the fingerprint changes), every job in the feed gets the run's
+ * id, and, when the feed is complete, jobs missing from it are archived.
+ */
+export async function importJobs(companyId: number, feed: unknown, options: { complete?: boolean; source?: string } = {}): Promise<ImportResult> {
+  const inputs = parseJobFeed(feed);
+  const company = await getCompanyRecord(companyId);
+  if (!company) throw new NotFoundError(`Company ${companyId} does not exist.`);
+  const runId = randomUUID();
+  const now = isoNow();
+  const existing = new Map((await companyJobs(companyId)).map((job) => [String(job.external_id), job]));
+  const creates: JobRecord[] = [];
+  const updates: JobRecord[] = [];
+  const result: ImportResult = { run_id: runId, created: 0, updated: 0, unchanged: 0, archived: 0 };
+
+  for (const input of inputs) {
+    const content = contentOf(input);
+    const fingerprint = fingerprintOf(content);
+    const status = input.status ?? 'active';
+    const source = input.import_source ?? options.source ?? 'api';
+    const previous = existing.get(input.external_id);
+    existing.delete(input.external_id);
+    if (!previous) {
+      const id = await nextId('job');
+      creates.push({ ...content, id, company: companyId, status, raw_values: input.raw_values ?? {}, import_source: source, run_id: runId, fingerprint, created_at: now, updated_at: now, last_content_update_at: now });
+      continue;
+    }
+    const contentChanged = previous.fingerprint !== fingerprint;
+    const changed = contentChanged || previous.status !== status || canonicalJson(previous.raw_values) !== canonicalJson(input.raw_values ?? {}) || previous.import_source !== source;
+    updates.push({
+      ...previous,
+      ...(contentChanged ? content : {}),
+      status,
+      raw_values: input.raw_values ?? {},
+      import_source: source,
+      run_id: runId,
+      fingerprint,
+      updated_at: changed ? now : previous.updated_at,
+      last_content_update_at: contentChanged ? now : previous.last_content_update_at,
+    });
+    if (changed) result.updated += 1;
+    else result.unchanged += 1;
+  }
+  if (options.complete !== false) {
+    for (const missing of existing.values()) {
+      if (missing.status !== 'active') continue;
+      updates.push({ ...missing, status: 'archived', updated_at: now });
+      result.archived += 1;
+    }
+  }
+
+  // Creates go in transactions with the company's job counter, so the total never drifts from the items.
+  for (let i = 0; i < creates.length; i += 99) {
+    const chunk = creates.slice(i, i + 99);
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          ...chunk.map((job) => ({ Put: { TableName: config().tableName, Item: toItem(job), ConditionExpression: 'attribute_not_exists(PK)' } })),
+          {
+            Update: {
+              TableName: config().tableName,
+              Key: keys.countOf(collections.companyJobs(companyId)),
+              UpdateExpression: 'ADD #n :n',
+              ExpressionAttributeNames: { '#n': 'count' },
+              ExpressionAttributeValues: { ':n': chunk.length },
+            },
+          },
+        ],
+      }),
+    );
+  }
+  result.created = creates.length;
+  await batchPut(updates.map(toItem));
+  // D13: one event per job created, changed or archived by this run (unchanged jobs emit nothing).
+  const changed = updates.filter((job) => job.updated_at === now);
+  await publishEvents([
+    ...creates.map((job) => ({ type: 'job.created' as const, company: companyId, data: { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId } })),
+    ...changed.map((job) => ({
+      type: job.status === 'archived' ? ('job.archived' as const) : ('job.updated' as const),
+      company: companyId,
+      data: { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId },
+    })),
+  ]);
+  await setCompanyFields(companyId, { jobs_last_synced_at: now, ...(company.status === 'failing' ? { status: 'active' } : {}) });
+  return result;
+}
+
+/** Jobs of one company by id, in one BatchGet per 100 (read-time copies on applications, D9). */
+export async function getJobs(companyId: number, ids: number[]): Promise<Map<number, JobRecord>> {
+  return batchGetByKey(ids, (id) => keys.job(companyId, id), fromItem);
+}

@@ -1,0 +1,55 @@
+/**
+ * Reads and writes that take more than one call: every page of a Query, and batch reads and writes with the
+ * retries of unprocessed keys/items that DynamoDB asks callers to do.
+ */
+import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { config, db } from '#platform/clients.js';
+
+const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
+
+/** Reads items by key in batches of 100, retrying unprocessed keys; returns them by id. */
+export async function batchGetByKey<T extends { id: number }>(
+  ids: number[],
+  keyOf: (id: number) => { PK: string; SK: string },
+  map: (item: Record<string, unknown>) => T,
+): Promise<Map<number, T>> {
+  const result = new Map<number, T>();
+  const unique = [...new Set(ids)];
+  for (let i = 0; i < unique.length; i += 100) {
+    let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = { [config().tableName]: { Keys: unique.slice(i, i + 100).map(keyOf) } };
+    for (let attempt = 0; request && Object.keys(request).length; attempt++) {
+      if (attempt) await backoff(attempt);
+      const out: { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, any> } = await db().send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of out.Responses?.[config().tableName] ?? []) {
+        const value = map(item);
+        result.set(value.id, value);
+      }
+      request = out.UnprocessedKeys && Object.keys(out.UnprocessedKeys).length ? out.UnprocessedKeys : undefined;
+    }
+  }
+  return result;
+}
+
+/** Puts items in batches of 25, retrying unprocessed items. */
+export async function batchPut(items: Record<string, unknown>[]): Promise<void> {
+  for (let i = 0; i < items.length; i += 25) {
+    let request: Record<string, any> | undefined = { [config().tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) };
+    for (let attempt = 0; request && Object.keys(request).length; attempt++) {
+      if (attempt) await backoff(attempt);
+      const out: { UnprocessedItems?: Record<string, any> } = await db().send(new BatchWriteCommand({ RequestItems: request }));
+      request = out.UnprocessedItems;
+    }
+  }
+}
+
+/** Every item of a Query, page after page. */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ ...input, TableName: config().tableName, ExclusiveStartKey: exclusiveStartKey }));
+    items.push(...(out.Items ?? []));
+    exclusiveStartKey = out.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  return items;
+}

@@ -1,0 +1,96 @@
+/**
+ * The AWS SDK clients, one module-scope singleton each, created on first use. Environment variables are
+ * the only switch between AWS and the local emulators: `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_S3`,
+ * `AWS_ENDPOINT_URL_SQS` and `AWS_ENDPOINT_URL_SNS` point at the emulators locally and are unset on AWS.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { SNSClient } from '@aws-sdk/client-sns';
+import { recordDynamoCall } from '#platform/request-metrics.js';
+
+export interface ServiceConfig {
+  tableName: string;
+  bucketName: string;
+  syncQueueUrl: string;
+  eventsTopicArn: string;
+}
+
+export function config(): ServiceConfig {
+  return {
+    tableName: required('TABLE_NAME'),
+    bucketName: process.env.BUCKET_NAME ?? '',
+    syncQueueUrl: process.env.SYNC_QUEUE_URL ?? '',
+    eventsTopicArn: process.env.EVENTS_TOPIC_ARN ?? '',
+  };
+}
+
+function required(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`environment variable ${name} is not set`);
+  return value;
+}
+
+function base(endpointVariable: string) {
+  const endpoint = process.env[endpointVariable];
+  return {
+    region: process.env.AWS_REGION ?? 'us-east-1',
+    ...(endpoint ? { endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  };
+}
+
+/** The item and query operations, whose calls ask for and report their consumed capacity. */
+const ACCOUNTED = /^(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem|TransactGetItems|TransactWriteItems|Get|Put|Update|Delete|BatchGet|BatchWrite|TransactGet|TransactWrite)Command$/;
+
+let dynamo: DynamoDBClient | undefined;
+let documentClient: DynamoDBDocumentClient | undefined;
+let s3Client: S3Client | undefined;
+let sqsClient: SQSClient | undefined;
+let snsClient: SNSClient | undefined;
+
+/**
+ * The DynamoDB client. Every item or query call made through it (by the document client, by Powertools
+ * idempotency, by anything else) asks for its consumed capacity and adds it to the request's account.
+ */
+export function dynamoClient(): DynamoDBClient {
+  if (!dynamo) {
+    dynamo = new DynamoDBClient(base('AWS_ENDPOINT_URL_DYNAMODB'));
+    dynamo.middlewareStack.add(
+      (next, context) => async (args) => {
+        const accounted = ACCOUNTED.test(String(context.commandName));
+        const input = args.input as Record<string, unknown>;
+        if (accounted) input.ReturnConsumedCapacity ??= 'TOTAL';
+        const result = await next(args);
+        if (accounted) recordDynamoCall((result.output as { ConsumedCapacity?: Parameters<typeof recordDynamoCall>[0] }).ConsumedCapacity);
+        return result;
+      },
+      { step: 'initialize', name: 'accountConsumedCapacity' },
+    );
+  }
+  return dynamo;
+}
+
+export function db(): DynamoDBDocumentClient {
+  return (documentClient ??= DynamoDBDocumentClient.from(dynamoClient(), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  }));
+}
+
+export function s3(): S3Client {
+  return (s3Client ??= new S3Client({ ...base('AWS_ENDPOINT_URL_S3'), forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) }));
+}
+
+export function sqs(): SQSClient {
+  return (sqsClient ??= new SQSClient(base('AWS_ENDPOINT_URL_SQS')));
+}
+
+export function sns(): SNSClient {
+  return (snsClient ??= new SNSClient(base('AWS_ENDPOINT_URL_SNS')));
+}
+
+/** Forget the singletons (the local runtime calls this after it has pointed the environment elsewhere). */
+export function resetClients(): void {
+  for (const client of [dynamo, s3Client, sqsClient, snsClient]) client?.destroy();
+  dynamo = documentClient = s3Client = sqsClient = snsClient = undefined;
+}

@@ -1,0 +1,127 @@
+/**
+ * Pagination (D4): `page` + `page_size` (or `limit` where the route allows it), default 10, capped at 50.
+ * `next` links carry an opaque cursor bound to the tenant, the filters and the page it continues to, so a
+ * client that follows `next` reads each item once; a bare `page=N` is still answered correctly.
+ */
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { BadRequestError } from '#platform/errors.js';
+import { positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
+
+export const DEFAULT_PAGE_SIZE = 10;
+export const MAX_PAGE_SIZE = 50;
+
+/** Parameters that shape the page rather than select records; they stay out of the filter hash. */
+const PAGING_PARAMS = new Set(['page', 'page_size', 'limit', 'cursor', 'pagination']);
+
+export interface Cursor {
+  /** The position after which the page starts (index-specific, validated by the reader). */
+  position: Record<string, unknown>;
+  /** Total of the matching records, carried so later pages need not count again. */
+  count: number;
+}
+
+export interface PageRequest {
+  page: number;
+  pageSize: number;
+  cursor?: Cursor;
+}
+
+export interface PageOptions {
+  /** The tenant the list belongs to, for example `company:12` or `partner:3`. */
+  scope: string;
+  /** Whether `limit` is accepted as an alias of `page_size` (jobs). */
+  limitAlias?: boolean;
+  /** The filter parameters this route knows; the cursor is bound to their values. */
+  filterParams: readonly string[];
+}
+
+export function pageRequest(q: QueryParams, options: PageOptions): PageRequest {
+  const page = positiveIntParam(q, 'page') ?? 1;
+  const size = positiveIntParam(q, 'page_size') ?? (options.limitAlias ? positiveIntParam(q, 'limit') : undefined);
+  const pageSize = Math.min(size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const token = stringParam(q, 'cursor');
+  const cursor = token === undefined ? undefined : openCursor(token, bindingOf(q, options, page, pageSize));
+  return { page, pageSize, cursor };
+}
+
+function bindingOf(q: QueryParams, options: PageOptions, page: number, pageSize: number): string {
+  const filters = options.filterParams
+    .filter((name) => q[name] !== undefined && !PAGING_PARAMS.has(name))
+    .map((name) => [name, [...q[name]].sort()]);
+  return createHash('sha256').update(JSON.stringify([options.scope, page, pageSize, filters])).digest('base64url');
+}
+
+function secret(): string {
+  // The cursor's tenant binding is checked on every use; the signature additionally stops tampering.
+  const configured = process.env.CURSOR_SECRET;
+  if (configured) return configured;
+  // Deployed functions must have the stack's secret; only local runs and unit tests may use a fixed one.
+  if (process.env.AWS_LAMBDA_FUNCTION_NAME) throw new Error('CURSOR_SECRET is not set');
+  return 'local-development-cursor-secret';
+}
+
+function sign(payload: string): string {
+  return createHmac('sha256', secret()).update(payload).digest('base64url');
+}
+
+/** A cursor token for the page after `page`; the reader of that page must present the same binding. */
+export function makeCursor(q: QueryParams, options: PageOptions, nextPage: number, pageSize: number, cursor: Cursor): string {
+  const payload = Buffer.from(JSON.stringify({ b: bindingOf(q, options, nextPage, pageSize), c: cursor })).toString('base64url');
+  return `${payload}.${sign(payload)}`;
+}
+
+/**
+ * Opens a cursor. A forged or corrupt token is a 400. A genuine token minted for other filters, another
+ * page or another tenant is ignored, and the page is computed without it (still correct, only slower).
+ */
+function openCursor(token: string, binding: string): Cursor | undefined {
+  const [payload, signature] = token.split('.');
+  const expected = payload ? sign(payload) : '';
+  if (!signature || signature.length !== expected.length || !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
+    throw new BadRequestError('The "cursor" parameter is not valid; follow the "next" link as given.', 'invalid_cursor');
+  }
+  const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { b: string; c: Cursor };
+  return decoded.b === binding ? decoded.c : undefined;
+}
+
+export interface PageEnvelope<T> {
+  count: number;
+  next: string | null;
+  previous: string | null;
+  results: T[];
+}
+
+export interface LinkContext {
+  /** Absolute URL of the request without its query string. */
+  baseUrl: string;
+  query: QueryParams;
+}
+
+/** Builds `next`/`previous` links on the request's own URL, keeping every query parameter. */
+export function envelope<T>(
+  link: LinkContext,
+  request: PageRequest,
+  count: number,
+  results: T[],
+  nextCursor: string | undefined,
+): PageEnvelope<T> {
+  const hasNext = request.page * request.pageSize < count;
+  const hasPrevious = request.page > 1;
+  return {
+    count,
+    next: hasNext ? urlWith(link, request.page + 1, nextCursor) : null,
+    previous: hasPrevious ? urlWith(link, Math.min(request.page - 1, Math.max(1, Math.ceil(count / request.pageSize))), undefined) : null,
+    results,
+  };
+}
+
+function urlWith(link: LinkContext, page: number, cursor: string | undefined): string {
+  const search = new URLSearchParams();
+  for (const [name, values] of Object.entries(link.query)) {
+    if (name === 'page' || name === 'cursor') continue;
+    for (const value of values) search.append(name, value);
+  }
+  search.set('page', String(page));
+  if (cursor) search.set('cursor', cursor);
+  return `${link.baseUrl}?${search.toString()}`;
+}

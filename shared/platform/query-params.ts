@@ -1,0 +1,97 @@
+/**
+ * Query parameter parsing by the rules of D4/D5: unknown parameters are ignored; a known parameter with
+ * a bad value is a 400 naming the parameter; empty values count as absent.
+ */
+import { invalidField } from '#platform/errors.js';
+
+export type QueryParams = Record<string, string[]>;
+
+interface ProxyQuery {
+  queryStringParameters?: Record<string, string | undefined> | null;
+  multiValueQueryStringParameters?: Record<string, string[] | undefined> | null;
+}
+
+export function queryParams(event: ProxyQuery): QueryParams {
+  const out: QueryParams = {};
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (values) out[name] = values;
+  }
+  for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
+    if (!(name in out) && value !== undefined) out[name] = [value];
+  }
+  return out;
+}
+
+function values(q: QueryParams, name: string): string[] {
+  return (q[name] ?? []).filter((v) => v !== '');
+}
+
+export function stringParam(q: QueryParams, name: string): string | undefined {
+  return values(q, name)[0];
+}
+
+export function stringParams(q: QueryParams, name: string): string[] {
+  return values(q, name);
+}
+
+const TRUE = new Set(['true', '1']);
+const FALSE = new Set(['false', '0']);
+
+export function booleanParam(q: QueryParams, name: string): boolean | undefined {
+  const value = stringParam(q, name);
+  if (value === undefined) return undefined;
+  const lower = value.toLowerCase();
+  if (TRUE.has(lower)) return true;
+  if (FALSE.has(lower)) return false;
+  throw invalidField(name, 'Must be one of true, false, 1, 0.');
+}
+
+export function enumParam<T extends string>(q: QueryParams, name: string, allowed: readonly T[]): T | undefined {
+  const value = stringParam(q, name);
+  if (value === undefined) return undefined;
+  return checkEnum(name, value, allowed);
+}
+
+export function enumParams<T extends string>(q: QueryParams, name: string, allowed: readonly T[]): T[] {
+  return stringParams(q, name).map((value) => checkEnum(name, value, allowed));
+}
+
+function checkEnum<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if (!(allowed as readonly string[]).includes(value)) throw invalidField(name, `"${value}" is not one of ${allowed.join(', ')}.`);
+  return value as T;
+}
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** A date (start of that day, UTC) or a full ISO date-time, returned as a D7 timestamp. */
+export function parseDateOrDateTime(value: string): string | undefined {
+  const date = DATE.exec(value);
+  if (date) {
+    const parsed = new Date(Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3])));
+    // Reject dates that roll over, such as 2026-02-30.
+    if (parsed.getUTCMonth() !== Number(date[2]) - 1 || parsed.getUTCDate() !== Number(date[3])) return undefined;
+    return parsed.toISOString();
+  }
+  if (!DATE_TIME.test(value)) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return undefined;
+  return new Date(ms).toISOString();
+}
+
+export function dateParam(q: QueryParams, name: string): string | undefined {
+  const value = stringParam(q, name);
+  if (value === undefined) return undefined;
+  const parsed = parseDateOrDateTime(value);
+  if (!parsed) throw invalidField(name, 'Must be a date (YYYY-MM-DD) or an ISO 8601 date-time.');
+  return parsed;
+}
+
+export function positiveIntParam(q: QueryParams, name: string): number | undefined {
+  const value = stringParam(q, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < 1 || !Number.isSafeInteger(Number(value))) {
+    throw invalidField(name, 'Must be a positive integer.');
+  }
+  return Number(value);
+}

@@ -1,0 +1,28 @@
+/** The hand-off to the sync worker: a message carrying only the application id (never personal data). */
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { config, sqs } from '#platform/clients.js';
+import { logger } from '#platform/logger.js';
+
+export interface SyncMessage {
+  application_id: number;
+}
+
+/**
+ * Queues an application for sync. A failed send is logged, not thrown: the application is stored and
+ * the sweeper re-queues applications whose sync is due but not in flight.
+ */
+export async function enqueueSync(applicationId: number, delaySeconds = 0): Promise<boolean> {
+  const message: SyncMessage = { application_id: applicationId };
+  try {
+    await sqs().send(new SendMessageCommand({ QueueUrl: config().syncQueueUrl, MessageBody: JSON.stringify(message), DelaySeconds: delaySeconds }));
+    return true;
+  } catch (error) {
+    logger.error('sync message not sent; the sweeper will re-queue it', { applicationId, error: error as Error });
+    return false;
+  }
+}
+
+/** How long after a message is sent (or a retry is due) the sweeper waits before it re-queues. */
+export function sweepGraceSeconds(): number {
+  return Number(process.env.SYNC_SWEEP_GRACE_SECONDS ?? 600);
+}
