@@ -18,10 +18,23 @@ async function call(path: string, init: RequestInit = {}) {
 
 try {
   const { importJobs } = await import('#jobs/jobs.js');
-  await importJobs(service.demo.companyId, Array.from({ length: 500 }, (_, i) => ({ external_id: `bench-${i}`, title: `Bench job ${i}`, city: i % 2 ? 'Berlin' : 'Hamburg', remote: 'remote' })), { complete: false });
+  await importJobs(
+    service.demo.companyId,
+    Array.from({ length: 500 }, (_, i) => ({
+      external_id: `bench-${i}`,
+      title: `Bench job ${i}`,
+      city: i % 2 ? 'Berlin' : 'Hamburg',
+      remote: 'remote',
+    })),
+    { complete: false },
+  );
   const job = (await call('/jobs?external_id=bench-1')).body.results[0].id;
   for (let i = 0; i < 200; i++) {
-    await call('/applications/', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ job, candidate: { email: `bench${i}@example.com`, full_name: 'Bench' } }) });
+    await call('/applications/', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ job, candidate: { email: `bench${i}@example.com`, full_name: 'Bench' } }),
+    });
   }
 
   const first = await call('/jobs?page_size=50');
@@ -31,7 +44,13 @@ try {
   const apps = await call('/applications/?page_size=50');
   console.log('| request | DynamoDB per request |');
   console.log('|---|---|');
-  for (const [name, r] of [['GET /jobs?page_size=50 (first page)', first], ['next page via cursor', second], ['GET /jobs?page=9 without cursor', deep], ['GET /jobs?city=berl (filtered)', filtered], ['GET /applications/?page_size=50', apps]] as const) {
+  for (const [name, r] of [
+    ['GET /jobs?page_size=50 (first page)', first],
+    ['next page via cursor', second],
+    ['GET /jobs?page=9 without cursor', deep],
+    ['GET /jobs?city=berl (filtered)', filtered],
+    ['GET /applications/?page_size=50', apps],
+  ] as const) {
     console.log(`| ${name} | ${r.capacity} |`);
   }
 
@@ -39,7 +58,9 @@ try {
   console.log('|---|---|---|---|---|');
   for (const path of ['/jobs?page_size=10', '/jobs?page_size=50', `/jobs/${job}`, '/applications/?page_size=10', '/companies/']) {
     const result = await autocannon({ url: `${service.url}${path}`, headers, connections: 10, duration: 8 });
-    console.log(`| GET ${path} | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${result.errors + result.non2xx} |`);
+    console.log(
+      `| GET ${path} | ${Math.round(result.requests.average)} | ${result.latency.p50} | ${result.latency.p99} | ${result.errors + result.non2xx} |`,
+    );
   }
 } finally {
   await service.stop();

@@ -24,7 +24,10 @@ export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<
   }
   return {
     principalId: `key:${principal.keyId}`,
-    policyDocument: { Version: '2012-10-17', Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: apiWideResource(event.methodArn) }] },
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: apiWideResource(event.methodArn) }],
+    },
     context: principalToContext(principal),
   };
 }

@@ -23,7 +23,13 @@ function parse(record: SQSRecord): number {
 /** At least a second: a zero timeout would make the message visible at once (and trips a fauxqs bug locally). */
 async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
   await sqs()
-    .send(new ChangeMessageVisibilityCommand({ QueueUrl: config().syncQueueUrl, ReceiptHandle: record.receiptHandle, VisibilityTimeout: Math.min(Math.max(Math.round(seconds), 1), 43_200) }))
+    .send(
+      new ChangeMessageVisibilityCommand({
+        QueueUrl: config().syncQueueUrl,
+        ReceiptHandle: record.receiptHandle,
+        VisibilityTimeout: Math.min(Math.max(Math.round(seconds), 1), 43_200),
+      }),
+    )
     .catch((error: Error) => logger.warn('could not delay the retry', { messageId: record.messageId, error }));
 }
 
@@ -33,7 +39,12 @@ async function handleRecord(record: SQSRecord): Promise<void> {
     await syncApplication(parse(record));
   } catch (error) {
     const delay = error instanceof RetryLater ? error.delaySeconds : retryDelaySeconds(receiveCount);
-    logger.warn('sync attempt failed; the message comes back', { messageId: record.messageId, receiveCount, delay, reason: (error as Error).message });
+    logger.warn('sync attempt failed; the message comes back', {
+      messageId: record.messageId,
+      receiveCount,
+      delay,
+      reason: (error as Error).message,
+    });
     await comeBackIn(record, delay);
     throw error;
   }

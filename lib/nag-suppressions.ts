@@ -7,14 +7,16 @@
  */
 import { Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
-import type { ServiceStack } from './service-stack.js';
+import type { ServiceApi } from './service-api.js';
+import type { ServiceData } from './service-data.js';
 import type { StageConfig } from './stage-config.js';
 
 function acknowledge(construct: IConstruct, id: string, reason: string): void {
   Validations.of(construct).acknowledge({ id, reason });
 }
 
-export function applyNagSuppressions(stack: ServiceStack, stage: StageConfig): void {
+/** `stack` is the service stack; only the parts it acknowledges findings on are named, so no import runs back to it. */
+export function applyNagSuppressions(stack: { api: ServiceApi; data: ServiceData }, stage: StageConfig): void {
   const restApi = stack.api.api;
   acknowledge(
     restApi,

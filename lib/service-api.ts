@@ -168,7 +168,9 @@ export class ServiceApi extends Construct {
         integrationResponses: [
           {
             statusCode: '405',
-            responseTemplates: { 'application/json': '{"detail": "Method \\"$context.httpMethod\\" is not allowed here.", "code": "method_not_allowed"}' },
+            responseTemplates: {
+              'application/json': '{"detail": "Method \\"$context.httpMethod\\" is not allowed here.", "code": "method_not_allowed"}',
+            },
             responseParameters: {
               'method.response.header.Allow': `'${allow}'`,
               'method.response.header.Content-Type': "'application/json'",
@@ -183,16 +185,24 @@ export class ServiceApi extends Construct {
         methodResponses: [
           {
             statusCode: '405',
-            responseParameters: { 'method.response.header.Allow': true, 'method.response.header.Content-Type': true, 'method.response.header.X-Request-Id': true },
+            responseParameters: {
+              'method.response.header.Allow': true,
+              'method.response.header.Content-Type': true,
+              'method.response.header.X-Request-Id': true,
+            },
           },
         ],
       },
     );
     Validations.of(method).acknowledge({
       id: 'AwsSolutions-APIG4',
-      reason: 'The 405 answer for methods a path does not offer: a mock integration that reaches no function and returns only the Allow list, which the route table publishes anyway.',
+      reason:
+        'The 405 answer for methods a path does not offer: a mock integration that reaches no function and returns only the Allow list, which the route table publishes anyway.',
     });
-    Validations.of(method).acknowledge({ id: 'AwsSolutions-COG4', reason: 'Same 405 mock method: no authorization because nothing behind it is protected.' });
+    Validations.of(method).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason: 'Same 405 mock method: no authorization because nothing behind it is protected.',
+    });
   }
 
   private addWebAcl(stage: StageConfig): void {

@@ -32,7 +32,11 @@ export class ServiceData extends Construct {
   readonly eventsTopic: Topic;
   readonly cursorSecret: Secret;
 
-  constructor(scope: Construct, id: string, private readonly stage: StageConfig) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly stage: StageConfig,
+  ) {
     super(scope, id);
     const name = (suffix: string) => `${stage.prefix}-${suffix}`;
 
@@ -158,7 +162,12 @@ export class ServiceData extends Construct {
     if (access.email) {
       fn.addEnvironment('EMAIL_FROM', this.stage.emailFrom);
       // SES authorizes sending per identity (the sender and, in the sandbox, each recipient).
-      fn.addToRolePolicy(new PolicyStatement({ actions: ['ses:SendEmail', 'ses:SendRawEmail'], resources: [Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })] }));
+      fn.addToRolePolicy(
+        new PolicyStatement({
+          actions: ['ses:SendEmail', 'ses:SendRawEmail'],
+          resources: [Stack.of(this).formatArn({ service: 'ses', resource: 'identity', resourceName: '*' })],
+        }),
+      );
       Validations.of(fn.role!).acknowledge({
         id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:ses:<AWS::Region>:<AWS::AccountId>:identity/*]',
         reason: 'The e-mail fallback sends to whatever address a job or company names; SES checks the sender identity itself.',

@@ -16,9 +16,13 @@ export const SERVICE_NAME = 'hiring-integration-service';
 
 // Bundled ESM has no `require`; CommonJS dependencies that esbuild inlines (parts of the AWS SDK) still call
 // it for Node built-ins, so the bundle gets one made from its own URL.
-const ESM_REQUIRE_SHIM = "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+const ESM_REQUIRE_SHIM =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
-export interface ServiceFunctionProps extends Omit<NodejsFunctionProps, 'entry' | 'runtime' | 'architecture' | 'bundling' | 'logGroup' | 'handler' | 'role'> {
+export interface ServiceFunctionProps extends Omit<
+  NodejsFunctionProps,
+  'entry' | 'runtime' | 'architecture' | 'bundling' | 'logGroup' | 'handler' | 'role'
+> {
   /** Module under `functions/`, without extension; it exports `handler`. */
   handlerModule: string;
   stage: StageConfig;

@@ -25,7 +25,10 @@ type ErrorBody = { detail: string; code: string; errors?: Record<string, string[
 
 /** A bad command line: printed in the D2 shape with code `invalid`, exit code 2. */
 class UsageError extends Error {
-  constructor(readonly errors: Record<string, string[]>, detail?: string) {
+  constructor(
+    readonly errors: Record<string, string[]>,
+    detail?: string,
+  ) {
     super(detail ?? describe(errors));
   }
 
@@ -36,7 +39,10 @@ class UsageError extends Error {
 
 /** A failure of the tool's environment (data directory locked, storage unreachable): exit code 1. */
 class ToolError extends Error {
-  constructor(readonly code: string, detail: string) {
+  constructor(
+    readonly code: string,
+    detail: string,
+  ) {
     super(detail);
   }
 }
@@ -109,7 +115,7 @@ const COMMANDS: CommandSpec[] = [
   {
     group: 'company',
     action: 'create',
-    summary: "Create a company of a partner; prints the Company object as the API shows it.",
+    summary: 'Create a company of a partner; prints the Company object as the API shows it.',
     positionals: [],
     options: [
       { flag: '--partner', kind: 'id', required: true, value: 'PARTNER_ID', help: 'The owning partner.' },
@@ -139,7 +145,13 @@ const COMMANDS: CommandSpec[] = [
         ats: str(p, '--ats'),
         status: str(p, '--status') as NewCompany['status'],
         partner_company_id: partnerCompanyId,
-        entitlements: entitle === undefined ? undefined : entitle.split(',').map((e) => e.trim()).filter(Boolean),
+        entitlements:
+          entitle === undefined
+            ? undefined
+            : entitle
+                .split(',')
+                .map((e) => e.trim())
+                .filter(Boolean),
         is_test: opt(p, '--is-test') === true,
         contact_email: contactEmail,
       });
@@ -225,7 +237,9 @@ const COMMANDS: CommandSpec[] = [
       try {
         text = readFileSync(file, 'utf8');
       } catch (error) {
-        throw new UsageError({ '--file': [`Cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`] });
+        throw new UsageError({
+          '--file': [`Cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`],
+        });
       }
       const { ValidationError } = await import('#platform/errors.js');
       let feed: unknown;
@@ -289,10 +303,11 @@ and one JSON document {"detail", "code", "errors"?} on stderr; exit code 2 for b
 function usageLine(c: CommandSpec): string {
   const parts = [`hiring-admin ${c.group} ${c.action}`, ...c.positionals.map((a) => a.name)];
   if (c.group === 'key' && c.action === 'create') parts.push('(--partner PARTNER_ID | --company COMPANY_ID)');
-  else for (const o of c.options) {
-    const text = o.kind === 'flag' ? o.flag : `${o.flag} ${o.value ?? 'VALUE'}`;
-    parts.push(o.required ? text : `[${text}]`);
-  }
+  else
+    for (const o of c.options) {
+      const text = o.kind === 'flag' ? o.flag : `${o.flag} ${o.value ?? 'VALUE'}`;
+      parts.push(o.required ? text : `[${text}]`);
+    }
   return parts.join(' ');
 }
 
@@ -357,7 +372,13 @@ export function parseCommandLine(argv: string[]): Invocation {
   if (!command) {
     if (wantsHelp && (action === undefined || action.startsWith('-'))) return { help: mainHelp(group) };
     const known = actions.map((c) => c.action).join(', ');
-    throw new UsageError({ command: [action === undefined ? `Missing command after "${group}"; use one of ${known}.` : `Unknown command "${group} ${action}". Use one of ${known}.`] });
+    throw new UsageError({
+      command: [
+        action === undefined
+          ? `Missing command after "${group}"; use one of ${known}.`
+          : `Unknown command "${group} ${action}". Use one of ${known}.`,
+      ],
+    });
   }
   if (wantsHelp) return { help: commandHelp(command) };
   return { command, parsed: parseArguments(command, words.slice(2)) };
@@ -409,7 +430,8 @@ function parseArguments(command: CommandSpec, args: string[]): Parsed {
     parsed.options[flag] = spec.kind === 'id' ? parseId(value, flag, errors) : value;
   }
   for (const spec of command.options) {
-    if (spec.required && parsed.options[spec.flag] === undefined && !errors[spec.flag]) (errors[spec.flag] ??= []).push('This option is required.');
+    if (spec.required && parsed.options[spec.flag] === undefined && !errors[spec.flag])
+      (errors[spec.flag] ??= []).push('This option is required.');
   }
   command.positionals.forEach((spec, i) => {
     if (rawPositionals[i] === undefined) (errors[spec.name] ??= []).push('This argument is required.');

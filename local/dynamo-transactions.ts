@@ -37,7 +37,12 @@ class Lock {
 
 export async function startTransactionProxy(targetPort: number): Promise<{ port: number; close(): Promise<void> }> {
   const target = `http://127.0.0.1:${targetPort}`;
-  const client = new DynamoDBClient({ endpoint: target, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' }, maxAttempts: 1 });
+  const client = new DynamoDBClient({
+    endpoint: target,
+    region: 'us-east-1',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
   const lock = new Lock();
   const keySchemas = new Map<string, string[]>();
 
@@ -81,7 +86,10 @@ export async function startTransactionProxy(targetPort: number): Promise<{ port:
   async function transactWrite(input: Json): Promise<{ status: number; body: Json }> {
     const items: Json[] = input.TransactItems ?? [];
     if (!items.length || items.length > 100) {
-      return { status: 400, body: { __type: 'com.amazon.coral.validate#ValidationException', message: 'TransactItems must have between 1 and 100 items' } };
+      return {
+        status: 400,
+        body: { __type: 'com.amazon.coral.validate#ValidationException', message: 'TransactItems must have between 1 and 100 items' },
+      };
     }
     const applied: { table: string; key: Item; old: Item | undefined }[] = [];
     let units = 0;
@@ -131,7 +139,9 @@ export async function startTransactionProxy(targetPort: number): Promise<{ port:
         for (const undo of applied.reverse()) await restore(undo.table, undo.key, undo.old);
         const name = (error as Error).name;
         if (name === 'ConditionalCheckFailedException') {
-          const reasons = items.map((_, j) => (j === i ? { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' } : { Code: 'None' }));
+          const reasons = items.map((_, j) =>
+            j === i ? { Code: 'ConditionalCheckFailed', Message: 'The conditional request failed' } : { Code: 'None' },
+          );
           return {
             status: 400,
             body: {
@@ -147,7 +157,10 @@ export async function startTransactionProxy(targetPort: number): Promise<{ port:
     const tables = [...new Set(items.map((it) => (Object.values(it)[0] as Json).TableName as string))];
     return {
       status: 200,
-      body: input.ReturnConsumedCapacity && input.ReturnConsumedCapacity !== 'NONE' ? { ConsumedCapacity: tables.map((t) => ({ TableName: t, CapacityUnits: units / tables.length })) } : {},
+      body:
+        input.ReturnConsumedCapacity && input.ReturnConsumedCapacity !== 'NONE'
+          ? { ConsumedCapacity: tables.map((t) => ({ TableName: t, CapacityUnits: units / tables.length })) }
+          : {},
     };
   }
 
@@ -156,14 +169,20 @@ export async function startTransactionProxy(targetPort: number): Promise<{ port:
     for (const entry of input.TransactItems ?? []) {
       const get = entry.Get;
       const out = await client.send(
-        new GetItemCommand({ TableName: get.TableName, Key: get.Key, ProjectionExpression: get.ProjectionExpression, ExpressionAttributeNames: get.ExpressionAttributeNames, ConsistentRead: true }),
+        new GetItemCommand({
+          TableName: get.TableName,
+          Key: get.Key,
+          ProjectionExpression: get.ProjectionExpression,
+          ExpressionAttributeNames: get.ExpressionAttributeNames,
+          ConsistentRead: true,
+        }),
       );
       responses.push(out.Item ? { Item: out.Item } : {});
     }
     return { status: 200, body: { Responses: responses } };
   }
 
-  const server: Server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
@@ -187,7 +206,9 @@ export async function startTransactionProxy(targetPort: number): Promise<{ port:
     } catch (error) {
       reply(res, 500, { __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: (error as Error).message });
     }
-  });
+  };
+  // handle() answers every error itself, so the promise it returns never rejects.
+  const server: Server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   return {
     port: (server.address() as AddressInfo).port,

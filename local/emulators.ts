@@ -33,7 +33,8 @@ const REGION = 'us-east-1';
 async function startFauxqsOnLoopback(options: Parameters<typeof startFauxqs>[0]) {
   const listen = net.Server.prototype.listen;
   net.Server.prototype.listen = function (this: net.Server, ...args: any[]) {
-    if (args[0] && typeof args[0] === 'object' && (args[0] as net.ListenOptions).host === '0.0.0.0') args[0] = { ...args[0], host: '127.0.0.1' };
+    if (args[0] && typeof args[0] === 'object' && (args[0] as net.ListenOptions).host === '0.0.0.0')
+      args[0] = { ...args[0], host: '127.0.0.1' };
     return listen.apply(this, args as any);
   } as typeof listen;
   try {
@@ -52,7 +53,10 @@ async function ensureTable(tableName: string): Promise<boolean> {
   }
   await dynamoClient().send(new CreateTableCommand(createTableInput(tableName)));
   await dynamoClient().send(
-    new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true } }),
+    new UpdateTimeToLiveCommand({
+      TableName: tableName,
+      TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
+    }),
   );
   return true;
 }
@@ -105,14 +109,22 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
   });
   const proxy = await startTransactionProxy((dynamo.address() as net.AddressInfo).port);
   const dynamoPort = proxy.port;
-  const fauxqs = await startFauxqsOnLoopback({ port: 0, logger: false, dataDir: join(dataDir, 'fauxqs'), s3StorageDir: join(dataDir, 's3') });
+  const fauxqs = await startFauxqsOnLoopback({
+    port: 0,
+    logger: false,
+    dataDir: join(dataDir, 'fauxqs'),
+    s3StorageDir: join(dataDir, 's3'),
+  });
   const sqsBase = `http://127.0.0.1:${fauxqs.port}`;
   const name = (suffix: string) => `${LOCAL_PREFIX}-${suffix}`;
 
   const dlqArn = `arn:aws:sqs:${REGION}:${ACCOUNT}:${name(resources.syncDeadLetterQueue.name)}`;
   fauxqs.setup({
     queues: [
-      { name: name(resources.syncDeadLetterQueue.name), attributes: { MessageRetentionPeriod: String(resources.syncDeadLetterQueue.retentionSeconds) } },
+      {
+        name: name(resources.syncDeadLetterQueue.name),
+        attributes: { MessageRetentionPeriod: String(resources.syncDeadLetterQueue.retentionSeconds) },
+      },
       {
         name: name(resources.syncQueue.name),
         attributes: {

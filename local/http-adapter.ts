@@ -83,7 +83,14 @@ export function createHttpAdapter(options: AdapterOptions) {
     return Buffer.concat(chunks, size);
   }
 
-  function toEvent(req: IncomingMessage, url: URL, route: RouteDefinition, pathParameters: Record<string, string>, body: Buffer, requestId: string): APIGatewayProxyEvent {
+  function toEvent(
+    req: IncomingMessage,
+    url: URL,
+    route: RouteDefinition,
+    pathParameters: Record<string, string>,
+    body: Buffer,
+    requestId: string,
+  ): APIGatewayProxyEvent {
     const headers: Record<string, string> = {};
     const multiValueHeaders: Record<string, string[]> = {};
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
@@ -177,7 +184,8 @@ export function createHttpAdapter(options: AdapterOptions) {
       const event = toEvent(req, url, match.route, match.pathParameters, body, requestId);
       const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/local/${event.httpMethod}${url.pathname}`;
       const auth = await authorize(event, methodArn);
-      if (auth.policyDocument.Statement.some((s) => s.Effect === 'Deny')) throw new ForbiddenError('The API key is not allowed to call this route.');
+      if (auth.policyDocument.Statement.some((s) => s.Effect === 'Deny'))
+        throw new ForbiddenError('The API key is not allowed to call this route.');
       event.requestContext.authorizer = { ...(auth.context ?? {}), principalId: auth.principalId };
       const handler = await loadHandler(match.route);
       send(res, await handler(event, lambdaContext(match.route, requestId)), requestId);

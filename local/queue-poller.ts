@@ -36,7 +36,12 @@ export function startQueuePoller(options: { background: boolean; idleMs?: number
   async function batch(): Promise<number> {
     const queueUrl = config().syncQueueUrl;
     const out = await sqs().send(
-      new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: batchSize, WaitTimeSeconds: 0, MessageSystemAttributeNames: ['All'] }),
+      new ReceiveMessageCommand({
+        QueueUrl: queueUrl,
+        MaxNumberOfMessages: batchSize,
+        WaitTimeSeconds: 0,
+        MessageSystemAttributeNames: ['All'],
+      }),
     );
     const messages = out.Messages ?? [];
     if (!messages.length) return 0;
@@ -60,7 +65,11 @@ export function startQueuePoller(options: { background: boolean; idleMs?: number
     };
     handler ??= import(`../functions/${definition!.handler}.js`).then((m: { handler: QueueHandler }) => m.handler);
     const deadline = Date.now() + (definition!.timeoutSeconds ?? 30) * 1000;
-    const context = { functionName: definition!.id, awsRequestId: `poll-${Date.now()}`, getRemainingTimeInMillis: () => deadline - Date.now() } as Context;
+    const context = {
+      functionName: definition!.id,
+      awsRequestId: `poll-${Date.now()}`,
+      getRemainingTimeInMillis: () => deadline - Date.now(),
+    } as Context;
     let failed = new Set(messages.map((m) => m.MessageId!));
     try {
       const response = await (await handler)(event, context);
@@ -71,7 +80,12 @@ export function startQueuePoller(options: { background: boolean; idleMs?: number
     }
     const done = messages.filter((m) => !failed.has(m.MessageId!));
     if (done.length) {
-      await sqs().send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })) }));
+      await sqs().send(
+        new DeleteMessageBatchCommand({
+          QueueUrl: queueUrl,
+          Entries: done.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle! })),
+        }),
+      );
     }
     return messages.length;
   }
@@ -104,7 +118,10 @@ export function startQueuePoller(options: { background: boolean; idleMs?: number
         total += received;
         if (received) continue;
         const out = await sqs().send(
-          new GetQueueAttributesCommand({ QueueUrl: config().syncQueueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+          new GetQueueAttributesCommand({
+            QueueUrl: config().syncQueueUrl,
+            AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
+          }),
         );
         const left = Object.values(out.Attributes ?? {}).reduce((sum, n) => sum + Number(n), 0);
         if (!left) return total;

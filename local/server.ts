@@ -11,7 +11,9 @@ console.log(`Hiring Integration Service listening on ${runtime.url}`);
 console.log(`Data directory: ${dataDir}`);
 if (runtime.demo) {
   console.log(`Demo partner ${runtime.demo.partnerId}, demo company ${runtime.demo.companyId}. Try:`);
-  console.log(`  curl -s -H "Authorization: Bearer ${runtime.demo.partnerKey}" -H "Company-Id: ${runtime.demo.companyId}" ${runtime.url}/jobs`);
+  console.log(
+    `  curl -s -H "Authorization: Bearer ${runtime.demo.partnerKey}" -H "Company-Id: ${runtime.demo.companyId}" ${runtime.url}/jobs`,
+  );
   console.log(`  curl -s -H "Authorization: Bearer ${runtime.demo.partnerKey}" ${runtime.url}/companies/`);
 }
 

@@ -1,4 +1,6 @@
 import { listApplications } from '#applications/applications.js';
 import { api } from '#http/http.js';
 
-export const handler = api('ListApplications', async ({ company, query, link }) => ({ body: await listApplications(company!.id, query, link) }));
+export const handler = api('ListApplications', async ({ company, query, link }) => ({
+  body: await listApplications(company!.id, query, link),
+}));

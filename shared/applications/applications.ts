@@ -5,7 +5,15 @@
  */
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { FromSchema } from 'json-schema-to-ts';
-import { ATTACHMENT_TYPES, checkAttachments, deleteAttachmentObjects, storeAttachments, type FilePart, type IncomingAttachment, type StoredAttachment } from '#applications/attachments.js';
+import {
+  ATTACHMENT_TYPES,
+  checkAttachments,
+  deleteAttachmentObjects,
+  storeAttachments,
+  type FilePart,
+  type IncomingAttachment,
+  type StoredAttachment,
+} from '#applications/attachments.js';
 import { getChannel, getChannelBySlug, getChannels, type TalentChannel } from '#applications/channels.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
@@ -152,7 +160,21 @@ export interface ApplicationRecord {
   email_claim_until?: string;
 }
 
-const INTERNAL_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'GSI3PK', 'GSI3SK', 'GSI4PK', 'GSI4SK', 'GSI5PK', 'GSI5SK', 'email_lc'];
+const INTERNAL_ATTRIBUTES = [
+  'PK',
+  'SK',
+  'GSI1PK',
+  'GSI1SK',
+  'GSI2PK',
+  'GSI2SK',
+  'GSI3PK',
+  'GSI3SK',
+  'GSI4PK',
+  'GSI4SK',
+  'GSI5PK',
+  'GSI5SK',
+  'email_lc',
+];
 
 export function fromApplicationItem(item: Record<string, unknown>): ApplicationRecord {
   const record = { ...item };
@@ -181,7 +203,10 @@ export function toApplicationItem(r: ApplicationRecord): Record<string, unknown>
 // Create
 
 /** Validates a parsed body; returns the input and the attachments (Base64 ones and multipart files). */
-export function parseApplication(fields: Record<string, unknown>, files: FilePart[]): { input: ApplicationIn; attachments: IncomingAttachment[] } {
+export function parseApplication(
+  fields: Record<string, unknown>,
+  files: FilePart[],
+): { input: ApplicationIn; attachments: IncomingAttachment[] } {
   const errors: FieldErrors = {};
   if (!validateApplicationIn(fields)) Object.assign(errors, toFieldErrors(validateApplicationIn.errors));
   const input = fields as ApplicationIn;
@@ -221,7 +246,8 @@ async function resolveJob(companyId: number, input: ApplicationIn): Promise<JobR
   const byId = input.job !== undefined ? (await getJobs(companyId, [input.job])).get(input.job) : undefined;
   if (input.job !== undefined && !byId) throw new ValidationError({ job: ['No such job for this company.'] });
   const byExternal = input.external_job_id !== undefined ? await findJobByExternalId(companyId, input.external_job_id) : undefined;
-  if (input.external_job_id !== undefined && !byExternal) throw new ValidationError({ external_job_id: ['No job with this external id for this company.'] });
+  if (input.external_job_id !== undefined && !byExternal)
+    throw new ValidationError({ external_job_id: ['No job with this external id for this company.'] });
   if (byId && byExternal && byId.id !== byExternal.id) throw new ValidationError({ external_job_id: ['Names another job than "job".'] });
   return (byId ?? byExternal)!;
 }
@@ -246,9 +272,19 @@ export interface CreatedApplication {
  * writes the application with its company total in one transaction (removing the objects again if that
  * fails), and hands the id to the sync queue when the company's candidate sync is active.
  */
-export async function createApplication(company: CompanyRecord, partnerId: number, input: ApplicationIn, attachments: IncomingAttachment[]): Promise<CreatedApplication> {
+export async function createApplication(
+  company: CompanyRecord,
+  partnerId: number,
+  input: ApplicationIn,
+  attachments: IncomingAttachment[],
+): Promise<CreatedApplication> {
   // The company is read afresh: the access check's copy may be cached and its entitlements stale.
-  const [job, channel, partner, current] = await Promise.all([resolveJob(company.id, input), resolveChannel(input), getPartner(partnerId), getCompanyRecord(company.id)]);
+  const [job, channel, partner, current] = await Promise.all([
+    resolveJob(company.id, input),
+    resolveChannel(input),
+    getPartner(partnerId),
+    getCompanyRecord(company.id),
+  ]);
   const id = await nextId('application');
   // D12: the worker has something to do when the ATS sync is active or the e-mail fallback is entitled.
   const entitled = current ?? company;
@@ -289,7 +325,11 @@ export async function createApplication(company: CompanyRecord, partnerId: numbe
   // A DynamoDB item holds at most 400 KB: refuse, before anything is stored, what would not fit.
   const estimate = Buffer.byteLength(JSON.stringify(toApplicationItem(record))) + attachments.length * ATTACHMENT_RECORD_BYTES;
   if (estimate > MAX_APPLICATION_BYTES) {
-    throw new ValidationError({ body: [`The application without its files is ${Math.ceil(estimate / 1000)} KB; at most ${MAX_APPLICATION_BYTES / 1000} KB (notes, answers, custom fields and links) is accepted.`] });
+    throw new ValidationError({
+      body: [
+        `The application without its files is ${Math.ceil(estimate / 1000)} KB; at most ${MAX_APPLICATION_BYTES / 1000} KB (notes, answers, custom fields and links) is accepted.`,
+      ],
+    });
   }
   const stored = await storeAttachments(company.id, id, attachments);
   record.attachments = stored;
@@ -315,7 +355,12 @@ export async function createApplication(company: CompanyRecord, partnerId: numbe
     throw error;
   }
   if (syncDue) await enqueueSync(record.id);
-  await publishEvent('application.created', company.id, { application_id: record.id, job_id: job.id, sync_status: record.sync_status, email_sync_status: record.email_sync_status });
+  await publishEvent('application.created', company.id, {
+    application_id: record.id,
+    job_id: job.id,
+    sync_status: record.sync_status,
+    email_sync_status: record.email_sync_status,
+  });
   return { record, job, channel };
 }
 
@@ -345,12 +390,24 @@ function candidateOut(candidate: Record<string, unknown>, view: View): Record<st
   }
   out.phone = candidate.phone ?? null;
   const location = candidate.location as Record<string, unknown> | undefined;
-  out.location = location ? { street: location.street ?? null, city: location.city ?? null, country: location.country ?? null, postcode: location.postcode ?? null } : null;
+  out.location = location
+    ? {
+        street: location.street ?? null,
+        city: location.city ?? null,
+        country: location.country ?? null,
+        postcode: location.postcode ?? null,
+      }
+    : null;
   out.skills = candidate.skills ?? [];
   return out;
 }
 
-export function toApplication(r: ApplicationRecord, job: JobRecord | undefined, channel: TalentChannel | undefined, view: View): Record<string, unknown> {
+export function toApplication(
+  r: ApplicationRecord,
+  job: JobRecord | undefined,
+  channel: TalentChannel | undefined,
+  view: View,
+): Record<string, unknown> {
   const anonymized = r.status === 'anonymized' || Boolean(r.personal_data_deleted_at) || isAnonymized(r);
   const out: Record<string, unknown> = {
     id: r.id,
@@ -403,13 +460,27 @@ export async function getApplicationRecord(id: number): Promise<ApplicationRecor
 export async function getApplication(companyId: number, id: number): Promise<Record<string, unknown>> {
   const record = await getApplicationRecord(id);
   if (!record || record.company !== companyId) throw new NotFoundError();
-  const [jobs, channel] = await Promise.all([getJobs(companyId, [record.job]), record.talent_channel ? getChannel(record.talent_channel) : undefined]);
+  const [jobs, channel] = await Promise.all([
+    getJobs(companyId, [record.job]),
+    record.talent_channel ? getChannel(record.talent_channel) : undefined,
+  ]);
   return toApplication(record, jobs.get(record.job), channel, 'single');
 }
 
 export const APPLICATION_FILTERS = [
-  'email', 'partner_application_id', 'partner_job_id', 'partner_company_id', 'partner', 'agency', 'agency_job_id', 'channel',
-  'job', 'sync_status', 'applied_at', 'created_at', 'updated_at',
+  'email',
+  'partner_application_id',
+  'partner_job_id',
+  'partner_company_id',
+  'partner',
+  'agency',
+  'agency_job_id',
+  'channel',
+  'job',
+  'sync_status',
+  'applied_at',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export function applicationQuery(companyId: number, q: QueryParams): CollectionQuery {
@@ -439,7 +510,8 @@ export function applicationQuery(companyId: number, q: QueryParams): CollectionQ
     const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
     return { index: 'GSI2', partitionValue: indexKeys.applicationsByEmail(companyId, email), sortKeyFrom: from, conditions };
   }
-  if (job !== undefined) return { index: 'GSI3', partitionValue: indexKeys.applicationsByJob(companyId, job), sortKeyFrom: createdAt, conditions };
+  if (job !== undefined)
+    return { index: 'GSI3', partitionValue: indexKeys.applicationsByJob(companyId, job), sortKeyFrom: createdAt, conditions };
   return {
     index: 'GSI1',
     partitionValue: indexKeys.companyApplications(companyId),
@@ -449,16 +521,27 @@ export function applicationQuery(companyId: number, q: QueryParams): CollectionQ
   };
 }
 
-export async function listApplications(companyId: number, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Record<string, unknown>>> {
+export async function listApplications(
+  companyId: number,
+  q: QueryParams,
+  link: LinkContext,
+): Promise<PageEnvelope<Record<string, unknown>>> {
   const options = { scope: `applications:company:${companyId}`, filterParams: APPLICATION_FILTERS };
   const request = pageRequest(q, options);
   const page = await readPage(applicationQuery(companyId, q), request);
   const records = page.items.map(fromApplicationItem);
   const [jobs, channels] = await Promise.all([
-    getJobs(companyId, records.map((r) => r.job)),
+    getJobs(
+      companyId,
+      records.map((r) => r.job),
+    ),
     getChannels(records.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
   ]);
-  const next = page.position ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count }) : undefined;
-  const results = records.map((r) => toApplication(r, jobs.get(r.job), r.talent_channel ? channels.get(r.talent_channel) : undefined, 'list'));
+  const next = page.position
+    ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
+    : undefined;
+  const results = records.map((r) =>
+    toApplication(r, jobs.get(r.job), r.talent_channel ? channels.get(r.talent_channel) : undefined, 'list'),
+  );
   return envelope(link, request, page.count, results, next);
 }

@@ -31,9 +31,15 @@ export const CONTENT_TYPES: Record<string, number[][] | null> = {
   'text/rtf': [[0x7b, 0x5c, 0x72, 0x74, 0x66]],
   'image/png': [[0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]],
   'image/jpeg': [[0xff, 0xd8, 0xff]],
-  'image/gif': [[0x47, 0x49, 0x46, 0x38, 0x37, 0x61], [0x47, 0x49, 0x46, 0x38, 0x39, 0x61]],
+  'image/gif': [
+    [0x47, 0x49, 0x46, 0x38, 0x37, 0x61],
+    [0x47, 0x49, 0x46, 0x38, 0x39, 0x61],
+  ],
   'image/webp': [[0x52, 0x49, 0x46, 0x46]],
-  'image/tiff': [[0x49, 0x49, 0x2a, 0x00], [0x4d, 0x4d, 0x00, 0x2a]],
+  'image/tiff': [
+    [0x49, 0x49, 0x2a, 0x00],
+    [0x4d, 0x4d, 0x00, 0x2a],
+  ],
   'text/plain': null,
   'text/csv': null,
 };
@@ -97,7 +103,9 @@ export function checkAttachments(attachments: IncomingAttachment[]): FieldErrors
   attachments.forEach((attachment, i) => {
     const path = `attachments[${i}]`;
     if (!(mediaType(attachment.content_type) in CONTENT_TYPES)) {
-      errors[`${path}.content_type`] = [`"${attachment.content_type}" is not a permitted content type; use one of ${Object.keys(CONTENT_TYPES).join(', ')}.`];
+      errors[`${path}.content_type`] = [
+        `"${attachment.content_type}" is not a permitted content type; use one of ${Object.keys(CONTENT_TYPES).join(', ')}.`,
+      ];
       return;
     }
     if (typeof attachment.data === 'string' && !isBase64(attachment.data)) {
@@ -123,7 +131,11 @@ export function attachmentKey(companyId: number, applicationId: number): string 
  * Uploads the attachments one at a time, each decoded only while it is uploaded, so a large body is not
  * held twice. Returns the stored records; on failure removes what it had uploaded and rethrows.
  */
-export async function storeAttachments(companyId: number, applicationId: number, attachments: IncomingAttachment[]): Promise<StoredAttachment[]> {
+export async function storeAttachments(
+  companyId: number,
+  applicationId: number,
+  attachments: IncomingAttachment[],
+): Promise<StoredAttachment[]> {
   const stored: StoredAttachment[] = [];
   try {
     for (let i = 0; i < attachments.length; i++) {
@@ -132,7 +144,14 @@ export async function storeAttachments(companyId: number, applicationId: number,
       const checksum = createHash('sha256').update(bytes).digest('base64');
       const key = attachmentKey(companyId, applicationId);
       await putObject(key, bytes, mediaType(attachment.content_type), checksum);
-      stored.push({ type: attachment.type, name: attachment.name, content_type: attachment.content_type, size: bytes.length, checksum, key });
+      stored.push({
+        type: attachment.type,
+        name: attachment.name,
+        content_type: attachment.content_type,
+        size: bytes.length,
+        checksum,
+        key,
+      });
       // The submitted copy is no longer needed; letting it go keeps peak memory near one copy of the body.
       attachments[i] = { ...attachment, data: '' };
     }
@@ -153,14 +172,22 @@ async function putObject(key: string, bytes: Buffer, contentType: string, checks
     return;
   }
   // One part in flight at a time: parts are views of the same buffer, so memory stays at one copy.
-  await new Upload({ client: s3(), params: { ...params, ChecksumAlgorithm: 'SHA256' }, partSize: PART_BYTES, queueSize: 1, leavePartsOnError: false }).done();
+  await new Upload({
+    client: s3(),
+    params: { ...params, ChecksumAlgorithm: 'SHA256' },
+    partSize: PART_BYTES,
+    queueSize: 1,
+    leavePartsOnError: false,
+  }).done();
 }
 
 export async function deleteAttachmentObjects(keys: string[]): Promise<void> {
   for (let i = 0; i < keys.length; i += 1000) {
     const chunk = keys.slice(i, i + 1000);
     if (!chunk.length) continue;
-    await s3().send(new DeleteObjectsCommand({ Bucket: config().bucketName, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } }));
+    await s3().send(
+      new DeleteObjectsCommand({ Bucket: config().bucketName, Delete: { Objects: chunk.map((Key) => ({ Key })), Quiet: true } }),
+    );
   }
 }
 

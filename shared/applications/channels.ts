@@ -23,18 +23,37 @@ function fromItem(item: Record<string, unknown>): TalentChannel {
 export async function createChannel(input: { slug: string; name: string; logo?: string | null }): Promise<TalentChannel> {
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(input.slug)) throw invalidField('slug', 'Use lower-case letters, digits, "-" and "_".');
   if (!input.name.trim()) throw invalidField('name', 'This field is required.');
-  const channel: TalentChannel = { id: await nextId('channel'), slug: input.slug, name: input.name, logo: input.logo ?? null, created_at: isoNow() };
+  const channel: TalentChannel = {
+    id: await nextId('channel'),
+    slug: input.slug,
+    name: input.name,
+    logo: input.logo ?? null,
+    created_at: isoNow(),
+  };
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: config().tableName, Item: { ...keys.channelSlug(channel.slug), ...channel }, ConditionExpression: 'attribute_not_exists(PK)' } },
-          { Put: { TableName: config().tableName, Item: { ...keys.channel(channel.id), ...channel }, ConditionExpression: 'attribute_not_exists(PK)' } },
+          {
+            Put: {
+              TableName: config().tableName,
+              Item: { ...keys.channelSlug(channel.slug), ...channel },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
+          {
+            Put: {
+              TableName: config().tableName,
+              Item: { ...keys.channel(channel.id), ...channel },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
         ],
       }),
     );
   } catch (error) {
-    if ((error as Error).name === 'TransactionCanceledException') throw new ConflictError(`A channel with slug "${input.slug}" exists already.`);
+    if ((error as Error).name === 'TransactionCanceledException')
+      throw new ConflictError(`A channel with slug "${input.slug}" exists already.`);
     throw error;
   }
   return channel;

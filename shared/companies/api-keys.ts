@@ -37,7 +37,9 @@ interface ApiKeyRecord {
 const PREFIX = 'his_';
 const hashOf = (secret: string) => createHash('sha256').update(secret).digest('hex');
 
-export async function createApiKey(target: { partner: number } | { company: number }): Promise<{ id: number; key: string; scope: KeyScope }> {
+export async function createApiKey(
+  target: { partner: number } | { company: number },
+): Promise<{ id: number; key: string; scope: KeyScope }> {
   let partner: number;
   let company: number | null = null;
   if ('company' in target) {
@@ -63,8 +65,20 @@ export async function createApiKey(target: { partner: number } | { company: numb
   await db().send(
     new TransactWriteCommand({
       TransactItems: [
-        { Put: { TableName: config().tableName, Item: { ...keys.apiKey(record.hash), ...record }, ConditionExpression: 'attribute_not_exists(PK)' } },
-        { Put: { TableName: config().tableName, Item: { ...keys.apiKeyId(record.id), hash: record.hash }, ConditionExpression: 'attribute_not_exists(PK)' } },
+        {
+          Put: {
+            TableName: config().tableName,
+            Item: { ...keys.apiKey(record.hash), ...record },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        {
+          Put: {
+            TableName: config().tableName,
+            Item: { ...keys.apiKeyId(record.id), hash: record.hash },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
       ],
     }),
   );
@@ -112,7 +126,12 @@ export async function resolveApiKey(secret: string): Promise<Principal | undefin
       }),
     );
   }
-  return { keyId: record.id, scope: record.scope, partnerId: record.partner, ...(record.company !== null ? { companyId: record.company } : {}) };
+  return {
+    keyId: record.id,
+    scope: record.scope,
+    partnerId: record.partner,
+    ...(record.company !== null ? { companyId: record.company } : {}),
+  };
 }
 
 /** The authorizer context as API Gateway passes it on (values become strings). */

@@ -103,14 +103,27 @@ export async function getCompanyRecord(id: number): Promise<CompanyRecord | unde
 
 /** All companies of a partner, from the partner's company collection (GSI1). */
 async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
-  const items = await queryAll({ IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': indexKeys.partnerCompanies(partnerId) } });
+  const items = await queryAll({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': indexKeys.partnerCompanies(partnerId) },
+  });
   return items.map(fromItem);
 }
 
 // ---------------------------------------------------------------------------------------------------
 // List
 
-export const COMPANY_FILTERS = ['name', 'ats', 'partner_company_id', 'status', 'search', 'candidate_sync_active', 'job_sync_active', 'ordering'] as const;
+export const COMPANY_FILTERS = [
+  'name',
+  'ats',
+  'partner_company_id',
+  'status',
+  'search',
+  'candidate_sync_active',
+  'job_sync_active',
+  'ordering',
+] as const;
 const ORDERING_FIELDS = ['name', 'status', 'created_at', 'updated_at'] as const;
 
 export interface CompanyFilter {
@@ -126,11 +139,15 @@ export interface CompanyFilter {
 
 export function parseCompanyFilter(q: QueryParams): CompanyFilter {
   const ordering: CompanyFilter['ordering'] = [];
-  for (const term of (stringParam(q, 'ordering') ?? '').split(',').map((t) => t.trim()).filter(Boolean)) {
+  for (const term of (stringParam(q, 'ordering') ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)) {
     const descending = term.startsWith('-');
     const field = descending ? term.slice(1) : term;
     // D6: an unknown ordering field is ignored.
-    if ((ORDERING_FIELDS as readonly string[]).includes(field)) ordering.push({ field: field as CompanyFilter['ordering'][number]['field'], descending });
+    if ((ORDERING_FIELDS as readonly string[]).includes(field))
+      ordering.push({ field: field as CompanyFilter['ordering'][number]['field'], descending });
   }
   if (!ordering.length) ordering.push({ field: 'created_at', descending: true });
   return {
@@ -179,7 +196,10 @@ export type CompanyScope = { partnerId: number; companyId?: number };
  */
 export async function listCompanies(scope: CompanyScope, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Company>> {
   const filter = parseCompanyFilter(q);
-  const request = pageRequest(q, { scope: `companies:partner:${scope.partnerId}:${scope.companyId ?? '*'}`, filterParams: COMPANY_FILTERS });
+  const request = pageRequest(q, {
+    scope: `companies:partner:${scope.partnerId}:${scope.companyId ?? '*'}`,
+    filterParams: COMPANY_FILTERS,
+  });
   let candidates: CompanyRecord[];
   if (scope.companyId !== undefined) {
     const own = await getCompanyRecord(scope.companyId);
@@ -223,8 +243,18 @@ export type CompanyPatch = FromSchema<typeof companyPatchSchema>;
 
 /** Fields of the Company object a client cannot set; sent back unchanged they are ignored, not refused. */
 export const COMPANY_READ_ONLY_FIELDS = [
-  'id', 'slug', 'ats_name', 'partner', 'job_sync_active', 'candidate_sync_active', 'jobs_last_synced_at',
-  'status', 'is_test', 'magic_link', 'created_at', 'updated_at',
+  'id',
+  'slug',
+  'ats_name',
+  'partner',
+  'job_sync_active',
+  'candidate_sync_active',
+  'jobs_last_synced_at',
+  'status',
+  'is_test',
+  'magic_link',
+  'created_at',
+  'updated_at',
 ] as const;
 
 const assertCompanyPatch = validator<CompanyPatch>(companyPatchSchema);
@@ -334,7 +364,13 @@ export async function createCompany(input: NewCompany): Promise<Company> {
       await db().send(
         new TransactWriteCommand({
           TransactItems: [
-            { Put: { TableName: config().tableName, Item: { ...keys.companySlug(slug), company: id }, ConditionExpression: 'attribute_not_exists(PK)' } },
+            {
+              Put: {
+                TableName: config().tableName,
+                Item: { ...keys.companySlug(slug), company: id },
+                ConditionExpression: 'attribute_not_exists(PK)',
+              },
+            },
             {
               ConditionCheck: {
                 TableName: config().tableName,
@@ -345,7 +381,12 @@ export async function createCompany(input: NewCompany): Promise<Company> {
             {
               Put: {
                 TableName: config().tableName,
-                Item: { ...keys.company(id), GSI1PK: indexKeys.partnerCompanies(input.partner), GSI1SK: indexKeys.createdSort(now, id), ...record },
+                Item: {
+                  ...keys.company(id),
+                  GSI1PK: indexKeys.partnerCompanies(input.partner),
+                  GSI1SK: indexKeys.createdSort(now, id),
+                  ...record,
+                },
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
@@ -363,7 +404,10 @@ export async function createCompany(input: NewCompany): Promise<Company> {
 }
 
 /** Sets fields the service maintains (import status, fallback job). */
-export async function setCompanyFields(id: number, fields: Partial<Pick<CompanyRecord, 'jobs_last_synced_at' | 'status' | 'fallback_job'>>): Promise<void> {
+export async function setCompanyFields(
+  id: number,
+  fields: Partial<Pick<CompanyRecord, 'jobs_last_synced_at' | 'status' | 'fallback_job'>>,
+): Promise<void> {
   const entries = Object.entries(fields);
   if (!entries.length) return;
   await db().send(

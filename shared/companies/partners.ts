@@ -21,7 +21,11 @@ export async function createPartner(name: string, kind: string = 'job_board'): P
   if (!(PARTNER_KINDS as readonly string[]).includes(kind)) throw invalidField('kind', `Must be one of ${PARTNER_KINDS.join(', ')}.`);
   const partner: Partner = { id: await nextId('partner'), name, kind: kind as PartnerKind, created_at: isoNow() };
   await db().send(
-    new PutCommand({ TableName: config().tableName, Item: { ...keys.partner(partner.id), ...partner }, ConditionExpression: 'attribute_not_exists(PK)' }),
+    new PutCommand({
+      TableName: config().tableName,
+      Item: { ...keys.partner(partner.id), ...partner },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    }),
   );
   return partner;
 }

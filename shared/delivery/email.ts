@@ -72,5 +72,7 @@ export async function sendMail(mail: Mail): Promise<void> {
     return;
   }
   ses ??= new SESv2Client({ region: process.env.AWS_REGION ?? 'us-east-1' });
-  await ses.send(new SendEmailCommand({ FromEmailAddress: from, Destination: { ToAddresses: [mail.to] }, Content: { Raw: { Data: Buffer.from(raw) } } }));
+  await ses.send(
+    new SendEmailCommand({ FromEmailAddress: from, Destination: { ToAddresses: [mail.to] }, Content: { Raw: { Data: Buffer.from(raw) } } }),
+  );
 }

@@ -47,7 +47,11 @@ export function retryDelaySeconds(attempt: number, random: () => number = Math.r
 
 const later = (seconds: number) => new Date(now().getTime() + seconds * 1000).toISOString();
 
-type Outcome = { sync_status: 'SUCCESS' | 'SUCCESS_FALLBACK' | 'EXPECTED_FAILURE' | 'FAILURE'; failure_error: string | null; external_id?: string };
+type Outcome = {
+  sync_status: 'SUCCESS' | 'SUCCESS_FALLBACK' | 'EXPECTED_FAILURE' | 'FAILURE';
+  failure_error: string | null;
+  external_id?: string;
+};
 
 /** Claims the next submission attempt; false when another attempt holds a live claim or it is decided. */
 async function claim(id: number, field: 'sync' | 'email'): Promise<number | false> {
@@ -60,7 +64,12 @@ async function claim(id: number, field: 'sync' | 'email'): Promise<number | fals
         Key: keys.application(id),
         UpdateExpression: `SET ${field}_claim_until = :until${field === 'sync' ? ' ADD sync_attempts :one' : ''}`,
         ConditionExpression: `${condition} AND (attribute_not_exists(${field}_claim_until) OR ${field}_claim_until < :now)`,
-        ExpressionAttributeValues: { ':until': later(claimSeconds()), ':now': current, ':notsent': 'NOTSENT', ...(field === 'sync' ? { ':one': 1 } : {}) },
+        ExpressionAttributeValues: {
+          ':until': later(claimSeconds()),
+          ':now': current,
+          ':notsent': 'NOTSENT',
+          ...(field === 'sync' ? { ':one': 1 } : {}),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -108,17 +117,19 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<
 /** Gives up the claim after a retryable failure and tells the sweeper when to look again. */
 async function releaseForRetry(record: ApplicationRecord, delaySeconds: number): Promise<void> {
   const due = later(delaySeconds + sweepGraceSeconds());
-  await db().send(
-    new UpdateCommand({
-      TableName: config().tableName,
-      Key: keys.application(record.id),
-      UpdateExpression: 'REMOVE sync_claim_until SET sync_due_at = :due, GSI5SK = :sort',
-      ConditionExpression: 'attribute_exists(GSI5PK)',
-      ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, record.id) },
-    }),
-  ).catch((error: Error) => {
-    if (error.name !== 'ConditionalCheckFailedException') throw error;
-  });
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.application(record.id),
+        UpdateExpression: 'REMOVE sync_claim_until SET sync_due_at = :due, GSI5SK = :sort',
+        ConditionExpression: 'attribute_exists(GSI5PK)',
+        ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, record.id) },
+      }),
+    )
+    .catch((error: Error) => {
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
 }
 
 /** Nothing more to do: the application leaves the sync-due index. */
@@ -140,12 +151,19 @@ function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: J
     notes: record.notes ?? null,
     appliedAt: record.applied_at,
     source: record.channel,
-    attachments: (record.attachments ?? []).map((a) => ({ type: a.type, name: a.name, content_type: a.content_type, size: a.size, open: () => openAttachment(a.key) })),
+    attachments: (record.attachments ?? []).map((a) => ({
+      type: a.type,
+      name: a.name,
+      content_type: a.content_type,
+      size: a.size,
+      open: () => openAttachment(a.key),
+    })),
   };
 }
 
 function outcomeOf(error: ConnectorError): Outcome {
-  if (error.kind === 'duplicate' || error.kind === 'job_not_published') return { sync_status: 'EXPECTED_FAILURE', failure_error: error.name };
+  if (error.kind === 'duplicate' || error.kind === 'job_not_published')
+    return { sync_status: 'EXPECTED_FAILURE', failure_error: error.name };
   return { sync_status: 'FAILURE', failure_error: error.name };
 }
 
@@ -234,7 +252,8 @@ async function emailFallback(record: ApplicationRecord, company: CompanyRecord):
   if (to) {
     try {
       const attachments = [];
-      for (const a of record.attachments ?? []) attachments.push({ filename: a.name, contentType: a.content_type, content: await readAttachment(a.key) });
+      for (const a of record.attachments ?? [])
+        attachments.push({ filename: a.name, contentType: a.content_type, content: await readAttachment(a.key) });
       await sendMail({ to, subject: `Application: ${job.title ?? job.external_id}`, text: mailText(record, job), attachments });
       status = 'SUCCESS';
     } catch (error) {
@@ -251,7 +270,12 @@ async function emailFallback(record: ApplicationRecord, company: CompanyRecord):
     }),
   );
   record.email_sync_status = status;
-  await publishEvent('application.email_sync_status_changed', record.company, { application_id: record.id, job_id: record.job, email_sync_status: status, previous_email_sync_status: 'NOTSENT' });
+  await publishEvent('application.email_sync_status_changed', record.company, {
+    application_id: record.id,
+    job_id: record.job,
+    email_sync_status: status,
+    previous_email_sync_status: 'NOTSENT',
+  });
 }
 
 /** Processes one queue message's application. Throws RetryLater (or any error) to have it come back. */
@@ -266,7 +290,10 @@ export async function syncApplication(applicationId: number, hooks: SyncHooks = 
   const candidateSync = syncActive(company, 'candidate_sync');
   if (candidateSync && record.sync_status === 'NOTSENT') await syncToAts(record, company, hooks);
   // D12: the e-mail fallback runs when the ATS sync is inactive, or after it failed; both need the entitlement.
-  const emailDue = company.entitlements.includes('email_fallback') && record.email_sync_status === 'NOTSENT' && (!candidateSync || record.sync_status === 'FAILURE');
+  const emailDue =
+    company.entitlements.includes('email_fallback') &&
+    record.email_sync_status === 'NOTSENT' &&
+    (!candidateSync || record.sync_status === 'FAILURE');
   if (emailDue) await emailFallback(record, company);
   await settle(record.id);
 }
@@ -293,17 +320,19 @@ export async function sweepDueSyncs(options: { limitPerShard?: number } = {}): P
       const id = Number(String(item.PK).split('#')[1]);
       const due = later(sweepGraceSeconds());
       // Look again after the grace period unless the message settles it first.
-      await db().send(
-        new UpdateCommand({
-          TableName: config().tableName,
-          Key: keys.application(id),
-          UpdateExpression: 'SET sync_due_at = :due, GSI5SK = :sort',
-          ConditionExpression: 'attribute_exists(GSI5PK)',
-          ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, id) },
-        }),
-      ).catch((error: Error) => {
-        if (error.name !== 'ConditionalCheckFailedException') throw error;
-      });
+      await db()
+        .send(
+          new UpdateCommand({
+            TableName: config().tableName,
+            Key: keys.application(id),
+            UpdateExpression: 'SET sync_due_at = :due, GSI5SK = :sort',
+            ConditionExpression: 'attribute_exists(GSI5PK)',
+            ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, id) },
+          }),
+        )
+        .catch((error: Error) => {
+          if (error.name !== 'ConditionalCheckFailedException') throw error;
+        });
       if (await enqueueSync(id)) result.requeued += 1;
     }
   }

@@ -75,7 +75,11 @@ export function errorResponse(requestId: string, error: unknown): APIGatewayProx
   const known = error instanceof ApiError ? error : idempotencyError(error);
   if (known) return respond(requestId, known.statusCode, known.body(), known.headers);
   logger.error('unhandled error', { requestId, error: error as Error });
-  return respond(requestId, 500, { detail: `Internal server error. Quote request id ${requestId} when you contact support.`, code: 'internal_error', request_id: requestId });
+  return respond(requestId, 500, {
+    detail: `Internal server error. Quote request id ${requestId} when you contact support.`,
+    code: 'internal_error',
+    request_id: requestId,
+  });
 }
 
 type ApiContext = Context & { api?: ApiRequest; requestId: string };
@@ -86,29 +90,30 @@ type ApiContext = Context & { api?: ApiRequest; requestId: string };
  */
 export function api(routeId: string, handler: ApiHandler, extra: MiddlewareObj[] = []) {
   const route = routeById(routeId);
-  const wrapped = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>()
-    .use({
-      before: async (request) => {
-        const { event } = request;
-        const requestId = request.context.requestId;
-        // Header names are case-insensitive; lower-casing them once lets later middlewares address them.
-        event.headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
-        const principal = principalFromContext(event.requestContext?.authorizer);
-        // The gateway only invokes a route after the authorizer; a missing principal means a misconfiguration.
-        if (!principal) throw new UnauthorizedError();
-        const company = route.companyHeader ? await authorizeCompany(principal, parseCompanyIdHeader(header(event, 'company-id'))) : undefined;
-        request.context.api = { event, route, requestId, principal, company, query: queryParams(event), link: linkContext(event) };
-      },
-      onError: async (request) => {
-        request.response = errorResponse(request.context.requestId, request.error);
-      },
-    });
+  const wrapped = middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, ApiContext>().use({
+    before: async (request) => {
+      const { event } = request;
+      const requestId = request.context.requestId;
+      // Header names are case-insensitive; lower-casing them once lets later middlewares address them.
+      event.headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+      const principal = principalFromContext(event.requestContext?.authorizer);
+      // The gateway only invokes a route after the authorizer; a missing principal means a misconfiguration.
+      if (!principal) throw new UnauthorizedError();
+      const company = route.companyHeader
+        ? await authorizeCompany(principal, parseCompanyIdHeader(header(event, 'company-id')))
+        : undefined;
+      request.context.api = { event, route, requestId, principal, company, query: queryParams(event), link: linkContext(event) };
+    },
+    onError: async (request) => {
+      request.response = errorResponse(request.context.requestId, request.error);
+    },
+  });
   for (const middleware of extra) wrapped.use(middleware);
   wrapped.handler(async (_event, context) => {
-      const request = context.api!;
-      const result = await handler(request);
-      return respond(request.requestId, result.statusCode ?? 200, result.body, result.headers);
-    });
+    const request = context.api!;
+    const result = await handler(request);
+    return respond(request.requestId, result.statusCode ?? 200, result.body, result.headers);
+  });
   return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> =>
     withRequestMetrics(async () => {
       const started = Date.now();

@@ -7,11 +7,24 @@
  * docs/openapi.json; the local runtime serves it at GET /openapi.json.
  */
 import { readFileSync } from 'node:fs';
-import { APPLICATION_FILTERS, SYNC_STATUSES, applicationInSchema, attachmentInSchema, candidateSchema } from '#applications/applications.js';
+import {
+  APPLICATION_FILTERS,
+  SYNC_STATUSES,
+  applicationInSchema,
+  attachmentInSchema,
+  candidateSchema,
+} from '#applications/applications.js';
 import { ATTACHMENT_TYPES, CONTENT_TYPES, MAX_ATTACHMENTS } from '#applications/attachments.js';
 import { COMPANY_FILTERS, COMPANY_STATUSES, companyPatchSchema, parseCompanyFilter } from '#companies/companies.js';
 import { IDEMPOTENCY_TTL_SECONDS } from '#http/idempotency.js';
-import { JOB_FILTERS, JOB_STATUSES, REMOTE_VALUES, applicationFormFieldSchema, descriptionSectionSchema, screeningQuestionSchema } from '#jobs/jobs.js';
+import {
+  JOB_FILTERS,
+  JOB_STATUSES,
+  REMOTE_VALUES,
+  applicationFormFieldSchema,
+  descriptionSectionSchema,
+  screeningQuestionSchema,
+} from '#jobs/jobs.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#platform/pagination.js';
 import { BODY_CONTENT_TYPES } from '#http/request-body.js';
 import {
@@ -117,8 +130,13 @@ const parameterRef = (name: string) => ({ $ref: `#/components/parameters/${name}
 const ERROR_RESPONSES: Record<string, { name: string; description: string; example: Json; headers?: Json }> = {
   '400': {
     name: 'BadRequest',
-    description: 'Invalid input: malformed body, a field or query parameter with an invalid value, a missing or malformed `Company-Id` header. Validation errors list messages by field in `errors`.',
-    example: { detail: 'Invalid value for "status": "open" is not one of active, deleted, archived.', code: 'invalid', errors: { status: ['"open" is not one of active, deleted, archived.'] } },
+    description:
+      'Invalid input: malformed body, a field or query parameter with an invalid value, a missing or malformed `Company-Id` header. Validation errors list messages by field in `errors`.',
+    example: {
+      detail: 'Invalid value for "status": "open" is not one of active, deleted, archived.',
+      code: 'invalid',
+      errors: { status: ['"open" is not one of active, deleted, archived.'] },
+    },
   },
   '401': {
     name: 'Unauthorized',
@@ -165,7 +183,11 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string; examp
   '500': {
     name: 'InternalError',
     description: 'An unexpected error; the body names the request id and nothing else.',
-    example: { detail: 'Internal server error. Quote request id 5f0c… when you contact support.', code: 'internal_error', request_id: '5f0c…' },
+    example: {
+      detail: 'Internal server error. Quote request id 5f0c… when you contact support.',
+      code: 'internal_error',
+      request_id: '5f0c…',
+    },
   },
 };
 
@@ -173,7 +195,11 @@ function errorResponses(): Json {
   return Object.fromEntries(
     Object.values(ERROR_RESPONSES).map(({ name, description, example, headers }) => [
       name,
-      { description, headers: { ...requestIdHeader, ...(headers ?? {}) }, content: { 'application/json': { schema: schemaRef('Error'), example } } },
+      {
+        description,
+        headers: { ...requestIdHeader, ...(headers ?? {}) },
+        content: { 'application/json': { schema: schemaRef('Error'), example } },
+      },
     ]),
   );
 }
@@ -190,15 +216,26 @@ interface QueryParameter {
 }
 
 const exact = (what: string): QueryParameter => ({ schema: { type: 'string' }, description: `Exact match on ${what}.` });
-const contains = (what: string): QueryParameter => ({ schema: { type: 'string' }, description: `Case-insensitive substring match on ${what}.` });
+const contains = (what: string): QueryParameter => ({
+  schema: { type: 'string' },
+  description: `Case-insensitive substring match on ${what}.`,
+});
 const exactEnum = (values: readonly string[], what: string): QueryParameter => ({
   schema: { type: 'string', enum: [...values] },
   description: `Exact match on ${what}; another value is a 400.`,
 });
 const exactId = (what: string): QueryParameter => ({ schema: { type: 'integer', minimum: 1 }, description: `Exact match on ${what}.` });
-const flag = (what: string): QueryParameter => ({ schema: { type: 'boolean' }, description: `Exact match on ${what}; \`true\`, \`false\`, \`1\` or \`0\`.` });
+const flag = (what: string): QueryParameter => ({
+  schema: { type: 'boolean' },
+  description: `Exact match on ${what}; \`true\`, \`false\`, \`1\` or \`0\`.`,
+});
 const since = (field: string): QueryParameter => ({
-  schema: { anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] },
+  schema: {
+    anyOf: [
+      { type: 'string', format: 'date' },
+      { type: 'string', format: 'date-time' },
+    ],
+  },
   description: `Records whose \`${field}\` is on or after this date (\`YYYY-MM-DD\`, start of the day UTC) or ISO 8601 date-time; a malformed value is a 400.`,
 });
 
@@ -219,13 +256,21 @@ const FILTER_TYPES: Record<string, Record<string, QueryParameter>> = {
     name: contains('the name'),
     ats: exact('the ATS slug'),
     partner_company_id: exact('`partner_company_id`'),
-    status: { ...exactEnum(COMPANY_STATUSES, 'the lifecycle status'), description: 'Lifecycle status; repeat the parameter to match any of several values. An unknown value is a 400.', repeatable: true },
-    search: { schema: { type: 'string' }, description: 'Free-text search (case-insensitive) across name, ATS slug and `partner_company_id`.' },
+    status: {
+      ...exactEnum(COMPANY_STATUSES, 'the lifecycle status'),
+      description: 'Lifecycle status; repeat the parameter to match any of several values. An unknown value is a 400.',
+      repeatable: true,
+    },
+    search: {
+      schema: { type: 'string' },
+      description: 'Free-text search (case-insensitive) across name, ATS slug and `partner_company_id`.',
+    },
     candidate_sync_active: flag('`candidate_sync_active`'),
     job_sync_active: flag('`job_sync_active`'),
     ordering: {
       schema: { type: 'string', enum: companyOrderingFields().flatMap((field) => [field, `-${field}`]), default: '-created_at' },
-      description: 'Sort field; a `-` prefix reverses. A comma list (`-status,name`) orders by several fields; unknown fields are ignored (D6). Ties break on `id`.',
+      description:
+        'Sort field; a `-` prefix reverses. A comma list (`-status,name`) orders by several fields; unknown fields are ignored (D6). Ties break on `id`.',
     },
   },
   jobs: {
@@ -258,7 +303,10 @@ const FILTER_TYPES: Record<string, Record<string, QueryParameter>> = {
 };
 
 const PAGING: Record<string, QueryParameter> = {
-  page: { schema: { type: 'integer', minimum: 1, default: 1 }, description: 'Page number; a page past the end is empty. Not a positive integer: 400.' },
+  page: {
+    schema: { type: 'integer', minimum: 1, default: 1 },
+    description: 'Page number; a page past the end is empty. Not a positive integer: 400.',
+  },
   page_size: {
     schema: { type: 'integer', minimum: 1, default: DEFAULT_PAGE_SIZE },
     description: `Records per page; values above ${MAX_PAGE_SIZE} are capped at ${MAX_PAGE_SIZE}. Not a positive integer: 400.`,
@@ -269,7 +317,8 @@ const PAGING: Record<string, QueryParameter> = {
   },
   cursor: {
     schema: { type: 'string' },
-    description: 'Opaque position carried by `next` links; pass it back only as given. A forged or corrupt cursor is a 400 (`invalid_cursor`); one minted for other filters is ignored.',
+    description:
+      'Opaque position carried by `next` links; pass it back only as given. A forged or corrupt cursor is a 400 (`invalid_cursor`); one minted for other filters is ignored.',
   },
   pagination: {
     schema: { type: 'boolean' },
@@ -278,7 +327,11 @@ const PAGING: Record<string, QueryParameter> = {
   },
 };
 
-function queryParameters(filters: readonly string[], types: Record<string, QueryParameter>, paging: readonly (keyof typeof PAGING)[]): Json[] {
+function queryParameters(
+  filters: readonly string[],
+  types: Record<string, QueryParameter>,
+  paging: readonly (keyof typeof PAGING)[],
+): Json[] {
   const filterParameters = filters.map((name): [string, QueryParameter] => [name, types[name] ?? exact(`\`${name}\``)]);
   const pagingParameters = paging.map((name): [string, QueryParameter] => [name, PAGING[name]]);
   return [...filterParameters, ...pagingParameters].map(([name, p]) => ({
@@ -333,13 +386,18 @@ const requestBodies: Record<string, (route: RouteDefinition) => Json> = {
       'Form encodings carry nested fields as `candidate[email]`-style brackets or as JSON strings (D8). ' +
       'The candidate needs `email` and a name (`full_name`, or `first_name` and `last_name`); the job is named by `job` and/or ' +
       '`external_job_id` (one is required; both must name the same job of the `Company-Id` company). Attachment data must be ' +
-      `Base64 of a permitted content type whose bytes match it: ${Object.keys(CONTENT_TYPES).map((t) => `\`${t}\``).join(', ')}.`,
+      `Base64 of a permitted content type whose bytes match it: ${Object.keys(CONTENT_TYPES)
+        .map((t) => `\`${t}\``)
+        .join(', ')}.`,
     content: {
       'application/json': { schema: schemaRef('ApplicationIn') },
       'application/x-www-form-urlencoded': {
         schema: schemaRef('ApplicationIn'),
         encoding: Object.fromEntries(
-          structuredFields.map(([name, type]) => [name, type === 'object' ? { style: 'deepObject', explode: true } : { contentType: 'application/json' }]),
+          structuredFields.map(([name, type]) => [
+            name,
+            type === 'object' ? { style: 'deepObject', explode: true } : { contentType: 'application/json' },
+          ]),
         ),
       },
       'multipart/form-data': {
@@ -389,7 +447,7 @@ const OPERATIONS: Record<string, OperationSpec> = {
   },
   CreateApplication: {
     description:
-      'Stores an application for the `Company-Id` company and hands it to the ATS sync when the company\'s candidate sync is ' +
+      "Stores an application for the `Company-Id` company and hands it to the ATS sync when the company's candidate sync is " +
       'active (D12); `sync_status` and `failure_error` on the application tell the outcome.',
     headers: [parameterRef('IdempotencyKey')],
     success: {
@@ -413,7 +471,11 @@ const OPERATIONS: Record<string, OperationSpec> = {
   },
   GetApplication: {
     description: 'One application of the `Company-Id` company. Personal data is omitted for records older than 180 days (D10).',
-    success: { status: '200', description: 'The Application; the candidate without `birthdate`, `language`, `nationality` (D9).', schema: 'Application' },
+    success: {
+      status: '200',
+      description: 'The Application; the candidate without `birthdate`, `language`, `nationality` (D9).',
+      schema: 'Application',
+    },
   },
 };
 
@@ -457,11 +519,18 @@ function operation(route: RouteDefinition): Json {
   const spec = OPERATIONS[route.id] ?? genericOperation(route);
   const body = requestBodies[route.id]?.(route);
   const hasBody = body !== undefined || route.method === 'POST' || route.method === 'PATCH';
-  const successContent = spec.success.schema ? { 'application/json': { schema: schemaRef(spec.success.schema) } } : { 'application/json': { schema: { type: 'object' } } };
+  const successContent = spec.success.schema
+    ? { 'application/json': { schema: schemaRef(spec.success.schema) } }
+    : { 'application/json': { schema: { type: 'object' } } };
   const responses: Json = {
-    [spec.success.status]: { description: spec.success.description, headers: { ...requestIdHeader, ...(spec.success.headers ?? {}) }, content: successContent },
+    [spec.success.status]: {
+      description: spec.success.description,
+      headers: { ...requestIdHeader, ...(spec.success.headers ?? {}) },
+      content: successContent,
+    },
   };
-  for (const status of errorStatuses(route, spec, hasBody)) responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
+  for (const status of errorStatuses(route, spec, hasBody))
+    responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status].name}` };
   return {
     operationId: route.id,
     summary: route.summary,
@@ -503,7 +572,12 @@ export function openApiDocument(): Json {
       {
         url: '{base_url}',
         description: 'All addresses are relative to the base URL: the API Gateway stage URL, or the local runtime (`npm start`).',
-        variables: { base_url: { default: 'http://127.0.0.1:3000', description: 'Scheme, host and (on API Gateway) stage path, without trailing slash.' } },
+        variables: {
+          base_url: {
+            default: 'http://127.0.0.1:3000',
+            description: 'Scheme, host and (on API Gateway) stage path, without trailing slash.',
+          },
+        },
       },
     ],
     security: [{ bearerAuth: [] }],
@@ -518,7 +592,8 @@ export function openApiDocument(): Json {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'An API key issued in the partner app, scoped to a partner (all its companies) or to one company: `Authorization: Bearer <API_KEY>`.',
+          description:
+            'An API key issued in the partner app, scoped to a partner (all its companies) or to one company: `Authorization: Bearer <API_KEY>`.',
         },
       },
     },

@@ -44,7 +44,14 @@ function normaliseForm(fields: Record<string, unknown>): Record<string, unknown>
   return fields;
 }
 
-const QS_OPTIONS = { depth: 5, arrayLimit: 100, parameterLimit: 2000, allowPrototypes: false, throwOnLimitExceeded: true, strictDepth: true } as const;
+const QS_OPTIONS = {
+  depth: 5,
+  arrayLimit: 100,
+  parameterLimit: 2000,
+  allowPrototypes: false,
+  throwOnLimitExceeded: true,
+  strictDepth: true,
+} as const;
 
 /** A form with more fields than the limits is refused rather than cut short. */
 function parseForm(text: string): Record<string, unknown> {
@@ -75,7 +82,9 @@ function parseMultipart(body: Buffer, contentType: string): Promise<ParsedBody> 
     parser.on('file', (field, stream, info) => {
       const chunks: Buffer[] = [];
       stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => files.push({ field, filename: info.filename ?? field, contentType: info.mimeType, data: Buffer.concat(chunks) }));
+      stream.on('end', () =>
+        files.push({ field, filename: info.filename ?? field, contentType: info.mimeType, data: Buffer.concat(chunks) }),
+      );
     });
     parser.on('filesLimit', () => reject(invalidField('attachments', 'At most 20 files.')));
     parser.on('fieldsLimit', () => reject(invalidField('body', 'The form has too many fields.')));
@@ -94,7 +103,10 @@ function parseMultipart(body: Buffer, contentType: string): Promise<ParsedBody> 
 type BodyContentType = (typeof BODY_CONTENT_TYPES)[number];
 
 /** Parses the body by its content type; a type outside `accepted` is a 415. */
-export async function parseBody(event: APIGatewayProxyEvent, accepted: readonly BodyContentType[] = BODY_CONTENT_TYPES): Promise<ParsedBody> {
+export async function parseBody(
+  event: APIGatewayProxyEvent,
+  accepted: readonly BodyContentType[] = BODY_CONTENT_TYPES,
+): Promise<ParsedBody> {
   const contentType = header(event, 'content-type') ?? '';
   const mediaType = contentType.split(';')[0].trim().toLowerCase();
   if (!(accepted as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError(mediaType || undefined, [...accepted]);

@@ -120,7 +120,11 @@ function jobSchemaWith<S extends object>(descriptionSection: S) {
     import_source: { type: 'string', description: 'How the job arrived, for example `api`, `crawler`, `clickout`.' },
     run_id: { type: 'string', description: 'The import run the job last arrived on.' },
     fingerprint: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 over the content fields (D14).' },
-    apply_webhooks: { type: 'object', additionalProperties: { type: 'string' }, description: 'Apply webhook URLs keyed by channel (D15); `{}` while none is enabled.' },
+    apply_webhooks: {
+      type: 'object',
+      additionalProperties: { type: 'string' },
+      description: 'Apply webhook URLs keyed by channel (D15); `{}` while none is enabled.',
+    },
     created_at: timestamp,
     updated_at: timestamp,
     last_content_update_at: { ...timestamp, description: 'When the content last changed (D14).' },
@@ -226,12 +230,19 @@ function applicationSchemaWith<C extends object>(candidate: C, description: stri
   return { ...schema, description } as const;
 }
 
-const anonymizedNote = 'An application older than 180 days has `status` `anonymized` and omits `candidate`, `attachments`, `notes`, `social_links`, `screening_questions` and `custom_fields` (D10).';
+const anonymizedNote =
+  'An application older than 180 days has `status` `anonymized` and omits `candidate`, `attachments`, `notes`, `social_links`, `screening_questions` and `custom_fields` (D10).';
 
 /** The Application of the create and single-read responses. */
-export const applicationSchema = applicationSchemaWith(candidateSingleFormSchema, `The create and single-read form (D9). ${anonymizedNote}`);
+export const applicationSchema = applicationSchemaWith(
+  candidateSingleFormSchema,
+  `The create and single-read form (D9). ${anonymizedNote}`,
+);
 /** An Application in the results of GET /applications/. */
-export const applicationListItemSchema = applicationSchemaWith(candidateListFormSchema, `The list form: the candidate includes \`birthdate\`, \`language\` and \`nationality\` (D9). ${anonymizedNote}`);
+export const applicationListItemSchema = applicationSchemaWith(
+  candidateListFormSchema,
+  `The list form: the candidate includes \`birthdate\`, \`language\` and \`nationality\` (D9). ${anonymizedNote}`,
+);
 
 // ---------------------------------------------------------------------------------------------------
 // Page envelope (D4) and error body (D2)
@@ -240,7 +251,11 @@ export const applicationListItemSchema = applicationSchemaWith(candidateListForm
 export function pageOf<I extends object>(item: I) {
   return record({
     count: { type: 'integer', minimum: 0, description: 'Total of the matching records across all pages.' },
-    next: { type: ['string', 'null'], format: 'uri', description: 'Absolute URL of the next page, keeping every query parameter; null on the last page.' },
+    next: {
+      type: ['string', 'null'],
+      format: 'uri',
+      description: 'Absolute URL of the next page, keeping every query parameter; null on the last page.',
+    },
     previous: { type: ['string', 'null'], format: 'uri', description: 'Absolute URL of the previous page; null on the first page.' },
     results: { type: 'array', items: item },
   });

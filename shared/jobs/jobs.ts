@@ -21,17 +21,62 @@ import { ajv, toFieldErrors } from '#platform/validation.js';
 
 export const JOB_STATUSES = ['active', 'deleted', 'archived'] as const;
 export const REMOTE_VALUES = ['remote', 'hybrid', 'on-site'] as const;
-export const EMPLOYMENT_TYPES = ['contract', 'freelance', 'intern', 'temporary', 'permanent', 'volunteer', 'apprenticeship', 'working_student', 'minijob', 'other'] as const;
+export const EMPLOYMENT_TYPES = [
+  'contract',
+  'freelance',
+  'intern',
+  'temporary',
+  'permanent',
+  'volunteer',
+  'apprenticeship',
+  'working_student',
+  'minijob',
+  'other',
+] as const;
 export const WORK_SCHEDULES = ['full_time', 'part_time', 'flexible'] as const;
 export const SENORITY_VALUES = ['unexperienced', 'junior', 'mid_level', 'senior', 'lead', 'manager', 'director', 'executive'] as const;
 export const CATEGORIES = [
-  'accounting_finance', 'administration', 'architecture_construction', 'arts_media_entertainment', 'business_development',
-  'cleaning_facilities', 'consulting', 'customer_service_support', 'data_analytics', 'design', 'education_training',
-  'engineering', 'entertainment_travel', 'event_management', 'finance', 'healthcare', 'hospitality_tourism', 'hr_recruitment',
-  'installation_maintenance_repair', 'it_support', 'legal', 'logistics_supply_chain', 'management_executive', 'marketing',
-  'non_profit', 'operations', 'other', 'personal_care_services', 'pharmaceutical_life_sciences', 'product_management',
-  'project_management', 'public_relations', 'real_estate', 'retail', 'sales', 'science_technology', 'software_development',
-  'social_services', 'sports_fitness_recreation', 'translation_localization', 'warehouse',
+  'accounting_finance',
+  'administration',
+  'architecture_construction',
+  'arts_media_entertainment',
+  'business_development',
+  'cleaning_facilities',
+  'consulting',
+  'customer_service_support',
+  'data_analytics',
+  'design',
+  'education_training',
+  'engineering',
+  'entertainment_travel',
+  'event_management',
+  'finance',
+  'healthcare',
+  'hospitality_tourism',
+  'hr_recruitment',
+  'installation_maintenance_repair',
+  'it_support',
+  'legal',
+  'logistics_supply_chain',
+  'management_executive',
+  'marketing',
+  'non_profit',
+  'operations',
+  'other',
+  'personal_care_services',
+  'pharmaceutical_life_sciences',
+  'product_management',
+  'project_management',
+  'public_relations',
+  'real_estate',
+  'retail',
+  'sales',
+  'science_technology',
+  'software_development',
+  'social_services',
+  'sports_fitness_recreation',
+  'translation_localization',
+  'warehouse',
 ] as const;
 
 const str = { type: ['string', 'null'] } as const;
@@ -49,7 +94,12 @@ export const screeningQuestionSchema = {
     required: { type: 'boolean' },
     options: {
       type: 'array',
-      items: { type: 'object', additionalProperties: false, required: ['label', 'value'], properties: { label: { type: 'string' }, value: { type: 'string' } } },
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['label', 'value'],
+        properties: { label: { type: 'string' }, value: { type: 'string' } },
+      },
     },
   },
 } as const;
@@ -136,11 +186,42 @@ export type JobInput = FromSchema<typeof jobInputSchema>;
 
 /** The content fields: the fingerprint covers exactly these (D14). */
 export const JOB_CONTENT_FIELDS = [
-  'external_id', 'title', 'description', 'posting_url', 'application_url', 'application_email', 'remote', 'language',
-  'category', 'employment_type', 'work_schedule', 'senority', 'education', 'start_date', 'contract_limitation',
-  'location_name', 'street', 'city', 'country', 'postcode', 'longitude', 'latitude', 'salary', 'salary_from', 'salary_to',
-  'salary_currency', 'salary_frequency', 'contact_name', 'contact_email', 'contact_title', 'contact_phone',
-  'contact_salutation', 'banner_image', 'screening_questions', 'application_form_fields', 'description_sections',
+  'external_id',
+  'title',
+  'description',
+  'posting_url',
+  'application_url',
+  'application_email',
+  'remote',
+  'language',
+  'category',
+  'employment_type',
+  'work_schedule',
+  'senority',
+  'education',
+  'start_date',
+  'contract_limitation',
+  'location_name',
+  'street',
+  'city',
+  'country',
+  'postcode',
+  'longitude',
+  'latitude',
+  'salary',
+  'salary_from',
+  'salary_to',
+  'salary_currency',
+  'salary_frequency',
+  'contact_name',
+  'contact_email',
+  'contact_title',
+  'contact_phone',
+  'contact_salutation',
+  'banner_image',
+  'screening_questions',
+  'application_form_fields',
+  'description_sections',
   'custom_fields',
 ] as const;
 
@@ -264,7 +345,18 @@ export async function findJobByExternalId(companyId: number, externalId: string)
 // ---------------------------------------------------------------------------------------------------
 // List
 
-export const JOB_FILTERS = ['external_id', 'title', 'status', 'remote', 'language', 'city', 'country', 'created_at', 'updated_at', 'last_content_update_at'] as const;
+export const JOB_FILTERS = [
+  'external_id',
+  'title',
+  'status',
+  'remote',
+  'language',
+  'city',
+  'country',
+  'created_at',
+  'updated_at',
+  'last_content_update_at',
+] as const;
 
 export function jobQuery(companyId: number, q: QueryParams): CollectionQuery {
   const conditions: Condition[] = [];
@@ -289,15 +381,29 @@ export function jobQuery(companyId: number, q: QueryParams): CollectionQuery {
   // An exact external id is served by its sparse index; everything else by the company's job collection.
   return externalId
     ? { index: 'GSI2', partitionValue: indexKeys.jobByExternalId(companyId, externalId), sortKeyFrom: createdAt, conditions }
-    : { index: 'GSI1', partitionValue: indexKeys.companyJobs(companyId), sortKeyFrom: createdAt, conditions, total: () => readCount(collections.companyJobs(companyId)) };
+    : {
+        index: 'GSI1',
+        partitionValue: indexKeys.companyJobs(companyId),
+        sortKeyFrom: createdAt,
+        conditions,
+        total: () => readCount(collections.companyJobs(companyId)),
+      };
 }
 
 export async function listJobs(companyId: number, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Record<string, unknown>>> {
   const options = { scope: `jobs:company:${companyId}`, limitAlias: true, filterParams: JOB_FILTERS };
   const request = pageRequest(q, options);
   const page = await readPage(jobQuery(companyId, q), request);
-  const next = page.position ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count }) : undefined;
-  return envelope(link, request, page.count, page.items.map((item) => toJob(fromItem(item), true)), next);
+  const next = page.position
+    ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
+    : undefined;
+  return envelope(
+    link,
+    request,
+    page.count,
+    page.items.map((item) => toJob(fromItem(item), true)),
+    next,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -312,7 +418,8 @@ export function parseJobFeed(feed: unknown): JobInput[] {
   const seen = new Set<string>();
   feed.forEach((job, i) => {
     if (!validateJobInput(job)) {
-      for (const [path, messages] of Object.entries(toFieldErrors(validateJobInput.errors))) errors[`[${i}]${path === 'body' ? '' : `.${path}`}`] = messages;
+      for (const [path, messages] of Object.entries(toFieldErrors(validateJobInput.errors)))
+        errors[`[${i}]${path === 'body' ? '' : `.${path}`}`] = messages;
     } else if (seen.has((job as JobInput).external_id)) {
       errors[`[${i}].external_id`] = ['Duplicate external_id in the feed.'];
     } else {
@@ -326,7 +433,9 @@ export function parseJobFeed(feed: unknown): JobInput[] {
 function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value ?? null);
@@ -355,7 +464,10 @@ export interface ImportResult {
 }
 
 async function companyJobs(companyId: number): Promise<JobRecord[]> {
-  const items = await queryAll({ KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)', ExpressionAttributeValues: { ':pk': keys.company(companyId).PK, ':job': 'JOB#' } });
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
+    ExpressionAttributeValues: { ':pk': keys.company(companyId).PK, ':job': 'JOB#' },
+  });
   return items.map(fromItem);
 }
 
@@ -364,7 +476,11 @@ async function companyJobs(companyId: number): Promise<JobRecord[]> {
  * last_content_update_at move only when the fingerprint changes), every job in the feed gets the run's
  * id, and, when the feed is complete, jobs missing from it are archived.
  */
-export async function importJobs(companyId: number, feed: unknown, options: { complete?: boolean; source?: string } = {}): Promise<ImportResult> {
+export async function importJobs(
+  companyId: number,
+  feed: unknown,
+  options: { complete?: boolean; source?: string } = {},
+): Promise<ImportResult> {
   const inputs = parseJobFeed(feed);
   const company = await getCompanyRecord(companyId);
   if (!company) throw new NotFoundError(`Company ${companyId} does not exist.`);
@@ -384,11 +500,27 @@ export async function importJobs(companyId: number, feed: unknown, options: { co
     existing.delete(input.external_id);
     if (!previous) {
       const id = await nextId('job');
-      creates.push({ ...content, id, company: companyId, status, raw_values: input.raw_values ?? {}, import_source: source, run_id: runId, fingerprint, created_at: now, updated_at: now, last_content_update_at: now });
+      creates.push({
+        ...content,
+        id,
+        company: companyId,
+        status,
+        raw_values: input.raw_values ?? {},
+        import_source: source,
+        run_id: runId,
+        fingerprint,
+        created_at: now,
+        updated_at: now,
+        last_content_update_at: now,
+      });
       continue;
     }
     const contentChanged = previous.fingerprint !== fingerprint;
-    const changed = contentChanged || previous.status !== status || canonicalJson(previous.raw_values) !== canonicalJson(input.raw_values ?? {}) || previous.import_source !== source;
+    const changed =
+      contentChanged ||
+      previous.status !== status ||
+      canonicalJson(previous.raw_values) !== canonicalJson(input.raw_values ?? {}) ||
+      previous.import_source !== source;
     updates.push({
       ...previous,
       ...(contentChanged ? content : {}),
@@ -417,7 +549,9 @@ export async function importJobs(companyId: number, feed: unknown, options: { co
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          ...chunk.map((job) => ({ Put: { TableName: config().tableName, Item: toItem(job), ConditionExpression: 'attribute_not_exists(PK)' } })),
+          ...chunk.map((job) => ({
+            Put: { TableName: config().tableName, Item: toItem(job), ConditionExpression: 'attribute_not_exists(PK)' },
+          })),
           {
             Update: {
               TableName: config().tableName,
@@ -436,7 +570,11 @@ export async function importJobs(companyId: number, feed: unknown, options: { co
   // D13: one event per job created, changed or archived by this run (unchanged jobs emit nothing).
   const changed = updates.filter((job) => job.updated_at === now);
   await publishEvents([
-    ...creates.map((job) => ({ type: 'job.created' as const, company: companyId, data: { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId } })),
+    ...creates.map((job) => ({
+      type: 'job.created' as const,
+      company: companyId,
+      data: { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId },
+    })),
     ...changed.map((job) => ({
       type: job.status === 'archived' ? ('job.archived' as const) : ('job.updated' as const),
       company: companyId,

@@ -2,7 +2,15 @@
  * Reads and writes that take more than one call: every page of a Query, and batch reads and writes with the
  * retries of unprocessed keys/items that DynamoDB asks callers to do.
  */
-import { BatchGetCommand, BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  BatchWriteCommand,
+  type BatchWriteCommandInput,
+  type BatchWriteCommandOutput,
+  QueryCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
 
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
@@ -16,15 +24,17 @@ export async function batchGetByKey<T extends { id: number }>(
   const result = new Map<number, T>();
   const unique = [...new Set(ids)];
   for (let i = 0; i < unique.length; i += 100) {
-    let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = { [config().tableName]: { Keys: unique.slice(i, i + 100).map(keyOf) } };
+    let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = {
+      [config().tableName]: { Keys: unique.slice(i, i + 100).map(keyOf) },
+    };
     for (let attempt = 0; request && Object.keys(request).length; attempt++) {
       if (attempt) await backoff(attempt);
-      const out: { Responses?: Record<string, Record<string, unknown>[]>; UnprocessedKeys?: Record<string, any> } = await db().send(new BatchGetCommand({ RequestItems: request }));
+      const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: request }));
       for (const item of out.Responses?.[config().tableName] ?? []) {
         const value = map(item);
         result.set(value.id, value);
       }
-      request = out.UnprocessedKeys && Object.keys(out.UnprocessedKeys).length ? out.UnprocessedKeys : undefined;
+      request = out.UnprocessedKeys && Object.keys(out.UnprocessedKeys).length ? (out.UnprocessedKeys as typeof request) : undefined;
     }
   }
   return result;
@@ -33,10 +43,12 @@ export async function batchGetByKey<T extends { id: number }>(
 /** Puts items in batches of 25, retrying unprocessed items. */
 export async function batchPut(items: Record<string, unknown>[]): Promise<void> {
   for (let i = 0; i < items.length; i += 25) {
-    let request: Record<string, any> | undefined = { [config().tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) };
+    let request: BatchWriteCommandInput['RequestItems'] | undefined = {
+      [config().tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })),
+    };
     for (let attempt = 0; request && Object.keys(request).length; attempt++) {
       if (attempt) await backoff(attempt);
-      const out: { UnprocessedItems?: Record<string, any> } = await db().send(new BatchWriteCommand({ RequestItems: request }));
+      const out: BatchWriteCommandOutput = await db().send(new BatchWriteCommand({ RequestItems: request }));
       request = out.UnprocessedItems;
     }
   }

@@ -41,7 +41,8 @@ function base(endpointVariable: string) {
 }
 
 /** The item and query operations, whose calls ask for and report their consumed capacity. */
-const ACCOUNTED = /^(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem|TransactGetItems|TransactWriteItems|Get|Put|Update|Delete|BatchGet|BatchWrite|TransactGet|TransactWrite)Command$/;
+const ACCOUNTED =
+  /^(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem|TransactGetItems|TransactWriteItems|Get|Put|Update|Delete|BatchGet|BatchWrite|TransactGet|TransactWrite)Command$/;
 
 let dynamo: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;

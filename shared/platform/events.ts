@@ -33,7 +33,10 @@ export async function publishEvent(type: EventType, company: number, data: Servi
       new PublishCommand({
         TopicArn: config().eventsTopicArn,
         Message: JSON.stringify(event),
-        MessageAttributes: { type: { DataType: 'String', StringValue: type }, company: { DataType: 'Number', StringValue: String(company) } },
+        MessageAttributes: {
+          type: { DataType: 'String', StringValue: type },
+          company: { DataType: 'Number', StringValue: String(company) },
+        },
       }),
     );
   } catch (error) {

@@ -69,7 +69,8 @@ function baseInput(query: CollectionQuery): QueryCommandInput {
 function positionOf(query: CollectionQuery, item: Record<string, unknown>): Record<string, unknown> {
   const index = indexOf(query.index);
   const position: Record<string, unknown> = {};
-  for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, index.sortKey]) position[name] = item[name];
+  for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, index.sortKey])
+    position[name] = item[name];
   return position;
 }
 

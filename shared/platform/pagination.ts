@@ -48,7 +48,9 @@ function bindingOf(q: QueryParams, options: PageOptions, page: number, pageSize:
   const filters = options.filterParams
     .filter((name) => q[name] !== undefined && !PAGING_PARAMS.has(name))
     .map((name) => [name, [...q[name]].sort()]);
-  return createHash('sha256').update(JSON.stringify([options.scope, page, pageSize, filters])).digest('base64url');
+  return createHash('sha256')
+    .update(JSON.stringify([options.scope, page, pageSize, filters]))
+    .digest('base64url');
 }
 
 function secret(): string {

@@ -14,7 +14,9 @@ export interface SyncMessage {
 export async function enqueueSync(applicationId: number, delaySeconds = 0): Promise<boolean> {
   const message: SyncMessage = { application_id: applicationId };
   try {
-    await sqs().send(new SendMessageCommand({ QueueUrl: config().syncQueueUrl, MessageBody: JSON.stringify(message), DelaySeconds: delaySeconds }));
+    await sqs().send(
+      new SendMessageCommand({ QueueUrl: config().syncQueueUrl, MessageBody: JSON.stringify(message), DelaySeconds: delaySeconds }),
+    );
     return true;
   } catch (error) {
     logger.error('sync message not sent; the sweeper will re-queue it', { applicationId, error: error as Error });

@@ -47,7 +47,8 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldEr
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
     const path = fieldPath(error);
     const text = message(error);
-    (out[path] ??= []).includes(text) || out[path].push(text);
+    const list = (out[path] ??= []);
+    if (!list.includes(text)) list.push(text);
   }
   return out;
 }

@@ -13,7 +13,8 @@ beforeAll(() => {
 }, 120_000);
 afterAll(() => synthesized?.cleanup());
 
-const fnByDescriptionPrefix = (id: string) => resourcesOfType(synthesized.template, 'AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith(`${id}:`))!;
+const fnByDescriptionPrefix = (id: string) =>
+  resourcesOfType(synthesized.template, 'AWS::Lambda::Function').find(([, fn]) => String(fn.Properties.Description).startsWith(`${id}:`))!;
 
 const policyActions = (functionId: string) => actionsOf(functionStatements(synthesized.template, functionId), '');
 
@@ -28,9 +29,21 @@ test('the sync worker consumes the sync queue with partial batch failures, and c
     FunctionResponseTypes: ['ReportBatchItemFailures'],
   });
   expect(fn.Properties.Timeout * 6).toBeLessThanOrEqual(resources.syncQueue.visibilityTimeoutSeconds);
-  expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(expect.arrayContaining(['TABLE_NAME', 'BUCKET_NAME', 'EVENTS_TOPIC_ARN', 'SYNC_QUEUE_URL', 'EMAIL_FROM']));
+  expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(
+    expect.arrayContaining(['TABLE_NAME', 'BUCKET_NAME', 'EVENTS_TOPIC_ARN', 'SYNC_QUEUE_URL', 'EMAIL_FROM']),
+  );
   const actions = policyActions(id);
-  expect(actions).toEqual(expect.arrayContaining(['sqs:ChangeMessageVisibility', 'sqs:DeleteMessage', 'sqs:ReceiveMessage', 's3:GetObject', 'sns:Publish', 'ses:SendRawEmail', 'dynamodb:UpdateItem']));
+  expect(actions).toEqual(
+    expect.arrayContaining([
+      'sqs:ChangeMessageVisibility',
+      'sqs:DeleteMessage',
+      'sqs:ReceiveMessage',
+      's3:GetObject',
+      'sns:Publish',
+      'ses:SendRawEmail',
+      'dynamodb:UpdateItem',
+    ]),
+  );
   expect(actions).not.toContain('s3:PutObject');
   expect(actions).not.toContain('s3:DeleteObject');
 });
@@ -39,7 +52,8 @@ test('the sweeper and retention run on schedules with only what they need', () =
   const rules = resourcesOfType(synthesized.template, 'AWS::Events::Rule').map(([, r]) => r.Properties);
   const [sweeperId] = fnByDescriptionPrefix('SyncSweeper');
   const [retentionId] = fnByDescriptionPrefix('Retention');
-  const target = (id: string) => rules.find((r) => r.Targets.some((t: { Arn: { 'Fn::GetAtt': string[] } }) => t.Arn['Fn::GetAtt'][0] === id));
+  const target = (id: string) =>
+    rules.find((r) => r.Targets.some((t: { Arn: { 'Fn::GetAtt': string[] } }) => t.Arn['Fn::GetAtt'][0] === id));
   expect(target(sweeperId)?.ScheduleExpression).toBe('rate(5 minutes)');
   expect(target(retentionId)?.ScheduleExpression).toBe('rate(1 hour)');
   expect(policyActions(sweeperId)).toEqual(expect.arrayContaining(['sqs:SendMessage']));

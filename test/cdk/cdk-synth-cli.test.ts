@@ -61,7 +61,10 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
   const template = JSON.parse(readFileSync(join(outdir, 'HiringIntegration-dev.template.json'), 'utf8'));
   // Every route function, background function and the authorizer were bundled here, as ESM.
   const esmBundles = Object.values<any>(template.Resources).filter(
-    (r) => r.Type === 'AWS::Lambda::Function' && r.Metadata?.['aws:asset:path'] && existsSync(join(outdir, r.Metadata['aws:asset:path'], 'index.mjs')),
+    (r) =>
+      r.Type === 'AWS::Lambda::Function' &&
+      r.Metadata?.['aws:asset:path'] &&
+      existsSync(join(outdir, r.Metadata['aws:asset:path'], 'index.mjs')),
   );
   expect(esmBundles).toHaveLength(routes.length + backgroundFunctions.length + 1);
 }, 150_000);

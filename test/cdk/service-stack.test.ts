@@ -87,23 +87,26 @@ describe('functions', () => {
 });
 
 describe('routes', () => {
-  test.each(routes.map((route) => [route.id, route] as const))('%s has one function, and one method that both path spellings reach', (_id, route) => {
-    const [functionId] = functionForRoute(route.id);
-    const paths = resourcePaths(json());
-    const methods = resourcesOfType(json(), 'AWS::ApiGateway::Method').filter(
-      ([, m]) => m.Properties.HttpMethod === route.method && paths.get(m.Properties.ResourceId.Ref) === canonicalPath(route.path),
-    );
-    expect(methods).toHaveLength(1);
-    const [, method] = methods[0];
-    expect(method.Properties.AuthorizationType).toBe('CUSTOM');
-    expect(method.Properties.Integration.Type).toBe('AWS_PROXY');
-    expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(`"Fn::GetAtt":["${functionId}","Arn"]`);
-    // REST resources cannot end in an empty path part; the gateway matches `/x/` against the `/x` resource.
-    for (const variant of pathVariants(route.path)) {
-      const parts = variant.split('/').filter(Boolean);
-      expect(`/${parts.join('/')}`).toBe(paths.get(method.Properties.ResourceId.Ref));
-    }
-  });
+  test.each(routes.map((route) => [route.id, route] as const))(
+    '%s has one function, and one method that both path spellings reach',
+    (_id, route) => {
+      const [functionId] = functionForRoute(route.id);
+      const paths = resourcePaths(json());
+      const methods = resourcesOfType(json(), 'AWS::ApiGateway::Method').filter(
+        ([, m]) => m.Properties.HttpMethod === route.method && paths.get(m.Properties.ResourceId.Ref) === canonicalPath(route.path),
+      );
+      expect(methods).toHaveLength(1);
+      const [, method] = methods[0];
+      expect(method.Properties.AuthorizationType).toBe('CUSTOM');
+      expect(method.Properties.Integration.Type).toBe('AWS_PROXY');
+      expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(`"Fn::GetAtt":["${functionId}","Arn"]`);
+      // REST resources cannot end in an empty path part; the gateway matches `/x/` against the `/x` resource.
+      for (const variant of pathVariants(route.path)) {
+        const parts = variant.split('/').filter(Boolean);
+        expect(`/${parts.join('/')}`).toBe(paths.get(method.Properties.ResourceId.Ref));
+      }
+    },
+  );
 
   test('there are no methods besides the route table and one 405 answer per path', () => {
     const canonical = new Set(routes.map((r) => canonicalPath(r.path)));
@@ -115,7 +118,9 @@ describe('routes', () => {
     const paths = resourcePaths(json());
     for (const path of new Set(routes.map((r) => canonicalPath(r.path)))) {
       const allowed = routes.filter((r) => canonicalPath(r.path) === path).map((r) => r.method);
-      const [, method] = resourcesOfType(json(), 'AWS::ApiGateway::Method').find(([, m]) => m.Properties.HttpMethod === 'ANY' && paths.get(m.Properties.ResourceId.Ref) === path)!;
+      const [, method] = resourcesOfType(json(), 'AWS::ApiGateway::Method').find(
+        ([, m]) => m.Properties.HttpMethod === 'ANY' && paths.get(m.Properties.ResourceId.Ref) === path,
+      )!;
       expect(method.Properties.AuthorizationType).toBe('NONE');
       expect(method.Properties.Integration.Type).toBe('MOCK');
       const [response] = method.Properties.Integration.IntegrationResponses;
@@ -139,7 +144,8 @@ describe('routes', () => {
     else expect(dynamo).toEqual(expect.arrayContaining(DYNAMO_WRITES));
     // Bucket, queue and topic only for the routes that declare them.
     const s3 = actionsOf(statements, 's3:');
-    if (access.attachments === 'write') expect(s3.sort()).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
+    if (access.attachments === 'write')
+      expect(s3.sort()).toEqual(['s3:AbortMultipartUpload', 's3:DeleteObject', 's3:GetObject', 's3:PutObject']);
     else expect(s3).toEqual([]);
     if (access.syncQueue) expect(actionsOf(statements, 'sqs:')).toEqual(expect.arrayContaining(['sqs:SendMessage']));
     else expect(actionsOf(statements, 'sqs:')).toEqual([]);
@@ -151,7 +157,9 @@ describe('routes', () => {
     expect('SYNC_QUEUE_URL' in variables).toBe(Boolean(access.syncQueue));
     expect('EVENTS_TOPIC_ARN' in variables).toBe(Boolean(access.events));
     if (access.cursorSecret) {
-      expect(variables.CURSOR_SECRET).toEqual({ 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: expect.stringMatching(/^DataCursorSecret/) }, ':SecretString:::}}']] });
+      expect(variables.CURSOR_SECRET).toEqual({
+        'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: expect.stringMatching(/^DataCursorSecret/) }, ':SecretString:::}}']],
+      });
     } else {
       expect(variables).not.toHaveProperty('CURSOR_SECRET');
     }
@@ -173,7 +181,8 @@ describe('authorizer', () => {
     const statements = functionStatements(json(), functionId);
     const dynamoStatements = statements.filter((s) => [s.Action].flat().some((a: string) => a.startsWith('dynamodb:')));
     expect(actionsOf(statements, 'dynamodb:')).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
-    for (const statement of dynamoStatements) expect(statement.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^DataTable/), 'Arn'] });
+    for (const statement of dynamoStatements)
+      expect(statement.Resource).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^DataTable/), 'Arn'] });
     const env = json().Resources[functionId].Properties.Environment.Variables;
     expect(env.TABLE_NAME).toBeDefined();
     expect(env.CURSOR_SECRET).toBeUndefined();
@@ -181,7 +190,8 @@ describe('authorizer', () => {
 });
 
 describe('API', () => {
-  const sample = (body: string) => JSON.parse(body.replaceAll('$context.error.messageString', '"Gateway sentence"').replaceAll('$context.requestId', 'req-1'));
+  const sample = (body: string) =>
+    JSON.parse(body.replaceAll('$context.error.messageString', '"Gateway sentence"').replaceAll('$context.requestId', 'req-1'));
 
   test.each([
     ['UNAUTHORIZED', '401', 'not_authenticated'],
@@ -222,7 +232,13 @@ describe('API', () => {
       TracingEnabled: true,
       AccessLogSetting: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
       MethodSettings: Match.arrayWith([
-        Match.objectLike({ HttpMethod: '*', ResourcePath: '/*', ThrottlingRateLimit: 50, ThrottlingBurstLimit: 100, LoggingLevel: 'ERROR' }),
+        Match.objectLike({
+          HttpMethod: '*',
+          ResourcePath: '/*',
+          ThrottlingRateLimit: 50,
+          ThrottlingBurstLimit: 100,
+          LoggingLevel: 'ERROR',
+        }),
       ]),
     });
     template.hasResourceProperties('AWS::ApiGateway::UsagePlan', {
@@ -267,9 +283,16 @@ describe('data', () => {
 
   test('the attachments bucket blocks public access, is encrypted, TLS-only, and aborts incomplete multipart uploads', () => {
     template.hasResourceProperties('AWS::S3::Bucket', {
-      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      PublicAccessBlockConfiguration: {
+        BlockPublicAcls: true,
+        BlockPublicPolicy: true,
+        IgnorePublicAcls: true,
+        RestrictPublicBuckets: true,
+      },
       BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
-      LifecycleConfiguration: { Rules: Match.arrayWith([Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' })]) },
+      LifecycleConfiguration: {
+        Rules: Match.arrayWith([Match.objectLike({ AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' })]),
+      },
       LoggingConfiguration: Match.objectLike({ DestinationBucketName: Match.anyValue() }),
     });
     for (const [, policy] of resourcesOfType(json(), 'AWS::S3::BucketPolicy')) {
@@ -293,7 +316,10 @@ describe('data', () => {
   });
 
   test('the events topic is encrypted', () => {
-    template.hasResourceProperties('AWS::SNS::Topic', { TopicName: `his-dev-${resources.eventsTopic.name}`, KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::SNS::Topic', {
+      TopicName: `his-dev-${resources.eventsTopic.name}`,
+      KmsMasterKeyId: Match.anyValue(),
+    });
   });
 });
 
@@ -302,7 +328,12 @@ describe('alarms', () => {
 
   test('DLQ depth: any visible message', () => {
     const [alarm] = alarms().filter((a) => a.MetricName === 'ApproximateNumberOfMessagesVisible');
-    expect(alarm).toMatchObject({ Namespace: 'AWS/SQS', Threshold: 0, ComparisonOperator: 'GreaterThanThreshold', AlarmActions: [expect.anything()] });
+    expect(alarm).toMatchObject({
+      Namespace: 'AWS/SQS',
+      Threshold: 0,
+      ComparisonOperator: 'GreaterThanThreshold',
+      AlarmActions: [expect.anything()],
+    });
     expect(JSON.stringify(alarm.Dimensions)).toContain('SyncDeadLetterQueue');
   });
 

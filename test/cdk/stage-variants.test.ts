@@ -10,7 +10,6 @@ import type { BackgroundFunctionDefinition } from '#delivery/background-function
 import { functionStatements, resourcesOfType, synthStack, withApp, type Synthesized } from './synth-stack.js';
 import { NO_BUNDLING } from './synth-stack.js';
 
-
 describe('prod with WAF', () => {
   let synthesized: Synthesized;
   let template: Template;
@@ -21,9 +20,14 @@ describe('prod with WAF', () => {
   afterAll(() => synthesized?.cleanup());
 
   test('retains the data: table with deletion protection, buckets, queues and the cursor secret', () => {
-    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain', Properties: Match.objectLike({ DeletionProtectionEnabled: true }) });
+    template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: Match.objectLike({ DeletionProtectionEnabled: true }),
+    });
     for (const type of ['AWS::S3::Bucket', 'AWS::SQS::Queue', 'AWS::SecretsManager::Secret']) {
-      for (const [id, resource] of resourcesOfType(synthesized.template, type)) expect([id, resource.DeletionPolicy]).toEqual([id, 'Retain']);
+      for (const [id, resource] of resourcesOfType(synthesized.template, type))
+        expect([id, resource.DeletionPolicy]).toEqual([id, 'Retain']);
     }
     // Retained buckets keep their objects: no auto-delete custom resource.
     expect(resourcesOfType(synthesized.template, 'Custom::S3AutoDeleteObjects')).toEqual([]);
@@ -82,7 +86,8 @@ describe('background functions', () => {
   }, 120_000);
   afterAll(() => synthesized?.cleanup());
 
-  const functionByDescription = (prefix: string) => resourcesOfType(synthesized.template, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === prefix)!;
+  const functionByDescription = (prefix: string) =>
+    resourcesOfType(synthesized.template, 'AWS::Lambda::Function').find(([, fn]) => fn.Properties.Description === prefix)!;
 
   test('one entry makes a queue consumer that reports partial batch failures, with its grants and environment', () => {
     const [workerId, fn] = functionByDescription('SyncWorker: test worker');
@@ -92,7 +97,9 @@ describe('background functions', () => {
       BatchSize: 5,
       FunctionResponseTypes: ['ReportBatchItemFailures'],
     });
-    expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(expect.arrayContaining(['TABLE_NAME', 'EVENTS_TOPIC_ARN', 'BUCKET_NAME']));
+    expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(
+      expect.arrayContaining(['TABLE_NAME', 'EVENTS_TOPIC_ARN', 'BUCKET_NAME']),
+    );
     // It delays retries by changing a message's visibility, so it knows the queue (without a send grant).
     expect(fn.Properties.Environment.Variables.SYNC_QUEUE_URL).toEqual({ Ref: expect.stringMatching(/^DataSyncQueue/) });
     expect(functionStatements(synthesized.template, workerId).flatMap((s) => [s.Action].flat())).not.toContain('sqs:SendMessage');

@@ -27,10 +27,7 @@ export function cdkJsonContext(): Record<string, unknown> {
   return JSON.parse(readFileSync(join(projectRoot, 'cdk.json'), 'utf8')).context;
 }
 
-export function synthStack(
-  context: Record<string, unknown> = {},
-  stackProps: Partial<Omit<ServiceStackProps, 'stage'>> = {},
-): Synthesized {
+export function synthStack(context: Record<string, unknown> = {}, stackProps: Partial<Omit<ServiceStackProps, 'stage'>> = {}): Synthesized {
   const outdir = mkdtempSync(join(tmpdir(), 'his-cdk-'));
   const cleanup = () => rmSync(outdir, { recursive: true, force: true });
   try {
@@ -45,7 +42,11 @@ export function synthStack(
 }
 
 /** Runs `use` with an app built in a scratch output directory (an App makes one even when synthesis never happens). */
-export function withApp<T>(context: Record<string, unknown>, stackProps: Partial<Omit<ServiceStackProps, 'stage'>>, use: (built: ReturnType<typeof createServiceApp>) => T): T {
+export function withApp<T>(
+  context: Record<string, unknown>,
+  stackProps: Partial<Omit<ServiceStackProps, 'stage'>>,
+  use: (built: ReturnType<typeof createServiceApp>) => T,
+): T {
   const outdir = mkdtempSync(join(tmpdir(), 'his-cdk-'));
   try {
     return use(createServiceApp({ outdir, context: { ...cdkJsonContext(), ...context } }, stackProps));

@@ -14,10 +14,24 @@ const doc = openApiDocument() as any;
 const ajv = documentAjv(doc);
 
 /** Components whose field order the service fixes (toCompany, toJob, toApplication, the envelope, D2). */
-const SHAPED = new Set(['Company', 'CompanyPage', 'Job', 'JobListItem', 'JobPage', 'Application', 'ApplicationListItem', 'ApplicationPage', 'CandidateSingleForm', 'CandidateListForm', 'Attachment', 'Error']);
+const SHAPED = new Set([
+  'Company',
+  'CompanyPage',
+  'Job',
+  'JobListItem',
+  'JobPage',
+  'Application',
+  'ApplicationListItem',
+  'ApplicationPage',
+  'CandidateSingleForm',
+  'CandidateListForm',
+  'Attachment',
+  'Error',
+]);
 
 const operations = new Map<string, any>();
-for (const item of Object.values(doc.paths as Record<string, Record<string, any>>)) for (const op of Object.values(item)) operations.set(op.operationId, op);
+for (const item of Object.values(doc.paths as Record<string, Record<string, any>>))
+  for (const op of Object.values(item)) operations.set(op.operationId, op);
 
 const validators = new Map<string, ValidateFunction>();
 function validatorFor(ref: string): ValidateFunction {
@@ -26,7 +40,11 @@ function validatorFor(ref: string): ValidateFunction {
   return validate;
 }
 
-const resolve = (ref: string): any => ref.split('/').slice(1).reduce((node: any, part) => node[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+const resolve = (ref: string): any =>
+  ref
+    .split('/')
+    .slice(1)
+    .reduce((node: any, part) => node[part.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
 
 /** Checks that the keys of `value` come in the order of the schema's properties, through the shaped components. */
 function expectFieldOrder(value: unknown, schema: any, where: string): void {
@@ -55,7 +73,10 @@ function expectDocumented(operationId: string, res: TestResponse, status: number
   if (response.$ref) response = resolve(response.$ref);
   const schema = response.content['application/json'].schema;
   const validate = validatorFor(schema.$ref);
-  if (!validate(res.body)) throw new Error(`${operationId} ${status} does not match ${schema.$ref}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body, null, 2).slice(0, 3000)}`);
+  if (!validate(res.body))
+    throw new Error(
+      `${operationId} ${status} does not match ${schema.$ref}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(res.body, null, 2).slice(0, 3000)}`,
+    );
   expectFieldOrder(res.body, schema, `${operationId} ${status}`);
   for (const name of Object.keys(response.headers ?? {})) {
     // Optional response headers (Idempotent-Replayed) are only checked where the test expects them.
@@ -74,8 +95,16 @@ let jobId: number;
 const as = () => ({ key: partner.key, companyId: company.id });
 
 const fullCandidate = {
-  email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', gender: 'female', birthdate: '1990-12-10', language: 'en',
-  nationality: 'GB', phone: '+44 1', location: { street: '1 Main St', city: 'London', country: 'GB', postcode: 'N1' }, skills: ['math'],
+  email: 'ada@example.com',
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  gender: 'female',
+  birthdate: '1990-12-10',
+  language: 'en',
+  nationality: 'GB',
+  phone: '+44 1',
+  location: { street: '1 Main St', city: 'London', country: 'GB', postcode: 'N1' },
+  skills: ['math'],
 };
 
 beforeAll(async () => {
@@ -90,7 +119,12 @@ beforeAll(async () => {
       description_sections: [{ id: 's1', type: 'intro', order: 1, title: 'Intro', content: 'Hello' }],
       screening_questions: [{ id: 'q1', question: 'Why?', answer_type: 'text', required: true, options: [{ label: 'A', value: 'a' }] }],
       application_form_fields: [{ id: 'f1', name: 'cv', label: 'CV', type: 'file', subtype: null, required: true, order: 1, options: [] }],
-      salary_from: 1000.5, latitude: 52.5, start_date: '2027-01-01', category: 'software_development', custom_fields: { team: 'x' }, raw_values: { a: [1] },
+      salary_from: 1000.5,
+      latitude: 52.5,
+      start_date: '2027-01-01',
+      category: 'software_development',
+      custom_fields: { team: 'x' },
+      raw_values: { a: [1] },
     }),
     aJob({ external_id: 'C-2', remote: null, status: 'archived' }),
     aJob({ external_id: 'C-3' }),
@@ -120,14 +154,32 @@ describe('companies', () => {
   });
 
   test('UpdateCompany: 200 with the full Company; 400, 404, 415, 403', async () => {
-    const body = { name: 'Renamed', website: 'https://acme.example', primary_color: '#12AB34', contact_email: 'hr@acme.example', city: null };
+    const body = {
+      name: 'Renamed',
+      website: 'https://acme.example',
+      primary_color: '#12AB34',
+      contact_email: 'hr@acme.example',
+      city: null,
+    };
     const res = await api.request('PATCH', `/companies/${company.id}/`, { ...as(), body });
     expectDocumented('UpdateCompany', res, 200);
     expect(res.body).toMatchObject(body);
-    expectDocumented('UpdateCompany', await api.request('PATCH', `/companies/${company.id}/`, { ...as(), body: { primary_color: 'red', bogus: 1 } }), 400);
+    expectDocumented(
+      'UpdateCompany',
+      await api.request('PATCH', `/companies/${company.id}/`, { ...as(), body: { primary_color: 'red', bogus: 1 } }),
+      400,
+    );
     expectDocumented('UpdateCompany', await api.request('PATCH', `/companies/${other.id}/`, { ...as(), body: { name: 'X' } }), 404);
-    expectDocumented('UpdateCompany', await api.request('PATCH', `/companies/${company.id}/`, { ...as(), rawBody: 'name=x', headers: { 'Content-Type': 'text/plain' } }), 415);
-    expectDocumented('UpdateCompany', await api.request('PATCH', `/companies/${other.id}/`, { key: company.key, companyId: other.id, body: { name: 'X' } }), 403);
+    expectDocumented(
+      'UpdateCompany',
+      await api.request('PATCH', `/companies/${company.id}/`, { ...as(), rawBody: 'name=x', headers: { 'Content-Type': 'text/plain' } }),
+      415,
+    );
+    expectDocumented(
+      'UpdateCompany',
+      await api.request('PATCH', `/companies/${other.id}/`, { key: company.key, companyId: other.id, body: { name: 'X' } }),
+      403,
+    );
   });
 });
 
@@ -160,24 +212,51 @@ describe('applications', () => {
 
   test('CreateApplication: JSON, urlencoded and multipart bodies give the single form (no birthdate, D9)', async () => {
     const res = await post({
-      job: jobId, external_job_id: 'C-1', application_url: 'https://board.example/1', agency_job_id: 'AG', partner_job_id: 'PJ',
-      partner_company_id: 'PC', partner_application_id: 'PA', candidate: fullCandidate, applied_at: '2026-01-02T03:04:05Z', notes: 'n',
-      channel: 'contract-board', social_links: { linkedin: 'https://linkedin.example/ada' },
-      screening_questions: [{ id: 'q1', question: 'Why?', answer_type: 'text', answer: 'Because' }], custom_fields: { a: 1 },
+      job: jobId,
+      external_job_id: 'C-1',
+      application_url: 'https://board.example/1',
+      agency_job_id: 'AG',
+      partner_job_id: 'PJ',
+      partner_company_id: 'PC',
+      partner_application_id: 'PA',
+      candidate: fullCandidate,
+      applied_at: '2026-01-02T03:04:05Z',
+      notes: 'n',
+      channel: 'contract-board',
+      social_links: { linkedin: 'https://linkedin.example/ada' },
+      screening_questions: [{ id: 'q1', question: 'Why?', answer_type: 'text', answer: 'Because' }],
+      custom_fields: { a: 1 },
       attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }],
     });
     expectDocumented('CreateApplication', res, 201);
     expect(res.body.talent_channel_name).toBe('Contract Board');
     createdId = res.body.id;
 
-    const form = new URLSearchParams({ external_job_id: 'C-1', 'candidate[email]': 'form@example.com', 'candidate[full_name]': 'Form User', custom_fields: '{"b":2}' });
-    expectDocumented('CreateApplication', await api.request('POST', '/applications/', { ...as(), rawBody: form.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }), 201);
+    const form = new URLSearchParams({
+      external_job_id: 'C-1',
+      'candidate[email]': 'form@example.com',
+      'candidate[full_name]': 'Form User',
+      custom_fields: '{"b":2}',
+    });
+    expectDocumented(
+      'CreateApplication',
+      await api.request('POST', '/applications/', {
+        ...as(),
+        rawBody: form.toString(),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      }),
+      201,
+    );
 
     const multipart = new FormData();
     multipart.set('job', String(jobId));
     multipart.set('candidate', JSON.stringify({ email: 'multi@example.com', first_name: 'Multi', last_name: 'Part' }));
     multipart.set('cv', new Blob([PDF], { type: 'application/pdf' }), 'resume.pdf');
-    const response = await fetch(`${api.url}/applications/`, { method: 'POST', headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) }, body: multipart });
+    const response = await fetch(`${api.url}/applications/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) },
+      body: multipart,
+    });
     const multi: TestResponse = { status: response.status, headers: response.headers, body: await response.json() };
     expectDocumented('CreateApplication', multi, 201);
     expect(multi.body.attachments).toEqual([{ type: 'cv', name: 'resume.pdf', content_type: 'application/pdf' }]);
@@ -204,8 +283,16 @@ describe('applications', () => {
     expect([replay.body.id, replay.headers.get('idempotent-replayed')]).toEqual([first.body.id, 'true']);
     expectDocumented('CreateApplication', await post({ ...body, notes: 'changed' }, headers), 422);
     expectDocumented('CreateApplication', await post({ job: jobId, candidate: { email: 'not-an-email' } }), 400);
-    expectDocumented('CreateApplication', await api.request('POST', '/applications/', { ...as(), rawBody: '<x/>', headers: { 'Content-Type': 'application/xml' } }), 415);
-    expectDocumented('CreateApplication', await api.request('POST', '/applications/', { key: company.key, companyId: other.id, body }), 403);
+    expectDocumented(
+      'CreateApplication',
+      await api.request('POST', '/applications/', { ...as(), rawBody: '<x/>', headers: { 'Content-Type': 'application/xml' } }),
+      415,
+    );
+    expectDocumented(
+      'CreateApplication',
+      await api.request('POST', '/applications/', { key: company.key, companyId: other.id, body }),
+      403,
+    );
   });
 
   test('GetApplication: single form, anonymized form; 404', async () => {
@@ -225,7 +312,11 @@ describe('applications', () => {
     const byId = new Map(res.body.results.map((a: { id: number }) => [a.id, a]));
     expect((byId.get(createdId) as any).candidate).toMatchObject({ birthdate: '1990-12-10', language: 'en', nationality: 'GB' });
     expect((byId.get(oldId) as any).status).toBe('anonymized');
-    expectDocumented('ListApplications', await api.get(`/applications?job=${jobId}&email=ada@example.com&sync_status=NOTSENT&sync_status=SUCCESS&applied_at=2020-01-01`, as()), 200);
+    expectDocumented(
+      'ListApplications',
+      await api.get(`/applications?job=${jobId}&email=ada@example.com&sync_status=NOTSENT&sync_status=SUCCESS&applied_at=2020-01-01`, as()),
+      200,
+    );
     expectDocumented('ListApplications', await api.get('/applications/?page_size=1&page=2', as()), 200);
     expectDocumented('ListApplications', await api.get('/applications/?created_at=yesterday', as()), 400);
   });

@@ -13,14 +13,29 @@ export async function aPartner(name = `Partner ${++sequence}`, kind = 'job_board
 }
 
 export async function aCompany(partner: number, overrides: Partial<NewCompany> = {}) {
-  const company = await createCompany({ partner, name: `Company ${++sequence}`, ats: 'sandbox', entitlements: ['job_sync', 'candidate_sync'], ...overrides });
+  const company = await createCompany({
+    partner,
+    name: `Company ${++sequence}`,
+    ats: 'sandbox',
+    entitlements: ['job_sync', 'candidate_sync'],
+    ...overrides,
+  });
   const key = await createApiKey({ company: company.id });
   return { ...company, key: key.key, keyId: key.id };
 }
 
 export function aJob(overrides: Record<string, unknown> = {}) {
   const n = ++sequence;
-  return { external_id: `ext-${n}`, title: `Job ${n}`, status: 'active', remote: 'remote', language: 'en', city: 'Berlin', country: 'DE', ...overrides };
+  return {
+    external_id: `ext-${n}`,
+    title: `Job ${n}`,
+    status: 'active',
+    remote: 'remote',
+    language: 'en',
+    city: 'Berlin',
+    country: 'DE',
+    ...overrides,
+  };
 }
 
 export async function withJobs(companyId: number, jobs: Record<string, unknown>[]) {

@@ -31,7 +31,14 @@ export interface TestRuntime {
 
 export async function startTestRuntime(options: { authorizerCacheTtlMs?: number } = {}): Promise<TestRuntime> {
   const dataDir = mkdtempSync(join(tmpdir(), 'his-test-'));
-  const runtime = await startRuntime({ dataDir, port: 0, seed: false, schedules: false, poller: false, authorizerCacheTtlMs: options.authorizerCacheTtlMs ?? 0 });
+  const runtime = await startRuntime({
+    dataDir,
+    port: 0,
+    seed: false,
+    schedules: false,
+    poller: false,
+    authorizerCacheTtlMs: options.authorizerCacheTtlMs ?? 0,
+  });
   // Connected tests refuse to run against anything but the local emulators.
   for (const name of ['AWS_ENDPOINT_URL_DYNAMODB', 'AWS_ENDPOINT_URL_SQS', 'AWS_ENDPOINT_URL_S3', 'AWS_ENDPOINT_URL_SNS']) {
     if (!/^http:\/\/127\.0\.0\.1:\d+$/.test(process.env[name] ?? '')) throw new Error(`${name} is not a local endpoint; refusing to run`);

@@ -89,17 +89,38 @@ describe('hiring-admin against a running server (runtime.json)', () => {
 
     const made = await cli(
       [
-        'company', 'create', '--partner', String(partner.id), '--name', 'Ädmin Company GmbH', '--ats', 'sandbox',
-        '--partner-company-id', 'ext-42', '--entitle', 'job_sync, candidate_sync', '--is-test', '--contact-email', 'hr@admin.example',
+        'company',
+        'create',
+        '--partner',
+        String(partner.id),
+        '--name',
+        'Ädmin Company GmbH',
+        '--ats',
+        'sandbox',
+        '--partner-company-id',
+        'ext-42',
+        '--entitle',
+        'job_sync, candidate_sync',
+        '--is-test',
+        '--contact-email',
+        'hr@admin.example',
       ],
       dataDir,
     );
     expect(made.code).toBe(0);
     company = made.json;
     expect(company).toMatchObject({
-      id: expect.any(Number), name: 'Ädmin Company GmbH', slug: 'admin-company-gmbh', ats: 'sandbox', partner: partner.id,
-      partner_company_id: 'ext-42', is_test: true, status: 'active', contact_email: 'hr@admin.example',
-      job_sync_active: true, candidate_sync_active: true,
+      id: expect.any(Number),
+      name: 'Ädmin Company GmbH',
+      slug: 'admin-company-gmbh',
+      ats: 'sandbox',
+      partner: partner.id,
+      partner_company_id: 'ext-42',
+      is_test: true,
+      status: 'active',
+      contact_email: 'hr@admin.example',
+      job_sync_active: true,
+      candidate_sync_active: true,
     });
 
     const listed = await api.get('/companies/', { key: partner.key });
@@ -135,7 +156,8 @@ describe('hiring-admin against a running server (runtime.json)', () => {
   });
 
   test('jobs import of a changed file: one updated, one unchanged, the missing one archived', async () => {
-    const read = async (externalId: string) => (await api.get(`/jobs/${jobIds[externalId]}`, { key: partner.key, companyId: company.id })).body;
+    const read = async (externalId: string) =>
+      (await api.get(`/jobs/${jobIds[externalId]}`, { key: partner.key, companyId: company.id })).body;
     const before = Object.fromEntries(await Promise.all(JOBS.map(async (j) => [j.external_id, await read(j.external_id)] as const)));
 
     const changed = jobsFile('jobs-2.json', [JOBS[0], { ...JOBS[1], title: 'Senior Designer' }]);
@@ -158,11 +180,19 @@ describe('hiring-admin against a running server (runtime.json)', () => {
   });
 
   test('an invalid jobs file is refused whole, naming each bad field, and writes nothing', async () => {
-    const bad = jobsFile('jobs-bad.json', [{ external_id: 'new-1', title: 'Fine' }, { external_id: 'new-2', remote: 'moon' }, { title: 'No id' }]);
+    const bad = jobsFile('jobs-bad.json', [
+      { external_id: 'new-1', title: 'Fine' },
+      { external_id: 'new-2', remote: 'moon' },
+      { title: 'No id' },
+    ]);
     const run = await cli(['jobs', 'import', '--company', String(company.id), '--file', bad], dataDir);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
-    expect(run.json).toEqual({ detail: expect.any(String), code: 'invalid', errors: { '[1].remote': [expect.stringContaining('Must be one of')], '[2].external_id': ['This field is required.'] } });
+    expect(run.json).toEqual({
+      detail: expect.any(String),
+      code: 'invalid',
+      errors: { '[1].remote': [expect.stringContaining('Must be one of')], '[2].external_id': ['This field is required.'] },
+    });
     const list = await api.get('/jobs', { key: partner.key, companyId: company.id });
     expect(list.body.count).toBe(3);
     expect(list.body.results.map((j: any) => j.external_id).sort()).toEqual(['a-1', 'b-2', 'c-3']);
@@ -195,14 +225,24 @@ describe('hiring-admin against a running server (runtime.json)', () => {
       cli(['jobs', 'import', '--help'], dataDir),
     ]);
     expect(channel.code).toBe(0);
-    expect(channel.json).toEqual({ id: expect.any(Number), slug: 'admin-board', name: 'Admin Board', logo: 'https://admin.example/logo.png', created_at: expect.any(String) });
+    expect(channel.json).toEqual({
+      id: expect.any(Number),
+      slug: 'admin-board',
+      name: 'Admin Board',
+      logo: 'https://admin.example/logo.png',
+      created_at: expect.any(String),
+    });
 
     expect(badArgs.code).toBe(2);
     expect(badArgs.stdout).toBe('');
     expect(badArgs.json).toEqual({
       detail: expect.any(String),
       code: 'invalid',
-      errors: { '--partner': ['Must be a positive integer.'], '--bogus': [expect.stringContaining('Unknown option')], '--name': ['This option is required.'] },
+      errors: {
+        '--partner': ['Must be a positive integer.'],
+        '--bogus': [expect.stringContaining('Unknown option')],
+        '--name': ['This option is required.'],
+      },
     });
 
     expect(noPartner.code).toBe(1);

@@ -26,7 +26,15 @@ async function create(name: string, companyId: number, key: string, body: Record
   }
 }
 
-const person = (email: string, extra: Record<string, unknown> = {}) => ({ email, first_name: 'Given', last_name: 'Family', birthdate: '1991-01-02', language: 'de', nationality: 'DE', ...extra });
+const person = (email: string, extra: Record<string, unknown> = {}) => ({
+  email,
+  first_name: 'Given',
+  last_name: 'Family',
+  birthdate: '1991-01-02',
+  language: 'de',
+  nationality: 'DE',
+  ...extra,
+});
 const pdf = { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: Buffer.from('%PDF-1.4 x').toString('base64') };
 
 beforeAll(async () => {
@@ -36,7 +44,10 @@ beforeAll(async () => {
   company = await aCompany(partner.id, { entitlements: [] });
   sibling = await aCompany(partner.id, { entitlements: [] });
   agencyCompany = await aCompany(agency.id, { entitlements: [] });
-  await importJobs(company.id, [{ external_id: 'C-1', title: 'Cook' }, { external_id: 'C-2', title: 'Waiter' }]);
+  await importJobs(company.id, [
+    { external_id: 'C-1', title: 'Cook' },
+    { external_id: 'C-2', title: 'Waiter' },
+  ]);
   await importJobs(sibling.id, [{ external_id: 'S-1', title: 'Sibling job' }]);
   await importJobs(agencyCompany.id, [{ external_id: 'A-1', title: 'Agency job' }]);
   job.c1 = await jobIdOf(company.id, 'C-1');
@@ -44,14 +55,53 @@ beforeAll(async () => {
   job.s1 = await jobIdOf(sibling.id, 'S-1');
   job.a1 = await jobIdOf(agencyCompany.id, 'A-1', agency.key);
 
-  await create('old', company.id, partner.key, {
-    job: job.c1, candidate: person('old@example.com'), notes: 'n', social_links: { x: 'https://x.example/o' }, custom_fields: { k: 1 },
-    screening_questions: [{ id: 'q', answer: 'a' }], attachments: [pdf], partner_application_id: 'PA-OLD',
-  }, '2026-01-01T00:00:00.000Z');
-  await create('march', company.id, partner.key, { job: job.c1, candidate: person('march@example.com'), applied_at: '2026-03-15T00:00:00Z', channel: 'linkedin', partner_job_id: 'PJ-1' }, '2026-03-20T00:00:00.000Z');
-  await create('recent1', company.id, company.key, { job: job.c2, candidate: person('Recent@Example.com'), partner_company_id: 'PC-9', agency_job_id: 'AJ-1', attachments: [pdf] });
-  await create('recent2', company.id, partner.key, { job: job.c2, candidate: person('other@example.com'), channel: 'linkedin', partner_application_id: 'PA-2' });
-  await create('sibling', sibling.id, partner.key, { job: job.s1, candidate: person('recent@example.com'), partner_application_id: 'PA-2' });
+  await create(
+    'old',
+    company.id,
+    partner.key,
+    {
+      job: job.c1,
+      candidate: person('old@example.com'),
+      notes: 'n',
+      social_links: { x: 'https://x.example/o' },
+      custom_fields: { k: 1 },
+      screening_questions: [{ id: 'q', answer: 'a' }],
+      attachments: [pdf],
+      partner_application_id: 'PA-OLD',
+    },
+    '2026-01-01T00:00:00.000Z',
+  );
+  await create(
+    'march',
+    company.id,
+    partner.key,
+    {
+      job: job.c1,
+      candidate: person('march@example.com'),
+      applied_at: '2026-03-15T00:00:00Z',
+      channel: 'linkedin',
+      partner_job_id: 'PJ-1',
+    },
+    '2026-03-20T00:00:00.000Z',
+  );
+  await create('recent1', company.id, company.key, {
+    job: job.c2,
+    candidate: person('Recent@Example.com'),
+    partner_company_id: 'PC-9',
+    agency_job_id: 'AJ-1',
+    attachments: [pdf],
+  });
+  await create('recent2', company.id, partner.key, {
+    job: job.c2,
+    candidate: person('other@example.com'),
+    channel: 'linkedin',
+    partner_application_id: 'PA-2',
+  });
+  await create('sibling', sibling.id, partner.key, {
+    job: job.s1,
+    candidate: person('recent@example.com'),
+    partner_application_id: 'PA-2',
+  });
   await create('agency', agencyCompany.id, agency.key, { job: job.a1, candidate: person('agency@example.com') });
 });
 afterAll(() => api.stop());
@@ -70,7 +120,10 @@ describe('GET /applications/{id}', () => {
   });
 
   test('read-time copies follow the job: a retitled job shows its new title', async () => {
-    await importJobs(company.id, [{ external_id: 'C-1', title: 'Head Cook' }, { external_id: 'C-2', title: 'Waiter' }]);
+    await importJobs(company.id, [
+      { external_id: 'C-1', title: 'Head Cook' },
+      { external_id: 'C-2', title: 'Waiter' },
+    ]);
     const res = await api.get(`/applications/${app.march.id}`, { key: partner.key, companyId: company.id });
     expect(res.body.job_title).toBe('Head Cook');
   });
@@ -79,13 +132,15 @@ describe('GET /applications/{id}', () => {
     expect((await api.get(`/applications/${app.sibling.id}`, { key: partner.key, companyId: company.id })).status).toBe(404);
     expect((await api.get(`/applications/${app.sibling.id}`, { key: company.key, companyId: sibling.id })).status).toBe(403);
     expect((await api.get(`/applications/${app.agency.id}`, { key: partner.key, companyId: agencyCompany.id })).status).toBe(403);
-    for (const id of ['999999', 'abc', '0']) expect((await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).status).toBe(404);
+    for (const id of ['999999', 'abc', '0'])
+      expect((await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).status).toBe(404);
   });
 
   test('an application older than 180 days is anonymized on the single read (D10)', async () => {
     const res = await api.get(`/applications/${app.old.id}`, { key: partner.key, companyId: company.id });
     expect(res.body.status).toBe('anonymized');
-    for (const field of ['candidate', 'attachments', 'notes', 'social_links', 'screening_questions', 'custom_fields']) expect(res.body).not.toHaveProperty(field);
+    for (const field of ['candidate', 'attachments', 'notes', 'social_links', 'screening_questions', 'custom_fields'])
+      expect(res.body).not.toHaveProperty(field);
     expect(res.body).toMatchObject({ id: app.old.id, partner_application_id: 'PA-OLD', sync_status: 'NOTSENT', job: job.c1 });
     // At creation it was returned whole (its clock was then).
     expect(app.old.candidate.email).toBe('old@example.com');
@@ -176,7 +231,7 @@ describe('GET /applications/', () => {
     expect(ids(await list(`?agency=${partner.id}`, agencyCompany.id, agency.key))).toEqual([]);
   });
 
-  test('filters never return other companies\' records', async () => {
+  test("filters never return other companies' records", async () => {
     const res = await list('?partner_application_id=PA-2', sibling.id);
     expect(ids(res)).toEqual([app.sibling.id]);
     expect(ids(await list('?email=recent@example.com', sibling.id))).toEqual([app.sibling.id]);

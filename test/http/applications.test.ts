@@ -5,11 +5,37 @@ import { applicationItems, drainQueue, objectBytes, objectKeys } from '../helper
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const APPLICATION_FIELDS = [
-  'id', 'company', 'job', 'job_title', 'job_external_id', 'talent_channel', 'talent_channel_name', 'talent_channel_logo',
-  'external_id', 'external_job_id', 'application_url', 'agency_job_id', 'partner_job_id', 'partner_company_id',
-  'partner_application_id', 'candidate', 'applied_at', 'notes', 'channel', 'social_links', 'screening_questions',
-  'custom_fields', 'attachments', 'import_source', 'status', 'sync_status', 'email_sync_status', 'external_apply_status',
-  'failure_error', 'created_at', 'updated_at',
+  'id',
+  'company',
+  'job',
+  'job_title',
+  'job_external_id',
+  'talent_channel',
+  'talent_channel_name',
+  'talent_channel_logo',
+  'external_id',
+  'external_job_id',
+  'application_url',
+  'agency_job_id',
+  'partner_job_id',
+  'partner_company_id',
+  'partner_application_id',
+  'candidate',
+  'applied_at',
+  'notes',
+  'channel',
+  'social_links',
+  'screening_questions',
+  'custom_fields',
+  'attachments',
+  'import_source',
+  'status',
+  'sync_status',
+  'email_sync_status',
+  'external_apply_status',
+  'failure_error',
+  'created_at',
+  'updated_at',
 ];
 
 const PDF = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
@@ -23,7 +49,10 @@ let sibling: Awaited<ReturnType<typeof aCompany>>;
 const jobIds: Record<string, number> = {};
 
 async function jobsOf(companyId: number, externalIds: string[]) {
-  await importJobs(companyId, externalIds.map((external_id) => ({ external_id, title: `Title ${external_id}` })));
+  await importJobs(
+    companyId,
+    externalIds.map((external_id) => ({ external_id, title: `Title ${external_id}` })),
+  );
 }
 
 beforeAll(async () => {
@@ -35,7 +64,12 @@ beforeAll(async () => {
   await jobsOf(company.id, ['J-1', 'J-2']);
   await jobsOf(noSync.id, ['N-1']);
   await jobsOf(sibling.id, ['S-1']);
-  for (const [c, ext] of [[company, 'J-1'], [company, 'J-2'], [noSync, 'N-1'], [sibling, 'S-1']] as const) {
+  for (const [c, ext] of [
+    [company, 'J-1'],
+    [company, 'J-2'],
+    [noSync, 'N-1'],
+    [sibling, 'S-1'],
+  ] as const) {
     jobIds[ext] = (await api.get(`/jobs?external_id=${ext}`, { key: partner.key, companyId: c.id })).body.results[0].id;
   }
   await createChannel({ slug: 'stepstone-test', name: 'StepStone Test', logo: 'https://logo.example/s.png' });
@@ -45,8 +79,17 @@ beforeEach(() => drainQueue());
 
 function candidate(overrides: Record<string, unknown> = {}) {
   return {
-    email: 'Ada.Lovelace@example.com', first_name: 'Ada', last_name: 'Lovelace', gender: 'female', birthdate: '1990-12-10',
-    language: 'en', nationality: 'GB', phone: '+44 1', location: { city: 'London', country: 'GB' }, skills: ['math'], ...overrides,
+    email: 'Ada.Lovelace@example.com',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    gender: 'female',
+    birthdate: '1990-12-10',
+    language: 'en',
+    nationality: 'GB',
+    phone: '+44 1',
+    location: { city: 'London', country: 'GB' },
+    skills: ['math'],
+    ...overrides,
   };
 }
 
@@ -83,15 +126,43 @@ describe('POST /applications/ with JSON', () => {
     expect(res.status).toBe(201);
     expect(Object.keys(res.body)).toEqual(APPLICATION_FIELDS);
     expect(res.body).toMatchObject({
-      company: company.id, job: jobIds['J-1'], job_title: 'Title J-1', job_external_id: 'J-1', talent_channel_name: 'StepStone Test',
-      talent_channel_logo: 'https://logo.example/s.png', external_id: null, external_job_id: 'J-1', application_url: body.application_url,
-      agency_job_id: 'AG-1', partner_job_id: 'PJ-1', partner_company_id: 'PC-1', partner_application_id: 'PA-1', notes: 'Strong profile',
-      channel: 'stepstone-test', social_links: body.social_links, screening_questions: body.screening_questions, custom_fields: body.custom_fields,
-      import_source: 'api', status: 'active', sync_status: 'NOTSENT', email_sync_status: 'NOTSENT', external_apply_status: 'NOTSENT', failure_error: null,
+      company: company.id,
+      job: jobIds['J-1'],
+      job_title: 'Title J-1',
+      job_external_id: 'J-1',
+      talent_channel_name: 'StepStone Test',
+      talent_channel_logo: 'https://logo.example/s.png',
+      external_id: null,
+      external_job_id: 'J-1',
+      application_url: body.application_url,
+      agency_job_id: 'AG-1',
+      partner_job_id: 'PJ-1',
+      partner_company_id: 'PC-1',
+      partner_application_id: 'PA-1',
+      notes: 'Strong profile',
+      channel: 'stepstone-test',
+      social_links: body.social_links,
+      screening_questions: body.screening_questions,
+      custom_fields: body.custom_fields,
+      import_source: 'api',
+      status: 'active',
+      sync_status: 'NOTSENT',
+      email_sync_status: 'NOTSENT',
+      external_apply_status: 'NOTSENT',
+      failure_error: null,
     });
     expect(res.body.talent_channel).toEqual(expect.any(Number));
     // D9: no birthdate, language, nationality in the create response; attachments without data or keys.
-    expect(res.body.candidate).toEqual({ email: 'Ada.Lovelace@example.com', first_name: 'Ada', last_name: 'Lovelace', full_name: null, gender: 'female', phone: '+44 1', location: { street: null, city: 'London', country: 'GB', postcode: null }, skills: ['math'] });
+    expect(res.body.candidate).toEqual({
+      email: 'Ada.Lovelace@example.com',
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      full_name: null,
+      gender: 'female',
+      phone: '+44 1',
+      location: { street: null, city: 'London', country: 'GB', postcode: null },
+      skills: ['math'],
+    });
     expect(res.body.attachments).toEqual([
       { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf' },
       { type: 'photo', name: 'me.png', content_type: 'image/png' },
@@ -114,9 +185,21 @@ describe('POST /applications/ with JSON', () => {
   });
 
   test('external_job_id alone identifies the job; applied_at is kept; unknown channel resolves to null', async () => {
-    const res = await post({ external_job_id: 'J-2', candidate: { email: 'x@example.com', full_name: 'X Y' }, applied_at: '2026-05-01T10:00:00+02:00', channel: 'nowhere' });
+    const res = await post({
+      external_job_id: 'J-2',
+      candidate: { email: 'x@example.com', full_name: 'X Y' },
+      applied_at: '2026-05-01T10:00:00+02:00',
+      channel: 'nowhere',
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ job: jobIds['J-2'], job_external_id: 'J-2', applied_at: '2026-05-01T08:00:00.000Z', talent_channel: null, talent_channel_name: null, channel: 'nowhere' });
+    expect(res.body).toMatchObject({
+      job: jobIds['J-2'],
+      job_external_id: 'J-2',
+      applied_at: '2026-05-01T08:00:00.000Z',
+      talent_channel: null,
+      talent_channel_name: null,
+      channel: 'nowhere',
+    });
   });
 
   test('no sync message when the company has no active candidate sync; NOTSENT stays', async () => {
@@ -143,19 +226,79 @@ describe('POST /applications/ with JSON', () => {
     ['an empty external_job_id', { external_job_id: '', candidate: candidate() }, 'external_job_id'],
     ['a job id that is not an integer', { job: '1', candidate: candidate() }, 'job'],
     ['an application_url that is no URI', { job: 'J-1', application_url: 'not a url', candidate: candidate() }, 'application_url'],
-    ['an application_url over 2000 characters', { job: 'J-1', application_url: `https://x.example/${'a'.repeat(2000)}`, candidate: candidate() }, 'application_url'],
+    [
+      'an application_url over 2000 characters',
+      { job: 'J-1', application_url: `https://x.example/${'a'.repeat(2000)}`, candidate: candidate() },
+      'application_url',
+    ],
     ['a social link that is no URL', { job: 'J-1', social_links: { x: 'nope' }, candidate: candidate() }, 'social_links.x'],
-    ['a bad answer_type', { job: 'J-1', screening_questions: [{ id: 'q', answer_type: 'essay', answer: 'a' }], candidate: candidate() }, 'screening_questions[0].answer_type'],
+    [
+      'a bad answer_type',
+      { job: 'J-1', screening_questions: [{ id: 'q', answer_type: 'essay', answer: 'a' }], candidate: candidate() },
+      'screening_questions[0].answer_type',
+    ],
     ['a bad applied_at', { job: 'J-1', applied_at: 'yesterday', candidate: candidate() }, 'applied_at'],
-    ['a leap-second applied_at no clock can place', { job: 'J-1', applied_at: '2016-12-31T23:59:60Z', candidate: candidate(), attachments: [{ type: 'cv', name: 'a.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }] }, 'applied_at'],
+    [
+      'a leap-second applied_at no clock can place',
+      {
+        job: 'J-1',
+        applied_at: '2016-12-31T23:59:60Z',
+        candidate: candidate(),
+        attachments: [{ type: 'cv', name: 'a.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }],
+      },
+      'applied_at',
+    ],
     ['an applied_at with an hour-only offset', { job: 'J-1', applied_at: '2020-01-01T00:00:00+01', candidate: candidate() }, 'applied_at'],
     ['an unknown top-level field', { job: 'J-1', candidate: candidate(), salary_wish: 1 }, 'salary_wish'],
     ['an unknown talent channel id', { job: 'J-1', talent_channel: 424242, candidate: candidate() }, 'talent_channel'],
-    ['a bad attachment type', { job: 'J-1', candidate: candidate(), attachments: [{ type: 'selfie', name: 'a.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }] }, 'attachments[0].type'],
-    ['malformed Base64', { job: 'J-1', candidate: candidate(), attachments: [{ type: 'cv', name: 'a.pdf', content_type: 'application/pdf', data: 'JVBERi0x$$$' }] }, 'attachments[0].data'],
-    ['bytes that do not match the type', { job: 'J-1', candidate: candidate(), attachments: [{ type: 'cv', name: 'a.pdf', content_type: 'application/pdf', data: PNG.toString('base64') }] }, 'attachments[0].data'],
-    ['a second attachment that is bad', { job: 'J-1', candidate: candidate(), attachments: [{ type: 'cv', name: 'a.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }, { type: 'photo', name: 'b.png', content_type: 'image/png', data: PDF.toString('base64') }] }, 'attachments[1].data'],
-    ['a content type not permitted', { job: 'J-1', candidate: candidate(), attachments: [{ type: 'other', name: 'a.exe', content_type: 'application/x-msdownload', data: 'TVqQAAMAAAAEAAAA' }] }, 'attachments[0].content_type'],
+    [
+      'a bad attachment type',
+      {
+        job: 'J-1',
+        candidate: candidate(),
+        attachments: [{ type: 'selfie', name: 'a.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }],
+      },
+      'attachments[0].type',
+    ],
+    [
+      'malformed Base64',
+      {
+        job: 'J-1',
+        candidate: candidate(),
+        attachments: [{ type: 'cv', name: 'a.pdf', content_type: 'application/pdf', data: 'JVBERi0x$$$' }],
+      },
+      'attachments[0].data',
+    ],
+    [
+      'bytes that do not match the type',
+      {
+        job: 'J-1',
+        candidate: candidate(),
+        attachments: [{ type: 'cv', name: 'a.pdf', content_type: 'application/pdf', data: PNG.toString('base64') }],
+      },
+      'attachments[0].data',
+    ],
+    [
+      'a second attachment that is bad',
+      {
+        job: 'J-1',
+        candidate: candidate(),
+        attachments: [
+          { type: 'cv', name: 'a.pdf', content_type: 'application/pdf', data: PDF.toString('base64') },
+          { type: 'photo', name: 'b.png', content_type: 'image/png', data: PDF.toString('base64') },
+        ],
+      },
+      'attachments[1].data',
+    ],
+    [
+      'a content type not permitted',
+      {
+        job: 'J-1',
+        candidate: candidate(),
+        attachments: [{ type: 'other', name: 'a.exe', content_type: 'application/x-msdownload', data: 'TVqQAAMAAAAEAAAA' }],
+      },
+      'attachments[0].content_type',
+    ],
   ])('%s is a 400 naming %s, and nothing is stored', async (_name, raw, field) => {
     const body = { ...(raw as Record<string, unknown>) };
     if (typeof body.job === 'string' && jobIds[body.job]) body.job = jobIds[body.job];
@@ -169,10 +312,20 @@ describe('POST /applications/ with JSON', () => {
 
   test('malformed JSON is 400, an unsupported content type 415, neither stores anything', async () => {
     const before = await snapshot();
-    const bad = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: '{"candidate": ', headers: { 'Content-Type': 'application/json' } });
+    const bad = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      rawBody: '{"candidate": ',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.code).toBe('malformed_json');
-    const text = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: 'hello', headers: { 'Content-Type': 'text/plain' } });
+    const text = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      rawBody: 'hello',
+      headers: { 'Content-Type': 'text/plain' },
+    });
     expect(text.status).toBe(415);
     expect(await snapshot()).toEqual({ ...before, messages: 0 });
   });
@@ -196,7 +349,12 @@ describe('POST /applications/ with form encodings', () => {
       'attachments[0][content_type]': 'application/pdf',
       'attachments[0][data]': PDF.toString('base64'),
     });
-    const res = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: form.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const res = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      rawBody: form.toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({
       job: jobIds['J-1'],
@@ -210,19 +368,42 @@ describe('POST /applications/ with form encodings', () => {
   });
 
   test('urlencoded with nested fields as JSON strings', async () => {
-    const form = new URLSearchParams({ external_job_id: 'J-2', candidate: JSON.stringify({ email: 'json@example.com', full_name: 'Jay Son' }), custom_fields: '{"a":1}' });
-    const res = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: form.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const form = new URLSearchParams({
+      external_job_id: 'J-2',
+      candidate: JSON.stringify({ email: 'json@example.com', full_name: 'Jay Son' }),
+      custom_fields: '{"a":1}',
+    });
+    const res = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      rawBody: form.toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ job: jobIds['J-2'], candidate: { email: 'json@example.com', full_name: 'Jay Son' }, custom_fields: { a: 1 } });
+    expect(res.body).toMatchObject({
+      job: jobIds['J-2'],
+      candidate: { email: 'json@example.com', full_name: 'Jay Son' },
+      custom_fields: { a: 1 },
+    });
   });
 
   test('urlencoded validation errors name the field', async () => {
     const form = new URLSearchParams({ job: String(jobIds['J-1']), 'candidate[email]': 'bad', 'candidate[full_name]': 'X' });
-    const res = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: form.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const res = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      rawBody: form.toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.errors)).toEqual(['candidate.email']);
     const broken = new URLSearchParams({ job: String(jobIds['J-1']), candidate: '{not json' });
-    const res2 = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: broken.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const res2 = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      rawBody: broken.toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(res2.status).toBe(400);
     expect(Object.keys(res2.body.errors)).toEqual(['candidate']);
   });
@@ -234,7 +415,11 @@ describe('POST /applications/ with form encodings', () => {
     form.set('candidate[full_name]', 'Multi Part');
     form.set('cv', new Blob([PDF], { type: 'application/pdf' }), 'resume.pdf');
     form.set('portfolio', new Blob([PNG], { type: 'image/png' }), 'work.png');
-    const response = await fetch(`${api.url}/applications/`, { method: 'POST', headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) }, body: form });
+    const response = await fetch(`${api.url}/applications/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) },
+      body: form,
+    });
     const body: any = await response.json();
     expect(response.status).toBe(201);
     expect(body.candidate).toMatchObject({ email: 'multi@example.com', full_name: 'Multi Part' });
@@ -258,7 +443,11 @@ describe('POST /applications/ with form encodings', () => {
     form.set('attachments[0][name]', 'big.pdf');
     form.set('attachments[0][content_type]', 'application/pdf');
     form.set('attachments[0][data]', file.toString('base64'));
-    const response = await fetch(`${api.url}/applications/`, { method: 'POST', headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) }, body: form });
+    const response = await fetch(`${api.url}/applications/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) },
+      body: form,
+    });
     const body: any = await response.json();
     expect(response.status).toBe(201);
     const [key] = await objectKeys(`companies/${company.id}/applications/${body.id}/`);
@@ -267,13 +456,32 @@ describe('POST /applications/ with form encodings', () => {
 
   test('forms with more fields than the limit are refused, not cut short', async () => {
     const before = await snapshot();
-    const form = new URLSearchParams({ job: String(jobIds['J-1']), 'candidate[email]': 'many@example.com', 'candidate[full_name]': 'Many' });
+    const form = new URLSearchParams({
+      job: String(jobIds['J-1']),
+      'candidate[email]': 'many@example.com',
+      'candidate[full_name]': 'Many',
+    });
     for (let i = 0; i < 2100; i++) form.append(`custom_fields[f${i}]`, 'x');
-    const res = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: form.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const res = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      rawBody: form.toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.errors)).toEqual(['body']);
-    const deep = new URLSearchParams({ job: String(jobIds['J-1']), 'candidate[email]': 'd@example.com', 'candidate[full_name]': 'D', 'custom_fields[a][b][c][d][e][f][g]': 'x' });
-    const res2 = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: deep.toString(), headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+    const deep = new URLSearchParams({
+      job: String(jobIds['J-1']),
+      'candidate[email]': 'd@example.com',
+      'candidate[full_name]': 'D',
+      'custom_fields[a][b][c][d][e][f][g]': 'x',
+    });
+    const res2 = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      rawBody: deep.toString(),
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    });
     expect(res2.status).toBe(400);
     expect(await snapshot()).toEqual({ ...before, messages: 0 });
   });
@@ -285,7 +493,11 @@ describe('POST /applications/ with form encodings', () => {
     form.set('candidate[email]', 'multi@example.com');
     form.set('candidate[full_name]', 'Multi Part');
     form.set('cv', new Blob([PNG], { type: 'application/pdf' }), 'fake.pdf');
-    const response = await fetch(`${api.url}/applications/`, { method: 'POST', headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) }, body: form });
+    const response = await fetch(`${api.url}/applications/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) },
+      body: form,
+    });
     expect(response.status).toBe(400);
     expect(Object.keys(((await response.json()) as any).errors)).toEqual(['attachments[0].data']);
     expect(await snapshot()).toEqual({ ...before, messages: 0 });
@@ -296,7 +508,12 @@ describe('body size (27.5 MB)', () => {
   test('a body of 27.5 MB or more is 413 before it is read; nothing is stored', async () => {
     const before = await snapshot();
     const body = Buffer.alloc(27_500_000, 0x20);
-    const res = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: body, headers: { 'Content-Type': 'application/json' } });
+    const res = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      rawBody: body,
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(res.status).toBe(413);
     expect(res.body.code).toBe('payload_too_large');
     expect(await snapshot()).toEqual({ ...before, messages: 0 });
@@ -306,11 +523,20 @@ describe('body size (27.5 MB)', () => {
     const file = Buffer.alloc(10_000_000, 0x41);
     PDF.copy(file, 0);
     const data = file.toString('base64');
-    const body = { job: jobIds['J-1'], candidate: candidate(), attachments: [1, 2].map((n) => ({ type: 'work_sample', name: `s${n}.pdf`, content_type: 'application/pdf', data })) };
+    const body = {
+      job: jobIds['J-1'],
+      candidate: candidate(),
+      attachments: [1, 2].map((n) => ({ type: 'work_sample', name: `s${n}.pdf`, content_type: 'application/pdf', data })),
+    };
     const text = JSON.stringify(body);
     expect(text.length).toBeGreaterThan(26_000_000);
     expect(text.length).toBeLessThan(27_500_000);
-    const res = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, rawBody: text, headers: { 'Content-Type': 'application/json' } });
+    const res = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      rawBody: text,
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(res.status).toBe(201);
     const keys = await objectKeys(`companies/${company.id}/applications/${res.body.id}/`);
     expect(keys).toHaveLength(2);
@@ -374,7 +600,12 @@ describe('a failed write leaves nothing behind', () => {
   test('an application whose fields would not fit one DynamoDB item is a 400 before anything is stored', async () => {
     const before = await snapshot();
     const answers = Array.from({ length: 40 }, (_, i) => ({ id: `q${i}`, answer: 'a'.repeat(10_000) }));
-    const res = await post({ job: jobIds['J-1'], candidate: candidate(), screening_questions: answers, attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }] });
+    const res = await post({
+      job: jobIds['J-1'],
+      candidate: candidate(),
+      screening_questions: answers,
+      attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }],
+    });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.errors)).toEqual(['body']);
     expect(await snapshot()).toEqual({ ...before, messages: 0 });
@@ -390,9 +621,17 @@ describe('a failed write leaves nothing behind', () => {
     const nextId = probe.body.id + 1;
     await db().send(new PutCommand({ TableName: config().tableName, Item: { ...keys.application(nextId), placeholder: true } }));
     const before = await snapshot();
-    const res = await post({ job: jobIds['J-1'], candidate: candidate(), attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }] });
+    const res = await post({
+      job: jobIds['J-1'],
+      candidate: candidate(),
+      attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }],
+    });
     expect(res.status).toBe(500);
-    expect(res.body).toEqual({ detail: expect.stringContaining(res.headers.get('x-request-id')!), code: 'internal_error', request_id: res.headers.get('x-request-id') });
+    expect(res.body).toEqual({
+      detail: expect.stringContaining(res.headers.get('x-request-id')!),
+      code: 'internal_error',
+      request_id: res.headers.get('x-request-id'),
+    });
     expect(await objectKeys(`companies/${company.id}/applications/${nextId}/`)).toEqual([]);
     expect(await snapshot()).toEqual({ ...before, messages: 0 });
     const listed = await api.get('/applications/', { key: partner.key, companyId: company.id });

@@ -108,7 +108,12 @@ describe('DynamoDB accounting', () => {
     const body = { external_job_id: 'missing', candidate: { email: 'a@example.com', full_name: 'A B' } };
     const callsOf = (res: { headers: Headers }) => Number(/calls=(\d+)/.exec(res.headers.get('x-dynamodb-capacity')!)![1]);
     const plain = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, body });
-    const keyed = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, body, headers: { 'Idempotency-Key': 'accounting-1' } });
+    const keyed = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      body,
+      headers: { 'Idempotency-Key': 'accounting-1' },
+    });
     expect([plain.status, keyed.status]).toEqual([400, 400]);
     // The idempotency layer writes its in-progress record and removes it again: both calls are in the account.
     expect(callsOf(keyed) - callsOf(plain)).toBeGreaterThanOrEqual(2);

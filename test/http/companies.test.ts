@@ -3,9 +3,31 @@ import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const COMPANY_FIELDS = [
-  'id', 'name', 'slug', 'ats', 'ats_name', 'partner', 'partner_company_id', 'website', 'logo', 'primary_color', 'street',
-  'city', 'country', 'postcode', 'job_sync_active', 'candidate_sync_active', 'contact_name', 'contact_email',
-  'contact_phone', 'jobs_last_synced_at', 'status', 'is_test', 'magic_link', 'created_at', 'updated_at',
+  'id',
+  'name',
+  'slug',
+  'ats',
+  'ats_name',
+  'partner',
+  'partner_company_id',
+  'website',
+  'logo',
+  'primary_color',
+  'street',
+  'city',
+  'country',
+  'postcode',
+  'job_sync_active',
+  'candidate_sync_active',
+  'contact_name',
+  'contact_email',
+  'contact_phone',
+  'jobs_last_synced_at',
+  'status',
+  'is_test',
+  'magic_link',
+  'created_at',
+  'updated_at',
 ];
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -19,10 +41,38 @@ beforeAll(async () => {
   api = await startTestRuntime();
   partner = await aPartner();
   other = await aPartner();
-  ids['Acme Robotics'] = (await createCompany({ partner: partner.id, name: 'Acme Robotics', ats: 'sandbox', status: 'active', partner_company_id: 'PC-1', entitlements: ['job_sync', 'candidate_sync'] })).id;
-  ids['Beta Bakery'] = (await createCompany({ partner: partner.id, name: 'Beta Bakery', ats: 'greenhouse', status: 'invited', partner_company_id: 'PC-2', entitlements: ['job_sync', 'candidate_sync'] })).id;
-  ids['Gamma Logistics'] = (await createCompany({ partner: partner.id, name: 'Gamma Logistics', ats: 'lever', status: 'failing', partner_company_id: 'acme-partner-ref' })).id;
-  ids['acme labs'] = (await createCompany({ partner: partner.id, name: 'acme labs', ats: 'sandbox', status: 'deactivated', entitlements: ['candidate_sync'] })).id;
+  ids['Acme Robotics'] = (
+    await createCompany({
+      partner: partner.id,
+      name: 'Acme Robotics',
+      ats: 'sandbox',
+      status: 'active',
+      partner_company_id: 'PC-1',
+      entitlements: ['job_sync', 'candidate_sync'],
+    })
+  ).id;
+  ids['Beta Bakery'] = (
+    await createCompany({
+      partner: partner.id,
+      name: 'Beta Bakery',
+      ats: 'greenhouse',
+      status: 'invited',
+      partner_company_id: 'PC-2',
+      entitlements: ['job_sync', 'candidate_sync'],
+    })
+  ).id;
+  ids['Gamma Logistics'] = (
+    await createCompany({
+      partner: partner.id,
+      name: 'Gamma Logistics',
+      ats: 'lever',
+      status: 'failing',
+      partner_company_id: 'acme-partner-ref',
+    })
+  ).id;
+  ids['acme labs'] = (
+    await createCompany({ partner: partner.id, name: 'acme labs', ats: 'sandbox', status: 'deactivated', entitlements: ['candidate_sync'] })
+  ).id;
   ids['Delta Health'] = (await createCompany({ partner: partner.id, name: 'Delta Health', status: 'requested' })).id;
   // Another partner's company with a name that matches filters used below: it must never show up.
   await createCompany({ partner: other.id, name: 'Acme Foreign', ats: 'sandbox', status: 'active', partner_company_id: 'PC-1' });
@@ -41,8 +91,17 @@ describe('GET /companies/', () => {
     const company = res.body.results.find((c: { name: string }) => c.name === 'Acme Robotics');
     expect(Object.keys(company)).toEqual(COMPANY_FIELDS);
     expect(company).toMatchObject({
-      id: ids['Acme Robotics'], slug: 'acme-robotics', ats: 'sandbox', ats_name: 'Sandbox ATS', partner: partner.id,
-      partner_company_id: 'PC-1', job_sync_active: true, candidate_sync_active: true, status: 'active', is_test: false, magic_link: null,
+      id: ids['Acme Robotics'],
+      slug: 'acme-robotics',
+      ats: 'sandbox',
+      ats_name: 'Sandbox ATS',
+      partner: partner.id,
+      partner_company_id: 'PC-1',
+      job_sync_active: true,
+      candidate_sync_active: true,
+      status: 'active',
+      is_test: false,
+      magic_link: null,
     });
     expect(company.created_at).toMatch(ISO);
     expect(company.updated_at).toMatch(ISO);
@@ -167,7 +226,10 @@ describe('PATCH /companies/{id}/', () => {
   beforeAll(async () => {
     target = await aCompany(partner.id, { name: 'Patchable GmbH', entitlements: ['job_sync'] });
   });
-  const patch = (body: unknown, o: { id?: number; key?: string; companyId?: number; headers?: Record<string, string>; raw?: string } = {}) =>
+  const patch = (
+    body: unknown,
+    o: { id?: number; key?: string; companyId?: number; headers?: Record<string, string>; raw?: string } = {},
+  ) =>
     api.request('PATCH', `/companies/${o.id ?? target.id}/`, {
       key: o.key ?? partner.key,
       companyId: o.companyId ?? target.id,
@@ -178,14 +240,32 @@ describe('PATCH /companies/{id}/', () => {
   test('updates the listed fields and returns the full company', async () => {
     const before = (await list(`?name=Patchable`)).body.results[0];
     const body = {
-      name: 'Patchable SE', website: 'https://patchable.example', logo: 'https://cdn.example/logo.png', primary_color: '#1A2b3C',
-      street: 'Main St 1', city: 'Berlin', country: 'DE', postcode: '10115', contact_name: 'Pat', contact_email: 'pat@patchable.example',
-      contact_phone: '+49 30 1234', partner_company_id: 'PX-9', ats: 'sandbox',
+      name: 'Patchable SE',
+      website: 'https://patchable.example',
+      logo: 'https://cdn.example/logo.png',
+      primary_color: '#1A2b3C',
+      street: 'Main St 1',
+      city: 'Berlin',
+      country: 'DE',
+      postcode: '10115',
+      contact_name: 'Pat',
+      contact_email: 'pat@patchable.example',
+      contact_phone: '+49 30 1234',
+      partner_company_id: 'PX-9',
+      ats: 'sandbox',
     };
     const res = await patch(body);
     expect(res.status).toBe(200);
     expect(Object.keys(res.body)).toEqual(COMPANY_FIELDS);
-    expect(res.body).toMatchObject({ ...body, id: target.id, slug: before.slug, partner: partner.id, ats_name: 'Sandbox ATS', job_sync_active: true, candidate_sync_active: false });
+    expect(res.body).toMatchObject({
+      ...body,
+      id: target.id,
+      slug: before.slug,
+      partner: partner.id,
+      ats_name: 'Sandbox ATS',
+      job_sync_active: true,
+      candidate_sync_active: false,
+    });
     expect(res.body.updated_at > before.updated_at).toBe(true);
     expect(res.body.created_at).toBe(before.created_at);
     const listed = (await list(`?partner_company_id=PX-9`)).body.results[0];
@@ -199,9 +279,27 @@ describe('PATCH /companies/{id}/', () => {
   });
 
   test('read-only fields sent back are ignored; derived flags never change', async () => {
-    const res = await patch({ job_sync_active: false, candidate_sync_active: true, status: 'deleted', slug: 'x', id: 77, partner: 99, is_test: true, contact_name: 'Kim' });
+    const res = await patch({
+      job_sync_active: false,
+      candidate_sync_active: true,
+      status: 'deleted',
+      slug: 'x',
+      id: 77,
+      partner: 99,
+      is_test: true,
+      contact_name: 'Kim',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: target.id, slug: 'patchable-gmbh', partner: partner.id, status: 'active', is_test: false, job_sync_active: true, candidate_sync_active: false, contact_name: 'Kim' });
+    expect(res.body).toMatchObject({
+      id: target.id,
+      slug: 'patchable-gmbh',
+      partner: partner.id,
+      status: 'active',
+      is_test: false,
+      job_sync_active: true,
+      candidate_sync_active: false,
+      contact_name: 'Kim',
+    });
   });
 
   test('null clears an optional field', async () => {
@@ -252,7 +350,9 @@ describe('PATCH /companies/{id}/', () => {
     // acting for another partner's company with this partner's key: forbidden
     expect((await patch({ city: 'X' }, { id: foreign.id, companyId: foreign.id })).status).toBe(403);
     // a path id that is not a number cannot name a record
-    expect((await api.request('PATCH', '/companies/abc/', { key: partner.key, companyId: target.id, body: { city: 'X' } })).status).toBe(404);
+    expect((await api.request('PATCH', '/companies/abc/', { key: partner.key, companyId: target.id, body: { city: 'X' } })).status).toBe(
+      404,
+    );
     const untouched = (await list('?name=Sibling')).body.results[0];
     expect(untouched.city).toBeNull();
   });

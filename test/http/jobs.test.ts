@@ -4,13 +4,54 @@ import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 /** The Job fields of the spec, in its order. */
 const JOB_FIELDS = [
-  'id', 'external_id', 'company', 'title', 'description', 'posting_url', 'application_url', 'application_email', 'status',
-  'remote', 'language', 'category', 'employment_type', 'work_schedule', 'senority', 'education', 'start_date',
-  'contract_limitation', 'location_name', 'street', 'city', 'country', 'postcode', 'longitude', 'latitude', 'salary',
-  'salary_from', 'salary_to', 'salary_currency', 'salary_frequency', 'contact_name', 'contact_email', 'contact_title',
-  'contact_phone', 'contact_salutation', 'banner_image', 'screening_questions', 'application_form_fields',
-  'description_sections', 'custom_fields', 'raw_values', 'import_source', 'run_id', 'fingerprint', 'apply_webhooks',
-  'created_at', 'updated_at', 'last_content_update_at',
+  'id',
+  'external_id',
+  'company',
+  'title',
+  'description',
+  'posting_url',
+  'application_url',
+  'application_email',
+  'status',
+  'remote',
+  'language',
+  'category',
+  'employment_type',
+  'work_schedule',
+  'senority',
+  'education',
+  'start_date',
+  'contract_limitation',
+  'location_name',
+  'street',
+  'city',
+  'country',
+  'postcode',
+  'longitude',
+  'latitude',
+  'salary',
+  'salary_from',
+  'salary_to',
+  'salary_currency',
+  'salary_frequency',
+  'contact_name',
+  'contact_email',
+  'contact_title',
+  'contact_phone',
+  'contact_salutation',
+  'banner_image',
+  'screening_questions',
+  'application_form_fields',
+  'description_sections',
+  'custom_fields',
+  'raw_values',
+  'import_source',
+  'run_id',
+  'fingerprint',
+  'apply_webhooks',
+  'created_at',
+  'updated_at',
+  'last_content_update_at',
 ];
 
 const fullJob = {
@@ -81,12 +122,44 @@ beforeAll(async () => {
   companyB = await aCompany(partner.id);
   foreign = await aCompany((await aPartner()).id);
   await importAt('2026-01-10T08:00:00.000Z', companyA.id, [
-    aJob({ external_id: 'A-1', title: 'Senior Java Developer', status: 'active', remote: 'remote', language: 'en', city: 'Berlin', country: 'DE' }),
-    aJob({ external_id: 'A-2', title: 'Junior Designer', status: 'archived', remote: 'on-site', language: 'de', city: 'Hamburg', country: 'DE' }),
-    aJob({ external_id: 'A-3', title: 'Java Architect', status: 'deleted', remote: 'hybrid', language: 'en', city: 'Vienna', country: 'AT' }),
+    aJob({
+      external_id: 'A-1',
+      title: 'Senior Java Developer',
+      status: 'active',
+      remote: 'remote',
+      language: 'en',
+      city: 'Berlin',
+      country: 'DE',
+    }),
+    aJob({
+      external_id: 'A-2',
+      title: 'Junior Designer',
+      status: 'archived',
+      remote: 'on-site',
+      language: 'de',
+      city: 'Hamburg',
+      country: 'DE',
+    }),
+    aJob({
+      external_id: 'A-3',
+      title: 'Java Architect',
+      status: 'deleted',
+      remote: 'hybrid',
+      language: 'en',
+      city: 'Vienna',
+      country: 'AT',
+    }),
   ]);
   await importAt('2026-03-01T12:00:00.000Z', companyA.id, [
-    aJob({ external_id: 'A-4', title: 'Sales Lead', status: 'active', remote: 'hybrid', language: 'de', city: 'BERLIN-Spandau', country: 'DE' }),
+    aJob({
+      external_id: 'A-4',
+      title: 'Sales Lead',
+      status: 'active',
+      remote: 'hybrid',
+      language: 'de',
+      city: 'BERLIN-Spandau',
+      country: 'DE',
+    }),
     fullJob,
   ]);
   await importAt('2026-02-01T00:00:00.000Z', companyB.id, [aJob({ external_id: 'B-1', title: 'Senior Java Developer' })]);
@@ -109,7 +182,11 @@ describe('GET /jobs/{id}', () => {
     expect(apply_webhooks).toEqual({});
     expect(fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(run_id).toMatch(/^[0-9a-f-]{36}$/);
-    expect([created_at, updated_at, last_content_update_at]).toEqual(['2026-03-01T12:00:00.000Z', '2026-03-01T12:00:00.000Z', '2026-03-01T12:00:00.000Z'].map((t) => expect.stringMatching(new RegExp(`^${t.slice(0, 16)}`))));
+    expect([created_at, updated_at, last_content_update_at]).toEqual(
+      ['2026-03-01T12:00:00.000Z', '2026-03-01T12:00:00.000Z', '2026-03-01T12:00:00.000Z'].map((t) =>
+        expect.stringMatching(new RegExp(`^${t.slice(0, 16)}`)),
+      ),
+    );
     expect(res.body.description_sections.map((s: { order: unknown }) => s.order)).toEqual([1, 2]);
   });
 
@@ -198,7 +275,9 @@ describe('GET /jobs pagination', () => {
   let big: Awaited<ReturnType<typeof aCompany>>;
   beforeAll(async () => {
     big = await aCompany(partner.id);
-    const batch = Array.from({ length: 57 }, (_, i) => aJob({ external_id: `BIG-${String(i).padStart(2, '0')}`, status: i % 3 === 0 ? 'archived' : 'active' }));
+    const batch = Array.from({ length: 57 }, (_, i) =>
+      aJob({ external_id: `BIG-${String(i).padStart(2, '0')}`, status: i % 3 === 0 ? 'archived' : 'active' }),
+    );
     await importJobs(big.id, batch);
   });
   const bigJobs = (query: string) => api.get(`/jobs${query}`, { key: partner.key, companyId: big.id });

@@ -18,9 +18,13 @@ async function get(url: string, key: string, companyId?: number) {
 
 test('seeds the demo once, keeps data across restarts, and syncs a demo application to SUCCESS in the background', async () => {
   const first = await startRuntime({ dataDir, port: 0, seed: true, schedules: false, poller: true });
-  let demo = first.demo!;
+  const demo = first.demo!;
   try {
-    expect(demo).toMatchObject({ partnerId: expect.any(Number), companyId: expect.any(Number), partnerKey: expect.stringMatching(/^his_/) });
+    expect(demo).toMatchObject({
+      partnerId: expect.any(Number),
+      companyId: expect.any(Number),
+      partnerKey: expect.stringMatching(/^his_/),
+    });
     const jobs = await get(`${first.url}/jobs`, demo.partnerKey, demo.companyId);
     expect(jobs.body.count).toBeGreaterThanOrEqual(3);
     const job = jobs.body.results.find((j: { external_id: string }) => !j.external_id.startsWith('closed-'));
@@ -56,7 +60,10 @@ test('seeds the demo once, keeps data across restarts, and syncs a demo applicat
 
 test('npm start prints the base URL and a curl, and exits cleanly on SIGTERM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'his-start-'));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], { env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'ERROR' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
+    env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'ERROR' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
   try {
@@ -100,7 +107,9 @@ test('items past their TTL are reaped locally, as DynamoDB would', async () => {
     await db().send(new PutCommand({ TableName: config().tableName, Item: { PK: 'TTL#new', SK: 'X', expires_at: now + 3600 } }));
     await reapExpiredItems(config().tableName);
     expect((await db().send(new GetCommand({ TableName: config().tableName, Key: { PK: 'TTL#old', SK: 'X' } }))).Item).toBeUndefined();
-    expect((await db().send(new GetCommand({ TableName: config().tableName, Key: { PK: 'TTL#new', SK: 'X' } }))).Item).toMatchObject({ PK: 'TTL#new' });
+    expect((await db().send(new GetCommand({ TableName: config().tableName, Key: { PK: 'TTL#new', SK: 'X' } }))).Item).toMatchObject({
+      PK: 'TTL#new',
+    });
   } finally {
     await runtime.stop();
     rmSync(dir, { recursive: true, force: true });

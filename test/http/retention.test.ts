@@ -17,8 +17,12 @@ async function createAt(instant: string | undefined, email: string) {
       key: partner.key,
       companyId: company.id,
       body: {
-        job: jobId, candidate: { email, first_name: 'Secret', last_name: 'Person', phone: '+49 555 0101' }, notes: 'private note',
-        social_links: { li: 'https://li.example/secret' }, screening_questions: [{ id: 'q', answer: 'secret answer' }], custom_fields: { salary_wish: 'secret' },
+        job: jobId,
+        candidate: { email, first_name: 'Secret', last_name: 'Person', phone: '+49 555 0101' },
+        notes: 'private note',
+        social_links: { li: 'https://li.example/secret' },
+        screening_questions: [{ id: 'q', answer: 'secret answer' }],
+        custom_fields: { salary_wish: 'secret' },
         attachments: [{ type: 'cv', name: 'secret-cv.pdf', content_type: 'application/pdf', data: PDF }],
       },
     });
@@ -54,8 +58,26 @@ test('the scheduled retention run deletes the personal data of old applications 
   for (const email of ['old-1@example.com', 'old-2@example.com', 'old-3@example.com']) expect(everything).not.toContain(email);
   for (const app of old) {
     const item = items.find((i) => i.PK === `APPLICATION#${app.id}`)!;
-    expect(item).toMatchObject({ id: app.id, company: company.id, job: jobId, status: 'anonymized', sync_status: 'NOTSENT', created_at: app.created_at });
-    for (const field of ['candidate', 'attachments', 'notes', 'social_links', 'screening_questions', 'custom_fields', 'email_lc', 'GSI2PK', 'GSI4PK']) expect(item).not.toHaveProperty(field);
+    expect(item).toMatchObject({
+      id: app.id,
+      company: company.id,
+      job: jobId,
+      status: 'anonymized',
+      sync_status: 'NOTSENT',
+      created_at: app.created_at,
+    });
+    for (const field of [
+      'candidate',
+      'attachments',
+      'notes',
+      'social_links',
+      'screening_questions',
+      'custom_fields',
+      'email_lc',
+      'GSI2PK',
+      'GSI4PK',
+    ])
+      expect(item).not.toHaveProperty(field);
     expect(await objectKeys(prefix(app.id))).toEqual([]);
   }
   for (const app of [borderline, fresh]) {

@@ -40,7 +40,8 @@ async function apply(company: { id: number }, job: number, email: string, extra:
   return res.body as { id: number; sync_status: string };
 }
 
-const read = async (company: { id: number }, id: number) => (await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).body;
+const read = async (company: { id: number }, id: number) =>
+  (await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).body;
 
 /** Runs the worker until the queue has nothing visible (retries come back at once with base delay 0). */
 const work = () => api.runtime.poller.drain(30_000);
@@ -65,14 +66,21 @@ beforeAll(async () => {
   partner = await aPartner();
   synced = await aCompany(partner.id, { entitlements: ['candidate_sync', 'email_fallback'], contact_email: 'hr@synced.example' });
   plain = await aCompany(partner.id, { entitlements: ['candidate_sync'] });
-  mailOnly = await aCompany(partner.id, { ats: 'greenhouse', entitlements: ['candidate_sync', 'email_fallback'], contact_email: 'hr@mailonly.example' });
+  mailOnly = await aCompany(partner.id, {
+    ats: 'greenhouse',
+    entitlements: ['candidate_sync', 'email_fallback'],
+    contact_email: 'hr@mailonly.example',
+  });
   nothing = await aCompany(partner.id, { entitlements: [] });
   await importJobs(synced.id, [
     { external_id: 'OPEN-1', title: 'Engineer', application_email: 'jobs@synced.example' },
     { external_id: 'closed-2', title: 'Closed job' },
     { external_id: 'FALLBACK', title: 'General application' },
   ]);
-  await importJobs(plain.id, [{ external_id: 'OPEN-P', title: 'Plain job' }, { external_id: 'closed-P', title: 'Closed' }]);
+  await importJobs(plain.id, [
+    { external_id: 'OPEN-P', title: 'Plain job' },
+    { external_id: 'closed-P', title: 'Closed' },
+  ]);
   await importJobs(mailOnly.id, [{ external_id: 'M-1', title: 'Mail job' }]);
   await importJobs(nothing.id, [{ external_id: 'X-1', title: 'Nothing job' }]);
   jobs.open = await jobId(synced.id, 'OPEN-1');
@@ -101,7 +109,12 @@ test('accepted: SUCCESS with the ATS id; the sandbox received exactly the applic
   expect(created.sync_status).toBe('NOTSENT');
   await work();
   const app = await read(plain, created.id);
-  expect(app).toMatchObject({ sync_status: 'SUCCESS', failure_error: null, email_sync_status: 'NOTSENT', external_id: expect.stringMatching(/^sbx-/) });
+  expect(app).toMatchObject({
+    sync_status: 'SUCCESS',
+    failure_error: null,
+    email_sync_status: 'NOTSENT',
+    external_id: expect.stringMatching(/^sbx-/),
+  });
   expect(app.updated_at > app.created_at).toBe(true);
   const receipts = (await sandboxReceipts(plain)).filter((r) => r.reference === `his-application-${created.id}`);
   expect(receipts).toHaveLength(1);
@@ -114,7 +127,15 @@ test('accepted: SUCCESS with the ATS id; the sandbox received exactly the applic
     social_links: { github: 'https://github.example/grace' },
     notes: 'note',
     source: 'board',
-    attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', size: PDF.length, sha256: createHash('sha256').update(PDF).digest('hex') }],
+    attachments: [
+      {
+        type: 'cv',
+        name: 'cv.pdf',
+        content_type: 'application/pdf',
+        size: PDF.length,
+        sha256: createHash('sha256').update(PDF).digest('hex'),
+      },
+    ],
   });
   const emitted = await events();
   expect(emitted.map((e) => [e.type, e.data.application_id, e.data.sync_status])).toEqual([
@@ -131,7 +152,11 @@ test('accepted: SUCCESS with the ATS id; the sandbox received exactly the applic
 test('duplicate candidate: EXPECTED_FAILURE with DuplicateApplicationError', async () => {
   const created = await apply(plain, jobs.openP, 'grace+duplicate@example.com');
   await work();
-  expect(await read(plain, created.id)).toMatchObject({ sync_status: 'EXPECTED_FAILURE', failure_error: 'DuplicateApplicationError', external_id: null });
+  expect(await read(plain, created.id)).toMatchObject({
+    sync_status: 'EXPECTED_FAILURE',
+    failure_error: 'DuplicateApplicationError',
+    external_id: null,
+  });
   expect((await events()).map((e) => e.data.failure_error ?? null)).toEqual([null, 'DuplicateApplicationError']);
 });
 
@@ -147,7 +172,12 @@ test('job not published with a fallback job: SUCCESS_FALLBACK, delivered to the 
     const created = await apply(synced, jobs.closed, 'grace@example.com');
     await work();
     const app = await read(synced, created.id);
-    expect(app).toMatchObject({ sync_status: 'SUCCESS_FALLBACK', failure_error: null, email_sync_status: 'NOTSENT', external_id: expect.stringMatching(/^sbx-/) });
+    expect(app).toMatchObject({
+      sync_status: 'SUCCESS_FALLBACK',
+      failure_error: null,
+      email_sync_status: 'NOTSENT',
+      external_id: expect.stringMatching(/^sbx-/),
+    });
     const receipt = (await sandboxReceipts(synced)).find((r) => r.external_id === app.external_id)!;
     expect(receipt.job_external_id).toBe('FALLBACK');
   } finally {
@@ -160,7 +190,11 @@ test('job not published, fallback job down: the retry budget still ends in FAILU
   try {
     const created = await apply(synced, jobs.closed, 'grace+down@example.com');
     await work();
-    expect(await read(synced, created.id)).toMatchObject({ sync_status: 'FAILURE', failure_error: 'AtsUnavailableError', email_sync_status: 'SUCCESS' });
+    expect(await read(synced, created.id)).toMatchObject({
+      sync_status: 'FAILURE',
+      failure_error: 'AtsUnavailableError',
+      email_sync_status: 'SUCCESS',
+    });
     expect(await sandboxCalls(synced, `his-application-${created.id}-fallback`)).toBe(4);
     expect(await drainQueue(process.env.SYNC_DLQ_URL)).toEqual([]);
   } finally {
@@ -198,13 +232,21 @@ test('ATS down: FAILURE after the retry budget, then the e-mail fallback to the 
   expect(eml).toContain('Subject: Application: Engineer');
   expect(eml).toContain('filename="cv.pdf"');
   expect(eml.replace(/\r\n/g, '')).toContain(PDF.toString('base64'));
-  expect((await events()).map((e) => e.type)).toEqual(['application.created', 'application.sync_status_changed', 'application.email_sync_status_changed']);
+  expect((await events()).map((e) => e.type)).toEqual([
+    'application.created',
+    'application.sync_status_changed',
+    'application.email_sync_status_changed',
+  ]);
 });
 
 test('ATS down without the e-mail entitlement: FAILURE, e-mail NOTSENT', async () => {
   const created = await apply(plain, jobs.openP, 'grace+down@example.com');
   await work();
-  expect(await read(plain, created.id)).toMatchObject({ sync_status: 'FAILURE', failure_error: 'AtsUnavailableError', email_sync_status: 'NOTSENT' });
+  expect(await read(plain, created.id)).toMatchObject({
+    sync_status: 'FAILURE',
+    failure_error: 'AtsUnavailableError',
+    email_sync_status: 'NOTSENT',
+  });
 });
 
 test('candidate sync inactive: NOTSENT stays; the entitled e-mail fallback goes to the company contact', async () => {
@@ -225,8 +267,12 @@ test('nothing entitled: no message is queued and both statuses stay NOTSENT', as
 
 test('a duplicated message submits once', async () => {
   const created = await apply(plain, jobs.openP, 'twice@example.com');
-  await sqs().send(new SendMessageCommand({ QueueUrl: config().syncQueueUrl, MessageBody: JSON.stringify({ application_id: created.id }) }));
-  await sqs().send(new SendMessageCommand({ QueueUrl: config().syncQueueUrl, MessageBody: JSON.stringify({ application_id: created.id }) }));
+  await sqs().send(
+    new SendMessageCommand({ QueueUrl: config().syncQueueUrl, MessageBody: JSON.stringify({ application_id: created.id }) }),
+  );
+  await sqs().send(
+    new SendMessageCommand({ QueueUrl: config().syncQueueUrl, MessageBody: JSON.stringify({ application_id: created.id }) }),
+  );
   await work();
   expect((await read(plain, created.id)).sync_status).toBe('SUCCESS');
   // The claim let one of the three messages call the ATS; the others found the outcome.
@@ -238,12 +284,20 @@ test('a duplicated message submits once', async () => {
 test('a crash between the ATS call and the status write does not create a second ATS application on retry', async () => {
   const created = await apply(plain, jobs.openP, 'crash@example.com');
   await drainQueue(); // the test plays the worker for the first attempt
-  await expect(syncApplication(created.id, { afterSubmit: async () => { throw new Error('simulated crash'); } })).rejects.toThrow('simulated crash');
+  await expect(
+    syncApplication(created.id, {
+      afterSubmit: async () => {
+        throw new Error('simulated crash');
+      },
+    }),
+  ).rejects.toThrow('simulated crash');
   expect((await read(plain, created.id)).sync_status).toBe('NOTSENT');
   const [receipt] = (await sandboxReceipts(plain)).filter((r) => r.reference === `his-application-${created.id}`);
   expect(receipt.external_id).toMatch(/^sbx-/);
   // The message comes back (here: sent again), waits out the dead attempt's claim, and finds the first submission.
-  await sqs().send(new SendMessageCommand({ QueueUrl: config().syncQueueUrl, MessageBody: JSON.stringify({ application_id: created.id }) }));
+  await sqs().send(
+    new SendMessageCommand({ QueueUrl: config().syncQueueUrl, MessageBody: JSON.stringify({ application_id: created.id }) }),
+  );
   await new Promise((r) => setTimeout(r, 1100));
   await work();
   const app = await read(plain, created.id);
@@ -284,11 +338,25 @@ function safeList(dir: string): string[] {
 
 test('a job import emits job.created, job.updated and job.archived for what changed, nothing for unchanged jobs', async () => {
   const company = await aCompany(partner.id);
-  await importJobs(company.id, [{ external_id: 'E-1', title: 'One' }, { external_id: 'E-2', title: 'Two' }, { external_id: 'E-3', title: 'Three' }]);
+  await importJobs(company.id, [
+    { external_id: 'E-1', title: 'One' },
+    { external_id: 'E-2', title: 'Two' },
+    { external_id: 'E-3', title: 'Three' },
+  ]);
   const created = await events();
-  expect(created.map((e) => [e.type, e.data.external_id]).sort()).toEqual([['job.created', 'E-1'], ['job.created', 'E-2'], ['job.created', 'E-3']]);
+  expect(created.map((e) => [e.type, e.data.external_id]).sort()).toEqual([
+    ['job.created', 'E-1'],
+    ['job.created', 'E-2'],
+    ['job.created', 'E-3'],
+  ]);
   expect(created.every((e) => e.company === company.id && typeof e.data.job_id === 'number')).toBe(true);
-  await importJobs(company.id, [{ external_id: 'E-1', title: 'One' }, { external_id: 'E-2', title: 'Two, renamed' }]);
+  await importJobs(company.id, [
+    { external_id: 'E-1', title: 'One' },
+    { external_id: 'E-2', title: 'Two, renamed' },
+  ]);
   const changed = await events();
-  expect(changed.map((e) => [e.type, e.data.external_id, e.data.status]).sort()).toEqual([['job.archived', 'E-3', 'archived'], ['job.updated', 'E-2', 'active']]);
+  expect(changed.map((e) => [e.type, e.data.external_id, e.data.status]).sort()).toEqual([
+    ['job.archived', 'E-3', 'archived'],
+    ['job.updated', 'E-2', 'active'],
+  ]);
 });

@@ -8,11 +8,17 @@ const content = (overrides: Record<string, unknown> = {}) =>
 describe('job fingerprint (D14)', () => {
   test('independent of key order, sensitive to any content change', () => {
     fc.assert(
-      fc.property(fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue(), { maxKeys: 6 }), fc.string(), (custom, title) => {
-        const reversed = Object.fromEntries(Object.entries(custom).reverse());
-        expect(fingerprintOf(content({ custom_fields: custom, title }))).toBe(fingerprintOf(content({ custom_fields: reversed, title })));
-        expect(fingerprintOf(content({ custom_fields: custom, title }))).not.toBe(fingerprintOf(content({ custom_fields: custom, title: `${title}!` })));
-      }),
+      fc.property(
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), fc.jsonValue(), { maxKeys: 6 }),
+        fc.string(),
+        (custom, title) => {
+          const reversed = Object.fromEntries(Object.entries(custom).reverse());
+          expect(fingerprintOf(content({ custom_fields: custom, title }))).toBe(fingerprintOf(content({ custom_fields: reversed, title })));
+          expect(fingerprintOf(content({ custom_fields: custom, title }))).not.toBe(
+            fingerprintOf(content({ custom_fields: custom, title: `${title}!` })),
+          );
+        },
+      ),
     );
   });
 
@@ -31,7 +37,19 @@ describe('job fingerprint (D14)', () => {
   });
 
   test('the list form turns section order into a string and nothing else (D11)', () => {
-    const record = { ...content({ description_sections: [{ id: 's', type: 't', order: 3 }] }), id: 1, company: 2, status: 'active', raw_values: {}, import_source: 'api', run_id: 'r', fingerprint: 'f', created_at: 'c', updated_at: 'u', last_content_update_at: 'l' } as never;
+    const record = {
+      ...content({ description_sections: [{ id: 's', type: 't', order: 3 }] }),
+      id: 1,
+      company: 2,
+      status: 'active',
+      raw_values: {},
+      import_source: 'api',
+      run_id: 'r',
+      fingerprint: 'f',
+      created_at: 'c',
+      updated_at: 'u',
+      last_content_update_at: 'l',
+    } as never;
     expect((toJob(record, true).description_sections as { order: unknown }[])[0].order).toBe('3');
     expect((toJob(record, false).description_sections as { order: unknown }[])[0].order).toBe(3);
     expect(toJob(record, false).senority).toBeNull();

@@ -22,7 +22,8 @@ describe('docs/openapi.json', () => {
   test('is the generated document (otherwise run `npm run openapi`)', () => {
     const committed = readFileSync(`${root}docs/openapi.json`, 'utf8');
     const generated = `${JSON.stringify(doc, null, 2)}\n`;
-    if (committed !== generated) throw new Error('docs/openapi.json is stale: it differs from openApiDocument(); run `npm run openapi` and commit the result.');
+    if (committed !== generated)
+      throw new Error('docs/openapi.json is stale: it differs from openApiDocument(); run `npm run openapi` and commit the result.');
   });
 
   test('passes redocly lint (recommended rules, redocly.yaml) with no errors or warnings, offline', () => {
@@ -33,7 +34,10 @@ describe('docs/openapi.json', () => {
       timeout: 30_000,
       env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', CI: 'true' },
     });
-    const report = JSON.parse(run.stdout) as { totals: { errors: number; warnings: number }; problems: { ruleId: string; message: string }[] };
+    const report = JSON.parse(run.stdout) as {
+      totals: { errors: number; warnings: number };
+      problems: { ruleId: string; message: string }[];
+    };
     expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
     expect(run.status).toBe(0);
@@ -54,22 +58,31 @@ describe('operations from the route table', () => {
     }
   });
 
-  test.each(routes.map((r) => [r.id, r] as const))('%s: Company-Id header iff the route needs it, path parameters, a described success response', (_id, route) => {
-    const op = doc.paths[route.path][route.method.toLowerCase()];
-    const refs = op.parameters.map((p: { $ref?: string; name?: string; in?: string }) => p.$ref ?? `${p.in}:${p.name}`);
-    expect(refs.includes('#/components/parameters/CompanyId')).toBe(route.companyHeader);
-    const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => `path:${name}`);
-    expect(refs.filter((r: string) => r.startsWith('path:'))).toEqual(pathParams);
-    const success = Object.entries(op.responses).filter(([status]) => status.startsWith('2'));
-    expect(success).toHaveLength(1);
-    // A route added to the table is documented generically until it gets an entry in OPERATIONS.
-    const schema = (success[0][1] as any).content['application/json'].schema;
-    if (!schema.$ref) throw new Error(`${route.id} has no response schema: describe it in OPERATIONS in shared/openapi.ts`);
-    for (const status of ['400', '401', '403', '429', '500']) expect(op.responses[status]).toEqual({ $ref: expect.stringMatching(/^#\/components\/responses\//) });
-  });
+  test.each(routes.map((r) => [r.id, r] as const))(
+    '%s: Company-Id header iff the route needs it, path parameters, a described success response',
+    (_id, route) => {
+      const op = doc.paths[route.path][route.method.toLowerCase()];
+      const refs = op.parameters.map((p: { $ref?: string; name?: string; in?: string }) => p.$ref ?? `${p.in}:${p.name}`);
+      expect(refs.includes('#/components/parameters/CompanyId')).toBe(route.companyHeader);
+      const pathParams = [...route.path.matchAll(/\{(\w+)\}/g)].map(([, name]) => `path:${name}`);
+      expect(refs.filter((r: string) => r.startsWith('path:'))).toEqual(pathParams);
+      const success = Object.entries(op.responses).filter(([status]) => status.startsWith('2'));
+      expect(success).toHaveLength(1);
+      // A route added to the table is documented generically until it gets an entry in OPERATIONS.
+      const schema = (success[0][1] as any).content['application/json'].schema;
+      if (!schema.$ref) throw new Error(`${route.id} has no response schema: describe it in OPERATIONS in shared/openapi.ts`);
+      for (const status of ['400', '401', '403', '429', '500'])
+        expect(op.responses[status]).toEqual({ $ref: expect.stringMatching(/^#\/components\/responses\//) });
+    },
+  );
 
   test('Company-Id is a required integer header', () => {
-    expect(doc.components.parameters.CompanyId).toMatchObject({ name: 'Company-Id', in: 'header', required: true, schema: { type: 'integer' } });
+    expect(doc.components.parameters.CompanyId).toMatchObject({
+      name: 'Company-Id',
+      in: 'header',
+      required: true,
+      schema: { type: 'integer' },
+    });
   });
 
   test.each([
@@ -78,20 +91,39 @@ describe('operations from the route table', () => {
     ['ListApplications', APPLICATION_FILTERS, ['page', 'page_size', 'cursor']],
   ] as const)('%s documents every filter and the paging parameters', (id, filters, paging) => {
     const route = routes.find((r) => r.id === id)!;
-    const query = doc.paths[route.path].get.parameters.filter((p: { in?: string }) => p.in === 'query').map((p: { name: string }) => p.name);
+    const query = doc.paths[route.path].get.parameters
+      .filter((p: { in?: string }) => p.in === 'query')
+      .map((p: { name: string }) => p.name);
     expect(query).toEqual([...filters, ...paging]);
   });
 
   test('status on companies is repeatable; ordering follows what the code accepts', () => {
     const params = doc.paths['/companies/'].get.parameters;
-    expect(params.find((p: { name: string }) => p.name === 'status')).toMatchObject({ style: 'form', explode: true, schema: { type: 'array', items: { enum: expect.arrayContaining(['active', 'deleted']) } } });
-    expect(params.find((p: { name: string }) => p.name === 'ordering').schema.enum).toEqual(['name', '-name', 'status', '-status', 'created_at', '-created_at', 'updated_at', '-updated_at']);
+    expect(params.find((p: { name: string }) => p.name === 'status')).toMatchObject({
+      style: 'form',
+      explode: true,
+      schema: { type: 'array', items: { enum: expect.arrayContaining(['active', 'deleted']) } },
+    });
+    expect(params.find((p: { name: string }) => p.name === 'ordering').schema.enum).toEqual([
+      'name',
+      '-name',
+      'status',
+      '-status',
+      'created_at',
+      '-created_at',
+      'updated_at',
+      '-updated_at',
+    ]);
   });
 
   test('CreateApplication: Idempotency-Key, three encodings, idempotency and body errors; PATCH takes JSON only', () => {
     const create = doc.paths['/applications/'].post;
     expect(create.parameters).toContainEqual({ $ref: '#/components/parameters/IdempotencyKey' });
-    expect(Object.keys(create.requestBody.content)).toEqual(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data']);
+    expect(Object.keys(create.requestBody.content)).toEqual([
+      'application/json',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data',
+    ]);
     expect(create.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/ApplicationIn' });
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '409', '413', '415', '422']));
     const patch = doc.paths['/companies/{id}/'].patch;

@@ -9,7 +9,11 @@ describe('query parameters (D5)', () => {
   });
 
   test.each([
-    ['true', true], ['TRUE', true], ['1', true], ['false', false], ['0', false],
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['false', false],
+    ['0', false],
   ])('boolean %p', (value, expected) => {
     expect(booleanParam({ flag: [value] }, 'flag')).toBe(expected);
   });
@@ -39,16 +43,22 @@ describe('query parameters (D5)', () => {
     expect(parseDateOrDateTime(value)).toBe(expected);
   });
 
-  test.each(['2026-02-29', '2026-13-01', '2026-1-1', '20260101', 'yesterday', '2026-01-01T25:00:00Z', '2026-01-01T10:00:00'])('date %p is rejected', (value) => {
-    expect(parseDateOrDateTime(value)).toBeUndefined();
-  });
+  test.each(['2026-02-29', '2026-13-01', '2026-1-1', '20260101', 'yesterday', '2026-01-01T25:00:00Z', '2026-01-01T10:00:00'])(
+    'date %p is rejected',
+    (value) => {
+      expect(parseDateOrDateTime(value)).toBeUndefined();
+    },
+  );
 
   test('every calendar day round-trips as YYYY-MM-DD', () => {
     fc.assert(
-      fc.property(fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2999-12-31T00:00:00Z'), noInvalidDate: true }), (date) => {
-        const day = date.toISOString().slice(0, 10);
-        expect(parseDateOrDateTime(day)).toBe(`${day}T00:00:00.000Z`);
-      }),
+      fc.property(
+        fc.date({ min: new Date('1900-01-01T00:00:00Z'), max: new Date('2999-12-31T00:00:00Z'), noInvalidDate: true }),
+        (date) => {
+          const day = date.toISOString().slice(0, 10);
+          expect(parseDateOrDateTime(day)).toBe(`${day}T00:00:00.000Z`);
+        },
+      ),
     );
   });
 

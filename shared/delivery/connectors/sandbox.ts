@@ -66,19 +66,27 @@ export const sandboxConnector: AtsConnector = {
   async submitApplication(submission: Submission) {
     const companyId = submission.company.id;
     const calls = await countCall(companyId, submission.reference);
-    const existing = await db().send(new GetCommand({ TableName: config().tableName, Key: key(companyId, `RECEIPT#${submission.reference}`), ConsistentRead: true }));
+    const existing = await db().send(
+      new GetCommand({ TableName: config().tableName, Key: key(companyId, `RECEIPT#${submission.reference}`), ConsistentRead: true }),
+    );
     if (existing.Item) return { externalId: String(existing.Item.external_id) };
 
     const email = String(submission.candidate.email ?? '');
     const localPart = email.split('@')[0] ?? '';
-    if (submission.jobExternalId.startsWith('closed-')) throw new ConnectorError('job_not_published', 'The job is not published in the sandbox ATS.');
+    if (submission.jobExternalId.startsWith('closed-'))
+      throw new ConnectorError('job_not_published', 'The job is not published in the sandbox ATS.');
     if (localPart.includes('+duplicate')) throw new ConnectorError('duplicate', 'The candidate has already applied in the sandbox ATS.');
     if (email.includes('+down')) throw new ConnectorError('transient', 'The sandbox ATS is unavailable.');
     if (email.includes('+flaky') && calls <= 2) throw new ConnectorError('transient', 'The sandbox ATS timed out.');
 
     const attachments = [];
     for (const attachment of submission.attachments) {
-      attachments.push({ type: attachment.type, name: attachment.name, content_type: attachment.content_type, ...(await hash(await attachment.open())) });
+      attachments.push({
+        type: attachment.type,
+        name: attachment.name,
+        content_type: attachment.content_type,
+        ...(await hash(await attachment.open())),
+      });
     }
     const receipt: SandboxReceipt = {
       external_id: `sbx-${randomUUID()}`,
@@ -94,17 +102,25 @@ export const sandboxConnector: AtsConnector = {
       attachments,
       received_at: isoNow(),
     };
-    await db().send(
-      new PutCommand({
-        TableName: config().tableName,
-        Item: { ...key(companyId, `RECEIPT#${submission.reference}`), ...receipt, expires_at: Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400 },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    ).catch(async (error: Error) => {
-      // A concurrent submission of the same reference won: the ATS keeps one application.
-      if (error.name !== 'ConditionalCheckFailedException') throw error;
-    });
-    const stored = await db().send(new GetCommand({ TableName: config().tableName, Key: key(companyId, `RECEIPT#${submission.reference}`), ConsistentRead: true }));
+    await db()
+      .send(
+        new PutCommand({
+          TableName: config().tableName,
+          Item: {
+            ...key(companyId, `RECEIPT#${submission.reference}`),
+            ...receipt,
+            expires_at: Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400,
+          },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        }),
+      )
+      .catch(async (error: Error) => {
+        // A concurrent submission of the same reference won: the ATS keeps one application.
+        if (error.name !== 'ConditionalCheckFailedException') throw error;
+      });
+    const stored = await db().send(
+      new GetCommand({ TableName: config().tableName, Key: key(companyId, `RECEIPT#${submission.reference}`), ConsistentRead: true }),
+    );
     return { externalId: String(stored.Item!.external_id) };
   },
 
@@ -131,6 +147,8 @@ export async function sandboxReceipts(company: Pick<CompanyRecord, 'id'>): Promi
 
 /** How many times the sandbox was asked to submit under a reference. */
 export async function sandboxCalls(company: Pick<CompanyRecord, 'id'>, reference: string): Promise<number> {
-  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: key(company.id, `CALLS#${reference}`), ConsistentRead: true }));
+  const out = await db().send(
+    new GetCommand({ TableName: config().tableName, Key: key(company.id, `CALLS#${reference}`), ConsistentRead: true }),
+  );
   return Number(out.Item?.attempts ?? 0);
 }

@@ -1,0 +1,66 @@
+/**
+ * The architecture rules (design §3): layers never import upward, domain folders only import the siblings
+ * below them, functions never import the local runtime, nothing imports tests, and no import is circular.
+ * Type-only imports count too. test/unit/architecture.test.ts runs these rules in `npm test`.
+ */
+const LAYERS = ['platform', 'companies', 'jobs', 'applications', 'delivery', 'http'];
+
+const upward = LAYERS.slice(0, -1).map((layer, i) => ({
+  name: `no-upward-from-${layer}`,
+  comment: `shared/${layer} may import only ${LAYERS.slice(0, i + 1).join(', ')} (design §3)`,
+  severity: 'error',
+  from: { path: `^shared/${layer}/` },
+  to: { path: `^(shared/(${LAYERS.slice(i + 1).join('|')})/|functions/|local/|lib/|bin/|scripts/|bench/)` },
+}));
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: 'http-below-the-entry-points',
+      comment: 'shared/http is the top of shared/; functions, local and lib sit above it',
+      severity: 'error',
+      from: { path: '^shared/http/' },
+      to: { path: '^(functions|local|lib|bin|scripts|bench)/' },
+    },
+    {
+      name: 'no-function-imports-local',
+      comment: 'a Lambda function must not depend on the local runtime',
+      severity: 'error',
+      from: { path: '^functions/' },
+      to: { path: '^local/' },
+    },
+    {
+      name: 'no-imports-of-tests',
+      comment: 'only tests import tests',
+      severity: 'error',
+      from: { pathNot: '^test/' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'circular imports hide the order of the layers',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      comment: 'every import resolves (a layer import that does not resolve would escape the rules)',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|cdk\\.out|\\.data|coverage)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['module', 'main', 'types', 'typings'],
+    },
+  },
+};

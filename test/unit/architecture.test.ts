@@ -1,0 +1,125 @@
+/**
+ * The architecture test: dependency-cruiser with the project's rules (.dependency-cruiser.cjs) over the real
+ * tree finds nothing, and over small trees that break one rule each it names exactly that rule, so the rules
+ * are known to bite. The CLI runs as a child process, as a developer would run it.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const depcruise = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
+
+interface Violation {
+  rule: { name: string };
+  from: string;
+  to: string;
+}
+
+function cruise(cwd: string, paths: string[]): { violations: Violation[]; modules: number } {
+  let out: string;
+  try {
+    out = execFileSync(process.execPath, [depcruise, ...paths, '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
+      cwd,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    // depcruise exits non-zero when it finds violations; the JSON is on stdout all the same.
+    const { stdout, stderr } = error as { stdout: string; stderr: string };
+    if (!stdout) throw new Error(`depcruise failed: ${stderr}`, { cause: error });
+    out = stdout;
+  }
+  const result = JSON.parse(out) as { summary: { violations: Violation[]; totalCruised: number } };
+  return { violations: result.summary.violations, modules: result.summary.totalCruised };
+}
+
+test('the real tree keeps every architecture rule', () => {
+  const { violations, modules } = cruise(root, ['shared', 'functions', 'local', 'lib', 'bin', 'scripts', 'bench', 'test']);
+  expect(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
+  expect(modules).toBeGreaterThan(100);
+});
+
+describe('each rule fails a tree that breaks it', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'arch-'));
+    copyFileSync(join(root, '.dependency-cruiser.cjs'), join(dir, '.dependency-cruiser.cjs'));
+    copyFileSync(join(root, 'tsconfig.json'), join(dir, 'tsconfig.json'));
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { imports: Record<string, string> };
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', imports: pkg.imports }));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const write = (files: Record<string, string>) => {
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(dirname(join(dir, path)), { recursive: true });
+      writeFileSync(join(dir, path), text);
+    }
+  };
+  const rulesBroken = () =>
+    [
+      ...new Set(
+        cruise(
+          dir,
+          ['shared', 'functions', 'local', 'test'].filter((d) => existsSync(join(dir, d))),
+        ).violations.map((v) => v.rule.name),
+      ),
+    ].sort();
+
+  test('a clean layered tree passes', () => {
+    write({
+      'shared/platform/clock.ts': 'export const now = () => 1;\n',
+      'shared/jobs/jobs.ts': "import { now } from '#platform/clock.js';\nexport const job = now();\n",
+      'functions/get.ts': "import { job } from '#jobs/jobs.js';\nexport const handler = () => job;\n",
+    });
+    expect(rulesBroken()).toEqual([]);
+  });
+
+  test('an upward import, also a type-only one', () => {
+    write({
+      'shared/http/routes.ts': 'export interface Route { path: string }\n',
+      'shared/platform/clock.ts': "import type { Route } from '#http/routes.js';\nexport type R = Route;\n",
+    });
+    expect(rulesBroken()).toEqual(['no-upward-from-platform']);
+  });
+
+  test('a domain folder importing a sibling that is not below it', () => {
+    write({
+      'shared/applications/applications.ts': 'export const a = 1;\n',
+      'shared/jobs/jobs.ts': "import { a } from '#applications/applications.js';\nexport const j = a;\n",
+    });
+    expect(rulesBroken()).toEqual(['no-upward-from-jobs']);
+  });
+
+  test('a function importing local/', () => {
+    write({
+      'local/runtime.ts': 'export const r = 1;\n',
+      'functions/get.ts': "import { r } from '../local/runtime.js';\nexport const handler = () => r;\n",
+    });
+    expect(rulesBroken()).toEqual(['no-function-imports-local']);
+  });
+
+  test('anything importing test/', () => {
+    write({
+      'test/helpers/fixtures.ts': 'export const f = 1;\n',
+      'local/seed.ts': "import { f } from '../test/helpers/fixtures.js';\nexport const s = f;\n",
+    });
+    expect(rulesBroken()).toEqual(['no-imports-of-tests']);
+  });
+
+  test('a circular import', () => {
+    write({
+      'shared/jobs/a.ts': "import { b } from '#jobs/b.js';\nexport const a = () => b;\n",
+      'shared/jobs/b.ts': "import { a } from '#jobs/a.js';\nexport const b = () => a;\n",
+    });
+    expect(rulesBroken()).toEqual(['no-circular']);
+  });
+
+  test('a layer import that resolves nowhere', () => {
+    write({ 'shared/jobs/jobs.ts': "import { x } from '#platform/missing.js';\nexport const j = x;\n" });
+    expect(rulesBroken()).toEqual(['not-to-unresolvable']);
+  });
+});
