@@ -3,7 +3,7 @@
  * attachments and the sync hand-off, the Application object with the D9 quirks and D10 anonymization,
  * reads and the filtered list.
  */
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import type { FromSchema } from 'json-schema-to-ts';
 import {
   ATTACHMENT_TYPES,
@@ -24,6 +24,8 @@ import { nextId } from '#platform/ids.js';
 import { findJobByExternalId, getJobs, type JobRecord } from '#jobs/jobs.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
 import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import { getPartner } from '#companies/partners.js';
 import { dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
@@ -160,21 +162,105 @@ export interface ApplicationRecord {
   email_claim_until?: string;
 }
 
-const INTERNAL_ATTRIBUTES = [
-  'PK',
-  'SK',
-  'GSI1PK',
-  'GSI1SK',
-  'GSI2PK',
-  'GSI2SK',
-  'GSI3PK',
-  'GSI3SK',
-  'GSI4PK',
-  'GSI4SK',
-  'GSI5PK',
-  'GSI5SK',
-  'email_lc',
-];
+/** Everything the item holds besides the record: every key attribute of the table, and search copies. */
+const INTERNAL_ATTRIBUTES = [...keyAttributes(), 'email_lc'];
+
+/**
+ * Exact filters with a slot index of their own (docs/access-patterns.md): a page of one filter's matches
+ * reads its keys and the page's items. `email` and `job` have GSI2 and GSI3.
+ */
+export const APPLICATION_FILTER_SLOTS = {
+  sync_status: 'SLOT1',
+  partner: 'SLOT2',
+  agency: 'SLOT3',
+  channel: 'SLOT4',
+  partner_application_id: 'SLOT5',
+  partner_job_id: 'SLOT6',
+  partner_company_id: 'SLOT7',
+  agency_job_id: 'SLOT8',
+} as const satisfies Record<string, IndexName>;
+type SlotFilter = keyof typeof APPLICATION_FILTER_SLOTS;
+
+/** Filters whose per-value totals are attributes of the company's application counter (few values each). */
+const TOTALS_FILTERS = ['sync_status', 'partner', 'agency'] as const;
+/** Filters whose per-value totals are counter items of their own: values a client chooses, unbounded in number. */
+const COUNTED_FILTERS = ['job', 'channel', 'partner_job_id', 'partner_company_id', 'agency_job_id'] as const;
+type CountedFilter = (typeof TOTALS_FILTERS)[number] | (typeof COUNTED_FILTERS)[number];
+
+const filterValue = (r: ApplicationRecord, filter: SlotFilter | CountedFilter) => r[filter] as string | number | null | undefined;
+
+/** The slot partition of one filter value in a company's applications. */
+export function applicationSlot(companyId: number, filter: SlotFilter, value: string | number): string {
+  return indexKeys.filterSlot(collections.companyApplications(companyId), filter, value);
+}
+
+/** The index attributes that follow `updated_at`: every write that moves it sets these too. */
+export function updatedAtIndex(r: Pick<ApplicationRecord, 'id' | 'created_at'>, updatedAt: string): { D2SK: string } {
+  return { D2SK: indexKeys.dateSort(updatedAt, r.created_at, r.id) };
+}
+
+/** The index attribute that follows `sync_status`, and its value for `status`. */
+export function syncStatusIndex(r: Pick<ApplicationRecord, 'company'>, status: string): { attribute: string; value: string } {
+  return { attribute: partitionKeyOf(APPLICATION_FILTER_SLOTS.sync_status), value: applicationSlot(r.company, 'sync_status', status) };
+}
+
+/** The counter item of one filter value with a counter of its own. */
+function valueCounterKey(companyId: number, filter: (typeof COUNTED_FILTERS)[number], value: string | number) {
+  return keys.countOf(indexKeys.filterSlot(collections.companyApplications(companyId), filter, value));
+}
+
+/** The attribute of the company's application counter that totals one value of a few-valued filter. */
+const totalsAttribute = (filter: (typeof TOTALS_FILTERS)[number], value: string | number) => `${filter}#${value}`;
+
+/** Transaction items that add `delta` to every counter an application counts in (create: +1). */
+function counterUpdates(r: ApplicationRecord, delta: number) {
+  const names: Record<string, string> = { '#n': 'count' };
+  const adds = ['#n :d'];
+  TOTALS_FILTERS.forEach((filter, i) => {
+    const value = filterValue(r, filter);
+    if (value === null || value === undefined) return;
+    names[`#t${i}`] = totalsAttribute(filter, value);
+    adds.push(`#t${i} :d`);
+  });
+  const updates = [
+    {
+      Update: {
+        TableName: config().tableName,
+        Key: keys.countOf(collections.companyApplications(r.company)),
+        UpdateExpression: `ADD ${adds.join(', ')}`,
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: { ':d': delta },
+      },
+    },
+  ];
+  for (const filter of COUNTED_FILTERS) {
+    const value = filterValue(r, filter);
+    if (value === null || value === undefined) continue;
+    updates.push({
+      Update: {
+        TableName: config().tableName,
+        Key: valueCounterKey(r.company, filter, value),
+        UpdateExpression: 'ADD #n :d',
+        ExpressionAttributeNames: { '#n': 'count' },
+        ExpressionAttributeValues: { ':d': delta },
+      },
+    });
+  }
+  return updates;
+}
+
+/** The transaction item that moves one application's `sync_status` total from one status to another. */
+export function syncStatusCounterMove(companyId: number, from: string, to: string) {
+  return {
+    Update: {
+      TableName: config().tableName,
+      Key: keys.countOf(collections.companyApplications(companyId)),
+      UpdateExpression: 'ADD #from :minus, #to :plus',
+      ExpressionAttributeNames: { '#from': totalsAttribute('sync_status', from), '#to': totalsAttribute('sync_status', to) },
+      ExpressionAttributeValues: { ':minus': -1, ':plus': 1 },
+    },
+  };
+}
 
 export function fromApplicationItem(item: Record<string, unknown>): ApplicationRecord {
   const record = { ...item };
@@ -184,16 +270,26 @@ export function fromApplicationItem(item: Record<string, unknown>): ApplicationR
 
 export function toApplicationItem(r: ApplicationRecord): Record<string, unknown> {
   const email = String(r.candidate?.email ?? '');
+  const created = indexKeys.createdSort(r.created_at, r.id);
+  const slots: Record<string, string> = {};
+  for (const [filter, slot] of Object.entries(APPLICATION_FILTER_SLOTS) as [SlotFilter, IndexName][]) {
+    const value = filterValue(r, filter);
+    if (value !== null && value !== undefined) slots[partitionKeyOf(slot)] = applicationSlot(r.company, filter, value);
+  }
   return {
     ...keys.application(r.id),
     GSI1PK: indexKeys.companyApplications(r.company),
-    GSI1SK: indexKeys.createdSort(r.created_at, r.id),
+    GSI1SK: created,
     GSI2PK: indexKeys.applicationsByEmail(r.company, email),
-    GSI2SK: indexKeys.createdSort(r.created_at, r.id),
+    GSI2SK: created,
     GSI3PK: indexKeys.applicationsByJob(r.company, r.job),
-    GSI3SK: indexKeys.createdSort(r.created_at, r.id),
-    ...(r.personal_data_deleted_at ? {} : { GSI4PK: indexKeys.personalData(r.id), GSI4SK: indexKeys.createdSort(r.created_at, r.id) }),
+    GSI3SK: created,
+    ...(r.personal_data_deleted_at ? {} : { GSI4PK: indexKeys.personalData(r.id), GSI4SK: created }),
     ...(r.sync_due_at ? { GSI5PK: indexKeys.syncDue(r.id), GSI5SK: indexKeys.createdSort(r.sync_due_at, r.id) } : {}),
+    ...slots,
+    XSK: created,
+    D1SK: indexKeys.dateSort(r.applied_at, r.created_at, r.id),
+    ...updatedAtIndex(r, r.updated_at),
     email_lc: email.toLowerCase(),
     ...r,
   };
@@ -338,15 +434,8 @@ export async function createApplication(
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: config().tableName, Item: toApplicationItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
-          {
-            Update: {
-              TableName: config().tableName,
-              Key: keys.countOf(collections.companyApplications(company.id)),
-              UpdateExpression: 'ADD #n :one',
-              ExpressionAttributeNames: { '#n': 'count' },
-              ExpressionAttributeValues: { ':one': 1 },
-            },
-          },
+          // Every total the application counts in moves in the same transaction (docs/access-patterns.md).
+          ...counterUpdates(record, 1),
         ],
       }),
     );
@@ -483,43 +572,190 @@ export const APPLICATION_FILTERS = [
   'updated_at',
 ] as const;
 
-export function applicationQuery(companyId: number, q: QueryParams): CollectionQuery {
-  const conditions: Condition[] = [];
+/**
+ * The read-time copies of list pages (D9: `job_title`, `job_external_id`, the channel's name and logo) from a
+ * per-instance cache: walking a company's applications would otherwise read the same jobs on every page.
+ * A job's title or external id changes on a list at most `READ_TIME_COPY_TTL_MS` later (docs/decisions.md);
+ * single reads always read afresh.
+ */
+export const READ_TIME_COPY_TTL_MS = 60_000;
+const READ_TIME_COPY_LIMIT = 20_000;
+
+function copyCache<K, V>(load: (missing: K[]) => Promise<Map<K, V>>) {
+  const cache = new Map<K, { value: V; until: number }>();
+  return async (ids: K[]): Promise<Map<K, V>> => {
+    const at = Date.now();
+    const result = new Map<K, V>();
+    const missing: K[] = [];
+    for (const id of new Set(ids)) {
+      const hit = cache.get(id);
+      if (hit && hit.until > at) result.set(id, hit.value);
+      else missing.push(id);
+    }
+    if (missing.length) {
+      if (cache.size > READ_TIME_COPY_LIMIT) cache.clear();
+      for (const [id, value] of await load(missing)) {
+        cache.set(id, { value, until: at + READ_TIME_COPY_TTL_MS });
+        result.set(id, value);
+      }
+    }
+    return result;
+  };
+}
+
+const jobCopies = copyCache<string, JobRecord>(async (missing) => {
+  const byCompany = new Map<number, number[]>();
+  for (const key of missing) {
+    const [company, id] = key.split(':').map(Number);
+    byCompany.set(company, [...(byCompany.get(company) ?? []), id]);
+  }
+  const out = new Map<string, JobRecord>();
+  for (const [company, ids] of byCompany) for (const [id, job] of await getJobs(company, ids)) out.set(`${company}:${id}`, job);
+  return out;
+});
+const channelCopies = copyCache<number, TalentChannel>(getChannels);
+
+const readTimeCopies = {
+  async jobs(companyId: number, ids: number[]): Promise<Map<number, JobRecord>> {
+    const found = await jobCopies(ids.map((id) => `${companyId}:${id}`));
+    return new Map([...found].map(([key, job]) => [Number(key.split(':')[1]), job]));
+  },
+  channels: channelCopies,
+};
+
+interface Candidate {
+  query: CollectionQuery;
+  /** The condition this source answers by itself. */
+  answers: string;
+  /** How many applications the source's partition holds. */
+  size: () => Promise<number>;
+}
+
+/**
+ * Plans a list of applications: the most selective exact filter's partition is walked (its size from a
+ * counter), the other filters apply to its items; without an exact filter a date filter reads its range,
+ * and otherwise the company's collection is paged. `cursorIndex` keeps a walk on the source it started on.
+ */
+export async function applicationQuery(companyId: number, q: QueryParams, cursorIndex?: unknown): Promise<CollectionQuery> {
   const email = stringParam(q, 'email');
   const job = positiveIntParam(q, 'job');
-  const partner = positiveIntParam(q, 'partner');
-  const agency = positiveIntParam(q, 'agency');
   const syncStatus = enumParam(q, 'sync_status', SYNC_STATUSES);
   const appliedAt = dateParam(q, 'applied_at');
   const createdAt = dateParam(q, 'created_at');
   const updatedAt = dateParam(q, 'updated_at');
+  const exact = new Map<SlotFilter, string | number>();
   for (const name of ['partner_application_id', 'partner_job_id', 'partner_company_id', 'agency_job_id', 'channel'] as const) {
     const value = stringParam(q, name);
-    if (value !== undefined) conditions.push({ attr: name, op: 'eq', value });
+    if (value !== undefined) exact.set(name, value);
   }
-  if (partner !== undefined) conditions.push({ attr: 'partner', op: 'eq', value: partner });
-  if (agency !== undefined) conditions.push({ attr: 'agency', op: 'eq', value: agency });
-  if (syncStatus) conditions.push({ attr: 'sync_status', op: 'eq', value: syncStatus });
+  for (const name of ['partner', 'agency'] as const) {
+    const value = positiveIntParam(q, name);
+    if (value !== undefined) exact.set(name, value);
+  }
+  if (syncStatus) exact.set('sync_status', syncStatus);
+
+  const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
+  if (job !== undefined) conditions.push({ attr: 'job', op: 'eq', value: job });
   if (appliedAt) conditions.push({ attr: 'applied_at', op: 'gte', value: appliedAt });
   if (updatedAt) conditions.push({ attr: 'updated_at', op: 'gte', value: updatedAt });
-  // The most selective exact filter picks the index: e-mail, then job, else the company's collection.
+  // D10: an anonymized application has no e-mail, so the filter must not find it before retention has run.
+  const cutoff = new Date(now().getTime() - ANONYMIZATION_AGE_DAYS * 24 * 3600 * 1000).toISOString();
   if (email !== undefined) {
-    if (job !== undefined) conditions.push({ attr: 'job', op: 'eq', value: job });
-    // D10: an anonymized application has no e-mail, so the filter must not find it before retention has run.
-    const cutoff = new Date(now().getTime() - ANONYMIZATION_AGE_DAYS * 24 * 3600 * 1000).toISOString();
-    const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
-    return { index: 'GSI2', partitionValue: indexKeys.applicationsByEmail(companyId, email), sortKeyFrom: from, conditions };
+    conditions.push({ attr: 'email_lc', op: 'eq', value: email.toLowerCase() });
+    conditions.push({ attr: 'created_at', op: 'gte', value: createdAt && createdAt > cutoff ? createdAt : cutoff });
   }
-  if (job !== undefined)
-    return { index: 'GSI3', partitionValue: indexKeys.applicationsByJob(companyId, job), sortKeyFrom: createdAt, conditions };
-  return {
-    index: 'GSI1',
-    partitionValue: indexKeys.companyApplications(companyId),
-    sortKeyFrom: createdAt,
-    conditions,
-    total: () => readCount(collections.companyApplications(companyId)),
+  const collection = collections.companyApplications(companyId);
+  const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
+
+  const candidates: Candidate[] = [];
+  let counters: Promise<Map<string, Record<string, unknown>>> | undefined;
+  const counterItems = () =>
+    (counters ??= batchGetItems([
+      keys.countOf(collection),
+      ...COUNTED_FILTERS.flatMap((f) => {
+        const value = f === 'job' ? job : exact.get(f as SlotFilter);
+        return value === undefined ? [] : [valueCounterKey(companyId, f, value)];
+      }),
+    ]));
+  const counted = async (key: { PK: string; SK: string }, attribute = 'count') =>
+    Number((await counterItems()).get(primaryKeyOf(key))?.[attribute] ?? 0);
+  const keysCount = async (query: CollectionQuery) => {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: config().tableName,
+        IndexName: query.index,
+        KeyConditionExpression: '#pk = :pk',
+        ExpressionAttributeNames: { '#pk': partitionKeyOf(query.index) },
+        ExpressionAttributeValues: { ':pk': query.partitionValue },
+        Select: 'COUNT',
+      }),
+    );
+    return out.Count ?? 0;
   };
+
+  for (const [filter, value] of exact) {
+    const query: CollectionQuery = {
+      index: APPLICATION_FILTER_SLOTS[filter],
+      partitionValue: applicationSlot(companyId, filter, value),
+      sortKeyFrom: createdAt,
+      conditions: others(filter),
+    };
+    const size = (TOTALS_FILTERS as readonly string[]).includes(filter)
+      ? () => counted(keys.countOf(collection), totalsAttribute(filter as (typeof TOTALS_FILTERS)[number], value))
+      : (COUNTED_FILTERS as readonly string[]).includes(filter)
+        ? () => counted(valueCounterKey(companyId, filter as (typeof COUNTED_FILTERS)[number], value))
+        : () => keysCount(query);
+    candidates.push({ query, answers: filter, size });
+  }
+  if (job !== undefined) {
+    const query: CollectionQuery = {
+      index: 'GSI3',
+      partitionValue: indexKeys.applicationsByJob(companyId, job),
+      sortKeyFrom: createdAt,
+      conditions: others('job'),
+    };
+    candidates.push({ query, answers: 'job', size: () => counted(valueCounterKey(companyId, 'job', job)) });
+  }
+  if (email !== undefined) {
+    const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
+    const query: CollectionQuery = {
+      index: 'GSI2',
+      partitionValue: indexKeys.applicationsByEmail(companyId, email),
+      sortKeyFrom: from,
+      conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
+    };
+    // A candidate has a handful of applications: counting them is cheaper than keeping a counter per address.
+    candidates.push({ query, answers: 'email_lc', size: async () => (await readPage({ ...query, conditions: [] }, COUNT_ONLY)).count });
+  }
+
+  if (candidates.length) {
+    let chosen = candidates.find((c) => c.query.index === cursorIndex);
+    let size: number | undefined;
+    if (!chosen) {
+      const sizes = await Promise.all(candidates.map((c) => c.size()));
+      const smallest = sizes.indexOf(Math.min(...sizes));
+      chosen = candidates[smallest];
+      size = sizes[smallest];
+    }
+    const { query } = chosen;
+    // The partition's own total is the answer when nothing else filters (the e-mail range is bounded by D10).
+    if (size !== undefined && chosen.answers !== 'email_lc') return { ...query, total: () => Promise.resolve(size) };
+    if (chosen.answers !== 'email_lc') return { ...query, total: chosen.size };
+    return query;
+  }
+  const dated = others('');
+  if (appliedAt || updatedAt) {
+    const index = appliedAt ? 'DATE1' : 'DATE2';
+    const answered = appliedAt ? 'applied_at' : 'updated_at';
+    const rest = dated.filter((c) => c.attr !== answered);
+    if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
+    return { index, partitionValue: collection, sortKeyFrom: appliedAt ?? updatedAt, conditions: rest };
+  }
+  return { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
 }
+
+/** A page request that only counts (page 1 of size 0 is never read). */
+const COUNT_ONLY = { page: 1, pageSize: 0 } as const;
 
 export async function listApplications(
   companyId: number,
@@ -528,14 +764,14 @@ export async function listApplications(
 ): Promise<PageEnvelope<Record<string, unknown>>> {
   const options = { scope: `applications:company:${companyId}`, filterParams: APPLICATION_FILTERS };
   const request = pageRequest(q, options);
-  const page = await readPage(applicationQuery(companyId, q), request);
+  const page = await readPage(await applicationQuery(companyId, q, request.cursor?.position.index), request);
   const records = page.items.map(fromApplicationItem);
   const [jobs, channels] = await Promise.all([
-    getJobs(
+    readTimeCopies.jobs(
       companyId,
       records.map((r) => r.job),
     ),
-    getChannels(records.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
+    readTimeCopies.channels(records.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
   ]);
   const next = page.position
     ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })

@@ -7,7 +7,7 @@
  * conditional on the record still holding data; a run that stops half-way is completed by the next.
  */
 import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ANONYMIZATION_AGE_DAYS, getApplicationRecord } from '#applications/applications.js';
+import { ANONYMIZATION_AGE_DAYS, getApplicationRecord, updatedAtIndex } from '#applications/applications.js';
 import { deleteAttachmentObjects } from '#applications/attachments.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
@@ -47,10 +47,10 @@ async function purge(applicationId: number, at: string): Promise<number> {
       new UpdateCommand({
         TableName: config().tableName,
         Key: keys.application(applicationId),
-        UpdateExpression: `REMOVE ${PERSONAL_DATA_FIELDS.map((f) => `#${f}`).join(', ')}, email_lc, GSI2PK, GSI2SK, GSI4PK, GSI4SK SET #status = :anonymized, personal_data_deleted_at = :at, updated_at = :at`,
+        UpdateExpression: `REMOVE ${PERSONAL_DATA_FIELDS.map((f) => `#${f}`).join(', ')}, email_lc, GSI2PK, GSI2SK, GSI4PK, GSI4SK SET #status = :anonymized, personal_data_deleted_at = :at, updated_at = :at, D2SK = :updated`,
         ConditionExpression: 'attribute_exists(GSI4PK)',
         ExpressionAttributeNames: { ...Object.fromEntries(PERSONAL_DATA_FIELDS.map((f) => [`#${f}`, f])), '#status': 'status' },
-        ExpressionAttributeValues: { ':anonymized': 'anonymized', ':at': at },
+        ExpressionAttributeValues: { ':anonymized': 'anonymized', ':at': at, ':updated': updatedAtIndex(record, at).D2SK },
       }),
     );
   } catch (error) {

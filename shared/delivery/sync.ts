@@ -9,8 +9,15 @@
  * - final statuses are written only over `NOTSENT`, so a late attempt can never overwrite an outcome.
  * Until the work is done the application stays in the sync-due index, which the sweeper reads.
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getApplicationRecord, type ApplicationRecord } from '#applications/applications.js';
+import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  getApplicationRecord,
+  syncStatusCounterMove,
+  syncStatusIndex,
+  updatedAtIndex,
+  type ApplicationRecord,
+} from '#applications/applications.js';
+import { isConditionFailure } from '#platform/errors.js';
 import { openAttachment, readAttachment } from '#applications/attachments.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
@@ -84,23 +91,36 @@ async function claim(id: number, field: 'sync' | 'email'): Promise<number | fals
 async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<void> {
   const timestamp = now().toISOString();
   try {
+    // The status, its index entries and the company's per-status totals move in one transaction.
+    const slot = syncStatusIndex(record, outcome.sync_status);
     await db().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.application(record.id),
-        UpdateExpression: `SET sync_status = :status, failure_error = :error, updated_at = :now${outcome.external_id ? ', external_id = :external' : ''} REMOVE sync_claim_until`,
-        ConditionExpression: 'sync_status = :notsent',
-        ExpressionAttributeValues: {
-          ':status': outcome.sync_status,
-          ':error': outcome.failure_error,
-          ':now': timestamp,
-          ':notsent': 'NOTSENT',
-          ...(outcome.external_id ? { ':external': outcome.external_id } : {}),
-        },
+      new TransactWriteCommand({
+        TransactItems: [
+          {
+            Update: {
+              TableName: config().tableName,
+              Key: keys.application(record.id),
+              UpdateExpression: `SET sync_status = :status, failure_error = :error, updated_at = :now, #slot = :slot, D2SK = :updated${outcome.external_id ? ', external_id = :external' : ''} REMOVE sync_claim_until`,
+              ConditionExpression: 'sync_status = :notsent',
+              ExpressionAttributeNames: { '#slot': slot.attribute },
+              ExpressionAttributeValues: {
+                ':status': outcome.sync_status,
+                ':error': outcome.failure_error,
+                ':now': timestamp,
+                ':notsent': 'NOTSENT',
+                ':slot': slot.value,
+                ':updated': updatedAtIndex(record, timestamp).D2SK,
+                ...(outcome.external_id ? { ':external': outcome.external_id } : {}),
+              },
+            },
+          },
+          syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status),
+        ],
       }),
     );
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return; // decided by another attempt
+    // Decided by another attempt: the transaction is cancelled on the application's condition.
+    if (isConditionFailure(error)) return;
     throw error;
   }
   record.sync_status = outcome.sync_status;
@@ -260,13 +280,19 @@ async function emailFallback(record: ApplicationRecord, company: CompanyRecord):
       logger.error('e-mail fallback failed', { applicationId: record.id, error: error as Error });
     }
   }
+  const emailAt = now().toISOString();
   await db().send(
     new UpdateCommand({
       TableName: config().tableName,
       Key: keys.application(record.id),
-      UpdateExpression: 'SET email_sync_status = :status, updated_at = :now REMOVE email_claim_until',
+      UpdateExpression: 'SET email_sync_status = :status, updated_at = :now, D2SK = :updated REMOVE email_claim_until',
       ConditionExpression: 'email_sync_status = :notsent',
-      ExpressionAttributeValues: { ':status': status, ':now': now().toISOString(), ':notsent': 'NOTSENT' },
+      ExpressionAttributeValues: {
+        ':status': status,
+        ':now': emailAt,
+        ':updated': updatedAtIndex(record, emailAt).D2SK,
+        ':notsent': 'NOTSENT',
+      },
     }),
   );
   record.email_sync_status = status;

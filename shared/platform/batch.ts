@@ -15,27 +15,38 @@ import { config, db } from '#platform/clients.js';
 
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
 
-/** Reads items by key in batches of 100, retrying unprocessed keys; returns them by id. */
+/** The map key of an item's primary key in `batchGetItems`' result. */
+export const primaryKeyOf = (key: { PK: unknown; SK: unknown }): string => `${String(key.PK)}\u0000${String(key.SK)}`;
+
+/** Reads items by primary key in batches of 100, retrying unprocessed keys; returns them by `primaryKeyOf`. */
+export async function batchGetItems(itemKeys: { PK: string; SK: string }[]): Promise<Map<string, Record<string, unknown>>> {
+  const result = new Map<string, Record<string, unknown>>();
+  const unique = [...new Map(itemKeys.map((k) => [primaryKeyOf(k), { PK: k.PK, SK: k.SK }])).values()];
+  for (let i = 0; i < unique.length; i += 100) {
+    let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = {
+      [config().tableName]: { Keys: unique.slice(i, i + 100) },
+    };
+    for (let attempt = 0; request && Object.keys(request).length; attempt++) {
+      if (attempt) await backoff(attempt);
+      const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of out.Responses?.[config().tableName] ?? []) result.set(primaryKeyOf(item as { PK: unknown; SK: unknown }), item);
+      request = out.UnprocessedKeys && Object.keys(out.UnprocessedKeys).length ? (out.UnprocessedKeys as typeof request) : undefined;
+    }
+  }
+  return result;
+}
+
+/** Reads items by id in batches of 100, retrying unprocessed keys; returns them by id. */
 export async function batchGetByKey<T extends { id: number }>(
   ids: number[],
   keyOf: (id: number) => { PK: string; SK: string },
   map: (item: Record<string, unknown>) => T,
 ): Promise<Map<number, T>> {
+  const items = await batchGetItems([...new Set(ids)].map(keyOf));
   const result = new Map<number, T>();
-  const unique = [...new Set(ids)];
-  for (let i = 0; i < unique.length; i += 100) {
-    let request: Record<string, { Keys: Record<string, unknown>[] }> | undefined = {
-      [config().tableName]: { Keys: unique.slice(i, i + 100).map(keyOf) },
-    };
-    for (let attempt = 0; request && Object.keys(request).length; attempt++) {
-      if (attempt) await backoff(attempt);
-      const out: BatchGetCommandOutput = await db().send(new BatchGetCommand({ RequestItems: request }));
-      for (const item of out.Responses?.[config().tableName] ?? []) {
-        const value = map(item);
-        result.set(value.id, value);
-      }
-      request = out.UnprocessedKeys && Object.keys(out.UnprocessedKeys).length ? (out.UnprocessedKeys as typeof request) : undefined;
-    }
+  for (const item of items.values()) {
+    const value = map(item);
+    result.set(value.id, value);
   }
   return result;
 }

@@ -85,3 +85,13 @@ function describe(errors: FieldErrors): string {
   if (fields.length === 1) return `Invalid value for "${fields[0]}": ${errors[fields[0]].join(' ')}`;
   return `Invalid values for ${fields.map((f) => `"${f}"`).join(', ')}.`;
 }
+
+/**
+ * Whether a DynamoDB write failed on its own condition: a ConditionalCheckFailedException, or a transaction
+ * cancelled because one of its conditions failed (and not, say, for a conflict or throttling).
+ */
+export function isConditionFailure(error: unknown): boolean {
+  const { name, CancellationReasons } = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  if (name === 'ConditionalCheckFailedException') return true;
+  return name === 'TransactionCanceledException' && (CancellationReasons ?? []).some((r) => r.Code === 'ConditionalCheckFailed');
+}

@@ -46,7 +46,16 @@ export const indexKeys = {
   personalData: (applicationId: number) => `PII#${applicationId % PERSONAL_DATA_SHARDS}`,
   /** Applications whose sync (or e-mail fallback) is still due, by when the sweeper should look again. */
   syncDue: (applicationId: number) => `SYNCDUE#${applicationId % SYNC_DUE_SHARDS}`,
+  /** The partition of an exact-filter slot: the members of `collection` whose `filter` equals `value`. */
+  filterSlot: (collection: string, filter: string, value: string | number | boolean) => `${collection}#${filter}=${value}`,
+  /** A date index's sort key: the date, then the created sort, so a range read can be put in list order. */
+  dateSort: (date: string, createdAt: string, id: number) => `${date}#${createdAt}#${pad(id)}`,
 } as const;
+
+/** The created sort (`<created_at>#<id:016>`) inside a date index's sort key. */
+export function createdSortOfDateSort(dateSort: string): string {
+  return dateSort.slice(dateSort.indexOf('#') + 1);
+}
 
 export const collections = {
   companyJobs: (companyId: number) => `COMPANY#${companyId}#JOBS`,

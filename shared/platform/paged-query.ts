@@ -1,11 +1,22 @@
 /**
- * Reads one page of a collection that lives under one index partition (a company's jobs, a partner's
- * companies, ...), newest first, with optional filters. Counting, skipping and reading are separate so a
- * request pays only for what it needs: the unfiltered total comes from a counter item, a cursor skips the
- * skip, and a page is read with a Limit that matches the page when there is no filter.
+ * Reads one page of a collection that lives under one index partition (a company's jobs or applications,
+ * the members of one exact-filter slot, a date range), newest first, with optional filters. A request pays
+ * for what it returns: counting, skipping and reading are separate, the unfiltered total of a partition comes
+ * from a counter item, a cursor carries the position and the count, and a keys-only partition is read as
+ * keys with only the page's items fetched (docs/access-patterns.md, "Redesign").
+ *
+ * Three kinds of source, told apart by the index definition:
+ * - `items`: an index projecting whole items (GSI1–GSI3); other filters run as a FilterExpression;
+ * - `keys`: a keys-only index in list order (the exact-filter slots); other filters run in memory on the
+ *   items batch-read for the keys;
+ * - `dateRange`: a keys-only index sorted by `<date>#<created sort>` (D1, D2); the matching range is read as
+ *   keys and put in list order by the created sort inside each key.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
+import { BadRequestError } from '#platform/errors.js';
+import { createdSortOfDateSort } from '#platform/keys.js';
 import { tableDefinition, type IndexName } from '#platform/table.js';
 import type { PageRequest } from '#platform/pagination.js';
 
@@ -19,8 +30,9 @@ export interface CollectionQuery {
   partitionValue: string;
   /** Lower bound on the index sort key (a date filter served by the key condition). */
   sortKeyFrom?: string;
+  /** The filters the partition does not answer by itself. */
   conditions: Condition[];
-  /** Unfiltered total from a counter item, where the collection has one; used when nothing filters. */
+  /** Total of the whole partition from a counter item; used when nothing else filters. */
   total?: () => Promise<number>;
 }
 
@@ -31,33 +43,60 @@ export interface PageResult<T> {
   position?: Record<string, unknown>;
 }
 
+type Item = Record<string, unknown>;
+type SourceKind = 'items' | 'keys' | 'dateRange';
+
+/** Index sort keys that hold `<date>#<created sort>` rather than the created sort itself. */
+const DATE_SORT_KEYS = new Set(['D1SK', 'D2SK']);
+/** Keys-only index with the same keys as GSI1: where unfiltered collections skip. */
+const SKIP_INDEX: IndexName = 'KEYS';
+
 function indexOf(name: IndexName) {
   const index = tableDefinition.globalSecondaryIndexes.find((i) => i.name === name);
   if (!index) throw new Error(`unknown index ${name}`);
   return index;
 }
 
-function baseInput(query: CollectionQuery): QueryCommandInput {
+function kindOf(query: CollectionQuery): SourceKind {
   const index = indexOf(query.index);
-  const names: Record<string, string> = { '#pk': index.partitionKey };
+  if (index.projection === 'ALL') return 'items';
+  return DATE_SORT_KEYS.has(index.sortKey) ? 'dateRange' : 'keys';
+}
+
+/** In-memory form of a condition, for items read by key. */
+export function matchesAll(item: Item, conditions: Condition[]): boolean {
+  return conditions.every((c) => {
+    const value = item[c.attr];
+    if (c.op === 'eq') return value === c.value;
+    if (typeof value !== 'string') return false;
+    return c.op === 'gte' ? value >= c.value : value.includes(c.value);
+  });
+}
+
+function baseInput(query: CollectionQuery, index: IndexName = query.index): QueryCommandInput {
+  const definition = indexOf(index);
+  const names: Record<string, string> = { '#pk': definition.partitionKey };
   const values: Record<string, unknown> = { ':pk': query.partitionValue };
   let keyCondition = '#pk = :pk';
   if (query.sortKeyFrom !== undefined) {
-    names['#sk'] = index.sortKey;
+    names['#sk'] = definition.sortKey;
     values[':sk'] = query.sortKeyFrom;
     keyCondition += ' AND #sk >= :sk';
   }
   const filters: string[] = [];
-  query.conditions.forEach((condition, i) => {
-    names[`#f${i}`] = condition.attr;
-    values[`:f${i}`] = condition.value;
-    if (condition.op === 'eq') filters.push(`#f${i} = :f${i}`);
-    else if (condition.op === 'gte') filters.push(`#f${i} >= :f${i}`);
-    else filters.push(`contains(#f${i}, :f${i})`);
-  });
+  // Only an index that projects the filtered attributes can filter in the Query itself.
+  if (definition.projection === 'ALL') {
+    query.conditions.forEach((condition, i) => {
+      names[`#f${i}`] = condition.attr;
+      values[`:f${i}`] = condition.value;
+      if (condition.op === 'eq') filters.push(`#f${i} = :f${i}`);
+      else if (condition.op === 'gte') filters.push(`#f${i} >= :f${i}`);
+      else filters.push(`contains(#f${i}, :f${i})`);
+    });
+  }
   return {
     TableName: config().tableName,
-    IndexName: query.index,
+    IndexName: index,
     KeyConditionExpression: keyCondition,
     ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
     ExpressionAttributeNames: names,
@@ -66,28 +105,39 @@ function baseInput(query: CollectionQuery): QueryCommandInput {
   };
 }
 
-function positionOf(query: CollectionQuery, item: Record<string, unknown>): Record<string, unknown> {
+function positionOf(query: CollectionQuery, entry: Item): Record<string, unknown> {
   const index = indexOf(query.index);
-  const position: Record<string, unknown> = {};
+  const position: Record<string, unknown> = { index: query.index };
   for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, index.sortKey])
-    position[name] = item[name];
+    position[name] = entry[name];
   return position;
 }
+
+const invalidCursor = () => new BadRequestError('The "cursor" parameter is not valid; follow the "next" link as given.', 'invalid_cursor');
 
 /** The start key for a position, with the partition forced to this query's own (tenant) partition. */
 function startKey(query: CollectionQuery, position: Record<string, unknown>): Record<string, unknown> {
   const index = indexOf(query.index);
   const key: Record<string, unknown> = {};
   for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.sortKey]) {
-    if (typeof position[name] !== 'string') throw new Error('cursor position lacks a key attribute');
+    if (typeof position[name] !== 'string' || !position[name]) throw invalidCursor();
     key[name] = position[name];
   }
   key[index.partitionKey] = query.partitionValue;
   return key;
 }
 
-async function countMatching(query: CollectionQuery): Promise<number> {
+/** Whole items for index entries, in the entries' order; an item deleted meanwhile is left out. */
+async function itemsFor(entries: Item[]): Promise<(Item | undefined)[]> {
+  if (!entries.length) return [];
+  const found = await batchGetItems(entries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
+  return entries.map((e) => found.get(primaryKeyOf(e as { PK: unknown; SK: unknown })));
+}
+
+async function countMatching(query: CollectionQuery, kind: SourceKind): Promise<number> {
   if (query.total && !query.conditions.length && query.sortKeyFrom === undefined) return query.total();
+  if (kind === 'keys' && query.conditions.length) return (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items.length;
+  // An items index counts with its FilterExpression; a keys-only one without conditions counts its keys.
   let count = 0;
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -98,31 +148,30 @@ async function countMatching(query: CollectionQuery): Promise<number> {
   return count;
 }
 
-/** Reads matching items after `from` until `wanted` are collected or the collection ends. */
+/** Reads matching items after `from` until `wanted` are collected or the partition ends. */
 async function collect(
   query: CollectionQuery,
+  kind: SourceKind,
   from: Record<string, unknown> | undefined,
   wanted: number,
-  keysOnly: boolean,
-): Promise<{ items: Record<string, unknown>[]; position?: Record<string, unknown> }> {
+): Promise<{ items: Item[]; position?: Record<string, unknown> }> {
   const input = baseInput(query);
-  const filtered = Boolean(input.FilterExpression);
-  if (keysOnly) {
-    const index = indexOf(query.index);
-    const keyNames = [tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, index.sortKey];
-    keyNames.forEach((name, i) => (input.ExpressionAttributeNames![`#k${i}`] = name));
-    input.ProjectionExpression = keyNames.map((_, i) => `#k${i}`).join(', ');
-  }
-  const items: Record<string, unknown>[] = [];
+  const residual = kind === 'keys' ? query.conditions : [];
+  const filtered = Boolean(input.FilterExpression) || residual.length > 0;
+  const items: Item[] = [];
   let exclusiveStartKey = from;
   while (items.length < wanted) {
     const remaining = wanted - items.length;
-    // Without a filter every evaluated item is returned, so the Limit can be exact; with one, read ahead.
-    const limit = filtered ? Math.min(Math.max(remaining * 4, 50), 500) : remaining;
+    // Unfiltered, every entry read is returned, so the Limit is exact; filtered, read a little ahead.
+    const limit = filtered ? Math.min(Math.max(remaining * 2, 25), 200) : Math.min(remaining, 1000);
     const out = await db().send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: exclusiveStartKey }));
-    for (const item of out.Items ?? []) {
+    const entries = out.Items ?? [];
+    const read = kind === 'keys' ? await itemsFor(entries) : entries;
+    for (let i = 0; i < entries.length; i++) {
+      const item = read[i];
+      if (!item || (residual.length && !matchesAll(item, residual))) continue;
       items.push(item);
-      if (items.length === wanted) return { items, position: positionOf(query, item) };
+      if (items.length === wanted) return { items, position: positionOf(query, entries[i]) };
     }
     if (!out.LastEvaluatedKey) return { items };
     exclusiveStartKey = out.LastEvaluatedKey;
@@ -130,18 +179,92 @@ async function collect(
   return { items, position: items.length ? positionOf(query, items[items.length - 1]) : undefined };
 }
 
-export async function readPage(query: CollectionQuery, request: PageRequest): Promise<PageResult<Record<string, unknown>>> {
-  const count = request.cursor ? request.cursor.count : await countMatching(query);
+/** Skips `skip` matches without reading items where the source allows it; returns the position after them. */
+async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): Promise<Record<string, unknown> | undefined> {
+  const unfiltered = !query.conditions.length;
+  if (unfiltered && (kind === 'keys' || indexOf(query.index).partitionKey === indexOf(SKIP_INDEX).partitionKey)) {
+    // Keys only: a slot is itself keys-only; an items collection on GSI1 has its keys-only twin.
+    const keysIndex = kind === 'keys' ? query.index : SKIP_INDEX;
+    const input = baseInput(query, keysIndex);
+    let remaining = skip;
+    let exclusiveStartKey: Record<string, unknown> | undefined;
+    let last: Item | undefined;
+    while (remaining > 0) {
+      const out = await db().send(new QueryCommand({ ...input, Limit: Math.min(remaining, 1000), ExclusiveStartKey: exclusiveStartKey }));
+      const entries = out.Items ?? [];
+      if (entries.length) last = entries[entries.length - 1];
+      remaining -= entries.length;
+      if (!out.LastEvaluatedKey) break;
+      exclusiveStartKey = out.LastEvaluatedKey;
+    }
+    return remaining > 0 || !last ? undefined : positionOf(query, last);
+  }
+  const skipped = await collect(query, kind, undefined, skip);
+  return skipped.items.length < skip ? undefined : skipped.position;
+}
+
+/** A date range in list order: every key of the range, newest created first. */
+async function readDateRange(query: CollectionQuery, request: PageRequest): Promise<PageResult<Item>> {
+  const sortKey = indexOf(query.index).sortKey;
+  const entries: Item[] = [];
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ ...baseInput(query), ExclusiveStartKey: exclusiveStartKey }));
+    entries.push(...(out.Items ?? []));
+    exclusiveStartKey = out.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  const created = (e: Item) => createdSortOfDateSort(String(e[sortKey]));
+  entries.sort((a, b) => (created(a) < created(b) ? 1 : created(a) > created(b) ? -1 : 0));
+  let ordered: { entry: Item; item?: Item }[] = entries.map((entry) => ({ entry }));
+  if (query.conditions.length) {
+    const items = await itemsFor(entries);
+    ordered = ordered.map((o, i) => ({ ...o, item: items[i] })).filter((o) => o.item && matchesAll(o.item, query.conditions));
+  }
+  const count = request.cursor ? request.cursor.count : ordered.length;
+  let start: number;
+  if (request.cursor) {
+    const after = request.cursor.position.after;
+    if (typeof after !== 'string' || !after) throw invalidCursor();
+    start = ordered.findIndex((o) => created(o.entry) < after);
+    if (start < 0) return { items: [], count };
+  } else {
+    start = (request.page - 1) * request.pageSize;
+  }
+  const slice = ordered.slice(start, start + request.pageSize);
+  const missing = slice.filter((o) => !o.item);
+  if (missing.length) {
+    const fetched = await itemsFor(missing.map((o) => o.entry));
+    missing.forEach((o, i) => (o.item = fetched[i]));
+  }
+  const items = slice.map((o) => o.item).filter((i): i is Item => Boolean(i));
+  const last = slice[slice.length - 1];
+  return { items, count, position: last ? { index: query.index, after: created(last.entry) } : undefined };
+}
+
+export async function readPage(query: CollectionQuery, request: PageRequest): Promise<PageResult<Item>> {
+  const kind = kindOf(query);
+  // A cursor minted on another source (the counts chose differently since) is not used: the page is still right.
+  if (request.cursor && request.cursor.position.index !== query.index) request = { ...request, cursor: undefined };
+  if (kind === 'dateRange') return readDateRange(query, request);
   const skip = (request.page - 1) * request.pageSize;
+  if (kind === 'keys' && query.conditions.length && !request.cursor) {
+    // Counting a filtered keys partition means reading its matches: the same read serves the page.
+    const all = await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER);
+    const items = all.items.slice(skip, skip + request.pageSize);
+    const last = items[items.length - 1];
+    return { items, count: all.items.length, position: last ? positionOf(query, last) : undefined };
+  }
+  const count = request.cursor ? request.cursor.count : await countMatching(query, kind);
   if (skip >= count) return { items: [], count };
   let from: Record<string, unknown> | undefined;
   if (request.cursor) {
     from = startKey(query, request.cursor.position);
   } else if (skip > 0) {
-    const skipped = await collect(query, undefined, skip, true);
-    if (skipped.items.length < skip || !skipped.position) return { items: [], count };
-    from = startKey(query, skipped.position);
+    const position = await skipTo(query, kind, skip);
+    if (!position) return { items: [], count };
+    from = startKey(query, position);
   }
-  const page = await collect(query, from, request.pageSize, false);
+  // The count says how many the page can hold, so the read stops there instead of at the partition's end.
+  const page = await collect(query, kind, from, Math.min(request.pageSize, count - skip));
   return { items: page.items, count, position: page.position };
 }

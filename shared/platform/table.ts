@@ -14,7 +14,7 @@ export const tableDefinition = {
   sortKey: 'SK',
   ttlAttribute: 'expires_at',
   globalSecondaryIndexes: [
-    // Collections in creation order: a partner's companies, a company's jobs (and later applications).
+    // Collections in creation order: a partner's companies, a company's jobs and applications.
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
     // Sparse lookups by an exact, selective value: a job by its external id, applications by e-mail.
     { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
@@ -24,10 +24,27 @@ export const tableDefinition = {
     { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
     // Applications whose sync is due, sharded, by the time the sweeper should look at them (D12); keys only.
     { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'KEYS_ONLY' },
+    // Exact-filter slots: `<collection>#<filter>=<value>` in creation order (XSK = the created sort), sparse
+    // and keys only, so a page of one filter's matches costs its keys and the page's items (FILTER_SLOTS).
+    ...([1, 2, 3, 4, 5, 6, 7, 8] as const).map(
+      (n) => ({ name: `SLOT${n}`, partitionKey: `X${n}PK`, sortKey: 'XSK', projection: 'KEYS_ONLY' }) as const,
+    ),
+    // Date ranges of a collection: `<date>#<created sort>`, keys only (DATE1: applied_at; DATE2: updated_at).
+    { name: 'DATE1', partitionKey: 'GSI1PK', sortKey: 'D1SK', projection: 'KEYS_ONLY' },
+    { name: 'DATE2', partitionKey: 'GSI1PK', sortKey: 'D2SK', projection: 'KEYS_ONLY' },
+    // The collections of GSI1 as keys only: a bare `page=N` skips here at ~100 records per unit.
+    { name: 'KEYS', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
   ] satisfies IndexDefinition[],
 } as const;
 
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['name'];
+
+/** The partition key attribute of an index. */
+export function partitionKeyOf(name: IndexName): string {
+  const index = tableDefinition.globalSecondaryIndexes.find((i) => i.name === name);
+  if (!index) throw new Error(`unknown index ${name}`);
+  return index.partitionKey;
+}
 
 /** Every key attribute the table and its indexes use (all strings). */
 export function keyAttributes(): string[] {
