@@ -20,7 +20,9 @@ function parser(parse: Parse) {
   return (value: string | undefined, previous: unknown): any => {
     const problems = previous instanceof Refused ? [...previous.problems] : [];
     if (previous !== undefined) problems.push('Given more than once.');
-    const parsed = value === undefined ? true : parse(value);
+    // Commander gives a required option the next word even when it is another option (`--name --kind
+    // agency`); the tool has always refused that rather than name a partner "--kind".
+    const parsed = value === undefined ? true : value.startsWith('--') ? new Refused(['Needs a value.']) : parse(value);
     if (parsed instanceof Refused) problems.push(...parsed.problems);
     return problems.length ? new Refused(problems) : parsed;
   };
