@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// `hiring-admin`: runs local/admin.ts with tsx. Paths are resolved from this file's real location, so it
+// `hiring-admin`: runs local/admin/index.ts with tsx. Paths are resolved from this file's real location, so it
 // works from any working directory and through npm's bin symlinks. The service needs Node 24 (the
 // project's `node` devDependency); under an older node (for example the system one) the shim re-runs
 // itself with the project's node binary.
@@ -26,5 +26,5 @@ if (major < 24) {
 
 const { register } = await import(pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'esm', 'api', 'index.mjs')).href);
 register();
-const admin = await import(pathToFileURL(join(root, 'local', 'admin.ts')).href);
+const admin = await import(pathToFileURL(join(root, 'local', 'admin', 'index.ts')).href);
 await admin.run();

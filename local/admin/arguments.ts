@@ -1,0 +1,133 @@
+/**
+ * Options and arguments of the admin commands, and how a bad command line becomes one usage error.
+ *
+ * The tool reports every problem of a command line in one error document (P42), while commander stops at
+ * its first complaint. So the value parsers here do not throw: they return a `Refused` value that names
+ * the problem, and `usageErrors` collects, for the command commander chose, the refused values together
+ * with what commander complained about (missing or unknown options, missing or surplus arguments).
+ */
+import { type Command, type CommanderError } from 'commander';
+
+/** An option or argument value that its parser refused; never reaches an action. */
+export class Refused {
+  constructor(readonly problems: string[]) {}
+}
+
+type Parse = (value: string) => unknown;
+
+/** Wraps a value parser: repeated options and refused values become `Refused`. */
+function parser(parse: Parse) {
+  return (value: string | undefined, previous: unknown): any => {
+    const problems = previous instanceof Refused ? [...previous.problems] : [];
+    if (previous !== undefined) problems.push('Given more than once.');
+    // Commander gives a required option the next word even when it is another option (`--name --kind
+    // agency`); the tool has always refused that rather than name a partner "--kind".
+    const parsed = value === undefined ? true : value.startsWith('--') ? new Refused(['Needs a value.']) : parse(value);
+    if (parsed instanceof Refused) problems.push(...parsed.problems);
+    return problems.length ? new Refused(problems) : parsed;
+  };
+}
+
+function positiveInteger(value: string): number | Refused {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1) return new Refused(['Must be a positive integer.']);
+  return n;
+}
+
+function httpUrl(value: string): string | Refused {
+  try {
+    if (['http:', 'https:'].includes(new URL(value).protocol)) return value;
+  } catch {
+    // not a URL at all
+  }
+  return new Refused(['Must be an http(s) URL.']);
+}
+
+// Value parsers for `.option()`, `.requiredOption()` and `.argument()`.
+/** Any text. */
+export const text = parser((v) => v);
+/** A positive integer (ids are positive integers below 2^53). */
+export const id = parser(positiveInteger);
+/** An http(s) URL. */
+export const url = parser(httpUrl);
+/** A flag without a value (so that a repeated flag is refused like any repeated option). */
+export const flag = parser(() => true);
+
+// ---------------------------------------------------------------------------------------------------
+// Usage errors
+
+const isOptionLike = (arg: string) => arg.length > 1 && arg.startsWith('-') && !/^-\d/.test(arg);
+const findOption = (cmd: Command, flag: string) => cmd.options.find((o) => o.long === flag || o.short === flag);
+const commandName = (cmd: Command): string => (cmd.parent?.parent ? `${commandName(cmd.parent)} ${cmd.name()}` : cmd.name());
+
+/**
+ * The usage errors of a command line that stopped at `cmd`: `complaint` is commander's first complaint,
+ * absent when commander accepted the command line (the value parsers may still have refused values).
+ * `argv` is the whole command line, for the one complaint commander raises before it has parsed it all.
+ */
+export function usageErrors(cmd: Command, argv: string[], complaint?: CommanderError): Record<string, string[]> {
+  const errors: Record<string, string[]> = {};
+  const add = (name: string, problem: string) => (errors[name] ??= []).push(problem);
+
+  for (const option of cmd.options) {
+    const value: unknown = cmd.getOptionValue(option.attributeName());
+    if (value instanceof Refused) value.problems.forEach((p) => add(option.long ?? option.name(), p));
+  }
+
+  // A required value at the very end of the command line stops commander's parsing there.
+  const parsedAll = complaint?.code !== 'commander.optionMissingArgument';
+  if (!parsedAll) {
+    const flag = argv[argv.length - 1].split('=')[0];
+    add(findOption(cmd, flag)?.long ?? flag, 'Needs a value.');
+  }
+
+  // Positional arguments come first in cmd.args; from the first unknown option on, the rest is unknown.
+  const args = parsedAll ? cmd.args : [];
+  const firstUnknown = args.findIndex(isOptionLike);
+  const operands = firstUnknown === -1 ? args : args.slice(0, firstUnknown);
+  for (const arg of args.filter(isOptionLike)) {
+    const [flag, ...value] = arg.split('=');
+    const known = findOption(cmd, flag);
+    if (known && known.isBoolean() && value.length) add(flag, 'Takes no value.');
+    else add(flag, `Unknown option for "${commandName(cmd)}".`);
+  }
+  for (const option of cmd.options) {
+    const name = option.long ?? option.name();
+    if (option.mandatory && cmd.getOptionValue(option.attributeName()) === undefined && !errors[name])
+      add(name, 'This option is required.');
+  }
+  if (parsedAll) {
+    cmd.registeredArguments.forEach((argument, i) => {
+      if (operands[i] === undefined) {
+        if (argument.required) add(argument.name(), 'This argument is required.');
+        return;
+      }
+      // Commander parses arguments only after its checks of the options, so they may not be parsed yet.
+      const value: unknown = complaint ? argument.parseArg?.(operands[i], undefined) : cmd.processedArgs[i];
+      if (value instanceof Refused) value.problems.forEach((p) => add(argument.name(), p));
+    });
+    if (operands.length > cmd.registeredArguments.length) {
+      errors.arguments = [`Unexpected argument ${JSON.stringify(operands[cmd.registeredArguments.length])}.`];
+    }
+  }
+  return errors;
+}
+
+/** For a command that takes exactly one of some options (checked before its action runs). */
+export function exactlyOne(cmd: Command, flags: string[]): Record<string, string[]> | undefined {
+  const given = flags.filter((flag) => cmd.getOptionValue(findOption(cmd, flag)!.attributeName()) !== undefined);
+  if (given.length === 1) return undefined;
+  return { [flags[0]]: [`Give exactly one of ${flags.join(' and ')}.`] };
+}
+
+/** The usage line in the tool's notation (`COMPANY_ID --job JOB_ID [--partial]`), from the command's own
+ *  arguments and options; commander's default would be `[options] <COMPANY_ID>`. */
+export function usageLine(cmd: Command): string {
+  return [
+    ...cmd.registeredArguments.map((a) => a.name()),
+    ...cmd.options.map((o) => {
+      const text = o.flags.replace(/[<>]/g, '');
+      return o.mandatory ? text : `[${text}]`;
+    }),
+  ].join(' ');
+}

@@ -1,0 +1,52 @@
+/** `hiring-admin jobs ...`: job imports (design D14, decision P39). */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { flag, id, text } from './arguments.js';
+import type { Session } from './context.js';
+import { UsageError } from './output.js';
+
+export function jobsCommands(program: Command, session: Session): void {
+  const jobs = program.command('jobs').description('Jobs: import.');
+
+  jobs
+    .command('import')
+    .description("Run a job import for a company from a JSON file (an array of jobs in the spec's field names).")
+    .requiredOption('--company <COMPANY_ID>', 'The company whose jobs these are.', id)
+    .requiredOption('--file <FILE>', 'The JSON file (relative to the current directory).', text)
+    .option('--partial', 'The file is not the complete feed: jobs missing from it are not archived.', flag)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Every job needs an "external_id". Jobs are matched by it: new ones are created, changed ones updated,',
+        'and (unless --partial) active jobs missing from the file are archived. Any invalid job rejects the',
+        'whole file before anything is written; errors name the job, for example "[1].remote".',
+        'Prints {"run_id", "created", "updated", "unchanged", "archived"}.',
+      ].join('\n'),
+    )
+    .action(
+      session.action(
+        async (options: { company: number; file: string; partial?: boolean }) => {
+          let text: string;
+          try {
+            text = readFileSync(resolve(options.file), 'utf8');
+          } catch (error) {
+            throw new UsageError({
+              '--file': [`Cannot read the file (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`],
+            });
+          }
+          const { ValidationError } = await import('#platform/errors.js');
+          let feed: unknown;
+          try {
+            feed = JSON.parse(text);
+          } catch (error) {
+            throw new ValidationError({ body: [`Not valid JSON: ${(error as Error).message}`] });
+          }
+          const { importJobs } = await import('#jobs/jobs.js');
+          return importJobs(options.company, feed, { complete: options.partial !== true });
+        },
+        { serviceIdBlocks: true },
+      ),
+    );
+}

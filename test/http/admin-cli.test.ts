@@ -1,0 +1,188 @@
+/**
+ * The admin tool's command line (commander): --help on every level, and bad command lines as one D2 error
+ * document on stderr with exit code 2. Runs the real bin shim in child processes with no server and no AWS
+ * settings; none of these command lines gets as far as the storage, which the test checks too.
+ */
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const SHIM = join(process.cwd(), 'bin', 'hiring-admin.js');
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+let work: string;
+/** A data directory that must still not exist at the end: usage errors and help never start the storage. */
+let dataDir: string;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'his-admin-cli-'));
+  dataDir = join(work, 'data');
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+function cli(...args: string[]): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(AWS_|TABLE_NAME$|BUCKET_NAME$|SYNC_|EVENTS_TOPIC_ARN$|CURSOR_SECRET$|NODE_OPTIONS$|ID_BLOCK_SIZE$)/.test(name)) continue;
+    env[name] = value;
+  }
+  return new Promise((resolve) => {
+    execFile(process.execPath, [SHIM, ...args], { env: { ...env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT' } }, (error, stdout, stderr) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** A usage error: exit code 2, nothing on stdout, and stderr is exactly one D2 document. */
+function usageError(result: CliResult): { detail: string; code: string; errors: Record<string, string[]> } {
+  expect(result.stdout).toBe('');
+  expect(result.code).toBe(2);
+  const body = JSON.parse(result.stderr);
+  expect(body).toEqual({ detail: expect.any(String), code: 'invalid', errors: expect.any(Object) });
+  return body;
+}
+
+/** Every command with its arguments and options, as docs/admin.md lists them. */
+const COMMANDS: Record<string, string[]> = {
+  'partner create': ['--name', '--kind'],
+  'company create': ['--partner', '--name', '--ats', '--status', '--partner-company-id', '--entitle', '--is-test', '--contact-email'],
+  'company set-fallback-job': ['COMPANY_ID', '--job'],
+  'key create': ['--partner', '--company'],
+  'key revoke': ['KEY_ID'],
+  'jobs import': ['--company', '--file', '--partial'],
+  'channel create': ['--slug', '--name', '--logo'],
+};
+const GROUPS = [...new Set(Object.keys(COMMANDS).map((c) => c.split(' ')[0]))];
+
+describe('--help', () => {
+  test('the top level lists every command with its usage line, on stdout with exit code 0', async () => {
+    const [long, short] = await Promise.all([cli('--help'), cli('-h')]);
+    expect(long.code).toBe(0);
+    expect(long.stderr).toBe('');
+    expect(long.stdout).toMatch(/^Usage: hiring-admin /);
+    const listed = long.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('  hiring-admin '))
+      .map((line) => line.trim().split(' ').slice(1, 3).join(' '));
+    expect(listed.sort()).toEqual(Object.keys(COMMANDS).sort());
+    expect(long.stdout).toContain('hiring-admin key create (--partner PARTNER_ID | --company COMPANY_ID)');
+    expect(long.stdout).toContain('runtime.json');
+    expect(short).toEqual(long);
+  });
+
+  test.each(GROUPS)('%s --help lists the commands of the group', async (group) => {
+    const help = await cli(group, '--help');
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe('');
+    expect(help.stdout).toMatch(new RegExp(`^Usage: hiring-admin ${group} <command>`));
+    const commands = Object.keys(COMMANDS).filter((c) => c.startsWith(`${group} `));
+    for (const command of commands) expect(help.stdout).toMatch(new RegExp(`^  ${command.split(' ')[1]}\\b`, 'm'));
+  });
+
+  test.each(Object.entries(COMMANDS))('%s --help shows its usage and every argument and option', async (command, names) => {
+    const help = await cli(...command.split(' '), '--help');
+    expect(help.code).toBe(0);
+    expect(help.stderr).toBe('');
+    const [usage, ...rest] = help.stdout.split('\n');
+    expect(usage).toMatch(new RegExp(`^Usage: hiring-admin ${command} `));
+    for (const name of names) expect(usage).toMatch(new RegExp(`[ (\\[]${name}([ )\\]]|$)`));
+    // each option has a described line of its own
+    for (const name of names.filter((n) => n.startsWith('--')))
+      expect(rest.join('\n')).toMatch(new RegExp(`^  ${name} .*\\S\\s{2,}\\S`, 'm'));
+    expect(help.stdout).toMatch(/^ {2}-h, --help\s+Show this help\./m);
+  });
+
+  test('--help wins over a bad command line', async () => {
+    const help = await cli('company', 'create', '--partner', 'abc', '--bogus', '--help');
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: hiring-admin company create --partner PARTNER_ID --name NAME/);
+  });
+});
+
+describe('bad command lines: one D2 document on stderr, exit code 2', () => {
+  test('a missing or unknown command', async () => {
+    const [none, unknown, noAction, unknownAction] = await Promise.all([
+      cli(),
+      cli('frobnicate'),
+      cli('company'),
+      cli('company', 'frobnicate'),
+    ]);
+    expect(usageError(none)).toEqual({
+      detail: "Missing command. Run 'hiring-admin --help'.",
+      code: 'invalid',
+      errors: { command: ['Missing command.'] },
+    });
+    expect(usageError(unknown).errors).toEqual({
+      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel.'],
+    });
+    expect(usageError(noAction).errors).toEqual({ command: ['Missing command after "company"; use one of create, set-fallback-job.'] });
+    expect(usageError(unknownAction).errors).toEqual({
+      command: ['Unknown command "company frobnicate". Use one of create, set-fallback-job.'],
+    });
+  });
+
+  test('a missing required option or argument', async () => {
+    const [partner, channel, fallback] = await Promise.all([
+      cli('partner', 'create', '--kind', 'agency'),
+      cli('channel', 'create', '--slug', 'board'),
+      cli('company', 'set-fallback-job'),
+    ]);
+    expect(usageError(partner)).toEqual({
+      detail: 'Invalid value for "--name": This option is required.',
+      code: 'invalid',
+      errors: { '--name': ['This option is required.'] },
+    });
+    expect(usageError(channel).errors).toEqual({ '--name': ['This option is required.'] });
+    expect(usageError(fallback).errors).toEqual({ COMPANY_ID: ['This argument is required.'], '--job': ['This option is required.'] });
+  });
+
+  test('a bad integer names the option or argument', async () => {
+    const [option, equals, argument, negative] = await Promise.all([
+      cli('key', 'create', '--partner', 'abc'),
+      cli('jobs', 'import', '--company=1e3', '--file', 'jobs.json'),
+      cli('key', 'revoke', '7x'),
+      cli('company', 'set-fallback-job', '-3', '--job', '0'),
+    ]);
+    expect(usageError(option)).toEqual({
+      detail: 'Invalid value for "--partner": Must be a positive integer.',
+      code: 'invalid',
+      errors: { '--partner': ['Must be a positive integer.'] },
+    });
+    expect(usageError(equals).errors).toEqual({ '--company': ['Must be a positive integer.'] });
+    expect(usageError(argument).errors).toEqual({ KEY_ID: ['Must be a positive integer.'] });
+    expect(usageError(negative).errors).toEqual({ COMPANY_ID: ['Must be a positive integer.'], '--job': ['Must be a positive integer.'] });
+  });
+
+  test('unknown options, options without their value, repeated options, surplus arguments', async () => {
+    const [unknown, noValue, optionAsValue, flagValue, twice, surplus, neither, both, logo] = await Promise.all([
+      cli('partner', 'create', '--name', 'Board', '--colour', 'red'),
+      cli('partner', 'create', '--name'),
+      cli('partner', 'create', '--name', '--kind', 'agency'),
+      cli('jobs', 'import', '--company', '1', '--file', 'jobs.json', '--partial=yes'),
+      cli('partner', 'create', '--name', 'A', '--name', 'B'),
+      cli('key', 'revoke', '1', '2'),
+      cli('key', 'create'),
+      cli('key', 'create', '--partner', '1', '--company', '2'),
+      cli('channel', 'create', '--slug', 'board', '--name', 'Board', '--logo', 'ftp://board.example/logo.png'),
+    ]);
+    expect(usageError(unknown).errors).toEqual({ '--colour': ['Unknown option for "partner create".'] });
+    expect(usageError(noValue).errors).toEqual({ '--name': ['Needs a value.'] });
+    expect(usageError(optionAsValue).errors).toEqual({ '--name': ['Needs a value.'], arguments: ['Unexpected argument "agency".'] });
+    expect(usageError(flagValue).errors).toEqual({ '--partial': ['Takes no value.'] });
+    expect(usageError(twice).errors).toEqual({ '--name': ['Given more than once.'] });
+    expect(usageError(surplus).errors).toEqual({ arguments: ['Unexpected argument "2".'] });
+    expect(usageError(neither).errors).toEqual({ '--partner': ['Give exactly one of --partner and --company.'] });
+    expect(usageError(both).errors).toEqual({ '--partner': ['Give exactly one of --partner and --company.'] });
+    expect(usageError(logo).errors).toEqual({ '--logo': ['Must be an http(s) URL.'] });
+  });
+
+  test('none of the above started the storage', () => {
+    expect(existsSync(dataDir)).toBe(false);
+  });
+});
