@@ -7,7 +7,8 @@ import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import net from 'node:net';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { CreateTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { batchPut } from '#platform/batch.js';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -46,11 +47,37 @@ async function startFauxqsOnLoopback(options: Parameters<typeof startFauxqs>[0])
 
 async function ensureTable(tableName: string): Promise<boolean> {
   try {
-    await dynamoClient().send(new DescribeTableCommand({ TableName: tableName }));
+    const out = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName }));
+    const present = new Set((out.Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
+    const missing = tableDefinition.globalSecondaryIndexes.filter((i) => !present.has(i.name));
+    if (missing.length) await rebuildTable(tableName);
     return false;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
+  await createTable(tableName);
+  return true;
+}
+
+/**
+ * A data directory from before an index was added: DynamoDB adds indexes to a live table (CloudFormation,
+ * one per deployment), dynalite cannot, so locally the table is rebuilt with every item kept. The
+ * attributes the new indexes need are then written by `hiring-admin migrate`, as on AWS.
+ */
+async function rebuildTable(tableName: string): Promise<void> {
+  const items: Record<string, unknown>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
+    items.push(...(out.Items ?? []));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  await dynamoClient().send(new DeleteTableCommand({ TableName: tableName }));
+  await createTable(tableName);
+  await batchPut(items);
+}
+
+async function createTable(tableName: string): Promise<void> {
   await dynamoClient().send(new CreateTableCommand(createTableInput(tableName)));
   await dynamoClient().send(
     new UpdateTimeToLiveCommand({
@@ -58,7 +85,6 @@ async function ensureTable(tableName: string): Promise<boolean> {
       TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
     }),
   );
-  return true;
 }
 
 function persistentSecret(dataDir: string): string {

@@ -14,10 +14,11 @@ import { companyCommands } from './companies.js';
 import { Session } from './context.js';
 import { jobsCommands } from './jobs.js';
 import { keyCommands } from './keys.js';
+import { migrateCommands } from './migrate.js';
 import { errorBody, UsageError, write } from './output.js';
 import { partnerCommands } from './partners.js';
 
-const AREAS = [partnerCommands, companyCommands, keyCommands, jobsCommands, channelCommands];
+const AREAS = [partnerCommands, companyCommands, keyCommands, jobsCommands, channelCommands, migrateCommands];
 
 const whereHelp = `Where it runs (decided in this order; DATA_DIR defaults to .data, relative to the current directory):
   1. $DATA_DIR/runtime.json exists and its process is alive (npm start is running on that data

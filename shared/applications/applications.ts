@@ -162,8 +162,15 @@ export interface ApplicationRecord {
   email_claim_until?: string;
 }
 
-/** Everything the item holds besides the record: every key attribute of the table, and search copies. */
-const INTERNAL_ATTRIBUTES = [...keyAttributes(), 'email_lc'];
+/**
+ * The layout of an application item's index attributes. Items written before the layout (no version) are
+ * brought to it by `hiring-admin migrate` (applications/migrations.ts), which also counts them in the
+ * per-filter totals.
+ */
+export const APPLICATION_INDEX_VERSION = 2;
+
+/** Everything the item holds besides the record: every key attribute of the table, search copies, the layout. */
+const INTERNAL_ATTRIBUTES = [...keyAttributes(), 'email_lc', 'index_version'];
 
 /**
  * Exact filters with a slot index of their own (docs/access-patterns.md): a page of one filter's matches
@@ -212,27 +219,32 @@ function valueCounterKey(companyId: number, filter: (typeof COUNTED_FILTERS)[num
 /** The attribute of the company's application counter that totals one value of a few-valued filter. */
 const totalsAttribute = (filter: (typeof TOTALS_FILTERS)[number], value: string | number) => `${filter}#${value}`;
 
-/** Transaction items that add `delta` to every counter an application counts in (create: +1). */
-function counterUpdates(r: ApplicationRecord, delta: number) {
-  const names: Record<string, string> = { '#n': 'count' };
-  const adds = ['#n :d'];
+/**
+ * Transaction items that add `delta` to every counter an application counts in (create: +1). The migration
+ * leaves out the company total, which counted the application from the start.
+ */
+export function counterUpdates(r: ApplicationRecord, delta: number, options: { total: boolean } = { total: true }) {
+  const names: Record<string, string> = options.total ? { '#n': 'count' } : {};
+  const adds = options.total ? ['#n :d'] : [];
   TOTALS_FILTERS.forEach((filter, i) => {
     const value = filterValue(r, filter);
     if (value === null || value === undefined) return;
     names[`#t${i}`] = totalsAttribute(filter, value);
     adds.push(`#t${i} :d`);
   });
-  const updates = [
-    {
-      Update: {
-        TableName: config().tableName,
-        Key: keys.countOf(collections.companyApplications(r.company)),
-        UpdateExpression: `ADD ${adds.join(', ')}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':d': delta },
-      },
-    },
-  ];
+  const updates = adds.length
+    ? [
+        {
+          Update: {
+            TableName: config().tableName,
+            Key: keys.countOf(collections.companyApplications(r.company)),
+            UpdateExpression: `ADD ${adds.join(', ')}`,
+            ExpressionAttributeNames: names,
+            ExpressionAttributeValues: { ':d': delta },
+          },
+        },
+      ]
+    : [];
   for (const filter of COUNTED_FILTERS) {
     const value = filterValue(r, filter);
     if (value === null || value === undefined) continue;
@@ -291,6 +303,7 @@ export function toApplicationItem(r: ApplicationRecord): Record<string, unknown>
     D1SK: indexKeys.dateSort(r.applied_at, r.created_at, r.id),
     ...updatedAtIndex(r, r.updated_at),
     email_lc: email.toLowerCase(),
+    index_version: APPLICATION_INDEX_VERSION,
     ...r,
   };
 }
@@ -540,6 +553,22 @@ export function toApplication(
 // Reads
 
 /** Strongly consistent: the worker and a client reading right after the create must see it. */
+/** The application's sync status and whether its item is in the current index layout (consistent read). */
+export async function applicationLayout(id: number): Promise<{ sync_status?: string; indexed: boolean }> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().tableName,
+      Key: keys.application(id),
+      ConsistentRead: true,
+      ProjectionExpression: 'sync_status, index_version',
+    }),
+  );
+  return {
+    sync_status: out.Item?.sync_status as string | undefined,
+    indexed: Number(out.Item?.index_version ?? 0) >= APPLICATION_INDEX_VERSION,
+  };
+}
+
 export async function getApplicationRecord(id: number): Promise<ApplicationRecord | undefined> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.application(id), ConsistentRead: true }));
   return out.Item ? fromApplicationItem(out.Item) : undefined;

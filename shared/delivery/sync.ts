@@ -11,6 +11,8 @@
  */
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
+  APPLICATION_INDEX_VERSION,
+  applicationLayout,
   getApplicationRecord,
   syncStatusCounterMove,
   syncStatusIndex,
@@ -90,39 +92,51 @@ async function claim(id: number, field: 'sync' | 'email'): Promise<number | fals
 /** Writes a final sync outcome over NOTSENT and emits the event (D13). */
 async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<void> {
   const timestamp = now().toISOString();
-  try {
-    // The status, its index entries and the company's per-status totals move in one transaction.
-    const slot = syncStatusIndex(record, outcome.sync_status);
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          {
-            Update: {
-              TableName: config().tableName,
-              Key: keys.application(record.id),
-              UpdateExpression: `SET sync_status = :status, failure_error = :error, updated_at = :now, #slot = :slot, D2SK = :updated${outcome.external_id ? ', external_id = :external' : ''} REMOVE sync_claim_until`,
-              ConditionExpression: 'sync_status = :notsent',
-              ExpressionAttributeNames: { '#slot': slot.attribute },
-              ExpressionAttributeValues: {
-                ':status': outcome.sync_status,
-                ':error': outcome.failure_error,
-                ':now': timestamp,
-                ':notsent': 'NOTSENT',
-                ':slot': slot.value,
-                ':updated': updatedAtIndex(record, timestamp).D2SK,
-                ...(outcome.external_id ? { ':external': outcome.external_id } : {}),
-              },
-            },
-          },
-          syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status),
-        ],
-      }),
-    );
-  } catch (error) {
-    // Decided by another attempt: the transaction is cancelled on the application's condition.
-    if (isConditionFailure(error)) return;
-    throw error;
+  const slot = syncStatusIndex(record, outcome.sync_status);
+  const set = `SET sync_status = :status, failure_error = :error, updated_at = :now, #slot = :slot, D2SK = :updated${outcome.external_id ? ', external_id = :external' : ''} REMOVE sync_claim_until`;
+  const values = {
+    ':status': outcome.sync_status,
+    ':error': outcome.failure_error,
+    ':now': timestamp,
+    ':notsent': 'NOTSENT',
+    ':slot': slot.value,
+    ':updated': updatedAtIndex(record, timestamp).D2SK,
+    ...(outcome.external_id ? { ':external': outcome.external_id } : {}),
+  };
+  const update = (condition: string, extra: Record<string, unknown> = {}) => ({
+    TableName: config().tableName,
+    Key: keys.application(record.id),
+    UpdateExpression: set,
+    ConditionExpression: `sync_status = :notsent AND ${condition}`,
+    ExpressionAttributeNames: { '#slot': slot.attribute },
+    ExpressionAttributeValues: { ...values, ...extra },
+  });
+  // An item in the current layout moves the company's per-status totals in the same transaction; one that
+  // `hiring-admin migrate` has not reached yet is counted by the migration, in whatever status it then has.
+  const tries = [
+    () =>
+      db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            { Update: update('index_version >= :version', { ':version': APPLICATION_INDEX_VERSION }) },
+            syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status),
+          ],
+        }),
+      ),
+    () => db().send(new UpdateCommand(update('attribute_not_exists(index_version)'))),
+  ];
+  let written = false;
+  for (let attempt = 0; !written && attempt < 4; attempt++) {
+    const current = attempt === 0 ? undefined : await applicationLayout(record.id);
+    if (current && current.sync_status !== 'NOTSENT') return; // decided by another attempt
+    try {
+      await tries[current && !current.indexed ? 1 : 0]();
+      written = true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
   }
+  if (!written) throw new Error(`application ${record.id}: the outcome could not be written`);
   record.sync_status = outcome.sync_status;
   record.failure_error = outcome.failure_error;
   await publishEvent('application.sync_status_changed', record.company, {

@@ -26,6 +26,8 @@ export const keys = {
   application: (id: number): Key => ({ PK: `APPLICATION#${id}`, SK: 'APPLICATION' }),
   /** Block-allocated id counter of one entity type. */
   idCounter: (entity: string): Key => ({ PK: `IDCOUNTER#${entity}`, SK: 'IDCOUNTER' }),
+  /** Where a data migration (`hiring-admin migrate`) has got to, so that it resumes after a crash. */
+  migration: (name: string): Key => ({ PK: `MIGRATION#${name}`, SK: 'MIGRATION' }),
   /** Unfiltered total of a collection (for example a company's jobs), kept in the create transaction. */
   countOf: (collection: string): Key => ({ PK: `COUNT#${collection}`, SK: 'COUNT' }),
 } as const;

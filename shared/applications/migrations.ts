@@ -1,0 +1,140 @@
+/**
+ * Data migrations as code (`hiring-admin migrate`). Each step brings items written under an older layout
+ * to the current one. A step is idempotent (an item carries the layout it is in, and is migrated in one
+ * transaction with everything it adds), resumes after a crash (its Scan position is saved after every
+ * page) and reports its progress.
+ */
+import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { APPLICATION_INDEX_VERSION, counterUpdates, fromApplicationItem, toApplicationItem } from '#applications/applications.js';
+import { config, db } from '#platform/clients.js';
+import { isConditionFailure } from '#platform/errors.js';
+import { keys } from '#platform/keys.js';
+import { tableDefinition } from '#platform/table.js';
+
+export interface MigrationProgress {
+  name: string;
+  scanned: number;
+  migrated: number;
+  done: boolean;
+}
+
+interface Step {
+  name: string;
+  description: string;
+  /** Which items the step looks at, as a Scan filter on items not yet in the new layout. */
+  filter: { expression: string; values: Record<string, unknown> };
+  /** Migrates one item; false when another writer got there first. */
+  migrate(item: Record<string, unknown>): Promise<boolean>;
+}
+
+/** The attributes the v2 layout added: the keys of the slot and date indexes (GSI1's keys were there before). */
+const LAYOUT_V2_ATTRIBUTES = [
+  ...new Set(
+    tableDefinition.globalSecondaryIndexes
+      .filter((index) => /^(SLOT|DATE)\d$/.test(index.name))
+      .flatMap((index) => [index.partitionKey, index.sortKey])
+      .filter((name) => name !== 'GSI1PK'),
+  ),
+];
+
+/** Applications (issue 11): the exact-filter slot and date index attributes, and the per-filter totals. */
+const applicationIndexes: Step = {
+  name: 'application-indexes-v2',
+  description: 'Application index attributes (filter slots, date ranges) and per-filter counters',
+  filter: {
+    expression: 'begins_with(PK, :prefix) AND SK = :sk AND (attribute_not_exists(index_version) OR index_version < :version)',
+    values: { ':prefix': 'APPLICATION#', ':sk': 'APPLICATION', ':version': APPLICATION_INDEX_VERSION },
+  },
+  async migrate(item) {
+    const record = fromApplicationItem(item);
+    const target = toApplicationItem(record);
+    const names: Record<string, string> = {};
+    const values: Record<string, unknown> = { ':version': APPLICATION_INDEX_VERSION };
+    const sets: string[] = [];
+    for (const [i, name] of [...LAYOUT_V2_ATTRIBUTES, 'index_version'].entries()) {
+      if (target[name] === undefined) continue;
+      names[`#a${i}`] = name;
+      values[`:a${i}`] = target[name];
+      sets.push(`#a${i} = :a${i}`);
+    }
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: config().tableName,
+                Key: keys.application(record.id),
+                UpdateExpression: `SET ${sets.join(', ')}`,
+                ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(index_version) OR index_version < :version)',
+                ExpressionAttributeNames: names,
+                ExpressionAttributeValues: values,
+              },
+            },
+            // The company total counted it from the start; the per-filter totals count it from now.
+            ...counterUpdates(record, 1, { total: false }),
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+};
+
+export const MIGRATIONS: readonly Step[] = [applicationIndexes];
+
+async function progressOf(step: Step): Promise<MigrationProgress & { lastKey?: Record<string, unknown> }> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.migration(step.name), ConsistentRead: true }));
+  const item = out.Item ?? {};
+  return {
+    name: step.name,
+    scanned: Number(item.scanned ?? 0),
+    migrated: Number(item.migrated ?? 0),
+    done: item.done === true,
+    lastKey: typeof item.last_key === 'string' ? (JSON.parse(item.last_key) as Record<string, unknown>) : undefined,
+  };
+}
+
+/** Runs every step to its end, from where it stopped; `report` hears of each page (of `pageSize` scanned items). */
+export async function runMigrations(
+  report: (progress: MigrationProgress) => void = () => {},
+  options: { pageSize?: number } = {},
+): Promise<MigrationProgress[]> {
+  const results: MigrationProgress[] = [];
+  for (const step of MIGRATIONS) {
+    const progress = await progressOf(step);
+    while (!progress.done) {
+      const page = await db().send(
+        new ScanCommand({
+          TableName: config().tableName,
+          FilterExpression: step.filter.expression,
+          ExpressionAttributeValues: step.filter.values,
+          ExclusiveStartKey: progress.lastKey,
+          Limit: options.pageSize ?? 500,
+        }),
+      );
+      progress.scanned += page.ScannedCount ?? 0;
+      for (const item of page.Items ?? []) if (await step.migrate(item)) progress.migrated += 1;
+      progress.lastKey = page.LastEvaluatedKey;
+      progress.done = !page.LastEvaluatedKey;
+      await db().send(
+        new PutCommand({
+          TableName: config().tableName,
+          Item: {
+            ...keys.migration(step.name),
+            scanned: progress.scanned,
+            migrated: progress.migrated,
+            done: progress.done,
+            ...(progress.lastKey ? { last_key: JSON.stringify(progress.lastKey) } : {}),
+          },
+        }),
+      );
+      report({ name: step.name, scanned: progress.scanned, migrated: progress.migrated, done: progress.done });
+    }
+    results.push({ name: step.name, scanned: progress.scanned, migrated: progress.migrated, done: true });
+  }
+  return results;
+}
