@@ -3,7 +3,7 @@
  * attachments and the sync hand-off, the Application object with the D9 quirks and D10 anonymization,
  * reads and the filtered list.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FromSchema } from 'json-schema-to-ts';
 import {
   ATTACHMENT_TYPES,
@@ -25,7 +25,7 @@ import { findJobByExternalId, getJobs, type JobRecord } from '#jobs/jobs.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
 import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
-import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
+import { batchGetItems, batchPut, primaryKeyOf } from '#platform/batch.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import { getPartner } from '#companies/partners.js';
 import { dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
@@ -376,6 +376,81 @@ export interface CreatedApplication {
   channel: TalentChannel | undefined;
 }
 
+/** The record of a new application (D8, D12): what the create writes, before its attachments are stored. */
+export function newApplicationRecord(a: {
+  id: number;
+  company: number;
+  partner: { id: number; kind?: string };
+  job: JobRecord;
+  channel: TalentChannel | undefined;
+  input: ApplicationIn;
+  timestamp: string;
+  syncDue: boolean;
+}): ApplicationRecord {
+  return {
+    id: a.id,
+    company: a.company,
+    job: a.job.id,
+    talent_channel: a.channel?.id ?? null,
+    external_id: null,
+    external_job_id: a.input.external_job_id ?? null,
+    application_url: a.input.application_url ?? null,
+    agency_job_id: a.input.agency_job_id ?? null,
+    partner_job_id: a.input.partner_job_id ?? null,
+    partner_company_id: a.input.partner_company_id ?? null,
+    partner_application_id: a.input.partner_application_id ?? null,
+    candidate: a.input.candidate as Record<string, unknown>,
+    applied_at: a.input.applied_at ? new Date(a.input.applied_at).toISOString() : a.timestamp,
+    notes: a.input.notes ?? null,
+    channel: a.input.channel ?? null,
+    social_links: a.input.social_links ?? {},
+    screening_questions: (a.input.screening_questions ?? []) as Record<string, string>[],
+    custom_fields: a.input.custom_fields ?? {},
+    attachments: [],
+    import_source: 'api',
+    status: 'active',
+    sync_status: 'NOTSENT',
+    email_sync_status: 'NOTSENT',
+    external_apply_status: 'NOTSENT',
+    failure_error: null,
+    partner: a.partner.id,
+    agency: a.partner.kind === 'agency' ? a.partner.id : null,
+    created_at: a.timestamp,
+    updated_at: a.timestamp,
+    ...(a.syncDue ? { sync_due_at: new Date(Date.parse(a.timestamp) + sweepGraceSeconds() * 1000).toISOString() } : {}),
+  };
+}
+
+/**
+ * Writes many new applications at once, for generating data (benchmarks, large fixtures): the same items
+ * and counters as `createApplication`, but batched: items 25 to a call and the counters summed per batch,
+ * so the counters are not in the items' transaction. No attachments, queue hand-off or events.
+ */
+export async function seedApplications(records: ApplicationRecord[]): Promise<void> {
+  await batchPut(records.map(toApplicationItem));
+  const sums = new Map<string, { key: { PK: string; SK: string }; adds: Map<string, number> }>();
+  for (const record of records)
+    for (const { Update: update } of counterUpdates(record, 1)) {
+      const key = update.Key as { PK: string; SK: string };
+      const entry = sums.get(primaryKeyOf(key)) ?? { key, adds: new Map<string, number>() };
+      sums.set(primaryKeyOf(key), entry);
+      for (const [placeholder, name] of Object.entries(update.ExpressionAttributeNames))
+        if (update.UpdateExpression.includes(placeholder)) entry.adds.set(name, (entry.adds.get(name) ?? 0) + 1);
+    }
+  for (const { key, adds } of sums.values()) {
+    const names = [...adds.keys()];
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: key,
+        UpdateExpression: `ADD ${names.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:a${i}`, adds.get(name)])),
+      }),
+    );
+  }
+}
+
 /**
  * Creates an application: resolves job and channel (400 if they do not fit), stores the attachments,
  * writes the application with its company total in one transaction (removing the objects again if that
@@ -399,38 +474,16 @@ export async function createApplication(
   const entitled = current ?? company;
   const syncDue = syncActive(entitled, 'candidate_sync') || entitled.entitlements.includes('email_fallback');
   const timestamp = now().toISOString();
-  const record: ApplicationRecord = {
+  const record = newApplicationRecord({
     id,
     company: company.id,
-    job: job.id,
-    talent_channel: channel?.id ?? null,
-    external_id: null,
-    external_job_id: input.external_job_id ?? null,
-    application_url: input.application_url ?? null,
-    agency_job_id: input.agency_job_id ?? null,
-    partner_job_id: input.partner_job_id ?? null,
-    partner_company_id: input.partner_company_id ?? null,
-    partner_application_id: input.partner_application_id ?? null,
-    candidate: input.candidate as Record<string, unknown>,
-    applied_at: input.applied_at ? new Date(input.applied_at).toISOString() : timestamp,
-    notes: input.notes ?? null,
-    channel: input.channel ?? null,
-    social_links: input.social_links ?? {},
-    screening_questions: (input.screening_questions ?? []) as Record<string, string>[],
-    custom_fields: input.custom_fields ?? {},
-    attachments: [],
-    import_source: 'api',
-    status: 'active',
-    sync_status: 'NOTSENT',
-    email_sync_status: 'NOTSENT',
-    external_apply_status: 'NOTSENT',
-    failure_error: null,
-    partner: partnerId,
-    agency: partner?.kind === 'agency' ? partnerId : null,
-    created_at: timestamp,
-    updated_at: timestamp,
-    ...(syncDue ? { sync_due_at: new Date(Date.parse(timestamp) + sweepGraceSeconds() * 1000).toISOString() } : {}),
-  };
+    partner: { id: partnerId, kind: partner?.kind },
+    job,
+    channel,
+    input,
+    timestamp,
+    syncDue,
+  });
   // A DynamoDB item holds at most 400 KB: refuse, before anything is stored, what would not fit.
   const estimate = Buffer.byteLength(JSON.stringify(toApplicationItem(record))) + attachments.length * ATTACHMENT_RECORD_BYTES;
   if (estimate > MAX_APPLICATION_BYTES) {

@@ -57,6 +57,13 @@ function indexOf(name: IndexName) {
   return index;
 }
 
+/** Whether an items index has the keys-only twin with the same keys (GSI1 and KEYS). */
+function hasKeysTwin(name: IndexName): boolean {
+  const index = indexOf(name);
+  const twin = indexOf(SKIP_INDEX);
+  return index.partitionKey === twin.partitionKey && index.sortKey === twin.sortKey;
+}
+
 function kindOf(query: CollectionQuery): SourceKind {
   const index = indexOf(query.index);
   if (index.projection === 'ALL') return 'items';
@@ -137,11 +144,14 @@ async function itemsFor(entries: Item[]): Promise<(Item | undefined)[]> {
 async function countMatching(query: CollectionQuery, kind: SourceKind): Promise<number> {
   if (query.total && !query.conditions.length && query.sortKeyFrom === undefined) return query.total();
   if (kind === 'keys' && query.conditions.length) return (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items.length;
-  // An items index counts with its FilterExpression; a keys-only one without conditions counts its keys.
+  // An items index counts with its FilterExpression; without one, a range counts its keys on a keys-only
+  // index (the slot itself, or GSI1's twin), since a Query's cost is what it reads, not what it returns.
+  const keysTwin = kind === 'items' && !query.conditions.length && hasKeysTwin(query.index);
+  const input = baseInput(query, keysTwin ? SKIP_INDEX : query.index);
   let count = 0;
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const out = await db().send(new QueryCommand({ ...baseInput(query), Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }));
+    const out = await db().send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }));
     count += out.Count ?? 0;
     exclusiveStartKey = out.LastEvaluatedKey;
   } while (exclusiveStartKey);
@@ -182,7 +192,7 @@ async function collect(
 /** Skips `skip` matches without reading items where the source allows it; returns the position after them. */
 async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): Promise<Record<string, unknown> | undefined> {
   const unfiltered = !query.conditions.length;
-  if (unfiltered && (kind === 'keys' || indexOf(query.index).partitionKey === indexOf(SKIP_INDEX).partitionKey)) {
+  if (unfiltered && (kind === 'keys' || hasKeysTwin(query.index))) {
     // Keys only: a slot is itself keys-only; an items collection on GSI1 has its keys-only twin.
     const keysIndex = kind === 'keys' ? query.index : SKIP_INDEX;
     const input = baseInput(query, keysIndex);

@@ -2,11 +2,14 @@
  * Lists that cost the page, not the company (issue 11), asserted from `X-DynamoDB-Capacity`: two companies
  * of the same shape, one ten times the other, made through the service's own create path. Ten applications
  * of each are "rare" (their own channel, partner ids, job, e-mail; synced to EXPECTED_FAILURE by the worker
- * logic; applied recently), created first so that they sit at the far end of the company's collection. A
+ * logic; applied recently), created first so that they sit at the far end of the company's collection. The
+ * rare ones are made by the create itself, the rest by the batched seeding path that writes the same items. A
  * filter for them must cost the same in both companies and stay within the budgets of the issue.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createApplication, parseApplication } from '#applications/applications.js';
+import { createApplication, newApplicationRecord, parseApplication, seedApplications } from '#applications/applications.js';
+import type { JobRecord } from '#jobs/jobs.js';
+import { nextId } from '#platform/ids.js';
 import { getCompanyRecord } from '#companies/companies.js';
 import { syncApplication } from '#delivery/sync.js';
 import { config, db } from '#platform/clients.js';
@@ -14,8 +17,8 @@ import { indexKeys } from '#platform/keys.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestResponse, type TestRuntime } from '../helpers/runtime.js';
 
-const SMALL = 100;
-const BIG = 1000;
+const SMALL = 200;
+const BIG = 2000;
 const RARE = 10;
 
 let api: TestRuntime;
@@ -58,26 +61,51 @@ async function aShop(size: number): Promise<Shop> {
   const byExternal = new Map<string, number>(jobIds.body.results.map((j: { external_id: string; id: number }) => [j.external_id, j.id]));
   const rareJob = byExternal.get('rare')!;
   const commonJob = byExternal.get('common')!;
-  const ids = await pool(size, 16, async (i) => {
+  const fields = (i: number) => {
     const rare = i < RARE;
     const tag = rare ? 'rare' : 'common';
-    const { input, attachments } = parseApplication(
-      {
-        job: rare ? rareJob : commonJob,
-        candidate: { email: rare ? `rare+duplicate${i}@example.com` : `c${i}@example.com`, full_name: `Candidate ${i}` },
-        channel: tag,
-        partner_job_id: `PJ-${tag}`,
-        partner_company_id: `PC-${tag}`,
-        agency_job_id: `AJ-${tag}`,
-        partner_application_id: `PA-${i}`,
-        ...(rare ? {} : { applied_at: '2025-01-01T00:00:00Z' }),
-        notes: 'Some notes that make the item a realistic size. '.repeat(8),
-      },
-      [],
-    );
+    return {
+      job: rare ? rareJob : commonJob,
+      candidate: { email: rare ? `rare+duplicate${i}@example.com` : `c${i}@example.com`, full_name: `Candidate ${i}` },
+      channel: tag,
+      partner_job_id: `PJ-${tag}`,
+      partner_company_id: `PC-${tag}`,
+      agency_job_id: `AJ-${tag}`,
+      partner_application_id: `PA-${i}`,
+      ...(rare ? {} : { applied_at: '2025-01-01T00:00:00Z' }),
+      notes: 'Some notes that make the item a realistic size. '.repeat(8),
+    };
+  };
+  // The rare ten go through the create itself (its transaction moves their counters); the rest, written
+  // after them, through the batched seeding path, which writes the same items and counters.
+  const rare = await pool(RARE, 4, async (i) => {
+    const { input, attachments } = parseApplication(fields(i), []);
     const created = await createApplication(record, partner.id, input, attachments);
-    return { id: created.record.id, createdAt: created.record.created_at, rare };
+    return { id: created.record.id, createdAt: created.record.created_at, rare: true };
   });
+  const common: { id: number; createdAt: string; rare: boolean }[] = [];
+  // All of them one millisecond after the last rare one (ties are ordered by id), so before `since`.
+  const after = new Date(Math.max(...rare.map((r) => Date.parse(r.createdAt))) + 1).toISOString();
+  for (let offset = RARE; offset < size; offset += 500) {
+    const records = [];
+    for (let i = offset; i < Math.min(size, offset + 500); i++) {
+      const input = parseApplication(fields(i), []).input;
+      const r = newApplicationRecord({
+        id: await nextId('application'),
+        company: company.id,
+        partner: { id: partner.id, kind: 'job_board' },
+        job: { id: commonJob } as JobRecord,
+        channel: undefined,
+        input,
+        timestamp: after,
+        syncDue: false,
+      });
+      records.push(r);
+      common.push({ id: r.id, createdAt: r.created_at, rare: false });
+    }
+    await seedApplications(records);
+  }
+  const ids = [...rare, ...common];
   // List order: newest created first, ties by id.
   const ordered = [...ids].sort((a, b) => (a.createdAt === b.createdAt ? b.id - a.id : a.createdAt < b.createdAt ? 1 : -1));
   return {

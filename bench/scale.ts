@@ -1,0 +1,236 @@
+/**
+ * Scale benchmark (issue 11): what every list request costs as a company grows. For each size (default
+ * 1,000, 10,000 and 100,000 applications; `SCALE_SIZES=1000,10000` for a shorter run) it makes a company
+ * with that many applications, a twentieth as many jobs and a partner with a fiftieth as many companies,
+ * through the service's own write path (batched: `seedApplications`, `importJobs`, `createCompany`), then
+ * sends every kind of list request through HTTP to the local runtime (a child process, as `npm start` runs
+ * it) and records DynamoDB units and calls (`X-DynamoDB-Capacity`) and latency. Ten records of each kind
+ * are "rare" (a value of their own in every filter), the rest share common values.
+ *
+ * Writes docs/benchmarks.json (key "scale") and the "Scale" section of docs/benchmarks.md.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { startService } from './harness.js';
+
+const SIZES = (process.env.SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const RARE = 10;
+const COMMAND = `npm run bench:scale${process.env.SCALE_SIZES ? ` (SCALE_SIZES=${process.env.SCALE_SIZES})` : ''}`;
+
+interface Row {
+  size: number;
+  list: 'applications' | 'jobs' | 'companies';
+  request: string;
+  kind: string;
+  units: number;
+  calls: number;
+  ms: number;
+  count: number;
+  target: string;
+  met: boolean | null;
+}
+
+const service = await startService();
+Object.assign(process.env, service.env, { LOG_LEVEL: 'ERROR', ID_BLOCK_SIZE: '1000' });
+const rows: Row[] = [];
+
+async function measure(key: string, companyId: number | undefined, path: string) {
+  const headers: Record<string, string> = { Authorization: `Bearer ${key}` };
+  if (companyId !== undefined) headers['Company-Id'] = String(companyId);
+  const started = performance.now();
+  const res = await fetch(`${service.url}${path}`, { headers });
+  const body = (await res.json()) as { count?: number; next?: string | null; results?: unknown[] };
+  const ms = performance.now() - started;
+  const match = /units=([\d.]+); calls=(\d+)/.exec(res.headers.get('x-dynamodb-capacity') ?? '');
+  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
+  return { units: Number(match?.[1] ?? NaN), calls: Number(match?.[2] ?? NaN), ms, body };
+}
+
+/** Budgets of the issue per request kind (units; every request also ≤ 1 s). */
+function target(kind: string): { text: string; check: (units: number, ms: number) => boolean } {
+  const fast = (ms: number) => ms <= 1000;
+  switch (kind) {
+    case 'exact, 10 matches':
+      return { text: '≤ 10 units, ≤ 1 s', check: (u, ms) => u <= 10 && fast(ms) };
+    case 'bare page=N':
+      return { text: '≤ 1 unit / 100 skipped + page, ≤ 1 s', check: (_u, ms) => fast(ms) };
+    default:
+      return { text: '≤ 1 s', check: (_u, ms) => fast(ms) };
+  }
+}
+
+async function record(size: number, list: Row['list'], kind: string, request: string, key: string, companyId?: number) {
+  const result = await measure(key, companyId, request);
+  const t = target(kind);
+  rows.push({
+    size,
+    list,
+    request,
+    kind,
+    units: result.units,
+    calls: result.calls,
+    ms: Math.round(result.ms),
+    count: result.body.count ?? 0,
+    target: t.text,
+    met: t.check(result.units, result.ms),
+  });
+  return result;
+}
+
+try {
+  const { createPartner } = await import('#companies/partners.js');
+  const { createApiKey } = await import('#companies/api-keys.js');
+  const { createCompany } = await import('#companies/companies.js');
+  const { importJobs } = await import('#jobs/jobs.js');
+  const { newApplicationRecord, seedApplications } = await import('#applications/applications.js');
+  const { nextId } = await import('#platform/ids.js');
+
+  for (const size of SIZES) {
+    const started = Date.now();
+    const partner = await createPartner(`Scale partner ${size}`, 'job_board');
+    const key = (await createApiKey({ partner: partner.id })).key;
+    const company = await createCompany({ partner: partner.id, name: `Scale ${size}`, ats: 'sandbox', entitlements: [] });
+
+    const jobCount = Math.max(RARE * 2, size / 20);
+    const feed = Array.from({ length: jobCount }, (_, i) => {
+      const rare = i < RARE;
+      return {
+        external_id: `job-${i}`,
+        title: rare ? `Unicorn wrangler ${i}` : `Software engineer ${i}`,
+        city: rare ? 'Rareville' : i % 2 ? 'Berlin' : 'Hamburg',
+        remote: rare ? 'hybrid' : 'remote',
+        language: rare ? 'fr' : 'de',
+        country: rare ? 'FR' : 'DE',
+        description: 'A realistic description of the role and what it takes. '.repeat(20),
+      };
+    });
+    await importJobs(company.id, feed, { complete: true });
+    const jobIdOf = async (externalId: string) =>
+      (await measure(key, company.id, `/jobs?external_id=${externalId}`)).body.results![0] as { id: number };
+    const rareJob = (await jobIdOf('job-0')).id;
+    const commonJob = (await jobIdOf(`job-${RARE}`)).id;
+
+    const base = Date.parse('2026-06-01T00:00:00Z');
+    for (let offset = 0; offset < size; offset += 500) {
+      const records = [];
+      for (let i = offset; i < Math.min(size, offset + 500); i++) {
+        const rare = i < RARE;
+        const tag = rare ? 'rare' : 'common';
+        const timestamp = new Date(base + i * 1000).toISOString();
+        const jobRecord = { id: rare ? rareJob : commonJob } as never;
+        const r = newApplicationRecord({
+          id: await nextId('application'),
+          company: company.id,
+          partner: { id: partner.id, kind: 'job_board' },
+          job: jobRecord,
+          channel: undefined,
+          input: {
+            candidate: { email: `${tag}${i}@example.com`, full_name: `Candidate ${i}` },
+            channel: tag,
+            partner_job_id: `PJ-${tag}`,
+            partner_company_id: `PC-${tag}`,
+            agency_job_id: `AJ-${tag}`,
+            partner_application_id: `PA-${i}`,
+            applied_at: rare ? '2026-10-01T00:00:00Z' : '2025-01-01T00:00:00Z',
+            notes: 'Notes of a realistic length. '.repeat(10),
+          } as never,
+          timestamp,
+          syncDue: false,
+        });
+        if (rare) r.sync_status = 'FAILURE';
+        records.push(r);
+      }
+      await seedApplications(records);
+    }
+
+    const companies = Math.max(RARE * 2, size / 50);
+    for (let i = 0; i < companies; i++) {
+      const rare = i < RARE;
+      await createCompany({
+        partner: partner.id,
+        name: rare ? `Rare Widgets ${i}` : `Common Trading ${i}`,
+        ats: rare ? 'greenhouse' : 'sandbox',
+        status: rare ? 'invited' : 'active',
+        partner_company_id: `PCO-${i}`,
+        entitlements: [],
+      });
+    }
+    const seeded = Math.round((Date.now() - started) / 1000);
+
+    const a = (kind: string, query: string) => record(size, 'applications', kind, `/applications/?${query}`, key, company.id);
+    const first = await a('unfiltered, first page', 'page_size=10');
+    const next = new URL(first.body.next!);
+    await a('unfiltered, next page', next.search.slice(1));
+    rows[rows.length - 1].request = '/applications/?page_size=10&page=2&cursor=…';
+    await a('bare page=N', `page_size=10&page=${Math.floor(size / 20)}`);
+    for (const [name, value] of [
+      ['channel', 'rare'],
+      ['partner_job_id', 'PJ-rare'],
+      ['partner_company_id', 'PC-rare'],
+      ['agency_job_id', 'AJ-rare'],
+      ['partner_application_id', 'PA-3'],
+      ['email', 'rare3@example.com'],
+      ['job', String(rareJob)],
+      ['sync_status', 'FAILURE'],
+    ] as const)
+      await a(
+        name === 'partner_application_id' || name === 'email' ? 'exact, 1 match' : 'exact, 10 matches',
+        `${name}=${encodeURIComponent(value)}`,
+      );
+    await a('exact, many matches', 'channel=common');
+    await a('exact, many matches', 'sync_status=NOTSENT');
+    await a('exact, many matches', `partner=${partner.id}`);
+    await a('combined, 10 matches', 'channel=rare&sync_status=FAILURE');
+    await a('date, 10 matches', 'applied_at=2026-09-01');
+    await a('date, many matches', 'applied_at=2024-01-01');
+    await a('date, many matches', `created_at=2026-06-01`);
+
+    const j = (kind: string, query: string) => record(size, 'jobs', kind, `/jobs?${query}`, key, company.id);
+    await j('unfiltered, first page', 'page_size=10');
+    await j('bare page=N', `page_size=10&page=${Math.floor(jobCount / 20)}`);
+    await j('exact, 1 match', 'external_id=job-3');
+    for (const query of ['remote=hybrid', 'language=fr', 'country=FR']) await j('exact, 10 matches', query);
+    await j('exact, many matches', 'status=active');
+    await j('contains, 10 matches', 'title=unicorn');
+    await j('contains, 10 matches', 'city=rarev');
+
+    const c = (kind: string, query: string) => record(size, 'companies', kind, `/companies/?${query}`, key);
+    await c('unfiltered, first page', 'page_size=10');
+    await c('bare page=N', `page_size=10&page=${Math.floor(companies / 20)}`);
+    for (const query of ['status=invited', 'ats=greenhouse']) await c('exact, 10 matches', query);
+    await c('exact, 1 match', 'partner_company_id=PCO-3');
+    await c('contains, 10 matches', 'name=rare%20widg');
+    await c('ordering', 'ordering=name');
+    await c('ordering', 'ordering=-updated_at');
+    process.stderr.write(`scale ${size}: seeded in ${seeded} s, measured\n`);
+  }
+} finally {
+  await service.stop();
+}
+
+const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+const date = new Date().toISOString().slice(0, 10);
+const jsonPath = 'docs/benchmarks.json';
+let json: Record<string, unknown> = {};
+try {
+  json = JSON.parse(readFileSync(jsonPath, 'utf8')) as Record<string, unknown>;
+} catch {
+  // a first run writes the file
+}
+json.scale = { command: COMMAND, machine, date, rows };
+writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`);
+
+const table = [
+  '| size | list | request | kind | units | calls | ms | count | target | met |',
+  '|---|---|---|---|---|---|---|---|---|---|',
+  ...rows.map(
+    (r) =>
+      `| ${r.size} | ${r.list} | \`${r.request}\` | ${r.kind} | ${r.units} | ${r.calls} | ${r.ms} | ${r.count} | ${r.target} | ${r.met === null ? '–' : r.met ? 'yes' : '**no**'} |`,
+  ),
+].join('\n');
+const section = `<!-- scale:start -->\n## Scale: lists at 1k / 10k / 100k applications (issue 11)\n\nCommand: \`${COMMAND}\` (runs \`bench/scale.ts\`). Machine: ${machine}. ${date}.\n\n${table}\n<!-- scale:end -->`;
+const mdPath = 'docs/benchmarks.md';
+const md = readFileSync(mdPath, 'utf8');
+const marked = /<!-- scale:start -->[\s\S]*<!-- scale:end -->/;
+writeFileSync(mdPath, marked.test(md) ? md.replace(marked, section) : `${md.trimEnd()}\n\n${section}\n`);
+console.log(table);
