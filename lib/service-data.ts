@@ -57,7 +57,8 @@ export class ServiceData extends Construct {
         indexName: index.name,
         partitionKey: { name: index.partitionKey, type: AttributeType.STRING },
         sortKey: { name: index.sortKey, type: AttributeType.STRING },
-        projectionType: index.projection === 'ALL' ? ProjectionType.ALL : ProjectionType.KEYS_ONLY,
+        projectionType: ProjectionType[index.projection],
+        ...('include' in index && index.include ? { nonKeyAttributes: [...index.include] } : {}),
       });
     }
 

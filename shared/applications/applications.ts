@@ -3,7 +3,7 @@
  * attachments and the sync hand-off, the Application object with the D9 quirks and D10 anonymization,
  * reads and the filtered list.
  */
-import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FromSchema } from 'json-schema-to-ts';
 import {
   ATTACHMENT_TYPES,
@@ -18,14 +18,21 @@ import { getChannel, getChannelBySlug, getChannels, type TalentChannel } from '#
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
-import { readCount } from '#platform/counts.js';
+import { counterReader, readCount } from '#platform/counts.js';
 import { NotFoundError, ValidationError, type FieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { findJobByExternalId, getJobs, type JobRecord } from '#jobs/jobs.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
-import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import {
+  chooseSource,
+  countPartition,
+  readPage,
+  type CollectionQuery,
+  type Condition,
+  type SourceCandidate,
+} from '#platform/paged-query.js';
 import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
-import { batchGetItems, batchPut, primaryKeyOf } from '#platform/batch.js';
+import { batchPut, primaryKeyOf } from '#platform/batch.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import { getPartner } from '#companies/partners.js';
 import { dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
@@ -705,20 +712,17 @@ const readTimeCopies = {
   channels: channelCopies,
 };
 
-interface Candidate {
-  query: CollectionQuery;
-  /** The condition this source answers by itself. */
-  answers: string;
-  /** How many applications the source's partition holds. */
-  size: () => Promise<number>;
-}
-
 /**
  * Plans a list of applications: the most selective exact filter's partition is walked (its size from a
  * counter), the other filters apply to its items; without an exact filter a date filter reads its range,
  * and otherwise the company's collection is paged. `cursorIndex` keeps a walk on the source it started on.
  */
-export async function applicationQuery(companyId: number, q: QueryParams, cursorIndex?: unknown): Promise<CollectionQuery> {
+export async function applicationQuery(
+  companyId: number,
+  q: QueryParams,
+  walk: { cursorIndex?: unknown; skipping?: boolean } = {},
+): Promise<CollectionQuery> {
+  const { cursorIndex, skipping } = walk;
   const email = stringParam(q, 'email');
   const job = positiveIntParam(q, 'job');
   const syncStatus = enumParam(q, 'sync_status', SYNC_STATUSES);
@@ -749,32 +753,14 @@ export async function applicationQuery(companyId: number, q: QueryParams, cursor
   const collection = collections.companyApplications(companyId);
   const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
 
-  const candidates: Candidate[] = [];
-  let counters: Promise<Map<string, Record<string, unknown>>> | undefined;
-  const counterItems = () =>
-    (counters ??= batchGetItems([
-      keys.countOf(collection),
-      ...COUNTED_FILTERS.flatMap((f) => {
-        const value = f === 'job' ? job : exact.get(f as SlotFilter);
-        return value === undefined ? [] : [valueCounterKey(companyId, f, value)];
-      }),
-    ]));
-  const counted = async (key: { PK: string; SK: string }, attribute = 'count') =>
-    Number((await counterItems()).get(primaryKeyOf(key))?.[attribute] ?? 0);
-  const keysCount = async (query: CollectionQuery) => {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: config().tableName,
-        IndexName: query.index,
-        KeyConditionExpression: '#pk = :pk',
-        ExpressionAttributeNames: { '#pk': partitionKeyOf(query.index) },
-        ExpressionAttributeValues: { ':pk': query.partitionValue },
-        Select: 'COUNT',
-      }),
-    );
-    return out.Count ?? 0;
-  };
-
+  const counted = counterReader([
+    keys.countOf(collection),
+    ...COUNTED_FILTERS.flatMap((f) => {
+      const value = f === 'job' ? job : exact.get(f as SlotFilter);
+      return value === undefined ? [] : [valueCounterKey(companyId, f, value)];
+    }),
+  ]);
+  const candidates: SourceCandidate[] = [];
   for (const [filter, value] of exact) {
     const query: CollectionQuery = {
       index: APPLICATION_FILTER_SLOTS[filter],
@@ -786,8 +772,8 @@ export async function applicationQuery(companyId: number, q: QueryParams, cursor
       ? () => counted(keys.countOf(collection), totalsAttribute(filter as (typeof TOTALS_FILTERS)[number], value))
       : (COUNTED_FILTERS as readonly string[]).includes(filter)
         ? () => counted(valueCounterKey(companyId, filter as (typeof COUNTED_FILTERS)[number], value))
-        : () => keysCount(query);
-    candidates.push({ query, answers: filter, size });
+        : () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] });
+    candidates.push({ query, size });
   }
   if (job !== undefined) {
     const query: CollectionQuery = {
@@ -796,9 +782,11 @@ export async function applicationQuery(companyId: number, q: QueryParams, cursor
       sortKeyFrom: createdAt,
       conditions: others('job'),
     };
-    candidates.push({ query, answers: 'job', size: () => counted(valueCounterKey(companyId, 'job', job)) });
+    candidates.push({ query, size: () => counted(valueCounterKey(companyId, 'job', job)) });
   }
   if (email !== undefined) {
+    // The e-mail range starts at the D10 cutoff, so its partition is counted in that range: a candidate has a
+    // handful of applications, fewer than a counter per address would be worth.
     const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
     const query: CollectionQuery = {
       index: 'GSI2',
@@ -806,25 +794,16 @@ export async function applicationQuery(companyId: number, q: QueryParams, cursor
       sortKeyFrom: from,
       conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
     };
-    // A candidate has a handful of applications: counting them is cheaper than keeping a counter per address.
-    candidates.push({ query, answers: 'email_lc', size: async () => (await readPage({ ...query, conditions: [] }, COUNT_ONLY)).count });
+    candidates.push({ query, size: () => countPartition({ ...query, conditions: [] }) });
   }
-
-  if (candidates.length) {
-    let chosen = candidates.find((c) => c.query.index === cursorIndex);
-    let size: number | undefined;
-    if (!chosen) {
-      const sizes = await Promise.all(candidates.map((c) => c.size()));
-      const smallest = sizes.indexOf(Math.min(...sizes));
-      chosen = candidates[smallest];
-      size = sizes[smallest];
-    }
-    const { query } = chosen;
-    // The partition's own total is the answer when nothing else filters (the e-mail range is bounded by D10).
-    if (size !== undefined && chosen.answers !== 'email_lc') return { ...query, total: () => Promise.resolve(size) };
-    if (chosen.answers !== 'email_lc') return { ...query, total: chosen.size };
-    return query;
-  }
+  const chosen = await chooseSource(
+    candidates,
+    cursorIndex,
+    createdAt || skipping
+      ? undefined
+      : { query: { index: 'GSI1', partitionValue: collection, conditions }, total: () => readCount(collection) },
+  );
+  if (chosen) return chosen;
   const dated = others('');
   if (appliedAt || updatedAt) {
     const index = appliedAt ? 'DATE1' : 'DATE2';
@@ -836,9 +815,6 @@ export async function applicationQuery(companyId: number, q: QueryParams, cursor
   return { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
 }
 
-/** A page request that only counts (page 1 of size 0 is never read). */
-const COUNT_ONLY = { page: 1, pageSize: 0 } as const;
-
 export async function listApplications(
   companyId: number,
   q: QueryParams,
@@ -846,7 +822,10 @@ export async function listApplications(
 ): Promise<PageEnvelope<Record<string, unknown>>> {
   const options = { scope: `applications:company:${companyId}`, filterParams: APPLICATION_FILTERS };
   const request = pageRequest(q, options);
-  const page = await readPage(await applicationQuery(companyId, q, request.cursor?.position.index), request);
+  const page = await readPage(
+    await applicationQuery(companyId, q, { cursorIndex: request.cursor?.position.index, skipping: request.page > 1 && !request.cursor }),
+    request,
+  );
   const records = page.items.map(fromApplicationItem);
   const [jobs, channels] = await Promise.all([
     readTimeCopies.jobs(

@@ -3,7 +3,7 @@
  * import run of D14 that creates, updates and archives a company's jobs from an ATS feed.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetByKey, batchPut, queryAll } from '#platform/batch.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import { config, db } from '#platform/clients.js';
@@ -12,10 +12,18 @@ import { getCompanyRecord, setCompanyFields } from '#companies/companies.js';
 import { NotFoundError, ValidationError, type FieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
-import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import {
+  chooseSource,
+  countPartition,
+  readPage,
+  type CollectionQuery,
+  type Condition,
+  type SourceCandidate,
+} from '#platform/paged-query.js';
+import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import { dateParam, enumParam, stringParam, type QueryParams } from '#platform/query-params.js';
-import { readCount } from '#platform/counts.js';
+import { counterReader, readCount } from '#platform/counts.js';
 import { publishEvents } from '#platform/events.js';
 import { ajv, toFieldErrors } from '#platform/validation.js';
 
@@ -299,7 +307,27 @@ export function toJob(r: JobRecord, listForm: boolean): Record<string, unknown> 
   };
 }
 
-const INTERNAL_ATTRIBUTES = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'title_lc', 'city_lc'];
+/**
+ * The layout of a job item's index attributes. An import run rewrites every job it finds in an older
+ * layout, so a company's jobs reach this one on its next run.
+ */
+const JOB_INDEX_VERSION = 2;
+
+/** Everything the item holds besides the record: every key attribute of the table, search copies, the layout. */
+const INTERNAL_ATTRIBUTES = [...keyAttributes(), 'title_lc', 'city_lc', 'index_version'];
+
+/** Exact filters with a slot index of their own (docs/access-patterns.md); `external_id` has GSI2. */
+export const JOB_FILTER_SLOTS = { status: 'SLOT1', remote: 'SLOT2', language: 'SLOT3', country: 'SLOT4' } as const satisfies Record<
+  string,
+  IndexName
+>;
+type JobSlotFilter = keyof typeof JOB_FILTER_SLOTS;
+/** Slot filters whose per-value totals sit on the company's job counter item (enumerations). */
+const JOB_TOTALS_FILTERS = ['status', 'remote'] as const;
+
+const jobSlot = (companyId: number, filter: JobSlotFilter, value: string) =>
+  indexKeys.filterSlot(collections.companyJobs(companyId), filter, value);
+const jobValueCounterKey = (companyId: number, filter: JobSlotFilter, value: string) => keys.countOf(jobSlot(companyId, filter, value));
 
 function fromItem(item: Record<string, unknown>): JobRecord {
   const record = { ...item };
@@ -308,12 +336,23 @@ function fromItem(item: Record<string, unknown>): JobRecord {
 }
 
 function toItem(r: JobRecord): Record<string, unknown> {
+  const created = indexKeys.createdSort(r.created_at, r.id);
+  const slots: Record<string, string> = {};
+  for (const [filter, slot] of Object.entries(JOB_FILTER_SLOTS) as [JobSlotFilter, IndexName][]) {
+    const value = r[filter];
+    if (typeof value === 'string' && value) slots[partitionKeyOf(slot)] = jobSlot(r.company, filter, value);
+  }
   return {
     ...keys.job(r.company, r.id),
     GSI1PK: indexKeys.companyJobs(r.company),
-    GSI1SK: indexKeys.createdSort(r.created_at, r.id),
+    GSI1SK: created,
     GSI2PK: indexKeys.jobByExternalId(r.company, String(r.external_id)),
-    GSI2SK: indexKeys.createdSort(r.created_at, r.id),
+    GSI2SK: created,
+    ...slots,
+    XSK: created,
+    D1SK: indexKeys.dateSort(r.last_content_update_at, r.created_at, r.id),
+    D2SK: indexKeys.dateSort(r.updated_at, r.created_at, r.id),
+    index_version: JOB_INDEX_VERSION,
     // Lower-case copies serve the case-insensitive "contains" filters.
     title_lc: typeof r.title === 'string' ? r.title.toLowerCase() : undefined,
     city_lc: typeof r.city === 'string' ? r.city.toLowerCase() : undefined,
@@ -358,42 +397,103 @@ export const JOB_FILTERS = [
   'last_content_update_at',
 ] as const;
 
-export function jobQuery(companyId: number, q: QueryParams): CollectionQuery {
-  const conditions: Condition[] = [];
+/** Below this many matches an exact filter's slot serves a contains filter too; above it the slim scan does. */
+const SLOT_BEFORE_SCAN = 100;
+
+/**
+ * Plans a list of jobs: the most selective exact filter's slot (sizes from the counters), the slim
+ * projection when a contains filter would otherwise read many whole jobs, a date range, or the company's
+ * collection. `cursorIndex` keeps a walk on the index it started on.
+ */
+export async function jobQuery(
+  companyId: number,
+  q: QueryParams,
+  walk: { cursorIndex?: unknown; skipping?: boolean } = {},
+): Promise<CollectionQuery> {
+  const { cursorIndex, skipping } = walk;
+  const exact = new Map<JobSlotFilter, string>();
   const status = enumParam(q, 'status', JOB_STATUSES);
   const remote = enumParam(q, 'remote', REMOTE_VALUES);
-  const language = stringParam(q, 'language');
-  const country = stringParam(q, 'country');
+  if (status) exact.set('status', status);
+  if (remote) exact.set('remote', remote);
+  for (const name of ['language', 'country'] as const) {
+    const value = stringParam(q, name);
+    if (value !== undefined) exact.set(name, value);
+  }
   const title = stringParam(q, 'title');
   const city = stringParam(q, 'city');
   const createdAt = dateParam(q, 'created_at');
   const updatedAt = dateParam(q, 'updated_at');
   const contentAt = dateParam(q, 'last_content_update_at');
   const externalId = stringParam(q, 'external_id');
-  if (status) conditions.push({ attr: 'status', op: 'eq', value: status });
-  if (remote) conditions.push({ attr: 'remote', op: 'eq', value: remote });
-  if (language) conditions.push({ attr: 'language', op: 'eq', value: language });
-  if (country) conditions.push({ attr: 'country', op: 'eq', value: country });
+  const collection = collections.companyJobs(companyId);
+
+  const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
   if (title) conditions.push({ attr: 'title_lc', op: 'contains', value: title.toLowerCase() });
   if (city) conditions.push({ attr: 'city_lc', op: 'contains', value: city.toLowerCase() });
   if (updatedAt) conditions.push({ attr: 'updated_at', op: 'gte', value: updatedAt });
   if (contentAt) conditions.push({ attr: 'last_content_update_at', op: 'gte', value: contentAt });
-  // An exact external id is served by its sparse index; everything else by the company's job collection.
-  return externalId
-    ? { index: 'GSI2', partitionValue: indexKeys.jobByExternalId(companyId, externalId), sortKeyFrom: createdAt, conditions }
-    : {
-        index: 'GSI1',
-        partitionValue: indexKeys.companyJobs(companyId),
-        sortKeyFrom: createdAt,
-        conditions,
-        total: () => readCount(collections.companyJobs(companyId)),
-      };
+  if (externalId !== undefined) conditions.push({ attr: 'external_id', op: 'eq', value: externalId });
+  const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
+
+  const counted = counterReader([
+    keys.countOf(collection),
+    ...[...exact]
+      .filter(([f]) => !(JOB_TOTALS_FILTERS as readonly string[]).includes(f))
+      .map(([f, v]) => jobValueCounterKey(companyId, f, v)),
+  ]);
+  const candidates: SourceCandidate[] = [...exact].map(([filter, value]) => ({
+    query: {
+      index: JOB_FILTER_SLOTS[filter],
+      partitionValue: jobSlot(companyId, filter, value),
+      sortKeyFrom: createdAt,
+      conditions: others(filter),
+    },
+    size: (JOB_TOTALS_FILTERS as readonly string[]).includes(filter)
+      ? () => counted(keys.countOf(collection), `${filter}#${value}`)
+      : () => counted(jobValueCounterKey(companyId, filter, value)),
+  }));
+  if (externalId !== undefined) {
+    const query: CollectionQuery = {
+      index: 'GSI2',
+      partitionValue: indexKeys.jobByExternalId(companyId, externalId),
+      sortKeyFrom: createdAt,
+      conditions: others('external_id'),
+    };
+    candidates.push({ query, size: () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] }) });
+  }
+  const slim: CollectionQuery = { index: 'SLIM', partitionValue: collection, sortKeyFrom: createdAt, conditions };
+  if (title || city) {
+    // A contains filter reads the slim projection, unless an exact filter (or the cursor's walk) narrows
+    // the jobs to a few whose whole items are cheaper.
+    if (cursorIndex === 'SLIM' || !candidates.length) return slim;
+    const chosen = await chooseSource(candidates, cursorIndex);
+    const size = chosen?.total ? await chosen.total() : Infinity;
+    return chosen && (size <= SLOT_BEFORE_SCAN || cursorIndex === chosen.index) ? chosen : slim;
+  }
+  const everything: CollectionQuery = { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions };
+  const chosen = await chooseSource(
+    candidates,
+    cursorIndex,
+    createdAt || skipping ? undefined : { query: everything, total: () => readCount(collection) },
+  );
+  if (chosen) return chosen;
+  if (updatedAt || contentAt) {
+    const answered = contentAt ? 'last_content_update_at' : 'updated_at';
+    const rest = others(answered);
+    if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
+    return { index: contentAt ? 'DATE1' : 'DATE2', partitionValue: collection, sortKeyFrom: contentAt ?? updatedAt, conditions: rest };
+  }
+  return { ...everything, total: () => readCount(collection) };
 }
 
 export async function listJobs(companyId: number, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Record<string, unknown>>> {
   const options = { scope: `jobs:company:${companyId}`, limitAlias: true, filterParams: JOB_FILTERS };
   const request = pageRequest(q, options);
-  const page = await readPage(jobQuery(companyId, q), request);
+  const page = await readPage(
+    await jobQuery(companyId, q, { cursorIndex: request.cursor?.position.index, skipping: request.page > 1 && !request.cursor }),
+    request,
+  );
   const next = page.position
     ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
     : undefined;
@@ -463,12 +563,57 @@ export interface ImportResult {
   archived: number;
 }
 
-async function companyJobs(companyId: number): Promise<JobRecord[]> {
+/** Every job of a company, and the ids of those whose item is in the current index layout. */
+async function companyJobs(companyId: number): Promise<{ jobs: JobRecord[]; current: Set<number> }> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
     ExpressionAttributeValues: { ':pk': keys.company(companyId).PK, ':job': 'JOB#' },
   });
-  return items.map(fromItem);
+  const jobs = items.map(fromItem);
+  return { jobs, current: new Set(jobs.filter((_, i) => Number(items[i].index_version ?? 0) >= JOB_INDEX_VERSION).map((j) => j.id)) };
+}
+
+/**
+ * The per-value totals of a company's jobs, set to what the run leaves behind. The import is the only
+ * writer of jobs and knows every job of the company before and after, so it writes exact totals (values
+ * that disappeared become 0) rather than deltas: a table from before the totals existed is right after one
+ * run (docs/decisions.md, P104).
+ */
+async function writeJobTotals(companyId: number, before: JobRecord[], after: JobRecord[]): Promise<void> {
+  const collection = collections.companyJobs(companyId);
+  const totals = new Map<string, number>();
+  for (const filter of JOB_TOTALS_FILTERS)
+    for (const value of filter === 'status' ? JOB_STATUSES : REMOTE_VALUES) totals.set(`${filter}#${value}`, 0);
+  const valueCounts = new Map<string, { filter: JobSlotFilter; value: string; count: number }>();
+  for (const [jobs, weight] of [
+    [before, 0],
+    [after, 1],
+  ] as const)
+    for (const job of jobs) {
+      for (const filter of JOB_TOTALS_FILTERS) {
+        const value = job[filter];
+        if (typeof value === 'string' && weight) totals.set(`${filter}#${value}`, (totals.get(`${filter}#${value}`) ?? 0) + 1);
+      }
+      for (const filter of ['language', 'country'] as const) {
+        const value = job[filter];
+        if (typeof value !== 'string' || !value) continue;
+        const entry = valueCounts.get(`${filter}=${value}`) ?? { filter, value, count: 0 };
+        entry.count += weight;
+        valueCounts.set(`${filter}=${value}`, entry);
+      }
+    }
+  const names = [...totals.keys()];
+  await db().send(
+    new UpdateCommand({
+      TableName: config().tableName,
+      Key: keys.countOf(collection),
+      UpdateExpression: `SET ${names.map((_, i) => `#t${i} = :t${i}`).join(', ')}`,
+      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#t${i}`, name])),
+      ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:t${i}`, totals.get(name)])),
+    }),
+  );
+  for (const { filter, value, count } of valueCounts.values())
+    await db().send(new PutCommand({ TableName: config().tableName, Item: { ...jobValueCounterKey(companyId, filter, value), count } }));
 }
 
 /**
@@ -486,7 +631,8 @@ export async function importJobs(
   if (!company) throw new NotFoundError(`Company ${companyId} does not exist.`);
   const runId = randomUUID();
   const now = isoNow();
-  const existing = new Map((await companyJobs(companyId)).map((job) => [String(job.external_id), job]));
+  const { jobs: before, current: layoutCurrent } = await companyJobs(companyId);
+  const existing = new Map(before.map((job) => [String(job.external_id), job]));
   const creates: JobRecord[] = [];
   const updates: JobRecord[] = [];
   const result: ImportResult = { run_id: runId, created: 0, updated: 0, unchanged: 0, archived: 0 };
@@ -535,11 +681,13 @@ export async function importJobs(
     if (changed) result.updated += 1;
     else result.unchanged += 1;
   }
-  if (options.complete !== false) {
-    for (const missing of existing.values()) {
-      if (missing.status !== 'active') continue;
+  for (const missing of existing.values()) {
+    if (missing.status === 'active' && options.complete !== false) {
       updates.push({ ...missing, status: 'archived', updated_at: now });
       result.archived += 1;
+    } else if (!layoutCurrent.has(missing.id)) {
+      // A job of an older index layout that this run does not otherwise touch is rewritten in the new one.
+      updates.push(missing);
     }
   }
 
@@ -567,6 +715,9 @@ export async function importJobs(
   }
   result.created = creates.length;
   await batchPut(updates.map(toItem));
+  const after = new Map(before.map((job) => [job.id, job]));
+  for (const job of [...creates, ...updates]) after.set(job.id, job);
+  await writeJobTotals(companyId, before, [...after.values()]);
   // D13: one event per job created, changed or archived by this run (unchanged jobs emit nothing).
   const changed = updates.filter((job) => job.updated_at === now);
   await publishEvents([

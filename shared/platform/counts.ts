@@ -1,9 +1,22 @@
 /** Counter items hold the unfiltered totals of collections; they change in the create/delete transaction. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
-import { keys } from '#platform/keys.js';
+import { keys, type Key } from '#platform/keys.js';
+import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 
 export async function readCount(collection: string): Promise<number> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.countOf(collection) }));
   return Number(out.Item?.count ?? 0);
+}
+
+/**
+ * Counter items read together, once, on first use: a list that weighs several filters reads all their
+ * counters in one BatchGet. `attribute` names a per-value total kept on a collection's counter item.
+ */
+export function counterReader(counterKeys: Key[]): (key: Key, attribute?: string) => Promise<number> {
+  let items: Promise<Map<string, Record<string, unknown>>> | undefined;
+  return async (key, attribute = 'count') => {
+    items ??= batchGetItems(counterKeys);
+    return Number((await items).get(primaryKeyOf(key))?.[attribute] ?? 0);
+  };
 }

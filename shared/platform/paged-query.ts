@@ -34,6 +34,8 @@ export interface CollectionQuery {
   conditions: Condition[];
   /** Total of the whole partition from a counter item; used when nothing else filters. */
   total?: () => Promise<number>;
+  /** The number of matches, when a counter already knows it (a broad filter walked on its collection). */
+  matches?: () => Promise<number>;
 }
 
 export interface PageResult<T> {
@@ -44,7 +46,7 @@ export interface PageResult<T> {
 }
 
 type Item = Record<string, unknown>;
-type SourceKind = 'items' | 'keys' | 'dateRange';
+type SourceKind = 'items' | 'keys' | 'slim' | 'dateRange';
 
 /** Index sort keys that hold `<date>#<created sort>` rather than the created sort itself. */
 const DATE_SORT_KEYS = new Set(['D1SK', 'D2SK']);
@@ -67,6 +69,7 @@ function hasKeysTwin(name: IndexName): boolean {
 function kindOf(query: CollectionQuery): SourceKind {
   const index = indexOf(query.index);
   if (index.projection === 'ALL') return 'items';
+  if (index.projection === 'INCLUDE') return 'slim';
   return DATE_SORT_KEYS.has(index.sortKey) ? 'dateRange' : 'keys';
 }
 
@@ -92,7 +95,7 @@ function baseInput(query: CollectionQuery, index: IndexName = query.index): Quer
   }
   const filters: string[] = [];
   // Only an index that projects the filtered attributes can filter in the Query itself.
-  if (definition.projection === 'ALL') {
+  if (definition.projection === 'ALL' || definition.projection === 'INCLUDE') {
     query.conditions.forEach((condition, i) => {
       names[`#f${i}`] = condition.attr;
       values[`:f${i}`] = condition.value;
@@ -142,6 +145,7 @@ async function itemsFor(entries: Item[]): Promise<(Item | undefined)[]> {
 }
 
 async function countMatching(query: CollectionQuery, kind: SourceKind): Promise<number> {
+  if (query.matches) return query.matches();
   if (query.total && !query.conditions.length && query.sortKeyFrom === undefined) return query.total();
   if (kind === 'keys' && query.conditions.length) return (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items.length;
   // An items index counts with its FilterExpression; without one, a range counts its keys on a keys-only
@@ -164,6 +168,8 @@ async function collect(
   kind: SourceKind,
   from: Record<string, unknown> | undefined,
   wanted: number,
+  /** False when only the position after the matches is wanted (a skip): a slim source then reads no items. */
+  fetchItems = true,
 ): Promise<{ items: Item[]; position?: Record<string, unknown> }> {
   const input = baseInput(query);
   const residual = kind === 'keys' ? query.conditions : [];
@@ -176,7 +182,11 @@ async function collect(
     const limit = filtered ? Math.min(Math.max(remaining * 2, 25), 200) : Math.min(remaining, 1000);
     const out = await db().send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: exclusiveStartKey }));
     const entries = out.Items ?? [];
-    const read = kind === 'keys' ? await itemsFor(entries) : entries;
+    // A keys-only or slim source reads whole items for what it returns (a slim one: only for its matches).
+    const read =
+      kind === 'keys' || (kind === 'slim' && fetchItems)
+        ? await itemsFor(entries.slice(0, kind === 'slim' ? remaining : undefined))
+        : entries;
     for (let i = 0; i < entries.length; i++) {
       const item = read[i];
       if (!item || (residual.length && !matchesAll(item, residual))) continue;
@@ -209,7 +219,7 @@ async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): P
     }
     return remaining > 0 || !last ? undefined : positionOf(query, last);
   }
-  const skipped = await collect(query, kind, undefined, skip);
+  const skipped = await collect(query, kind, undefined, skip, false);
   return skipped.items.length < skip ? undefined : skipped.position;
 }
 
@@ -251,6 +261,45 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
   return { items, count, position: last ? { index: query.index, after: created(last.entry) } : undefined };
 }
 
+/** How many entries of a source match (its FilterExpression, or its residual conditions read in memory). */
+export async function countPartition(query: CollectionQuery): Promise<number> {
+  return countMatching({ ...query, total: undefined }, kindOf(query));
+}
+
+/** A partition that can answer a list: one exact filter's slot, a lookup index, a date range. */
+export interface SourceCandidate {
+  query: CollectionQuery;
+  /** How many records the partition holds (a counter item, or the count of a small partition). */
+  size: () => Promise<number>;
+}
+
+/**
+ * The candidate a list walks: the one its cursor began on (the walk stays on its index), else the one whose
+ * partition is smallest, whose size is then the list's total when nothing else filters.
+ */
+export async function chooseSource(
+  candidates: SourceCandidate[],
+  cursorIndex: unknown,
+  broad?: { query: CollectionQuery; total: () => Promise<number> },
+): Promise<CollectionQuery | undefined> {
+  if (!candidates.length) return undefined;
+  if (broad && cursorIndex === broad.query.index) return broad.query;
+  const resumed = candidates.find((c) => c.query.index === cursorIndex);
+  if (resumed) return { ...resumed.query, total: resumed.size };
+  const sizes = await Promise.all(candidates.map((c) => c.size()));
+  const smallest = sizes.indexOf(Math.min(...sizes));
+  const chosen = candidates[smallest];
+  // A lone filter that matches most of the collection is cheaper walked on the collection itself with a
+  // FilterExpression (few items read past per page) than as keys plus a BatchGet; its counter is the count.
+  // (A caller that must skip leaves `broad` out: skipping reads keys only on the slot.)
+  if (broad && candidates.length === 1 && !chosen.query.conditions.length && sizes[smallest] >= BROAD_SHARE * (await broad.total()))
+    return { ...broad.query, matches: () => Promise.resolve(sizes[smallest]) };
+  return { ...chosen.query, total: () => Promise.resolve(sizes[smallest]) };
+}
+
+/** The share of a collection above which one exact filter is walked on the collection (see chooseSource). */
+const BROAD_SHARE = 0.8;
+
 export async function readPage(query: CollectionQuery, request: PageRequest): Promise<PageResult<Item>> {
   const kind = kindOf(query);
   // A cursor minted on another source (the counts chose differently since) is not used: the page is still right.
@@ -262,6 +311,14 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
     const all = await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER);
     const items = all.items.slice(skip, skip + request.pageSize);
     const last = items[items.length - 1];
+    return { items, count: all.items.length, position: last ? positionOf(query, last) : undefined };
+  }
+  if (kind === 'slim' && !request.cursor) {
+    // Counting a slim scan reads every match's slim entry: the same pass finds the page, whose items are read.
+    const all = await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER, false);
+    const entries = all.items.slice(skip, skip + request.pageSize);
+    const items = (await itemsFor(entries)).filter((i): i is Item => Boolean(i));
+    const last = entries[entries.length - 1];
     return { items, count: all.items.length, position: last ? positionOf(query, last) : undefined };
   }
   const count = request.cursor ? request.cursor.count : await countMatching(query, kind);

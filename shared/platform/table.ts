@@ -6,7 +6,9 @@ export interface IndexDefinition {
   name: string;
   partitionKey: string;
   sortKey: string;
-  projection: 'ALL' | 'KEYS_ONLY';
+  projection: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
+  /** With `INCLUDE`: the non-key attributes the index carries (at most 100 over all indexes of a table). */
+  include?: readonly string[];
 }
 
 export const tableDefinition = {
@@ -34,6 +36,14 @@ export const tableDefinition = {
     { name: 'DATE2', partitionKey: 'GSI1PK', sortKey: 'D2SK', projection: 'KEYS_ONLY' },
     // The collections of GSI1 as keys only: a bare `page=N` skips here at ~100 records per unit.
     { name: 'KEYS', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
+    // The collections of GSI1 with only what filters read: contains filters scan this, not whole items.
+    {
+      name: 'SLIM',
+      partitionKey: 'GSI1PK',
+      sortKey: 'GSI1SK',
+      projection: 'INCLUDE',
+      include: ['title_lc', 'city_lc', 'status', 'remote', 'language', 'country', 'updated_at', 'last_content_update_at'],
+    },
   ] satisfies IndexDefinition[],
 } as const;
 
@@ -72,7 +82,10 @@ export function createTableInput(tableName: string) {
         { AttributeName: index.partitionKey, KeyType: 'HASH' as const },
         { AttributeName: index.sortKey, KeyType: 'RANGE' as const },
       ],
-      Projection: { ProjectionType: index.projection },
+      Projection: {
+        ProjectionType: index.projection,
+        ...('include' in index && index.include ? { NonKeyAttributes: [...index.include] } : {}),
+      },
     })),
   };
 }

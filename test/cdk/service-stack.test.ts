@@ -266,7 +266,10 @@ describe('data', () => {
           { AttributeName: index.partitionKey, KeyType: 'HASH' },
           { AttributeName: index.sortKey, KeyType: 'RANGE' },
         ],
-        Projection: { ProjectionType: index.projection },
+        Projection: {
+          ProjectionType: index.projection,
+          ...('include' in index && index.include ? { NonKeyAttributes: [...index.include] } : {}),
+        },
       })),
     );
     for (const attribute of table.Properties.AttributeDefinitions) expect(attribute.AttributeType).toBe('S');
