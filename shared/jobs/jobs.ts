@@ -17,7 +17,8 @@ import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope 
 import { dateParam, enumParam, stringParam, type QueryParams } from '#platform/query-params.js';
 import { readCount } from '#platform/counts.js';
 import { publishEvents } from '#platform/events.js';
-import { ajv, toFieldErrors } from '#platform/validation.js';
+import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
+import { loadJobInputValidator } from '#jobs/validators.generated.js';
 
 export const JOB_STATUSES = ['active', 'deleted', 'archived'] as const;
 export const REMOTE_VALUES = ['remote', 'hybrid', 'on-site'] as const;
@@ -409,7 +410,8 @@ export async function listJobs(companyId: number, q: QueryParams, link: LinkCont
 // ---------------------------------------------------------------------------------------------------
 // Import (D14)
 
-const validateJobInput = ajv.compile(jobInputSchema);
+// Pure: a bundle whose route never validates this leaves the generated validator out (tree-shaking).
+const validateJobInput = /* @__PURE__ */ lazyValidator(loadJobInputValidator);
 
 /** Validates a whole feed; any invalid job rejects the run before anything is written. */
 export function parseJobFeed(feed: unknown): JobInput[] {
