@@ -22,7 +22,7 @@ const ESM_REQUIRE_SHIM =
 
 /**
  * How every function is bundled. `esbuildOptions()` turns these into the options CDK passes to esbuild, so
- * the bundle test (`test/unit/bundles.test.ts`) and `npm run bench:cold` measure exactly what `cdk synth`
+ * the bundle test (`test/cdk/bundles.test.ts`) and `npm run bench:cold` measure exactly what `cdk synth`
  * builds.
  */
 export const FUNCTION_BUNDLING = {
