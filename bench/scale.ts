@@ -82,7 +82,7 @@ try {
   const { createApiKey } = await import('#companies/api-keys.js');
   const { createCompany } = await import('#companies/companies.js');
   const { importJobs } = await import('#jobs/jobs.js');
-  const { newApplicationRecord, seedApplications } = await import('#applications/applications.js');
+  const { newApplicationRecord, seedApplications } = await import('#applications/application-create.js');
   const { nextId } = await import('#platform/ids.js');
 
   for (const size of SIZES) {

@@ -5,7 +5,7 @@
  */
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { bearerToken, principalToContext, resolveApiKey } from '#companies/api-keys.js';
-import { header } from '#http/http.js';
+import { header } from '#platform/headers.js';
 import { logger } from '#platform/logger.js';
 
 function apiWideResource(methodArn: string): string {

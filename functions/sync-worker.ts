@@ -9,6 +9,7 @@ import { ChangeMessageVisibilityCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config, sqs } from '#platform/clients.js';
 import { logger } from '#platform/logger.js';
+import { sourceStack } from '#platform/stack-trace.js';
 import { RetryLater, retryDelaySeconds, syncApplication } from '#delivery/sync.js';
 import type { SyncMessage } from '#platform/sync-queue.js';
 
@@ -44,6 +45,7 @@ async function handleRecord(record: SQSRecord): Promise<void> {
       receiveCount,
       delay,
       reason: (error as Error).message,
+      sourceStack: sourceStack(error),
     });
     await comeBackIn(record, delay);
     throw error;

@@ -7,7 +7,8 @@ import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
-import { NodejsFunction, OutputFormat, SourceMapMode, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { NodejsFunction, OutputFormat, SourceMapMode, type BundlingOptions, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { BuildOptions } from 'esbuild';
 import type { Construct } from 'constructs';
 import { functionEntry, projectRoot } from './project-paths.js';
 import type { StageConfig } from './stage-config.js';
@@ -18,6 +19,71 @@ export const SERVICE_NAME = 'hiring-integration-service';
 // it for Node built-ins, so the bundle gets one made from its own URL.
 const ESM_REQUIRE_SHIM =
   "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/**
+ * How every function is bundled. `esbuildOptions()` turns these into the options CDK passes to esbuild, so
+ * the bundle test (`test/cdk/bundles.test.ts`) and `npm run bench:cold` measure exactly what `cdk synth`
+ * builds.
+ */
+export const FUNCTION_BUNDLING = {
+  format: OutputFormat.ESM,
+  target: 'node24',
+  // Prefer packages' ESM builds: smaller bundles, and middy 7 ships nothing else.
+  mainFields: ['module', 'main'],
+  // The SDK is bundled rather than taken from the runtime, so the version we test is the one that runs.
+  externalModules: [],
+  minify: true,
+  // The map ships beside the bundle but is not loaded at start (no `--enable-source-maps`, which costs every
+  // cold start); an unexpected error's stack is mapped to the sources when it is logged (stack-trace.ts).
+  sourceMap: true,
+  sourceMapMode: SourceMapMode.DEFAULT,
+  sourcesContent: false,
+  banner: ESM_REQUIRE_SHIM,
+  // Local esbuild only: `cdk synth` must work offline and without Docker.
+  forceDockerBundling: false,
+} as const satisfies BundlingOptions;
+
+/** The bundling options `esbuildOptions()` knows how to translate; anything else must be added there first. */
+const TRANSLATED = new Set([
+  'format',
+  'target',
+  'mainFields',
+  'externalModules',
+  'minify',
+  'sourceMap',
+  'sourceMapMode',
+  'sourcesContent',
+  'banner',
+  'forceDockerBundling',
+]);
+
+/**
+ * The esbuild build options CDK's NodejsFunction derives from `FUNCTION_BUNDLING` for an entry file
+ * (aws-lambda-nodejs `Bundling.buildEsbuildArgs`: `--bundle --platform=node --target --format --minify
+ * --sourcemap --sources-content --external --banner:js --main-fields`, run in the project root).
+ * `sourcemap: false` builds the bundle alone, for measuring its size.
+ */
+export function esbuildOptions(entry: string, options: { outdir: string; sourcemap?: boolean }): BuildOptions {
+  const untranslated = Object.keys(FUNCTION_BUNDLING).filter((key) => !TRANSLATED.has(key));
+  if (untranslated.length) throw new Error(`esbuildOptions() does not translate the bundling options ${untranslated.join(', ')}`);
+  const b: BundlingOptions = FUNCTION_BUNDLING;
+  return {
+    entryPoints: [entry],
+    absWorkingDir: projectRoot,
+    bundle: true,
+    platform: 'node',
+    target: b.target,
+    format: b.format === OutputFormat.ESM ? 'esm' : 'cjs',
+    outfile: join(options.outdir, b.format === OutputFormat.ESM ? 'index.mjs' : 'index.js'),
+    minify: b.minify,
+    sourcemap: (options.sourcemap ?? b.sourceMap) ? (b.sourceMapMode === SourceMapMode.DEFAULT ? true : b.sourceMapMode) : false,
+    sourcesContent: b.sourcesContent,
+    external: [...(b.externalModules ?? [])],
+    banner: b.banner ? { js: b.banner } : undefined,
+    mainFields: b.mainFields ? [...b.mainFields] : undefined,
+    logLevel: 'warning',
+  };
+}
 
 export interface ServiceFunctionProps extends Omit<
   NodejsFunctionProps,
@@ -53,25 +119,9 @@ export class ServiceFunction extends NodejsFunction {
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
         LOG_LEVEL: stage.logLevel,
-        // Stack traces point into our TypeScript, not the minified bundle.
-        NODE_OPTIONS: '--enable-source-maps',
         ...environment,
       },
-      bundling: {
-        format: OutputFormat.ESM,
-        target: 'node24',
-        // Prefer packages' ESM builds: smaller bundles, and middy 7 ships nothing else.
-        mainFields: ['module', 'main'],
-        // The SDK is bundled rather than taken from the runtime, so the version we test is the one that runs.
-        externalModules: [],
-        minify: true,
-        sourceMap: true,
-        sourceMapMode: SourceMapMode.DEFAULT,
-        sourcesContent: false,
-        banner: ESM_REQUIRE_SHIM,
-        // Local esbuild only: `cdk synth` must work offline and without Docker.
-        forceDockerBundling: false,
-      },
+      bundling: FUNCTION_BUNDLING,
     });
     this.handlerModule = handlerModule;
     Validations.of(role).acknowledge({

@@ -1,4 +1,5 @@
-import { createApplication, parseApplication, toApplication } from '#applications/applications.js';
+import { createApplication, parseApplication } from '#applications/application-create.js';
+import { toApplication } from '#applications/applications.js';
 import { api } from '#http/http.js';
 import { idempotency } from '#http/idempotency.js';
 import { parseBody } from '#http/request-body.js';

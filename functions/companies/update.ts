@@ -2,12 +2,12 @@ import { forgetCachedCompany } from '#companies/api-keys.js';
 import { parseCompanyPatch, updateCompany } from '#companies/companies.js';
 import { NotFoundError } from '#platform/errors.js';
 import { api, idParam } from '#http/http.js';
-import { parseBody } from '#http/request-body.js';
+import { parseJsonBody } from '#http/json-body.js';
 
 export const handler = api('UpdateCompany', async ({ event, company }) => {
   // D3: the record must be the company acted for; any other company is "not found".
   if (idParam(event) !== company!.id) throw new NotFoundError();
-  const patch = parseCompanyPatch((await parseBody(event, ['application/json'])).fields);
+  const patch = parseCompanyPatch(parseJsonBody(event));
   const updated = await updateCompany(company!.id, patch);
   forgetCachedCompany(company!.id);
   return { body: updated };

@@ -4,10 +4,9 @@
  * server-side encryption. Records keep type, name, content type, size, checksum and object key; responses
  * show only type, name and content type.
  */
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { DeleteObjectsCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
+import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { config, s3 } from '#platform/clients.js';
 import type { FieldErrors } from '#platform/errors.js';
 
@@ -75,7 +74,7 @@ export interface StoredAttachment {
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-function mediaType(contentType: string): string {
+export function mediaType(contentType: string): string {
   return contentType.split(';')[0].trim().toLowerCase();
 }
 
@@ -125,60 +124,6 @@ export function checkAttachments(attachments: IncomingAttachment[]): FieldErrors
 
 export function attachmentKey(companyId: number, applicationId: number): string {
   return `companies/${companyId}/applications/${applicationId}/${randomUUID()}`;
-}
-
-/**
- * Uploads the attachments one at a time, each decoded only while it is uploaded, so a large body is not
- * held twice. Returns the stored records; on failure removes what it had uploaded and rethrows.
- */
-export async function storeAttachments(
-  companyId: number,
-  applicationId: number,
-  attachments: IncomingAttachment[],
-): Promise<StoredAttachment[]> {
-  const stored: StoredAttachment[] = [];
-  try {
-    for (let i = 0; i < attachments.length; i++) {
-      const attachment = attachments[i];
-      const bytes = typeof attachment.data === 'string' ? Buffer.from(attachment.data, 'base64') : attachment.data;
-      const checksum = createHash('sha256').update(bytes).digest('base64');
-      const key = attachmentKey(companyId, applicationId);
-      await putObject(key, bytes, mediaType(attachment.content_type), checksum);
-      stored.push({
-        type: attachment.type,
-        name: attachment.name,
-        content_type: attachment.content_type,
-        size: bytes.length,
-        checksum,
-        key,
-      });
-      // The submitted copy is no longer needed; letting it go keeps peak memory near one copy of the body.
-      attachments[i] = { ...attachment, data: '' };
-    }
-    return stored;
-  } catch (error) {
-    await deleteAttachmentObjects(stored.map((a) => a.key));
-    throw error;
-  }
-}
-
-/** Parts of a multipart upload; large files go up in parts (S3 checks each part's SHA-256). */
-const PART_BYTES = 8 * 1024 * 1024;
-
-async function putObject(key: string, bytes: Buffer, contentType: string, checksum: string): Promise<void> {
-  const params = { Bucket: config().bucketName, Key: key, Body: bytes, ContentType: contentType, ServerSideEncryption: 'AES256' as const };
-  if (bytes.length <= PART_BYTES) {
-    await s3().send(new PutObjectCommand({ ...params, ChecksumSHA256: checksum }));
-    return;
-  }
-  // One part in flight at a time: parts are views of the same buffer, so memory stays at one copy.
-  await new Upload({
-    client: s3(),
-    params: { ...params, ChecksumAlgorithm: 'SHA256' },
-    partSize: PART_BYTES,
-    queueSize: 1,
-    leavePartsOnError: false,
-  }).done();
 }
 
 export async function deleteAttachmentObjects(keys: string[]): Promise<void> {

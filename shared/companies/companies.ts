@@ -14,7 +14,8 @@ import { nextId } from '#platform/ids.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { envelope, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
-import { validator } from '#platform/validation.js';
+import { validator } from '#platform/field-errors.js';
+import { loadCompanyPatchValidator } from '#companies/validators.generated.js';
 
 export const COMPANY_STATUSES = ['invited', 'requested', 'active', 'failing', 'deactivated', 'deleted'] as const;
 export type CompanyStatus = (typeof COMPANY_STATUSES)[number];
@@ -257,7 +258,8 @@ export const COMPANY_READ_ONLY_FIELDS = [
   'updated_at',
 ] as const;
 
-const assertCompanyPatch = validator<CompanyPatch>(companyPatchSchema);
+// Pure: a bundle whose route never validates this leaves the generated validator out (tree-shaking).
+const assertCompanyPatch = /* @__PURE__ */ validator<CompanyPatch>(loadCompanyPatchValidator);
 
 export function parseCompanyPatch(body: unknown): CompanyPatch {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw invalidField('body', 'Must be a JSON object.');

@@ -9,8 +9,10 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { authorizeCompany, parseCompanyIdHeader, principalFromContext, type Principal } from '#companies/api-keys.js';
 import type { CompanyRecord } from '#companies/companies.js';
 import { ApiError, UnauthorizedError } from '#platform/errors.js';
-import { idempotencyError } from '#http/idempotency.js';
+import { idempotencyError } from '#http/idempotency-errors.js';
+import { header } from '#platform/headers.js';
 import { logger } from '#platform/logger.js';
+import { sourceStack } from '#platform/stack-trace.js';
 import type { LinkContext } from '#platform/pagination.js';
 import { queryParams, type QueryParams } from '#platform/query-params.js';
 import { currentMetrics, formatMetrics, withRequestMetrics } from '#platform/request-metrics.js';
@@ -35,11 +37,7 @@ export interface ApiResult {
 
 type ApiHandler = (request: ApiRequest) => Promise<ApiResult>;
 
-export function header(event: Pick<APIGatewayProxyEvent, 'headers'>, name: string): string | undefined {
-  const wanted = name.toLowerCase();
-  for (const [key, value] of Object.entries(event.headers ?? {})) if (key.toLowerCase() === wanted) return value ?? undefined;
-  return undefined;
-}
+export { header };
 
 /** The request's own absolute URL (without query), for `next`/`previous` links (D4). */
 export function linkContext(event: APIGatewayProxyEvent): LinkContext {
@@ -74,7 +72,7 @@ function respond(requestId: string, statusCode: number, body: unknown, headers: 
 export function errorResponse(requestId: string, error: unknown): APIGatewayProxyResult {
   const known = error instanceof ApiError ? error : idempotencyError(error);
   if (known) return respond(requestId, known.statusCode, known.body(), known.headers);
-  logger.error('unhandled error', { requestId, error: error as Error });
+  logger.error('unhandled error', { requestId, error: error as Error, sourceStack: sourceStack(error) });
   return respond(requestId, 500, {
     detail: `Internal server error. Quote request id ${requestId} when you contact support.`,
     code: 'internal_error',

@@ -9,7 +9,7 @@ import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dyn
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
 import type { MiddlewareObj } from '@middy/core';
 import { config, dynamoClient } from '#platform/clients.js';
-import { ApiError, invalidField } from '#platform/errors.js';
+import { invalidField } from '#platform/errors.js';
 import { tableDefinition } from '#platform/table.js';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
@@ -57,16 +57,4 @@ export function idempotency(): MiddlewareObj {
     after: async (request) => current().after!(request as never),
     onError: async (request) => current().onError!(request as never),
   };
-}
-
-/** Powertools' errors as D2 responses. */
-export function idempotencyError(error: unknown): ApiError | undefined {
-  const name = (error as Error)?.name;
-  if (name === 'IdempotencyValidationError') {
-    return new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request body.');
-  }
-  if (name === 'IdempotencyAlreadyInProgressError') {
-    return new ApiError(409, 'idempotency_in_progress', 'A request with this Idempotency-Key is still being processed; retry shortly.');
-  }
-  return undefined;
 }

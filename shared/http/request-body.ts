@@ -7,7 +7,7 @@ import busboy from 'busboy';
 import qs from 'qs';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { BadRequestError, UnsupportedMediaTypeError, invalidField } from '#platform/errors.js';
-import { header } from '#http/http.js';
+import { contentTypeOf, jsonObject, rawBody } from '#http/json-body.js';
 import type { FilePart } from '#applications/attachments.js';
 
 export const BODY_CONTENT_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'] as const;
@@ -20,11 +20,6 @@ export interface ParsedBody {
 /** Form fields whose values are objects or arrays: a form may send them as JSON strings. */
 const STRUCTURED_FIELDS = new Set(['candidate', 'social_links', 'screening_questions', 'custom_fields', 'attachments']);
 const INTEGER_FIELDS = new Set(['job', 'talent_channel']);
-
-function rawBody(event: APIGatewayProxyEvent): Buffer | string {
-  if (!event.body) return '';
-  return event.isBase64Encoded ? Buffer.from(event.body, 'base64') : event.body;
-}
 
 /** Form values are strings: JSON-string fields are parsed, integer ids converted, nothing else guessed. */
 function normaliseForm(fields: Record<string, unknown>): Record<string, unknown> {
@@ -107,21 +102,10 @@ export async function parseBody(
   event: APIGatewayProxyEvent,
   accepted: readonly BodyContentType[] = BODY_CONTENT_TYPES,
 ): Promise<ParsedBody> {
-  const contentType = header(event, 'content-type') ?? '';
-  const mediaType = contentType.split(';')[0].trim().toLowerCase();
+  const { contentType, mediaType } = contentTypeOf(event);
   if (!(accepted as readonly string[]).includes(mediaType)) throw new UnsupportedMediaTypeError(mediaType || undefined, [...accepted]);
   const body = rawBody(event);
-  if (mediaType === 'application/json') {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    let fields: unknown;
-    try {
-      fields = JSON.parse(text);
-    } catch {
-      throw new BadRequestError('The request body is not valid JSON.', 'malformed_json');
-    }
-    if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) throw invalidField('body', 'Must be a JSON object.');
-    return { fields: fields as Record<string, unknown>, files: [] };
-  }
+  if (mediaType === 'application/json') return { fields: jsonObject(body), files: [] };
   if (mediaType === 'application/x-www-form-urlencoded') {
     const text = typeof body === 'string' ? body : body.toString('utf8');
     return { fields: parseForm(text), files: [] };

@@ -25,7 +25,8 @@ import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope 
 import { dateParam, enumParam, stringParam, type QueryParams } from '#platform/query-params.js';
 import { counterReader, readCount } from '#platform/counts.js';
 import { publishEvents } from '#platform/events.js';
-import { ajv, toFieldErrors } from '#platform/validation.js';
+import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
+import { loadJobInputValidator } from '#jobs/validators.generated.js';
 
 export const JOB_STATUSES = ['active', 'deleted', 'archived'] as const;
 export const REMOTE_VALUES = ['remote', 'hybrid', 'on-site'] as const;
@@ -314,7 +315,10 @@ export function toJob(r: JobRecord, listForm: boolean): Record<string, unknown> 
 const JOB_INDEX_VERSION = 2;
 
 /** Everything the item holds besides the record: every key attribute of the table, search copies, the layout. */
-const INTERNAL_ATTRIBUTES = [...keyAttributes(), 'title_lc', 'city_lc', 'index_version'];
+const INTERNAL_ATTRIBUTES = /* @__PURE__ */ internalAttributes();
+function internalAttributes(): string[] {
+  return [...keyAttributes(), 'title_lc', 'city_lc', 'index_version'];
+}
 
 /** Exact filters with a slot index of their own (docs/access-patterns.md); `external_id` has GSI2. */
 export const JOB_FILTER_SLOTS = { status: 'SLOT1', remote: 'SLOT2', language: 'SLOT3', country: 'SLOT4' } as const satisfies Record<
@@ -509,7 +513,8 @@ export async function listJobs(companyId: number, q: QueryParams, link: LinkCont
 // ---------------------------------------------------------------------------------------------------
 // Import (D14)
 
-const validateJobInput = ajv.compile(jobInputSchema);
+// Pure: a bundle whose route never validates this leaves the generated validator out (tree-shaking).
+const validateJobInput = /* @__PURE__ */ lazyValidator(loadJobInputValidator);
 
 /** Validates a whole feed; any invalid job rejects the run before anything is written. */
 export function parseJobFeed(feed: unknown): JobInput[] {

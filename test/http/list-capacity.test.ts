@@ -7,7 +7,7 @@
  * filter for them must cost the same in both companies and stay within the budgets of the issue.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { createApplication, newApplicationRecord, parseApplication, seedApplications } from '#applications/applications.js';
+import { createApplication, newApplicationRecord, parseApplication, seedApplications } from '#applications/application-create.js';
 import type { JobRecord } from '#jobs/jobs.js';
 import { nextId } from '#platform/ids.js';
 import { getCompanyRecord } from '#companies/companies.js';

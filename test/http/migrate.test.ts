@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { DeleteCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createApplication, parseApplication } from '#applications/applications.js';
+import { createApplication, parseApplication } from '#applications/application-create.js';
 import { runMigrations } from '#applications/migrations.js';
 import { getCompanyRecord } from '#companies/companies.js';
 import { syncApplication } from '#delivery/sync.js';

@@ -1,0 +1,334 @@
+/**
+ * `npm run bench:cold` (issue 13): the cold start of every function as `cdk synth` bundles it, against a
+ * hello-world handler and the SDK reference (one DynamoDB GetItem through the same bundled SDK), in one run.
+ *
+ * 1. `cdk synth` (offline, dev stage) into a scratch directory; each function's asset is its bundle.
+ *    Hello-world and the SDK reference are bundled with the same options (`esbuildOptions()`).
+ * 2. The local runtime runs in a child process (emulators on loopback, demo data); every measured process
+ *    gets its endpoints, as Lambda gets the AWS ones.
+ * 3. Per function and round, a fresh `node` process imports the bundle and invokes the handler once with a
+ *    realistic event (process wall: spawn to the end of that first invocation), then once more (warm).
+ *    Rounds interleave the functions; each figure is the median of 7. × SDK reference is the median of the
+ *    function's wall time divided by that of an SDK reference process run just before it (paired, since
+ *    the machine is shared and load comes in bursts). Every function is also measured with
+ *    `--enable-source-maps`, the cost that flag would add, and CPU time is recorded beside wall time.
+ * 4. The table goes into docs/benchmarks.md (between the bench:cold markers) and docs/benchmarks.json.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync, existsSync } from 'node:fs';
+import { cpus, loadavg, release, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { functionBudgets, type FunctionBudget } from '../lib/function-budgets.js';
+import { projectRoot } from '../lib/project-paths.js';
+import { esbuildOptions } from '../lib/service-function.js';
+import { startService } from './harness.js';
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const PROCESS_TIMEOUT_MS = 30_000;
+const COMMAND = 'npm run bench:cold';
+
+interface Target {
+  id: string;
+  label: string;
+  bundle: string;
+  event: unknown;
+  budget?: FunctionBudget;
+}
+
+interface Sample {
+  wallMs: number;
+  importMs: number;
+  firstMs: number;
+  secondMs: number;
+  /** CPU time of the process up to the end of the first call (robust to other load on the machine). */
+  cpuMs: number;
+  outcome: string | number;
+}
+
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: projectRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/** `cdk synth` of the dev stage, offline; returns each function's bundle directory by its description. */
+async function synthesize(outdir: string): Promise<Map<string, string>> {
+  const cli = join(projectRoot, 'node_modules', 'aws-cdk', 'bin', 'cdk');
+  const result = await run(
+    process.execPath,
+    [cli, 'synth', '--quiet', '--no-notices', '--output', outdir, '-c', 'stage=dev'],
+    { ...process.env, CDK_DISABLE_VERSION_CHECK: 'true', CDK_DISABLE_CLI_TELEMETRY: 'true', CI: 'true' },
+    300_000,
+  );
+  if (result.code !== 0) throw new Error(`cdk synth failed:\n${result.output}`);
+  const template = JSON.parse(readFileSync(join(outdir, 'HiringIntegration-dev.template.json'), 'utf8'));
+  const assets = new Map<string, string>();
+  for (const resource of Object.values<any>(template.Resources)) {
+    if (resource.Type !== 'AWS::Lambda::Function' || !resource.Metadata?.['aws:asset:path']) continue;
+    const description = typeof resource.Properties.Description === 'string' ? resource.Properties.Description : '';
+    assets.set(description, join(outdir, resource.Metadata['aws:asset:path']));
+  }
+  return assets;
+}
+
+function bundleFor(assets: Map<string, string>, budget: FunctionBudget): string {
+  const prefix = budget.id === 'Authorizer' ? 'REQUEST authorizer' : `${budget.id}: `;
+  const dir = [...assets].find(([description]) => description.startsWith(prefix))?.[1];
+  if (!dir) throw new Error(`no synthesized bundle for ${budget.id}`);
+  return join(dir, 'index.mjs');
+}
+
+async function bundleBaseline(name: string, outdir: string): Promise<string> {
+  const options = esbuildOptions(join(projectRoot, 'bench', 'cold-start', `${name}.ts`), { outdir: join(outdir, name) });
+  await build({ ...options, write: true, logLevel: 'error' });
+  return options.outfile!;
+}
+
+async function measure(target: Target, eventFile: string, env: NodeJS.ProcessEnv): Promise<Sample> {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn(process.execPath, [join(projectRoot, 'bench', 'cold-start', 'invoke.mjs'), target.bundle, eventFile], {
+      cwd: projectRoot,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), PROCESS_TIMEOUT_MS);
+    let buffer = '';
+    let errors = '';
+    let first: Omit<Sample, 'wallMs' | 'secondMs'> | undefined;
+    let wallMs = 0;
+    child.stdout.on('data', (chunk) => {
+      buffer += chunk;
+      const lines = buffer.split('\n');
+      buffer = lines.pop()!;
+      for (const line of lines) {
+        const message = JSON.parse(line);
+        if ('importMs' in message) {
+          wallMs = Number(process.hrtime.bigint() - started) / 1e6;
+          first = message;
+        } else if (first) {
+          resolve({ wallMs, ...first, secondMs: message.secondMs });
+        }
+      }
+    });
+    child.stderr.on('data', (chunk) => (errors += chunk));
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${target.label} exited with ${code} before reporting:\n${errors.slice(0, 2000)}`));
+    });
+  });
+}
+
+const signed = (n: number) => (n >= 0 ? `+${n}` : `${n}`);
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+const round1 = (n: number) => Math.round(n * 10) / 10;
+const round2 = (n: number) => Math.round(n * 100) / 100;
+
+const scratch = mkdtempSync(join(tmpdir(), 'his-bench-cold-'));
+const service = await startService();
+try {
+  console.error('synthesizing (cdk synth, dev stage) …');
+  const assets = await synthesize(join(scratch, 'cdk.out'));
+  const budgets = functionBudgets();
+
+  // Data the events refer to: a job and an application of the demo company, made through the API.
+  const { partnerKey, companyId, partnerId } = service.demo;
+  const api = async (path: string, init: RequestInit = {}) => {
+    const res = await fetch(`${service.url}${path}`, {
+      ...init,
+      headers: { Authorization: `Bearer ${partnerKey}`, 'Company-Id': String(companyId), 'Content-Type': 'application/json' },
+    });
+    if (!res.ok) throw new Error(`${path}: ${res.status}`);
+    return (await res.json()) as any;
+  };
+  const jobId: number = (await api('/jobs?page_size=1')).results[0].id;
+  const applicationId: number = (
+    await api('/applications/', {
+      method: 'POST',
+      body: JSON.stringify({ job: jobId, candidate: { email: 'cold@example.com', full_name: 'Cold Start' } }),
+    })
+  ).id;
+
+  const principal = { keyId: 1, scope: 'partner', partnerId };
+  const proxy = (method: string, path: string, resource: string, pathParameters: Record<string, string> | null, body?: unknown) => ({
+    resource,
+    path,
+    httpMethod: method,
+    headers: {
+      Host: 'bench.execute-api.localhost',
+      'Company-Id': String(companyId),
+      'X-Forwarded-Proto': 'https',
+      ...(body ? { 'Content-Type': 'application/json' } : {}),
+    },
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters,
+    stageVariables: null,
+    body: body ? JSON.stringify(body) : null,
+    isBase64Encoded: false,
+    requestContext: { requestId: 'bench', domainName: 'bench.execute-api.localhost', path, httpMethod: method, authorizer: principal },
+  });
+  const events: Record<string, unknown> = {
+    Authorizer: {
+      type: 'REQUEST',
+      methodArn: 'arn:aws:execute-api:eu-central-1:123456789012:api/dev/GET/jobs',
+      headers: { Authorization: `Bearer ${partnerKey}` },
+    },
+    ListCompanies: proxy('GET', '/companies/', '/companies', null),
+    UpdateCompany: proxy('PATCH', `/companies/${companyId}/`, '/companies/{id}', { id: String(companyId) }, { contact_name: 'Cold Start' }),
+    ListJobs: proxy('GET', '/jobs', '/jobs', null),
+    GetJob: proxy('GET', `/jobs/${jobId}`, '/jobs/{id}', { id: String(jobId) }),
+    CreateApplication: proxy('POST', '/applications/', '/applications', null, {
+      job: jobId,
+      candidate: { email: 'cold@example.com', full_name: 'Cold Start' },
+    }),
+    ListApplications: proxy('GET', '/applications/', '/applications', null),
+    GetApplication: proxy('GET', `/applications/${applicationId}`, '/applications/{id}', { id: String(applicationId) }),
+    SyncWorker: {
+      Records: [
+        {
+          messageId: 'bench',
+          receiptHandle: 'bench',
+          body: JSON.stringify({ application_id: applicationId }),
+          attributes: { ApproximateReceiveCount: '1' },
+          messageAttributes: {},
+          eventSource: 'aws:sqs',
+          eventSourceARN: 'arn:aws:sqs:eu-central-1:123456789012:sync',
+          awsRegion: 'eu-central-1',
+        },
+      ],
+    },
+    SyncSweeper: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
+    Retention: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
+  };
+
+  const targets: Target[] = [
+    { id: 'hello-world', label: 'hello-world', bundle: await bundleBaseline('hello-world', scratch), event: {} },
+    { id: 'sdk-reference', label: 'SDK reference (GetItem)', bundle: await bundleBaseline('sdk-reference', scratch), event: {} },
+    ...budgets.map((budget) => ({ id: budget.id, label: budget.id, bundle: bundleFor(assets, budget), event: events[budget.id], budget })),
+  ];
+  const eventFiles = new Map(
+    targets.map((t) => {
+      const file = join(scratch, `${t.id}.event.json`);
+      writeFileSync(file, JSON.stringify(t.event ?? {}));
+      return [t.id, file] as const;
+    }),
+  );
+
+  // What Lambda gives a function, pointed at the emulators; nothing else from this shell.
+  const baseEnv: NodeJS.ProcessEnv = {
+    PATH: process.env.PATH,
+    ...service.env,
+    AWS_REGION: 'eu-central-1',
+    AWS_ACCESS_KEY_ID: 'local',
+    AWS_SECRET_ACCESS_KEY: 'local',
+    AWS_LAMBDA_FUNCTION_NAME: 'bench',
+    POWERTOOLS_SERVICE_NAME: 'hiring-integration-service',
+    LOG_LEVEL: 'ERROR',
+  };
+  const variants = { deployed: { ...baseEnv, NODE_OPTIONS: '' }, sourceMaps: { ...baseEnv, NODE_OPTIONS: '--enable-source-maps' } };
+  const samples = new Map<string, Sample[]>();
+  // Each function's wall time is also divided by an SDK reference process run just before it: on a shared
+  // machine, load comes in bursts, and adjacent processes see about the same.
+  const pairedRatios = new Map<string, number[]>();
+  const reference = targets.find((t) => t.id === 'sdk-reference')!;
+  for (let round = 1; round <= ROUNDS; round++) {
+    console.error(`round ${round}/${ROUNDS}`);
+    for (const target of targets) {
+      const before = await measure(reference, eventFiles.get(reference.id)!, variants.deployed);
+      for (const [variant, env] of Object.entries(variants)) {
+        const key = `${target.id}|${variant}`;
+        const sample = await measure(target, eventFiles.get(target.id)!, env);
+        samples.set(key, [...(samples.get(key) ?? []), sample]);
+        if (variant === 'deployed') pairedRatios.set(target.id, [...(pairedRatios.get(target.id) ?? []), sample.wallMs / before.wallMs]);
+      }
+    }
+  }
+
+  const stat = (id: string, variant: string, field: keyof Sample) => median(samples.get(`${id}|${variant}`)!.map((s) => Number(s[field])));
+  const hello = stat('hello-world', 'deployed', 'wallMs');
+  const rows = targets.map((target) => {
+    const wall = stat(target.id, 'deployed', 'wallMs');
+    const wallMaps = stat(target.id, 'sourceMaps', 'wallMs');
+    const bytes = statSync(target.bundle).size;
+    const mapFile = `${target.bundle}.map`;
+    const outcomes = [...new Set(samples.get(`${target.id}|deployed`)!.map((s) => s.outcome))];
+    const budget = target.budget;
+    const ratio = median(pairedRatios.get(target.id)!);
+    const second = stat(target.id, 'deployed', 'secondMs');
+    return {
+      function: target.label,
+      kind: budget?.kind ?? 'baseline',
+      bundle_kB: round1(bytes / 1000),
+      source_map_kB: existsSync(mapFile) ? round1(statSync(mapFile).size / 1000) : null,
+      max_kB: budget ? budget.maxBytes / 1000 : null,
+      size_met: budget ? bytes <= budget.maxBytes : null,
+      process_wall_ms: round1(wall),
+      import_ms: round1(stat(target.id, 'deployed', 'importMs')),
+      first_invocation_ms: round1(stat(target.id, 'deployed', 'firstMs')),
+      second_invocation_ms: round1(second),
+      second_invocation_over_sdk_reference_ms: round1(second - stat('sdk-reference', 'deployed', 'secondMs')),
+      x_hello_world: round2(wall / hello),
+      x_sdk_reference: round2(ratio),
+      max_x_sdk_reference: budget?.maxColdRatio ?? null,
+      time_met: budget ? ratio <= budget.maxColdRatio : null,
+      second_met: budget?.kind === 'read' ? second <= 5 : null,
+      with_source_maps_ms: round1(wallMaps),
+      source_maps_cost_ms: round1(wallMaps - wall),
+      source_maps_cost_cpu_ms: round1(stat(target.id, 'sourceMaps', 'cpuMs') - stat(target.id, 'deployed', 'cpuMs')),
+      cpu_ms: round1(stat(target.id, 'deployed', 'cpuMs')),
+      x_sdk_reference_cpu: round2(stat(target.id, 'deployed', 'cpuMs') / stat('sdk-reference', 'deployed', 'cpuMs')),
+      time_met_cpu: budget
+        ? stat(target.id, 'deployed', 'cpuMs') / stat('sdk-reference', 'deployed', 'cpuMs') <= budget.maxColdRatio
+        : null,
+      first_call_outcome: outcomes.join(','),
+    };
+  });
+
+  const machine = {
+    cpu: `${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}`,
+    memory_GiB: Math.round(totalmem() / 2 ** 30),
+    os: `${process.platform} ${release()}`,
+    node: process.version,
+    load_average_at_end: loadavg().map(round2),
+  };
+  const result = { command: COMMAND, date: new Date().toISOString(), machine, rounds: ROUNDS, figures: 'medians', rows };
+  writeFileSync(join(projectRoot, 'docs', 'benchmarks.json'), `${JSON.stringify(result, null, 2)}\n`);
+
+  const yesNo = (v: boolean | null) => (v === null ? '–' : v ? 'met' : '**not met**');
+  const lines = [
+    '<!-- bench:cold -->',
+    `Command: \`${COMMAND}\` (runs \`bench/cold-start.ts\`). ${result.date.slice(0, 10)}, ${machine.cpu}, ${machine.memory_GiB} GiB, ${machine.os}, Node ${machine.node}, load average ${machine.load_average_at_end.join(' / ')} at the end (the machine is shared); medians of ${ROUNDS} fresh processes per row, rounds interleaved, emulators on loopback.`,
+    '',
+    '| function | bundle kB (max) | size | process wall ms | × hello-world | × SDK reference (max) | time | import ms | 1st call ms | 2nd call ms | with `--enable-source-maps` ms | CPU ms (× SDK ref) | time by CPU | 1st call gave |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (r) =>
+        `| ${r.function} | ${r.bundle_kB}${r.max_kB ? ` (${r.max_kB})` : ''} | ${yesNo(r.size_met)} | ${r.process_wall_ms} | ${r.x_hello_world} | ${r.x_sdk_reference}${r.max_x_sdk_reference ? ` (${r.max_x_sdk_reference})` : ''} | ${yesNo(r.time_met)} | ${r.import_ms} | ${r.first_invocation_ms} | ${r.second_invocation_ms}${r.second_met === false ? ' **(> 5)**' : ''} | ${r.with_source_maps_ms} (${signed(r.source_maps_cost_ms)}; CPU ${signed(r.source_maps_cost_cpu_ms)}) | ${r.cpu_ms} (${r.x_sdk_reference_cpu}×) | ${yesNo(r.time_met_cpu)} | ${r.first_call_outcome} |`,
+    ),
+    '<!-- /bench:cold -->',
+  ];
+  const docPath = join(projectRoot, 'docs', 'benchmarks.md');
+  const doc = readFileSync(docPath, 'utf8');
+  const marked = /<!-- bench:cold -->[\s\S]*<!-- \/bench:cold -->/;
+  writeFileSync(docPath, marked.test(doc) ? doc.replace(marked, lines.join('\n')) : `${doc.trimEnd()}\n\n${lines.join('\n')}\n`);
+  console.log(lines.slice(3, -1).join('\n'));
+} finally {
+  await service.stop();
+  rmSync(scratch, { recursive: true, force: true });
+}

@@ -1,0 +1,144 @@
+/**
+ * Every function of the service with its cold-start budget (issue 13): the bundle size (minified, without
+ * source maps), the cold start against the SDK reference, and the modules its bundle must not contain.
+ * `test/cdk/bundles.test.ts` enforces sizes and forbidden modules on the real esbuild output;
+ * `npm run bench:cold` measures the times against the targets.
+ */
+import { backgroundFunctions } from '#delivery/background-functions.js';
+import type { FunctionAccess } from '#platform/function-access.js';
+import { routes } from '#http/routes.js';
+
+export type FunctionKind = 'authorizer' | 'read' | 'other';
+
+export interface FunctionBudget {
+  /** The route or background function id; `Authorizer` for the authorizer. */
+  id: string;
+  handlerModule: string;
+  kind: FunctionKind;
+  /** Bundle bytes (minified, without source maps): 1 kB = 1,000 bytes, as the issue counts. */
+  maxBytes: number;
+  /** Fresh process, import plus first invocation, as a multiple of the SDK reference in the same run. */
+  maxColdRatio: number;
+  /** Packages (`node_modules/<name>/`) and project files its bundle must not contain. */
+  forbidden: string[];
+  /**
+   * Where the target is not met yet: the ceiling the bundle test holds instead (so it cannot grow), and
+   * why. docs/benchmarks.md reports the target as not met.
+   */
+  exception?: { maxBytes: number; reason: string };
+}
+
+export const BUDGETS: Record<FunctionKind, { maxBytes: number; maxColdRatio: number }> = {
+  authorizer: { maxBytes: 380_000, maxColdRatio: 1.25 },
+  read: { maxBytes: 450_000, maxColdRatio: 1.5 },
+  other: { maxBytes: 650_000, maxColdRatio: 2 },
+};
+
+/** No function compiles a schema: validators are generated at build time (scripts/validators.ts). */
+const SCHEMA_COMPILER = ['ajv', 'ajv-formats', 'fast-uri', 'json-schema-traverse', 'shared/platform/validation.ts'];
+/** Only the create route parses forms and multipart bodies and remembers Idempotency-Keys. */
+const CREATE_ONLY = [
+  '@aws-lambda-powertools/idempotency',
+  '@aws-lambda-powertools/jmespath',
+  'busboy',
+  'qs',
+  '@aws-sdk/lib-storage',
+  'shared/http/request-body.ts',
+  'shared/http/idempotency.ts',
+  'shared/applications/application-create.ts',
+  'shared/applications/validators.generated.ts',
+];
+/** Targets not met yet, with the ceiling held meanwhile. */
+const EXCEPTIONS: Record<string, FunctionBudget['exception']> = {
+  CreateApplication: {
+    maxBytes: 775_000,
+    reason:
+      'four SDK clients (DynamoDB, S3 with its multipart upload, SQS, SNS: about 560 kB of SDK), Powertools idempotency with jmespath, busboy, qs and the generated validator',
+  },
+  SyncWorker: {
+    maxBytes: 660_000,
+    reason:
+      'the worker writes the outcome and moves the per-status totals in one transaction (issue 11), on top of four SDK clients (DynamoDB, S3, SNS, SES), Powertools batch and the connectors',
+  },
+};
+
+/** The documentation side of the edge, never needed by a function. */
+const DOCUMENTATION = ['shared/http/openapi.ts', 'shared/http/response-schemas.ts', 'json-schema-to-ts'];
+
+/** An SDK client only where the function's access (or its trigger) uses that service. */
+function clientsOutsideAccess(access: FunctionAccess, consumesSyncQueue = false): string[] {
+  return [
+    ...(access.attachments ? [] : ['@aws-sdk/client-s3']),
+    ...(access.syncQueue || consumesSyncQueue ? [] : ['@aws-sdk/client-sqs']),
+    ...(access.events ? [] : ['@aws-sdk/client-sns']),
+    ...(access.email ? [] : ['@aws-sdk/client-sesv2']),
+  ];
+}
+
+export function functionBudgets(): FunctionBudget[] {
+  const budget = (kind: FunctionKind) => BUDGETS[kind];
+  return [
+    {
+      id: 'Authorizer',
+      handlerModule: 'authorizer',
+      kind: 'authorizer',
+      ...budget('authorizer'),
+      // Who is this key: one read, no middleware stack, no route table, no validation.
+      forbidden: [
+        ...SCHEMA_COMPILER,
+        ...CREATE_ONLY,
+        ...DOCUMENTATION,
+        ...clientsOutsideAccess({ table: 'authorize' }),
+        '@middy/core',
+        '@aws-lambda-powertools/batch',
+        'shared/http/http.ts',
+        'shared/http/routes.ts',
+        'shared/companies/validators.generated.ts',
+        'shared/jobs/validators.generated.ts',
+      ],
+    },
+    ...routes.map((route) => {
+      const kind: FunctionKind = route.method === 'GET' ? 'read' : 'other';
+      return {
+        id: route.id,
+        handlerModule: route.handler,
+        kind,
+        ...budget(kind),
+        ...(EXCEPTIONS[route.id] ? { exception: EXCEPTIONS[route.id] } : {}),
+        forbidden: [
+          ...SCHEMA_COMPILER,
+          ...(route.id === 'CreateApplication' ? [] : CREATE_ONLY),
+          ...DOCUMENTATION,
+          ...clientsOutsideAccess(route.access),
+          '@aws-lambda-powertools/batch',
+          ...(route.id === 'UpdateCompany' ? [] : ['shared/companies/validators.generated.ts']),
+          'shared/jobs/validators.generated.ts',
+        ],
+      };
+    }),
+    ...backgroundFunctions.map((fn) => ({
+      id: fn.id,
+      handlerModule: fn.handler,
+      kind: 'other' as const,
+      ...budget('other'),
+      ...(EXCEPTIONS[fn.id] ? { exception: EXCEPTIONS[fn.id] } : {}),
+      forbidden: [
+        ...SCHEMA_COMPILER,
+        ...CREATE_ONLY,
+        ...DOCUMENTATION,
+        ...clientsOutsideAccess(fn.access, fn.trigger.kind === 'syncQueue'),
+        '@middy/core',
+        'shared/http/http.ts',
+        'shared/companies/validators.generated.ts',
+        'shared/jobs/validators.generated.ts',
+        ...(fn.trigger.kind === 'syncQueue' ? [] : ['@aws-lambda-powertools/batch']),
+      ],
+    })),
+  ];
+}
+
+/** The package (`@scope/name` or `name`) or project file an esbuild metafile input path names. */
+export function moduleOfInput(inputPath: string): string {
+  const packages = [...inputPath.matchAll(/node_modules\/((?:@[^/]+\/)?[^/]+)/g)];
+  return packages.length ? packages[packages.length - 1][1] : inputPath;
+}

@@ -1,0 +1,248 @@
+/**
+ * Creating an application (the create route only): validation of the parsed body, job and channel
+ * resolution, attachments to S3, the write with its company total, the sync hand-off and the event.
+ * Apart from `applications.ts` so that the read routes do not bundle the validator, the S3 upload and the
+ * queue and topic clients.
+ */
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  ATTACHMENT_TYPES,
+  checkAttachments,
+  deleteAttachmentObjects,
+  type FilePart,
+  type IncomingAttachment,
+} from '#applications/attachments.js';
+import { storeAttachments } from '#applications/attachment-upload.js';
+import { getChannel, getChannelBySlug, type TalentChannel } from '#applications/channels.js';
+import {
+  MAX_APPLICATION_BYTES,
+  counterUpdates,
+  toApplicationItem,
+  type ApplicationIn,
+  type ApplicationRecord,
+} from '#applications/applications.js';
+import { batchPut, primaryKeyOf } from '#platform/batch.js';
+import { loadApplicationInValidator } from '#applications/validators.generated.js';
+import { config, db } from '#platform/clients.js';
+import { now } from '#platform/clock.js';
+import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
+import { ValidationError, type FieldErrors } from '#platform/errors.js';
+import { publishEvent } from '#platform/events.js';
+import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
+import { nextId } from '#platform/ids.js';
+import { findJobByExternalId, getJobs, type JobRecord } from '#jobs/jobs.js';
+import { getPartner } from '#companies/partners.js';
+import { enqueueSync, sweepGraceSeconds } from '#platform/sync-queue.js';
+
+const ATTACHMENT_RECORD_BYTES = 700;
+
+// Pure: a bundle whose route never validates this leaves the generated validator out (tree-shaking).
+const validateApplicationIn = /* @__PURE__ */ lazyValidator(loadApplicationInValidator);
+
+/** Validates a parsed body; returns the input and the attachments (Base64 ones and multipart files). */
+export function parseApplication(
+  fields: Record<string, unknown>,
+  files: FilePart[],
+): { input: ApplicationIn; attachments: IncomingAttachment[] } {
+  const errors: FieldErrors = {};
+  if (!validateApplicationIn(fields)) Object.assign(errors, toFieldErrors(validateApplicationIn.errors));
+  const input = fields as ApplicationIn;
+  const candidate = input.candidate as ApplicationIn['candidate'] | undefined;
+  if (candidate && typeof candidate === 'object' && !candidate.full_name && !(candidate.first_name && candidate.last_name)) {
+    errors['candidate.full_name'] = ['Give full_name, or first_name and last_name.'];
+  }
+  if (input.job === undefined && input.external_job_id === undefined) {
+    errors.job = ['Give job or external_job_id.'];
+  }
+  // The format check admits forms (a leap second, an hour-only offset) that no clock can place.
+  if (typeof input.applied_at === 'string' && !errors.applied_at && Number.isNaN(Date.parse(input.applied_at))) {
+    errors.applied_at = ['Must be an ISO 8601 date-time such as 2026-05-01T10:00:00Z.'];
+  }
+  const attachments: IncomingAttachment[] = [
+    ...(Array.isArray(input.attachments) ? input.attachments : []).map((a) => ({
+      type: (a.type ?? 'other') as IncomingAttachment['type'],
+      name: a.name,
+      content_type: a.content_type,
+      data: a.data,
+    })),
+    ...files.map((file) => ({
+      type: ((ATTACHMENT_TYPES as readonly string[]).includes(file.field) ? file.field : 'other') as IncomingAttachment['type'],
+      name: file.filename,
+      content_type: file.contentType,
+      data: file.data,
+    })),
+  ];
+  // Attachment contents are checked only once their fields are well formed.
+  if (!Object.keys(errors).some((path) => path.startsWith('attachments'))) Object.assign(errors, checkAttachments(attachments));
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  return { input, attachments };
+}
+
+/** D8: the job named by `job` and/or `external_job_id` must exist in the company and be the same. */
+async function resolveJob(companyId: number, input: ApplicationIn): Promise<JobRecord> {
+  const byId = input.job !== undefined ? (await getJobs(companyId, [input.job])).get(input.job) : undefined;
+  if (input.job !== undefined && !byId) throw new ValidationError({ job: ['No such job for this company.'] });
+  const byExternal = input.external_job_id !== undefined ? await findJobByExternalId(companyId, input.external_job_id) : undefined;
+  if (input.external_job_id !== undefined && !byExternal)
+    throw new ValidationError({ external_job_id: ['No job with this external id for this company.'] });
+  if (byId && byExternal && byId.id !== byExternal.id) throw new ValidationError({ external_job_id: ['Names another job than "job".'] });
+  return (byId ?? byExternal)!;
+}
+
+async function resolveChannel(input: ApplicationIn): Promise<TalentChannel | undefined> {
+  if (input.talent_channel != null) {
+    const channel = await getChannel(input.talent_channel);
+    if (!channel) throw new ValidationError({ talent_channel: ['No such talent channel.'] });
+    return channel;
+  }
+  return input.channel ? getChannelBySlug(input.channel) : undefined;
+}
+
+export interface CreatedApplication {
+  record: ApplicationRecord;
+  job: JobRecord;
+  channel: TalentChannel | undefined;
+}
+
+/** The record of a new application (D8, D12): what the create writes, before its attachments are stored. */
+export function newApplicationRecord(a: {
+  id: number;
+  company: number;
+  partner: { id: number; kind?: string };
+  job: JobRecord;
+  channel: TalentChannel | undefined;
+  input: ApplicationIn;
+  timestamp: string;
+  syncDue: boolean;
+}): ApplicationRecord {
+  return {
+    id: a.id,
+    company: a.company,
+    job: a.job.id,
+    talent_channel: a.channel?.id ?? null,
+    external_id: null,
+    external_job_id: a.input.external_job_id ?? null,
+    application_url: a.input.application_url ?? null,
+    agency_job_id: a.input.agency_job_id ?? null,
+    partner_job_id: a.input.partner_job_id ?? null,
+    partner_company_id: a.input.partner_company_id ?? null,
+    partner_application_id: a.input.partner_application_id ?? null,
+    candidate: a.input.candidate as Record<string, unknown>,
+    applied_at: a.input.applied_at ? new Date(a.input.applied_at).toISOString() : a.timestamp,
+    notes: a.input.notes ?? null,
+    channel: a.input.channel ?? null,
+    social_links: a.input.social_links ?? {},
+    screening_questions: (a.input.screening_questions ?? []) as Record<string, string>[],
+    custom_fields: a.input.custom_fields ?? {},
+    attachments: [],
+    import_source: 'api',
+    status: 'active',
+    sync_status: 'NOTSENT',
+    email_sync_status: 'NOTSENT',
+    external_apply_status: 'NOTSENT',
+    failure_error: null,
+    partner: a.partner.id,
+    agency: a.partner.kind === 'agency' ? a.partner.id : null,
+    created_at: a.timestamp,
+    updated_at: a.timestamp,
+    ...(a.syncDue ? { sync_due_at: new Date(Date.parse(a.timestamp) + sweepGraceSeconds() * 1000).toISOString() } : {}),
+  };
+}
+
+/**
+ * Writes many new applications at once, for generating data (benchmarks, large fixtures): the same items
+ * and counters as `createApplication`, but batched: items 25 to a call and the counters summed per batch,
+ * so the counters are not in the items' transaction. No attachments, queue hand-off or events.
+ */
+export async function seedApplications(records: ApplicationRecord[]): Promise<void> {
+  await batchPut(records.map(toApplicationItem));
+  const sums = new Map<string, { key: { PK: string; SK: string }; adds: Map<string, number> }>();
+  for (const record of records)
+    for (const { Update: update } of counterUpdates(record, 1)) {
+      const key = update.Key as { PK: string; SK: string };
+      const entry = sums.get(primaryKeyOf(key)) ?? { key, adds: new Map<string, number>() };
+      sums.set(primaryKeyOf(key), entry);
+      for (const [placeholder, name] of Object.entries(update.ExpressionAttributeNames))
+        if (update.UpdateExpression.includes(placeholder)) entry.adds.set(name, (entry.adds.get(name) ?? 0) + 1);
+    }
+  for (const { key, adds } of sums.values()) {
+    const names = [...adds.keys()];
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: key,
+        UpdateExpression: `ADD ${names.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:a${i}`, adds.get(name)])),
+      }),
+    );
+  }
+}
+
+/**
+ * Creates an application: resolves job and channel (400 if they do not fit), stores the attachments,
+ * writes the application with its company total in one transaction (removing the objects again if that
+ * fails), and hands the id to the sync queue when the company's candidate sync is active.
+ */
+export async function createApplication(
+  company: CompanyRecord,
+  partnerId: number,
+  input: ApplicationIn,
+  attachments: IncomingAttachment[],
+): Promise<CreatedApplication> {
+  // The company is read afresh: the access check's copy may be cached and its entitlements stale.
+  const [job, channel, partner, current] = await Promise.all([
+    resolveJob(company.id, input),
+    resolveChannel(input),
+    getPartner(partnerId),
+    getCompanyRecord(company.id),
+  ]);
+  const id = await nextId('application');
+  // D12: the worker has something to do when the ATS sync is active or the e-mail fallback is entitled.
+  const entitled = current ?? company;
+  const syncDue = syncActive(entitled, 'candidate_sync') || entitled.entitlements.includes('email_fallback');
+  const timestamp = now().toISOString();
+  const record = newApplicationRecord({
+    id,
+    company: company.id,
+    partner: { id: partnerId, kind: partner?.kind },
+    job,
+    channel,
+    input,
+    timestamp,
+    syncDue,
+  });
+  // A DynamoDB item holds at most 400 KB: refuse, before anything is stored, what would not fit.
+  const estimate = Buffer.byteLength(JSON.stringify(toApplicationItem(record))) + attachments.length * ATTACHMENT_RECORD_BYTES;
+  if (estimate > MAX_APPLICATION_BYTES) {
+    throw new ValidationError({
+      body: [
+        `The application without its files is ${Math.ceil(estimate / 1000)} KB; at most ${MAX_APPLICATION_BYTES / 1000} KB (notes, answers, custom fields and links) is accepted.`,
+      ],
+    });
+  }
+  const stored = await storeAttachments(company.id, id, attachments);
+  record.attachments = stored;
+  try {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Put: { TableName: config().tableName, Item: toApplicationItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
+          // Every total the application counts in moves in the same transaction (docs/access-patterns.md).
+          ...counterUpdates(record, 1),
+        ],
+      }),
+    );
+  } catch (error) {
+    await deleteAttachmentObjects(stored.map((a) => a.key));
+    throw error;
+  }
+  if (syncDue) await enqueueSync(record.id);
+  await publishEvent('application.created', company.id, {
+    application_id: record.id,
+    job_id: job.id,
+    sync_status: record.sync_status,
+    email_sync_status: record.email_sync_status,
+  });
+  return { record, job, channel };
+}

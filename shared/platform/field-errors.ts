@@ -1,0 +1,76 @@
+/**
+ * The runtime side of validation, without ajv: validators are generated at build time from the schemas
+ * (`npm run validators`, see `shared/platform/validation.ts`), and this module turns their errors into D2
+ * field errors with paths such as `candidate.email` or `attachments[0].data`.
+ */
+import type { ErrorObject } from 'ajv';
+import { ValidationError, type FieldErrors } from '#platform/errors.js';
+
+/** A generated (ajv standalone) validator: true when valid, else its `errors` say why. */
+export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
+
+function fieldPath(error: ErrorObject): string {
+  const parts = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (error.keyword === 'required') parts.push(String(error.params.missingProperty));
+  if (error.keyword === 'additionalProperties') parts.push(String(error.params.additionalProperty));
+  let path = '';
+  for (const part of parts) path += /^\d+$/.test(part) ? `[${part}]` : path ? `.${part}` : part;
+  return path || 'body';
+}
+
+function message(error: ErrorObject): string {
+  switch (error.keyword) {
+    case 'required':
+      return 'This field is required.';
+    case 'additionalProperties':
+      return 'This field is not accepted here.';
+    case 'enum':
+      return `Must be one of ${(error.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}.`;
+    case 'format':
+      return `Must be a valid ${error.params.format === 'uri' ? 'URL' : error.params.format === 'email' ? 'e-mail address' : error.params.format}.`;
+    case 'type':
+      return `Must be of type ${String(error.params.type).replace(',', ' or ')}.`;
+    default:
+      return `${error.message ?? 'Invalid value'}.`.replace(/^must/, 'Must');
+  }
+}
+
+export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldErrors {
+  const out: FieldErrors = {};
+  for (const error of errors ?? []) {
+    // anyOf/oneOf branches repeat their children's errors; keep the concrete ones.
+    if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
+    const path = fieldPath(error);
+    const text = message(error);
+    const list = (out[path] ??= []);
+    if (!list.includes(text)) list.push(text);
+  }
+  return out;
+}
+
+/**
+ * A generated validator, loaded on first use: the generated modules export loaders only, so a function
+ * whose route never validates that schema pays nothing for it, neither in its bundle nor at start.
+ */
+export function lazyValidator(load: () => CompiledValidator): CompiledValidator {
+  let validate: CompiledValidator | undefined;
+  const run = ((data: unknown) => {
+    validate ??= load();
+    const valid = validate(data);
+    run.errors = validate.errors;
+    return valid;
+  }) as CompiledValidator;
+  return run;
+}
+
+/** An assertion from a generated validator: returns the value typed, or throws a D2 ValidationError. */
+export function validator<T>(load: () => CompiledValidator): (value: unknown) => T {
+  const validate = lazyValidator(load);
+  return (value: unknown): T => {
+    if (!validate(value)) throw new ValidationError(toFieldErrors(validate.errors));
+    return value as T;
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The bundle budgets of issue 13, on the real esbuild output: every function is bundled once with the
+ * options CDK uses (`esbuildOptions()` from lib/service-function.ts, without source maps, not written to
+ * disk), and its size and esbuild's metafile (which modules went in) are checked. Sizes are deterministic
+ * for a given lockfile, so this is not a timed test.
+ */
+import { build, type Metafile } from 'esbuild';
+import { BUDGETS, functionBudgets, moduleOfInput, type FunctionBudget } from '../../lib/function-budgets.js';
+import { functionEntry } from '../../lib/project-paths.js';
+import { esbuildOptions } from '../../lib/service-function.js';
+import { backgroundFunctions } from '#delivery/background-functions.js';
+import { routes } from '#http/routes.js';
+
+interface Bundle {
+  budget: FunctionBudget;
+  bytes: number;
+  modules: Set<string>;
+}
+
+const budgets = functionBudgets();
+const bundles = new Map<string, Bundle>();
+
+beforeAll(async () => {
+  const built = await Promise.all(
+    budgets.map(async (budget) => {
+      const result = await build({
+        ...esbuildOptions(functionEntry(budget.handlerModule), { outdir: '/bundle-test', sourcemap: false }),
+        write: false,
+        metafile: true,
+      });
+      const [output] = Object.values((result.metafile as Metafile).outputs);
+      const modules = new Set(Object.keys(output.inputs).map(moduleOfInput));
+      return { budget, bytes: result.outputFiles![0].contents.length, modules };
+    }),
+  );
+  for (const bundle of built) bundles.set(bundle.budget.id, bundle);
+}, 120_000);
+
+test('every function of the stack has a budget', () => {
+  expect(budgets.map((b) => b.handlerModule).sort()).toEqual(
+    ['authorizer', ...routes.map((r) => r.handler), ...backgroundFunctions.map((f) => f.handler)].sort(),
+  );
+  expect(budgets.find((b) => b.id === 'Authorizer')?.maxBytes).toBe(BUDGETS.authorizer.maxBytes);
+  expect(budgets.filter((b) => b.kind === 'read').map((b) => b.id)).toEqual(routes.filter((r) => r.method === 'GET').map((r) => r.id));
+});
+
+test.each(budgets.map((b) => [b.id, b] as const))('%s stays within its size budget (minified, no source map)', (id, budget) => {
+  const { bytes } = bundles.get(id)!;
+  const ceiling = budget.exception?.maxBytes ?? budget.maxBytes;
+  expect({ id, kB: bytes / 1000, ceiling: ceiling / 1000, within: bytes <= ceiling }).toEqual({
+    id,
+    kB: bytes / 1000,
+    ceiling: ceiling / 1000,
+    within: true,
+  });
+});
+
+test('an exception is only where the target is missed, and says why', () => {
+  for (const budget of budgets.filter((b) => b.exception)) {
+    expect(bundles.get(budget.id)!.bytes).toBeGreaterThan(budget.maxBytes);
+    expect(budget.exception!.reason.length).toBeGreaterThan(20);
+  }
+});
+
+test.each(budgets.map((b) => [b.id, b] as const))('%s bundles none of its forbidden modules', (id, budget) => {
+  const { modules } = bundles.get(id)!;
+  expect(budget.forbidden.filter((name) => modules.has(name))).toEqual([]);
+});
+
+test('the forbidden lists name real modules: the create route bundles what the others may not', () => {
+  const create = bundles.get('CreateApplication')!.modules;
+  for (const name of ['@aws-lambda-powertools/idempotency', 'busboy', 'qs', 'shared/applications/validators.generated.ts']) {
+    expect(create.has(name)).toBe(true);
+  }
+  expect(bundles.get('UpdateCompany')!.modules.has('shared/companies/validators.generated.ts')).toBe(true);
+  expect(bundles.get('SyncWorker')!.modules.has('@aws-sdk/client-sesv2')).toBe(true);
+});
