@@ -55,7 +55,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
       },
     },
   });
-  const server: Server = createServer((req, res) => void adapter(req, res));
+  // The adapter answers every error itself; should answering fail too, drop that connection, not the process.
+  const server: Server = createServer((req, res) => void adapter(req, res).catch(() => res.destroy()));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());

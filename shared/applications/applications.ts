@@ -19,7 +19,7 @@ import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
 import { readCount } from '#platform/counts.js';
-import { NotFoundError, ValidationError, type FieldErrors } from '#platform/errors.js';
+import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { findJobByExternalId, getJobs, type JobRecord } from '#jobs/jobs.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
@@ -29,7 +29,7 @@ import { getPartner } from '#companies/partners.js';
 import { dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
 import { publishEvent } from '#platform/events.js';
 import { enqueueSync, sweepGraceSeconds } from '#platform/sync-queue.js';
-import { toFieldErrors, ajv } from '#platform/validation.js';
+import { LIMITS, ajv, freeFormObject, safeKeyNames, toFieldErrors } from '#platform/validation.js';
 
 export const GENDERS = ['male', 'female', 'diverse', 'not_specified'] as const;
 export const ANSWER_TYPES = ['text', 'textarea', 'boolean', 'number', 'date', 'single_select', 'multi_select', 'file'] as const;
@@ -75,7 +75,7 @@ export const attachmentInSchema = {
   properties: {
     type: { type: 'string', enum: ATTACHMENT_TYPES, default: 'other' },
     name: { type: 'string', minLength: 1, maxLength: 255 },
-    content_type: { type: 'string', minLength: 1, maxLength: 255 },
+    content_type: { type: 'string', format: 'media-type', maxLength: 255, description: 'A media type; stored normalised.' },
     data: { type: 'string', minLength: 1, description: 'Base64 of the file.', contentEncoding: 'base64' },
   },
 } as const;
@@ -86,10 +86,10 @@ export const applicationInSchema = {
   required: ['candidate'],
   description: 'One of `job` or `external_job_id` is required; if both are given they must name the same job.',
   properties: {
-    job: { type: 'integer', minimum: 1 },
-    talent_channel: { type: ['integer', 'null'], minimum: 1 },
+    job: { type: 'integer', minimum: 1, maximum: LIMITS.maxNumber },
+    talent_channel: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxNumber },
     external_job_id: { type: 'string', minLength: 1, maxLength: 255 },
-    application_url: { type: 'string', format: 'uri', maxLength: 2000 },
+    application_url: { type: 'string', format: 'http-url', maxLength: 2000 },
     agency_job_id: text(255),
     partner_job_id: text(255),
     partner_company_id: text(255),
@@ -98,7 +98,12 @@ export const applicationInSchema = {
     applied_at: { type: 'string', format: 'date-time' },
     notes: text(20000),
     channel: text(255),
-    social_links: { type: 'object', maxProperties: 50, additionalProperties: { type: 'string', format: 'uri', maxLength: 2000 } },
+    social_links: {
+      type: 'object',
+      maxProperties: 50,
+      propertyNames: safeKeyNames,
+      additionalProperties: { type: 'string', format: 'http-url', maxLength: 2000 },
+    },
     screening_questions: {
       type: 'array',
       maxItems: 200,
@@ -109,7 +114,7 @@ export const applicationInSchema = {
         properties: { id: text(255), question: text(5000), answer_type: { type: 'string', enum: ANSWER_TYPES }, answer: text(20000) },
       },
     },
-    custom_fields: { type: 'object', maxProperties: 200 },
+    custom_fields: freeFormObject(),
     attachments: { type: 'array', maxItems: 20, items: attachmentInSchema },
   },
 } as const;
@@ -207,11 +212,12 @@ export function parseApplication(
   fields: Record<string, unknown>,
   files: FilePart[],
 ): { input: ApplicationIn; attachments: IncomingAttachment[] } {
-  const errors: FieldErrors = {};
-  if (!validateApplicationIn(fields)) Object.assign(errors, toFieldErrors(validateApplicationIn.errors));
+  const errors = fieldErrors();
+  const valid = validateApplicationIn(fields);
+  if (!valid) Object.assign(errors, toFieldErrors(validateApplicationIn.errors));
   const input = fields as ApplicationIn;
-  const candidate = input.candidate as ApplicationIn['candidate'] | undefined;
-  if (candidate && typeof candidate === 'object' && !candidate.full_name && !(candidate.first_name && candidate.last_name)) {
+  const candidate = input.candidate as unknown;
+  if (isObject(candidate) && !candidate.full_name && !(candidate.first_name && candidate.last_name)) {
     errors['candidate.full_name'] = ['Give full_name, or first_name and last_name.'];
   }
   if (input.job === undefined && input.external_job_id === undefined) {
@@ -221,8 +227,9 @@ export function parseApplication(
   if (typeof input.applied_at === 'string' && !errors.applied_at && Number.isNaN(Date.parse(input.applied_at))) {
     errors.applied_at = ['Must be an ISO 8601 date-time such as 2026-05-01T10:00:00Z.'];
   }
+  // Attachments are read only once the schema has vouched for their shape (`[null]` is not one).
   const attachments: IncomingAttachment[] = [
-    ...(Array.isArray(input.attachments) ? input.attachments : []).map((a) => ({
+    ...(valid ? (input.attachments ?? []) : []).map((a) => ({
       type: (a.type ?? 'other') as IncomingAttachment['type'],
       name: a.name,
       content_type: a.content_type,
@@ -240,6 +247,8 @@ export function parseApplication(
   if (Object.keys(errors).length) throw new ValidationError(errors);
   return { input, attachments };
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** D8: the job named by `job` and/or `external_job_id` must exist in the company and be the same. */
 async function resolveJob(companyId: number, input: ApplicationIn): Promise<JobRecord> {

@@ -9,7 +9,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { getCompanyRecord, setCompanyFields } from '#companies/companies.js';
-import { NotFoundError, ValidationError, type FieldErrors } from '#platform/errors.js';
+import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
 import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
@@ -17,7 +17,8 @@ import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope 
 import { dateParam, enumParam, stringParam, type QueryParams } from '#platform/query-params.js';
 import { readCount } from '#platform/counts.js';
 import { publishEvents } from '#platform/events.js';
-import { ajv, toFieldErrors } from '#platform/validation.js';
+import type { ValidateFunction } from 'ajv';
+import { ajv, freeFormArray, freeFormObject, storableNumber, toFieldErrors } from '#platform/validation.js';
 
 export const JOB_STATUSES = ['active', 'deleted', 'archived'] as const;
 export const REMOTE_VALUES = ['remote', 'hybrid', 'on-site'] as const;
@@ -80,7 +81,9 @@ export const CATEGORIES = [
 ] as const;
 
 const str = { type: ['string', 'null'] } as const;
-const num = { type: ['number', 'null'] } as const;
+const num = { ...storableNumber, type: ['number', 'null'] } as const;
+/** URLs we hand to job seekers: http(s) only, like every URL the interface accepts. */
+const url = { type: ['string', 'null'], format: 'http-url', maxLength: 2000 } as const;
 const oneOf = <T extends readonly string[]>(values: T) => ({ type: ['string', 'null'], enum: [...values, null] }) as const;
 
 export const screeningQuestionSchema = {
@@ -115,8 +118,8 @@ export const applicationFormFieldSchema = {
     type: { type: 'string' },
     subtype: { type: ['string', 'null'] },
     required: { type: 'boolean' },
-    order: { type: 'number' },
-    options: { type: 'array' },
+    order: storableNumber,
+    options: freeFormArray(),
   },
 } as const;
 
@@ -127,7 +130,7 @@ export const descriptionSectionSchema = {
   properties: {
     id: { type: 'string' },
     type: { type: 'string' },
-    order: { type: 'number' },
+    order: storableNumber,
     title: { type: 'string' },
     content: { type: 'string' },
   },
@@ -142,8 +145,8 @@ export const jobInputSchema = {
     external_id: { type: 'string', minLength: 1, maxLength: 255 },
     title: str,
     description: str,
-    posting_url: str,
-    application_url: str,
+    posting_url: url,
+    application_url: url,
     application_email: str,
     status: oneOf(JOB_STATUSES),
     remote: oneOf(REMOTE_VALUES),
@@ -172,12 +175,12 @@ export const jobInputSchema = {
     contact_title: str,
     contact_phone: str,
     contact_salutation: str,
-    banner_image: str,
+    banner_image: url,
     screening_questions: { type: 'array', items: screeningQuestionSchema },
     application_form_fields: { type: 'array', items: applicationFormFieldSchema },
     description_sections: { type: 'array', items: descriptionSectionSchema },
-    custom_fields: { type: 'object' },
-    raw_values: { type: 'object' },
+    custom_fields: freeFormObject(),
+    raw_values: freeFormObject(),
     import_source: str,
   },
 } as const;
@@ -409,16 +412,19 @@ export async function listJobs(companyId: number, q: QueryParams, link: LinkCont
 // ---------------------------------------------------------------------------------------------------
 // Import (D14)
 
-const validateJobInput = ajv.compile(jobInputSchema);
+// Compiled on first use: only the import needs it, and its free-form fields make it the largest schema.
+let validateJobInputFn: ValidateFunction | undefined;
+const validateJobInput = () => (validateJobInputFn ??= ajv.compile(jobInputSchema));
 
 /** Validates a whole feed; any invalid job rejects the run before anything is written. */
 export function parseJobFeed(feed: unknown): JobInput[] {
   if (!Array.isArray(feed)) throw new ValidationError({ body: ['Must be a JSON array of jobs.'] });
-  const errors: FieldErrors = {};
+  const errors = fieldErrors();
   const seen = new Set<string>();
   feed.forEach((job, i) => {
-    if (!validateJobInput(job)) {
-      for (const [path, messages] of Object.entries(toFieldErrors(validateJobInput.errors)))
+    const validate = validateJobInput();
+    if (!validate(job)) {
+      for (const [path, messages] of Object.entries(toFieldErrors(validate.errors)))
         errors[`[${i}]${path === 'body' ? '' : `.${path}`}`] = messages;
     } else if (seen.has((job as JobInput).external_id)) {
       errors[`[${i}].external_id`] = ['Duplicate external_id in the feed.'];

@@ -8,6 +8,7 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
 import { tableDefinition, type IndexName } from '#platform/table.js';
 import type { PageRequest } from '#platform/pagination.js';
+import { BadRequestError } from '#platform/errors.js';
 
 export type Condition =
   | { attr: string; op: 'eq'; value: string | number | boolean }
@@ -79,7 +80,9 @@ function startKey(query: CollectionQuery, position: Record<string, unknown>): Re
   const index = indexOf(query.index);
   const key: Record<string, unknown> = {};
   for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.sortKey]) {
-    if (typeof position[name] !== 'string') throw new Error('cursor position lacks a key attribute');
+    // Only cursors we minted get here, but a position that does not fit this index is still the client's error.
+    if (typeof position[name] !== 'string' || position[name] === '')
+      throw new BadRequestError('The "cursor" parameter is not valid; follow the "next" link as given.', 'invalid_cursor');
     key[name] = position[name];
   }
   key[index.partitionKey] = query.partitionValue;
