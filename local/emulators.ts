@@ -52,6 +52,13 @@ async function ensureTable(tableName: string): Promise<boolean> {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
   await dynamoClient().send(new CreateTableCommand(createTableInput(tableName)));
+  // dynalite marks the table ACTIVE a tick later, asynchronously; until then it answers ResourceNotFound.
+  for (let waited = 0; ; waited += 10) {
+    const { Table } = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') break;
+    if (waited > 10_000) throw new Error(`table ${tableName} did not become ACTIVE`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   await dynamoClient().send(
     new UpdateTimeToLiveCommand({
       TableName: tableName,

@@ -124,9 +124,10 @@ function expectedStatus(route: RouteDefinition, key: KeyName, c: CompanyIdCase):
   return success;
 }
 
+/** Lists are asked for one item a page, so that their `next` links (and cursors) are part of every cell. */
 function pathOf(route: RouteDefinition): string {
   const id = route.id === 'GetJob' ? jobOf.A1 : route.id === 'GetApplication' ? a1Application : ids.A1;
-  return route.path.replace('{id}', String(id));
+  return route.path.replace('{id}', String(id)) + (route.method === 'GET' && !route.path.includes('{id}') ? '?page_size=1' : '');
 }
 
 function bodyOf(route: RouteDefinition): unknown {
@@ -165,19 +166,49 @@ test.each(cells)('%s with key %s and Company-Id %s', async (_id, key, c, route) 
     const company = actedFor(c);
     const results = res.body.results as Record<string, unknown>[];
     if (route.id === 'ListCompanies') {
-      const visible = KEY_SCOPE[key as keyof typeof KEY_SCOPE].company
-        ? [ids[KEY_SCOPE[key as keyof typeof KEY_SCOPE].company!]]
-        : own === 'A'
-          ? [ids.A1, ids.A2]
-          : [ids.B1];
-      expect(results.map((r) => r.id).sort()).toEqual(visible.sort());
+      const scope = KEY_SCOPE[key as keyof typeof KEY_SCOPE];
+      const visible = scope.company ? [ids[scope.company]] : own === 'A' ? [ids.A1, ids.A2] : [ids.B1];
       expect(res.body.count).toBe(visible.length);
+      expect(visible).toContain(results[0].id);
     } else {
-      expect(results.length).toBeGreaterThan(0);
-      for (const r of results) expect(r.company).toBe(ids[company!]);
-      expect(res.body.count).toBe(results.length);
+      expect(results).toHaveLength(1);
+      expect(results[0].company).toBe(ids[company!]);
     }
-    for (const link of [res.body.next, res.body.previous])
-      if (link) expect(new URL(link as string).searchParams.get('cursor') ?? '').not.toContain(other);
+    if (res.body.next) {
+      // The next page, followed with this key and company, still shows only this company's records.
+      const next = new URL(res.body.next as string);
+      expect(next.origin).toBe(new URL(api.url).origin);
+      const page2 = await api.get(`${next.pathname}${next.search}`, {
+        key: keys[key],
+        headers: header === undefined ? {} : { 'Company-Id': header },
+      });
+      expect(page2.status).toBe(200);
+      expect(JSON.stringify(page2.body)).not.toContain(other);
+      for (const r of page2.body.results as Record<string, unknown>[])
+        expect(route.id === 'ListCompanies' ? r.partner : r.company).toBe(route.id === 'ListCompanies' ? ids[own] : ids[company!]);
+    }
+  }
+});
+
+test("another tenant's cursor is ignored: the page is computed for the key's own company", async () => {
+  // Two of everything in A1 and B1, so that both lists have a second page.
+  for (const [name, mark, key] of [
+    ['A1', MARK.A, keys.partnerA],
+    ['B1', MARK.B, keys.partnerB],
+  ] as const) {
+    await withJobs(ids[name], [
+      aJob({ external_id: `${mark}-${name}-job`, title: `${mark} ${name} job` }),
+      aJob({ title: `${mark} second` }),
+    ]);
+    const body = { job: jobOf[name], candidate: { email: `${mark.toLowerCase()}2@example.com`, full_name: `${mark} Second` } };
+    expect((await api.request('POST', '/applications/', { key, companyId: ids[name], body })).status).toBe(201);
+  }
+  for (const list of ['/jobs', '/applications/']) {
+    const a = await api.get(`${list}?page_size=1`, { key: keys.partnerA, companyId: ids.A1 });
+    const stolen = new URL(a.body.next as string).searchParams.get('cursor')!;
+    const b = await api.get(`${list}?page_size=1&page=2&cursor=${encodeURIComponent(stolen)}`, { key: keys.partnerB, companyId: ids.B1 });
+    expect(b.status).toBe(200);
+    expect(JSON.stringify(b.body)).not.toContain(MARK.A);
+    for (const r of b.body.results as Record<string, unknown>[]) expect(r.company).toBe(ids.B1);
   }
 });
