@@ -17,6 +17,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import net from 'node:net';
 import { join, resolve } from 'node:path';
 import type { NewCompany } from '#companies/companies.js';
+import { isHttpUrl } from '#platform/web-formats.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Errors of the tool itself (the domain functions throw shared/errors.ts ApiErrors)
@@ -273,14 +274,6 @@ const COMMANDS: CommandSpec[] = [
     },
   },
 ];
-
-function isHttpUrl(value: string): boolean {
-  try {
-    return ['http:', 'https:'].includes(new URL(value).protocol);
-  } catch {
-    return false;
-  }
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Help

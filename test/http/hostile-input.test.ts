@@ -444,3 +444,14 @@ describe('every response', () => {
     }
   });
 });
+
+test('a talent channel logo must be an http(s) URL too (it is handed out as talent_channel_logo)', async () => {
+  const { createChannel } = await import('#applications/channels.js');
+  await expect(createChannel({ slug: 'evil-channel', name: 'Evil', logo: 'javascript:alert(1)' })).rejects.toMatchObject({
+    statusCode: 400,
+    errors: { logo: expect.any(Array) },
+  });
+  await expect(createChannel({ slug: 'good-channel', name: 'Good', logo: 'https://logo.example/g.png' })).resolves.toMatchObject({
+    logo: 'https://logo.example/g.png',
+  });
+});

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config, sqs } from '#platform/clients.js';
 import { setCompanyFields } from '#companies/companies.js';
 import { sandboxCalls, sandboxReceipts } from '#delivery/connectors/sandbox.js';
@@ -55,6 +55,8 @@ async function events(): Promise<Record<string, any>[]> {
     for (const m of res.Messages) {
       const body = JSON.parse(m.Body!);
       out.push(JSON.parse(body.Message ?? m.Body!));
+      // Deleted, not left to come back after the visibility timeout into a later test's reading.
+      await sqs().send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
     }
   }
 }
