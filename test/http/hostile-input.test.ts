@@ -438,6 +438,7 @@ describe('every response', () => {
       await api.get('/companies/'),
       await api.get('/nowhere'),
       await api.get('/jobs', { key: partner.key }),
+      await api.get('/openapi.json'),
     ]) {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
       expect(res.headers.get('cache-control')).toBe('no-store');
