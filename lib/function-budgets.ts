@@ -51,14 +51,14 @@ const CREATE_ONLY = [
 /** Targets not met yet, with the ceiling held meanwhile. */
 const EXCEPTIONS: Record<string, FunctionBudget['exception']> = {
   CreateApplication: {
-    maxBytes: 775_000,
+    maxBytes: 925_000,
     reason:
-      'four SDK clients (DynamoDB, S3 with its multipart upload, SQS, SNS: about 560 kB of SDK), Powertools idempotency with jmespath, busboy, qs and the generated validator',
+      'four SDK clients (DynamoDB, S3 with its multipart upload, SQS, SNS: about 560 kB of SDK), Powertools idempotency with jmespath, busboy, qs, and the generated validator, into which the bounded free-form rules of issue 10 inline at every level (183 kB; shared $ref definitions would generate them once)',
   },
   SyncWorker: {
-    maxBytes: 660_000,
+    maxBytes: 800_000,
     reason:
-      'the worker writes the outcome and moves the per-status totals in one transaction (issue 11), on top of four SDK clients (DynamoDB, S3, SNS, SES), Powertools batch and the connectors',
+      'four SDK clients (DynamoDB, S3, SNS, SES), Powertools batch, the connectors, the MIME builder of the e-mail fallback (nodemailer, 138 kB, issue 10) and the status transaction with its counters (issue 11)',
   },
 };
 

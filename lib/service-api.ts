@@ -22,6 +22,7 @@ import {
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
+import { SECURITY_HEADERS } from '#http/response-headers.js';
 import { canonicalPath, routes, type RouteDefinition } from '#http/routes.js';
 import { gatewayResponses, responseTemplate } from './gateway-responses.js';
 import type { ServiceData } from './service-data.js';
@@ -111,7 +112,9 @@ export class ServiceApi extends Construct {
         type: definition.type,
         ...(definition.statusCode ? { statusCode: definition.statusCode } : {}),
         responseHeaders: {
-          ...Object.fromEntries(Object.entries(definition.headers ?? {}).map(([name, value]) => [name, `'${value}'`])),
+          ...Object.fromEntries(
+            Object.entries({ ...SECURITY_HEADERS, ...definition.headers }).map(([name, value]) => [name, `'${value}'`]),
+          ),
           // D2: every response names its request, also those the gateway gives itself.
           'X-Request-Id': 'context.requestId',
         },
@@ -175,6 +178,9 @@ export class ServiceApi extends Construct {
               'method.response.header.Allow': `'${allow}'`,
               'method.response.header.Content-Type': "'application/json'",
               'method.response.header.X-Request-Id': 'context.requestId',
+              ...Object.fromEntries(
+                Object.entries(SECURITY_HEADERS).map(([name, value]) => [`method.response.header.${name}`, `'${value}'`]),
+              ),
             },
           },
         ],
@@ -189,6 +195,7 @@ export class ServiceApi extends Construct {
               'method.response.header.Allow': true,
               'method.response.header.Content-Type': true,
               'method.response.header.X-Request-Id': true,
+              ...Object.fromEntries(Object.keys(SECURITY_HEADERS).map((name) => [`method.response.header.${name}`, true])),
             },
           },
         ],

@@ -113,7 +113,8 @@ export class ServiceData extends Construct {
     // reference), so no function reads Secrets Manager at run time and the value never appears in the template.
     this.cursorSecret = new Secret(this, 'CursorSecret', {
       secretName: name('cursor-secret'),
-      description: 'Signs the opaque page cursors of list routes (D4). Changing it invalidates outstanding next links.',
+      description:
+        'Keys the encryption (AES-256-GCM) of the opaque page cursors of list routes (D4). Changing it invalidates outstanding next links.',
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
       removalPolicy: stage.removalPolicy,
     });

@@ -79,6 +79,13 @@ async function rebuildTable(tableName: string): Promise<void> {
 
 async function createTable(tableName: string): Promise<void> {
   await dynamoClient().send(new CreateTableCommand(createTableInput(tableName)));
+  // dynalite marks the table ACTIVE a tick later, asynchronously; until then it answers ResourceNotFound.
+  for (let waited = 0; ; waited += 10) {
+    const { Table } = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.TableStatus === 'ACTIVE') break;
+    if (waited > 10_000) throw new Error(`table ${tableName} did not become ACTIVE`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
   await dynamoClient().send(
     new UpdateTimeToLiveCommand({
       TableName: tableName,

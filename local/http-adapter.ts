@@ -7,13 +7,30 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, APIGatewayAuthorizerResult, Context } from 'aws-lambda';
-import { ForbiddenError, MethodNotAllowedError, NotFoundError, PayloadTooLargeError, UnauthorizedError } from '#platform/errors.js';
+import {
+  BadRequestError,
+  ForbiddenError,
+  MethodNotAllowedError,
+  NotFoundError,
+  PayloadTooLargeError,
+  UnauthorizedError,
+  invalidField,
+} from '#platform/errors.js';
+import { isHostHeader } from '#platform/web-formats.js';
 import { errorResponse, header } from '#http/http.js';
 import { matchRoute, type RouteDefinition } from '#http/routes.js';
 import { handler as authorizer } from '../functions/authorizer.js';
 
 /** The spec's limit: a create-application body must stay below 27.5 MB. */
 export const MAX_BODY_BYTES = 27_500_000;
+/**
+ * After a 413 the rest of the body is still read and thrown away, for at most this long and this much, so
+ * that a client still sending (Node's fetch, curl, Python requests) is not reset before it reads the answer.
+ */
+export const DISCARD_AFTER_413_MS = 10_000;
+export const DISCARD_AFTER_413_BYTES = 64 * 1024 * 1024;
+/** Headers the gateway sets itself; a client's own values never reach the function. */
+const GATEWAY_HEADERS = new Set(['x-forwarded-proto', 'x-forwarded-port']);
 /** Content types API Gateway is configured to pass as binary (base64) to the functions. */
 const BINARY_TYPES = ['multipart/form-data', 'application/octet-stream'];
 
@@ -24,6 +41,15 @@ export interface AdapterOptions {
   authorizerCacheTtlMs: number;
   /** Extra local-only routes (for example the OpenAPI document), answered before the route table. */
   extraRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void>;
+}
+
+/** The request target as a URL (origin-form or absolute-form); a target no URL parser accepts is a 400. */
+function requestUrl(target: string): URL {
+  try {
+    return new URL(target, 'http://localhost');
+  } catch {
+    throw new BadRequestError('The request target is not a valid path.', 'malformed_request');
+  }
 }
 
 export function createHttpAdapter(options: AdapterOptions) {
@@ -69,18 +95,65 @@ export function createHttpAdapter(options: AdapterOptions) {
     return result;
   }
 
-  async function readBody(req: IncomingMessage): Promise<Buffer> {
-    const declared = Number(req.headers['content-length']);
-    // Refused from the header alone, before any of the body is buffered.
-    if (declared >= MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req) {
-      size += (chunk as Buffer).length;
-      if (size >= MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-      chunks.push(chunk as Buffer);
-    }
-    return Buffer.concat(chunks, size);
+  /**
+   * Reads the body, refusing it with a 413 from `Content-Length` alone or as soon as a chunked body crosses
+   * the limit. Listeners, not an async iterator: leaving a `for await` early would destroy the socket.
+   */
+  function readBody(req: IncomingMessage): Promise<Buffer> {
+    return new Promise((resolve, reject) => {
+      const declared = Number(req.headers['content-length']);
+      if (declared >= MAX_BODY_BYTES) {
+        reject(new PayloadTooLargeError(MAX_BODY_BYTES));
+        return;
+      }
+      const chunks: Buffer[] = [];
+      let size = 0;
+      const stop = () => {
+        req.off('data', onData);
+        req.off('end', onEnd);
+        req.off('error', onError);
+      };
+      const onData = (chunk: Buffer) => {
+        size += chunk.length;
+        if (size < MAX_BODY_BYTES) {
+          chunks.push(chunk);
+          return;
+        }
+        stop();
+        chunks.length = 0;
+        reject(new PayloadTooLargeError(MAX_BODY_BYTES));
+      };
+      const onEnd = () => {
+        stop();
+        resolve(Buffer.concat(chunks, size));
+      };
+      const onError = (error: Error) => {
+        stop();
+        reject(error);
+      };
+      req.on('data', onData);
+      req.on('end', onEnd);
+      req.on('error', onError);
+    });
+  }
+
+  /** Reads and drops what is left of a refused body, within a time and byte budget, then closes. */
+  function discardRest(req: IncomingMessage): void {
+    if (req.readableEnded) return;
+    let discarded = 0;
+    const close = () => {
+      clearTimeout(timer);
+      req.socket.destroy();
+    };
+    const timer = setTimeout(close, DISCARD_AFTER_413_MS);
+    timer.unref();
+    req.on('data', (chunk: Buffer) => {
+      discarded += chunk.length;
+      if (discarded > DISCARD_AFTER_413_BYTES) close();
+    });
+    req.once('end', () => clearTimeout(timer));
+    req.once('error', () => clearTimeout(timer));
+    req.resume();
   }
 
   function toEvent(
@@ -91,19 +164,21 @@ export function createHttpAdapter(options: AdapterOptions) {
     body: Buffer,
     requestId: string,
   ): APIGatewayProxyEvent {
-    const headers: Record<string, string> = {};
-    const multiValueHeaders: Record<string, string[]> = {};
+    // Objects without a prototype: names are the client's (`toString`, `__proto__`, `constructor`).
+    const headers = Object.create(null) as Record<string, string>;
+    const multiValueHeaders = Object.create(null) as Record<string, string[]>;
     for (let i = 0; i < req.rawHeaders.length; i += 2) {
       const name = req.rawHeaders[i];
       const value = req.rawHeaders[i + 1];
+      if (GATEWAY_HEADERS.has(name.toLowerCase())) continue;
       headers[name] = value;
       (multiValueHeaders[name] ??= []).push(value);
     }
     // Like the gateway, tell the function how the client reached it (used for absolute page links).
-    if (!req.headers['x-forwarded-proto']) headers['X-Forwarded-Proto'] = 'http';
-    if (!req.headers['x-forwarded-port']) headers['X-Forwarded-Port'] = String(req.socket.localPort ?? '');
-    const query: Record<string, string> = {};
-    const multiQuery: Record<string, string[]> = {};
+    headers['X-Forwarded-Proto'] = 'http';
+    headers['X-Forwarded-Port'] = String(req.socket.localPort ?? '');
+    const query = Object.create(null) as Record<string, string>;
+    const multiQuery = Object.create(null) as Record<string, string[]>;
     for (const [name, value] of url.searchParams) {
       query[name] = value;
       (multiQuery[name] ??= []).push(value);
@@ -136,7 +211,8 @@ export function createHttpAdapter(options: AdapterOptions) {
         requestTimeEpoch: Date.now(),
         resourceId: route.id,
         resourcePath: route.path,
-        domainName: req.headers.host ?? 'localhost',
+        // The gateway's record of the domain called: the Host header, checked in handle().
+        domainName: req.headers.host ?? `127.0.0.1:${req.socket.localPort ?? ''}`,
       },
     };
   }
@@ -172,7 +248,10 @@ export function createHttpAdapter(options: AdapterOptions) {
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     try {
-      const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+      // A Host that is not a host name (it would end up in page links) is refused, as a gateway would.
+      if (req.headers.host !== undefined && !isHostHeader(req.headers.host))
+        throw invalidField('Host', 'Must be a host name or address with an optional port.');
+      const url = requestUrl(req.url ?? '/');
       const extra = options.extraRoutes?.[`${req.method} ${url.pathname}`];
       if (extra) return extra(req, res);
       const { match, methods } = matchRoute(req.method ?? 'GET', url.pathname);
@@ -192,12 +271,9 @@ export function createHttpAdapter(options: AdapterOptions) {
     } catch (error) {
       // Requests refused at the gateway still get the D2 shape and a request id.
       const response = errorResponse(requestId, error);
-      if (error instanceof PayloadTooLargeError) {
-        // The rest of an oversized body is never read: answer, then drop the connection.
-        response.headers = { ...response.headers, Connection: 'close' };
-        res.once('finish', () => req.destroy());
-      }
       send(res, response, requestId);
+      // A client may still be sending: keep reading (and dropping) for a while, so it gets to read the answer.
+      if (error instanceof PayloadTooLargeError) discardRest(req);
     }
   };
 }

@@ -12,6 +12,7 @@ import { createHttpAdapter } from './http-adapter.js';
 import { startQueuePoller, type QueuePoller } from './queue-poller.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
 import { readDemo, seedDemo, type Demo } from './seed.js';
+import { SECURITY_HEADERS } from '#http/response-headers.js';
 
 export interface RuntimeOptions {
   dataDir: string;
@@ -50,12 +51,17 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     // The generated OpenAPI document, without authentication (local only; not a route of the API).
     extraRoutes: {
       'GET /openapi.json': (_req, res) => {
-        res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(openApiJson)) });
+        res.writeHead(200, {
+          'Content-Type': 'application/json',
+          ...SECURITY_HEADERS,
+          'Content-Length': String(Buffer.byteLength(openApiJson)),
+        });
         res.end(openApiJson);
       },
     },
   });
-  const server: Server = createServer((req, res) => void adapter(req, res));
+  // The adapter answers every error itself; should answering fail too, drop that connection, not the process.
+  const server: Server = createServer((req, res) => void adapter(req, res).catch(() => res.destroy()));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());

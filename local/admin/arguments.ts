@@ -7,6 +7,7 @@
  * with what commander complained about (missing or unknown options, missing or surplus arguments).
  */
 import { type Command, type CommanderError } from 'commander';
+import { isHttpUrl } from '#platform/web-formats.js';
 
 /** An option or argument value that its parser refused; never reaches an action. */
 export class Refused {
@@ -34,13 +35,9 @@ function positiveInteger(value: string): number | Refused {
   return n;
 }
 
+/** The service's one rule for URLs it stores and hands out (web-formats.ts). */
 function httpUrl(value: string): string | Refused {
-  try {
-    if (['http:', 'https:'].includes(new URL(value).protocol)) return value;
-  } catch {
-    // not a URL at all
-  }
-  return new Refused(['Must be an http(s) URL.']);
+  return isHttpUrl(value) ? value : new Refused(['Must be an http(s) URL.']);
 }
 
 // Value parsers for `.option()`, `.requiredOption()` and `.argument()`.

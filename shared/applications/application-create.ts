@@ -26,7 +26,7 @@ import { loadApplicationInValidator } from '#applications/validators.generated.j
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
-import { ValidationError, type FieldErrors } from '#platform/errors.js';
+import { ValidationError, fieldErrors } from '#platform/errors.js';
 import { publishEvent } from '#platform/events.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
 import { nextId } from '#platform/ids.js';
@@ -44,11 +44,12 @@ export function parseApplication(
   fields: Record<string, unknown>,
   files: FilePart[],
 ): { input: ApplicationIn; attachments: IncomingAttachment[] } {
-  const errors: FieldErrors = {};
-  if (!validateApplicationIn(fields)) Object.assign(errors, toFieldErrors(validateApplicationIn.errors));
+  const errors = fieldErrors();
+  const valid = validateApplicationIn(fields);
+  if (!valid) Object.assign(errors, toFieldErrors(validateApplicationIn.errors));
   const input = fields as ApplicationIn;
-  const candidate = input.candidate as ApplicationIn['candidate'] | undefined;
-  if (candidate && typeof candidate === 'object' && !candidate.full_name && !(candidate.first_name && candidate.last_name)) {
+  const candidate = input.candidate as unknown;
+  if (isObject(candidate) && !candidate.full_name && !(candidate.first_name && candidate.last_name)) {
     errors['candidate.full_name'] = ['Give full_name, or first_name and last_name.'];
   }
   if (input.job === undefined && input.external_job_id === undefined) {
@@ -58,8 +59,9 @@ export function parseApplication(
   if (typeof input.applied_at === 'string' && !errors.applied_at && Number.isNaN(Date.parse(input.applied_at))) {
     errors.applied_at = ['Must be an ISO 8601 date-time such as 2026-05-01T10:00:00Z.'];
   }
+  // Attachments are read only once the schema has vouched for their shape (`[null]` is not one).
   const attachments: IncomingAttachment[] = [
-    ...(Array.isArray(input.attachments) ? input.attachments : []).map((a) => ({
+    ...(valid ? (input.attachments ?? []) : []).map((a) => ({
       type: (a.type ?? 'other') as IncomingAttachment['type'],
       name: a.name,
       content_type: a.content_type,
@@ -77,6 +79,8 @@ export function parseApplication(
   if (Object.keys(errors).length) throw new ValidationError(errors);
   return { input, attachments };
 }
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** D8: the job named by `job` and/or `external_job_id` must exist in the company and be the same. */
 async function resolveJob(companyId: number, input: ApplicationIn): Promise<JobRecord> {

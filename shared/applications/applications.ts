@@ -24,6 +24,7 @@ import {
 import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import { dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
+import { LIMITS, freeFormObject, safeKeyNames } from '#platform/schema-rules.js';
 
 export const GENDERS = ['male', 'female', 'diverse', 'not_specified'] as const;
 export const ANSWER_TYPES = ['text', 'textarea', 'boolean', 'number', 'date', 'single_select', 'multi_select', 'file'] as const;
@@ -68,7 +69,7 @@ export const attachmentInSchema = {
   properties: {
     type: { type: 'string', enum: ATTACHMENT_TYPES, default: 'other' },
     name: { type: 'string', minLength: 1, maxLength: 255 },
-    content_type: { type: 'string', minLength: 1, maxLength: 255 },
+    content_type: { type: 'string', format: 'media-type', maxLength: 255, description: 'A media type; stored normalised.' },
     data: { type: 'string', minLength: 1, description: 'Base64 of the file.', contentEncoding: 'base64' },
   },
 } as const;
@@ -79,10 +80,10 @@ export const applicationInSchema = {
   required: ['candidate'],
   description: 'One of `job` or `external_job_id` is required; if both are given they must name the same job.',
   properties: {
-    job: { type: 'integer', minimum: 1 },
-    talent_channel: { type: ['integer', 'null'], minimum: 1 },
+    job: { type: 'integer', minimum: 1, maximum: LIMITS.maxNumber },
+    talent_channel: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxNumber },
     external_job_id: { type: 'string', minLength: 1, maxLength: 255 },
-    application_url: { type: 'string', format: 'uri', maxLength: 2000 },
+    application_url: { type: 'string', format: 'http-url', maxLength: 2000 },
     agency_job_id: text(255),
     partner_job_id: text(255),
     partner_company_id: text(255),
@@ -91,7 +92,12 @@ export const applicationInSchema = {
     applied_at: { type: 'string', format: 'date-time' },
     notes: text(20000),
     channel: text(255),
-    social_links: { type: 'object', maxProperties: 50, additionalProperties: { type: 'string', format: 'uri', maxLength: 2000 } },
+    social_links: {
+      type: 'object',
+      maxProperties: 50,
+      propertyNames: safeKeyNames,
+      additionalProperties: { type: 'string', format: 'http-url', maxLength: 2000 },
+    },
     screening_questions: {
       type: 'array',
       maxItems: 200,
@@ -102,7 +108,7 @@ export const applicationInSchema = {
         properties: { id: text(255), question: text(5000), answer_type: { type: 'string', enum: ANSWER_TYPES }, answer: text(20000) },
       },
     },
-    custom_fields: { type: 'object', maxProperties: 200 },
+    custom_fields: freeFormObject(),
     attachments: { type: 'array', maxItems: 20, items: attachmentInSchema },
   },
 } as const;

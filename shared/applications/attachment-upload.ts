@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { config, s3 } from '#platform/clients.js';
+import { normaliseMediaType } from '#platform/web-formats.js';
 import {
   attachmentKey,
   deleteAttachmentObjects,
@@ -35,7 +36,8 @@ export async function storeAttachments(
       stored.push({
         type: attachment.type,
         name: attachment.name,
-        content_type: attachment.content_type,
+        // Stored (and later written into MIME headers) only in its normalised form.
+        content_type: normaliseMediaType(attachment.content_type) ?? mediaType(attachment.content_type),
         size: bytes.length,
         checksum,
         key,

@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { config, s3 } from '#platform/clients.js';
-import type { FieldErrors } from '#platform/errors.js';
+import { fieldErrors, type FieldErrors } from '#platform/errors.js';
+import { parseMediaType } from '#platform/web-formats.js';
 
 export const ATTACHMENT_TYPES = ['cv', 'cover_letter', 'certificate', 'work_sample', 'photo', 'other'] as const;
 export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
@@ -74,8 +75,9 @@ export interface StoredAttachment {
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
+/** `type/subtype` of a well-formed media type; '' for anything else (which no permitted type matches). */
 export function mediaType(contentType: string): string {
-  return contentType.split(';')[0].trim().toLowerCase();
+  return parseMediaType(contentType)?.essence ?? '';
 }
 
 /** Base64 well formed (padding optional, no other characters), without decoding it. */
@@ -88,20 +90,21 @@ function head(data: string | Buffer): Buffer {
 }
 
 export function matchesSignature(contentType: string, firstBytes: Buffer): boolean {
-  const signatures = CONTENT_TYPES[mediaType(contentType)];
+  const essence = mediaType(contentType);
+  if (!Object.hasOwn(CONTENT_TYPES, essence)) return false;
+  const signatures = CONTENT_TYPES[essence];
   if (signatures === null) return true;
-  if (!signatures) return false;
   if (mediaType(contentType) === 'image/webp' && firstBytes.subarray(8, 12).toString('latin1') !== 'WEBP') return false;
   return signatures.some((signature) => signature.every((byte, i) => firstBytes[i] === byte));
 }
 
 /** Field errors for attachments `attachments[i]...`; empty when all are acceptable. */
 export function checkAttachments(attachments: IncomingAttachment[]): FieldErrors {
-  const errors: FieldErrors = {};
+  const errors = fieldErrors();
   if (attachments.length > MAX_ATTACHMENTS) errors.attachments = [`At most ${MAX_ATTACHMENTS} attachments.`];
   attachments.forEach((attachment, i) => {
     const path = `attachments[${i}]`;
-    if (!(mediaType(attachment.content_type) in CONTENT_TYPES)) {
+    if (!Object.hasOwn(CONTENT_TYPES, mediaType(attachment.content_type))) {
       errors[`${path}.content_type`] = [
         `"${attachment.content_type}" is not a permitted content type; use one of ${Object.keys(CONTENT_TYPES).join(', ')}.`,
       ];

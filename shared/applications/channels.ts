@@ -6,6 +6,7 @@ import { isoNow } from '#platform/clock.js';
 import { ConflictError, invalidField } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { keys } from '#platform/keys.js';
+import { isHttpUrl } from '#platform/web-formats.js';
 
 export interface TalentChannel {
   id: number;
@@ -23,6 +24,8 @@ function fromItem(item: Record<string, unknown>): TalentChannel {
 export async function createChannel(input: { slug: string; name: string; logo?: string | null }): Promise<TalentChannel> {
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(input.slug)) throw invalidField('slug', 'Use lower-case letters, digits, "-" and "_".');
   if (!input.name.trim()) throw invalidField('name', 'This field is required.');
+  // Handed out as `talent_channel_logo`: http(s) only, like every URL we store (P58).
+  if (input.logo != null && !isHttpUrl(input.logo)) throw invalidField('logo', 'Must be a valid http or https URL.');
   const channel: TalentChannel = {
     id: await nextId('channel'),
     slug: input.slug,

@@ -279,6 +279,47 @@ export function loadApplicationInValidator(): CompiledValidator {
       }
     });
   
+    // shared/platform/web-formats.ts
+    function isHttpUrl(value, maxLength = 2e3) {
+      if (value.length > maxLength || !URL_CHARACTERS.test(value) || !/^https?:\/\/[^/?#]/i.test(value)) return false;
+      let url;
+      try {
+        url = new URL(value);
+      } catch {
+        return false;
+      }
+      return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "" && !url.username && !url.password;
+    }
+    function parseMediaType(value) {
+      if (value.length > 255) return void 0;
+      const type = TYPE.exec(value);
+      if (!type) return void 0;
+      const parameters = [];
+      let rest = value.slice(type[0].length);
+      while (rest.replace(/^[ \t]+$/, "") !== "") {
+        const parameter = PARAMETER.exec(rest);
+        if (!parameter) return void 0;
+        const raw = parameter[2];
+        parameters.push([parameter[1].toLowerCase(), raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, "$1") : raw]);
+        rest = rest.slice(parameter[0].length);
+      }
+      return { essence: `${type[1]}/${type[2]}`.toLowerCase(), parameters };
+    }
+    var URL_CHARACTERS, LABEL, HOST, TOKEN, QUOTED, PARAMETER, TYPE, TOKEN_ONLY;
+    var init_web_formats = __esm({
+      "shared/platform/web-formats.ts"() {
+        "use strict";
+        URL_CHARACTERS = /^[\x21-\x7e]+$/;
+        LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+        HOST = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*\\.?|\\[[0-9A-Fa-f:.]{2,45}\\])(?::\\d{1,5})?$`);
+        TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+        QUOTED = '"(?:[\\t\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\t\\x20-\\x7e])*"';
+        PARAMETER = new RegExp(`^[ \\t]*;[ \\t]*(${TOKEN})=(${TOKEN}|${QUOTED})`);
+        TYPE = new RegExp(`^(${TOKEN})/(${TOKEN})`);
+        TOKEN_ONLY = new RegExp(`^${TOKEN}$`);
+      }
+    });
+  
     // shared/platform/formats.ts
     var formats_exports = {};
     __export(formats_exports, {
@@ -289,7 +330,13 @@ export function loadApplicationInValidator(): CompiledValidator {
       "shared/platform/formats.ts"() {
         "use strict";
         import_formats = __toESM(require_formats(), 1);
-        formats = { ...import_formats.fullFormats };
+        init_web_formats();
+        formats = {
+          ...import_formats.fullFormats,
+          // The one rule for URLs we store and hand out, and media types safe to echo into headers (docs/security.md).
+          "http-url": { type: "string", validate: (value) => isHttpUrl(value) },
+          "media-type": { type: "string", validate: (value) => parseMediaType(value) !== void 0 }
+        };
       }
     });
   
@@ -299,13 +346,15 @@ export function loadApplicationInValidator(): CompiledValidator {
       validate: () => validate
     });
     var validate = validate10;
-    var schema11 = { "type": "object", "additionalProperties": false, "required": ["candidate"], "description": "One of `job` or `external_job_id` is required; if both are given they must name the same job.", "properties": { "job": { "type": "integer", "minimum": 1 }, "talent_channel": { "type": ["integer", "null"], "minimum": 1 }, "external_job_id": { "type": "string", "minLength": 1, "maxLength": 255 }, "application_url": { "type": "string", "format": "uri", "maxLength": 2e3 }, "agency_job_id": { "type": "string", "maxLength": 255 }, "partner_job_id": { "type": "string", "maxLength": 255 }, "partner_company_id": { "type": "string", "maxLength": 255 }, "partner_application_id": { "type": "string", "maxLength": 255 }, "candidate": { "type": "object", "additionalProperties": false, "required": ["email"], "description": "Requires `email` and a name: `full_name`, or `first_name` and `last_name`.", "properties": { "email": { "type": "string", "format": "email", "maxLength": 254 }, "first_name": { "type": "string", "minLength": 1, "maxLength": 255 }, "last_name": { "type": "string", "minLength": 1, "maxLength": 255 }, "full_name": { "type": "string", "minLength": 1, "maxLength": 511 }, "gender": { "type": "string", "enum": ["male", "female", "diverse", "not_specified"] }, "birthdate": { "type": "string", "format": "date" }, "language": { "type": "string", "maxLength": 64 }, "nationality": { "type": "string", "maxLength": 64 }, "phone": { "type": "string", "maxLength": 64 }, "location": { "type": "object", "additionalProperties": false, "properties": { "street": { "type": "string", "maxLength": 255 }, "city": { "type": "string", "maxLength": 255 }, "country": { "type": "string", "maxLength": 255 }, "postcode": { "type": "string", "maxLength": 32 } } }, "skills": { "type": "array", "maxItems": 200, "items": { "type": "string", "maxLength": 255 } } } }, "applied_at": { "type": "string", "format": "date-time" }, "notes": { "type": "string", "maxLength": 2e4 }, "channel": { "type": "string", "maxLength": 255 }, "social_links": { "type": "object", "maxProperties": 50, "additionalProperties": { "type": "string", "format": "uri", "maxLength": 2e3 } }, "screening_questions": { "type": "array", "maxItems": 200, "items": { "type": "object", "additionalProperties": false, "required": ["id"], "properties": { "id": { "type": "string", "maxLength": 255 }, "question": { "type": "string", "maxLength": 5e3 }, "answer_type": { "type": "string", "enum": ["text", "textarea", "boolean", "number", "date", "single_select", "multi_select", "file"] }, "answer": { "type": "string", "maxLength": 2e4 } } } }, "custom_fields": { "type": "object", "maxProperties": 200 }, "attachments": { "type": "array", "maxItems": 20, "items": { "type": "object", "additionalProperties": false, "required": ["name", "content_type", "data"], "properties": { "type": { "type": "string", "enum": ["cv", "cover_letter", "certificate", "work_sample", "photo", "other"], "default": "other" }, "name": { "type": "string", "minLength": 1, "maxLength": 255 }, "content_type": { "type": "string", "minLength": 1, "maxLength": 255 }, "data": { "type": "string", "minLength": 1, "description": "Base64 of the file.", "contentEncoding": "base64" } } } } } };
+    var schema11 = { "type": "object", "additionalProperties": false, "required": ["candidate"], "description": "One of `job` or `external_job_id` is required; if both are given they must name the same job.", "properties": { "job": { "type": "integer", "minimum": 1, "maximum": 9007199254740991 }, "talent_channel": { "type": ["integer", "null"], "minimum": 1, "maximum": 9007199254740991 }, "external_job_id": { "type": "string", "minLength": 1, "maxLength": 255 }, "application_url": { "type": "string", "format": "http-url", "maxLength": 2e3 }, "agency_job_id": { "type": "string", "maxLength": 255 }, "partner_job_id": { "type": "string", "maxLength": 255 }, "partner_company_id": { "type": "string", "maxLength": 255 }, "partner_application_id": { "type": "string", "maxLength": 255 }, "candidate": { "type": "object", "additionalProperties": false, "required": ["email"], "description": "Requires `email` and a name: `full_name`, or `first_name` and `last_name`.", "properties": { "email": { "type": "string", "format": "email", "maxLength": 254 }, "first_name": { "type": "string", "minLength": 1, "maxLength": 255 }, "last_name": { "type": "string", "minLength": 1, "maxLength": 255 }, "full_name": { "type": "string", "minLength": 1, "maxLength": 511 }, "gender": { "type": "string", "enum": ["male", "female", "diverse", "not_specified"] }, "birthdate": { "type": "string", "format": "date" }, "language": { "type": "string", "maxLength": 64 }, "nationality": { "type": "string", "maxLength": 64 }, "phone": { "type": "string", "maxLength": 64 }, "location": { "type": "object", "additionalProperties": false, "properties": { "street": { "type": "string", "maxLength": 255 }, "city": { "type": "string", "maxLength": 255 }, "country": { "type": "string", "maxLength": 255 }, "postcode": { "type": "string", "maxLength": 32 } } }, "skills": { "type": "array", "maxItems": 200, "items": { "type": "string", "maxLength": 255 } } } }, "applied_at": { "type": "string", "format": "date-time" }, "notes": { "type": "string", "maxLength": 2e4 }, "channel": { "type": "string", "maxLength": 255 }, "social_links": { "type": "object", "maxProperties": 50, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": "string", "format": "http-url", "maxLength": 2e3 } }, "screening_questions": { "type": "array", "maxItems": 200, "items": { "type": "object", "additionalProperties": false, "required": ["id"], "properties": { "id": { "type": "string", "maxLength": 255 }, "question": { "type": "string", "maxLength": 5e3 }, "answer_type": { "type": "string", "enum": ["text", "textarea", "boolean", "number", "date", "single_select", "multi_select", "file"] }, "answer": { "type": "string", "maxLength": 2e4 } } } }, "custom_fields": { "type": "object", "description": "Free-form: at most 5 levels deep, 100 keys an object, 65536 bytes as JSON.", "maxProperties": 100, "x-max-json-bytes": 65536, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } } } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null", "object", "array"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } }, "maxProperties": 100, "propertyNames": { "type": "string", "minLength": 1, "maxLength": 255, "pattern": "^(?!(?:__proto__|constructor|prototype)$)" }, "additionalProperties": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "maxItems": 100, "items": { "type": ["string", "number", "boolean", "null"], "maxLength": 1e4, "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } } } } } } }, "attachments": { "type": "array", "maxItems": 20, "items": { "type": "object", "additionalProperties": false, "required": ["name", "content_type", "data"], "properties": { "type": { "type": "string", "enum": ["cv", "cover_letter", "certificate", "work_sample", "photo", "other"], "default": "other" }, "name": { "type": "string", "minLength": 1, "maxLength": 255 }, "content_type": { "type": "string", "format": "media-type", "maxLength": 255, "description": "A media type; stored normalised." }, "data": { "type": "string", "minLength": 1, "description": "Base64 of the file.", "contentEncoding": "base64" } } } } } };
     var func2 = Object.prototype.hasOwnProperty;
     var func3 = require_ucs2length().default;
-    var formats0 = (init_formats(), __toCommonJS(formats_exports)).formats.uri;
+    var formats0 = (init_formats(), __toCommonJS(formats_exports)).formats["http-url"];
     var formats2 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
     var formats4 = (init_formats(), __toCommonJS(formats_exports)).formats.date;
     var formats6 = (init_formats(), __toCommonJS(formats_exports)).formats["date-time"];
+    var formats10 = (init_formats(), __toCommonJS(formats_exports)).formats["media-type"];
+    var pattern0 = new RegExp("^(?!(?:__proto__|constructor|prototype)$)", "u");
     function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
       let vErrors = null;
       let errors = 0;
@@ -342,12 +391,21 @@ export function loadApplicationInValidator(): CompiledValidator {
             errors++;
           }
           if (typeof data0 == "number" && isFinite(data0)) {
-            if (data0 < 1 || isNaN(data0)) {
-              const err3 = { instancePath: instancePath + "/job", schemaPath: "#/properties/job/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+            if (data0 > 9007199254740991 || isNaN(data0)) {
+              const err3 = { instancePath: instancePath + "/job", schemaPath: "#/properties/job/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
               if (vErrors === null) {
                 vErrors = [err3];
               } else {
                 vErrors.push(err3);
+              }
+              errors++;
+            }
+            if (data0 < 1 || isNaN(data0)) {
+              const err4 = { instancePath: instancePath + "/job", schemaPath: "#/properties/job/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
               }
               errors++;
             }
@@ -356,21 +414,30 @@ export function loadApplicationInValidator(): CompiledValidator {
         if (data.talent_channel !== void 0) {
           let data1 = data.talent_channel;
           if (!(typeof data1 == "number" && (!(data1 % 1) && !isNaN(data1)) && isFinite(data1)) && data1 !== null) {
-            const err4 = { instancePath: instancePath + "/talent_channel", schemaPath: "#/properties/talent_channel/type", keyword: "type", params: { type: schema11.properties.talent_channel.type }, message: "must be integer,null" };
+            const err5 = { instancePath: instancePath + "/talent_channel", schemaPath: "#/properties/talent_channel/type", keyword: "type", params: { type: schema11.properties.talent_channel.type }, message: "must be integer,null" };
             if (vErrors === null) {
-              vErrors = [err4];
+              vErrors = [err5];
             } else {
-              vErrors.push(err4);
+              vErrors.push(err5);
             }
             errors++;
           }
           if (typeof data1 == "number" && isFinite(data1)) {
-            if (data1 < 1 || isNaN(data1)) {
-              const err5 = { instancePath: instancePath + "/talent_channel", schemaPath: "#/properties/talent_channel/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+            if (data1 > 9007199254740991 || isNaN(data1)) {
+              const err6 = { instancePath: instancePath + "/talent_channel", schemaPath: "#/properties/talent_channel/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
               if (vErrors === null) {
-                vErrors = [err5];
+                vErrors = [err6];
               } else {
-                vErrors.push(err5);
+                vErrors.push(err6);
+              }
+              errors++;
+            }
+            if (data1 < 1 || isNaN(data1)) {
+              const err7 = { instancePath: instancePath + "/talent_channel", schemaPath: "#/properties/talent_channel/minimum", keyword: "minimum", params: { comparison: ">=", limit: 1 }, message: "must be >= 1" };
+              if (vErrors === null) {
+                vErrors = [err7];
+              } else {
+                vErrors.push(err7);
               }
               errors++;
             }
@@ -380,29 +447,29 @@ export function loadApplicationInValidator(): CompiledValidator {
           let data2 = data.external_job_id;
           if (typeof data2 === "string") {
             if (func3(data2) > 255) {
-              const err6 = { instancePath: instancePath + "/external_job_id", schemaPath: "#/properties/external_job_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+              const err8 = { instancePath: instancePath + "/external_job_id", schemaPath: "#/properties/external_job_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
               if (vErrors === null) {
-                vErrors = [err6];
+                vErrors = [err8];
               } else {
-                vErrors.push(err6);
+                vErrors.push(err8);
               }
               errors++;
             }
             if (func3(data2) < 1) {
-              const err7 = { instancePath: instancePath + "/external_job_id", schemaPath: "#/properties/external_job_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+              const err9 = { instancePath: instancePath + "/external_job_id", schemaPath: "#/properties/external_job_id/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
               if (vErrors === null) {
-                vErrors = [err7];
+                vErrors = [err9];
               } else {
-                vErrors.push(err7);
+                vErrors.push(err9);
               }
               errors++;
             }
           } else {
-            const err8 = { instancePath: instancePath + "/external_job_id", schemaPath: "#/properties/external_job_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err10 = { instancePath: instancePath + "/external_job_id", schemaPath: "#/properties/external_job_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
-              vErrors = [err8];
+              vErrors = [err10];
             } else {
-              vErrors.push(err8);
+              vErrors.push(err10);
             }
             errors++;
           }
@@ -411,38 +478,16 @@ export function loadApplicationInValidator(): CompiledValidator {
           let data3 = data.application_url;
           if (typeof data3 === "string") {
             if (func3(data3) > 2e3) {
-              const err9 = { instancePath: instancePath + "/application_url", schemaPath: "#/properties/application_url/maxLength", keyword: "maxLength", params: { limit: 2e3 }, message: "must NOT have more than 2000 characters" };
+              const err11 = { instancePath: instancePath + "/application_url", schemaPath: "#/properties/application_url/maxLength", keyword: "maxLength", params: { limit: 2e3 }, message: "must NOT have more than 2000 characters" };
               if (vErrors === null) {
-                vErrors = [err9];
+                vErrors = [err11];
               } else {
-                vErrors.push(err9);
+                vErrors.push(err11);
               }
               errors++;
             }
-            if (!formats0(data3)) {
-              const err10 = { instancePath: instancePath + "/application_url", schemaPath: "#/properties/application_url/format", keyword: "format", params: { format: "uri" }, message: 'must match format "uri"' };
-              if (vErrors === null) {
-                vErrors = [err10];
-              } else {
-                vErrors.push(err10);
-              }
-              errors++;
-            }
-          } else {
-            const err11 = { instancePath: instancePath + "/application_url", schemaPath: "#/properties/application_url/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-            if (vErrors === null) {
-              vErrors = [err11];
-            } else {
-              vErrors.push(err11);
-            }
-            errors++;
-          }
-        }
-        if (data.agency_job_id !== void 0) {
-          let data4 = data.agency_job_id;
-          if (typeof data4 === "string") {
-            if (func3(data4) > 255) {
-              const err12 = { instancePath: instancePath + "/agency_job_id", schemaPath: "#/properties/agency_job_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+            if (!formats0.validate(data3)) {
+              const err12 = { instancePath: instancePath + "/application_url", schemaPath: "#/properties/application_url/format", keyword: "format", params: { format: "http-url" }, message: 'must match format "http-url"' };
               if (vErrors === null) {
                 vErrors = [err12];
               } else {
@@ -451,7 +496,7 @@ export function loadApplicationInValidator(): CompiledValidator {
               errors++;
             }
           } else {
-            const err13 = { instancePath: instancePath + "/agency_job_id", schemaPath: "#/properties/agency_job_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err13 = { instancePath: instancePath + "/application_url", schemaPath: "#/properties/application_url/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err13];
             } else {
@@ -460,11 +505,11 @@ export function loadApplicationInValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.partner_job_id !== void 0) {
-          let data5 = data.partner_job_id;
-          if (typeof data5 === "string") {
-            if (func3(data5) > 255) {
-              const err14 = { instancePath: instancePath + "/partner_job_id", schemaPath: "#/properties/partner_job_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+        if (data.agency_job_id !== void 0) {
+          let data4 = data.agency_job_id;
+          if (typeof data4 === "string") {
+            if (func3(data4) > 255) {
+              const err14 = { instancePath: instancePath + "/agency_job_id", schemaPath: "#/properties/agency_job_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
               if (vErrors === null) {
                 vErrors = [err14];
               } else {
@@ -473,7 +518,7 @@ export function loadApplicationInValidator(): CompiledValidator {
               errors++;
             }
           } else {
-            const err15 = { instancePath: instancePath + "/partner_job_id", schemaPath: "#/properties/partner_job_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err15 = { instancePath: instancePath + "/agency_job_id", schemaPath: "#/properties/agency_job_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err15];
             } else {
@@ -482,11 +527,11 @@ export function loadApplicationInValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.partner_company_id !== void 0) {
-          let data6 = data.partner_company_id;
-          if (typeof data6 === "string") {
-            if (func3(data6) > 255) {
-              const err16 = { instancePath: instancePath + "/partner_company_id", schemaPath: "#/properties/partner_company_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+        if (data.partner_job_id !== void 0) {
+          let data5 = data.partner_job_id;
+          if (typeof data5 === "string") {
+            if (func3(data5) > 255) {
+              const err16 = { instancePath: instancePath + "/partner_job_id", schemaPath: "#/properties/partner_job_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
               if (vErrors === null) {
                 vErrors = [err16];
               } else {
@@ -495,7 +540,7 @@ export function loadApplicationInValidator(): CompiledValidator {
               errors++;
             }
           } else {
-            const err17 = { instancePath: instancePath + "/partner_company_id", schemaPath: "#/properties/partner_company_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err17 = { instancePath: instancePath + "/partner_job_id", schemaPath: "#/properties/partner_job_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err17];
             } else {
@@ -504,11 +549,11 @@ export function loadApplicationInValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.partner_application_id !== void 0) {
-          let data7 = data.partner_application_id;
-          if (typeof data7 === "string") {
-            if (func3(data7) > 255) {
-              const err18 = { instancePath: instancePath + "/partner_application_id", schemaPath: "#/properties/partner_application_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+        if (data.partner_company_id !== void 0) {
+          let data6 = data.partner_company_id;
+          if (typeof data6 === "string") {
+            if (func3(data6) > 255) {
+              const err18 = { instancePath: instancePath + "/partner_company_id", schemaPath: "#/properties/partner_company_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
               if (vErrors === null) {
                 vErrors = [err18];
               } else {
@@ -517,7 +562,7 @@ export function loadApplicationInValidator(): CompiledValidator {
               errors++;
             }
           } else {
-            const err19 = { instancePath: instancePath + "/partner_application_id", schemaPath: "#/properties/partner_application_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err19 = { instancePath: instancePath + "/partner_company_id", schemaPath: "#/properties/partner_company_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err19];
             } else {
@@ -526,11 +571,11 @@ export function loadApplicationInValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.candidate !== void 0) {
-          let data8 = data.candidate;
-          if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
-            if (data8.email === void 0) {
-              const err20 = { instancePath: instancePath + "/candidate", schemaPath: "#/properties/candidate/required", keyword: "required", params: { missingProperty: "email" }, message: "must have required property 'email'" };
+        if (data.partner_application_id !== void 0) {
+          let data7 = data.partner_application_id;
+          if (typeof data7 === "string") {
+            if (func3(data7) > 255) {
+              const err20 = { instancePath: instancePath + "/partner_application_id", schemaPath: "#/properties/partner_application_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
               if (vErrors === null) {
                 vErrors = [err20];
               } else {
@@ -538,13 +583,35 @@ export function loadApplicationInValidator(): CompiledValidator {
               }
               errors++;
             }
+          } else {
+            const err21 = { instancePath: instancePath + "/partner_application_id", schemaPath: "#/properties/partner_application_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err21];
+            } else {
+              vErrors.push(err21);
+            }
+            errors++;
+          }
+        }
+        if (data.candidate !== void 0) {
+          let data8 = data.candidate;
+          if (data8 && typeof data8 == "object" && !Array.isArray(data8)) {
+            if (data8.email === void 0) {
+              const err22 = { instancePath: instancePath + "/candidate", schemaPath: "#/properties/candidate/required", keyword: "required", params: { missingProperty: "email" }, message: "must have required property 'email'" };
+              if (vErrors === null) {
+                vErrors = [err22];
+              } else {
+                vErrors.push(err22);
+              }
+              errors++;
+            }
             for (const key1 in data8) {
               if (!func2.call(schema11.properties.candidate.properties, key1)) {
-                const err21 = { instancePath: instancePath + "/candidate", schemaPath: "#/properties/candidate/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
+                const err23 = { instancePath: instancePath + "/candidate", schemaPath: "#/properties/candidate/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
                 if (vErrors === null) {
-                  vErrors = [err21];
+                  vErrors = [err23];
                 } else {
-                  vErrors.push(err21);
+                  vErrors.push(err23);
                 }
                 errors++;
               }
@@ -553,29 +620,29 @@ export function loadApplicationInValidator(): CompiledValidator {
               let data9 = data8.email;
               if (typeof data9 === "string") {
                 if (func3(data9) > 254) {
-                  const err22 = { instancePath: instancePath + "/candidate/email", schemaPath: "#/properties/candidate/properties/email/maxLength", keyword: "maxLength", params: { limit: 254 }, message: "must NOT have more than 254 characters" };
+                  const err24 = { instancePath: instancePath + "/candidate/email", schemaPath: "#/properties/candidate/properties/email/maxLength", keyword: "maxLength", params: { limit: 254 }, message: "must NOT have more than 254 characters" };
                   if (vErrors === null) {
-                    vErrors = [err22];
+                    vErrors = [err24];
                   } else {
-                    vErrors.push(err22);
+                    vErrors.push(err24);
                   }
                   errors++;
                 }
                 if (!formats2.test(data9)) {
-                  const err23 = { instancePath: instancePath + "/candidate/email", schemaPath: "#/properties/candidate/properties/email/format", keyword: "format", params: { format: "email" }, message: 'must match format "email"' };
+                  const err25 = { instancePath: instancePath + "/candidate/email", schemaPath: "#/properties/candidate/properties/email/format", keyword: "format", params: { format: "email" }, message: 'must match format "email"' };
                   if (vErrors === null) {
-                    vErrors = [err23];
+                    vErrors = [err25];
                   } else {
-                    vErrors.push(err23);
+                    vErrors.push(err25);
                   }
                   errors++;
                 }
               } else {
-                const err24 = { instancePath: instancePath + "/candidate/email", schemaPath: "#/properties/candidate/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err26 = { instancePath: instancePath + "/candidate/email", schemaPath: "#/properties/candidate/properties/email/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                 if (vErrors === null) {
-                  vErrors = [err24];
+                  vErrors = [err26];
                 } else {
-                  vErrors.push(err24);
+                  vErrors.push(err26);
                 }
                 errors++;
               }
@@ -584,29 +651,29 @@ export function loadApplicationInValidator(): CompiledValidator {
               let data10 = data8.first_name;
               if (typeof data10 === "string") {
                 if (func3(data10) > 255) {
-                  const err25 = { instancePath: instancePath + "/candidate/first_name", schemaPath: "#/properties/candidate/properties/first_name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                  const err27 = { instancePath: instancePath + "/candidate/first_name", schemaPath: "#/properties/candidate/properties/first_name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
                   if (vErrors === null) {
-                    vErrors = [err25];
+                    vErrors = [err27];
                   } else {
-                    vErrors.push(err25);
+                    vErrors.push(err27);
                   }
                   errors++;
                 }
                 if (func3(data10) < 1) {
-                  const err26 = { instancePath: instancePath + "/candidate/first_name", schemaPath: "#/properties/candidate/properties/first_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                  const err28 = { instancePath: instancePath + "/candidate/first_name", schemaPath: "#/properties/candidate/properties/first_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
                   if (vErrors === null) {
-                    vErrors = [err26];
+                    vErrors = [err28];
                   } else {
-                    vErrors.push(err26);
+                    vErrors.push(err28);
                   }
                   errors++;
                 }
               } else {
-                const err27 = { instancePath: instancePath + "/candidate/first_name", schemaPath: "#/properties/candidate/properties/first_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err29 = { instancePath: instancePath + "/candidate/first_name", schemaPath: "#/properties/candidate/properties/first_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                 if (vErrors === null) {
-                  vErrors = [err27];
+                  vErrors = [err29];
                 } else {
-                  vErrors.push(err27);
+                  vErrors.push(err29);
                 }
                 errors++;
               }
@@ -615,29 +682,29 @@ export function loadApplicationInValidator(): CompiledValidator {
               let data11 = data8.last_name;
               if (typeof data11 === "string") {
                 if (func3(data11) > 255) {
-                  const err28 = { instancePath: instancePath + "/candidate/last_name", schemaPath: "#/properties/candidate/properties/last_name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                  const err30 = { instancePath: instancePath + "/candidate/last_name", schemaPath: "#/properties/candidate/properties/last_name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
                   if (vErrors === null) {
-                    vErrors = [err28];
+                    vErrors = [err30];
                   } else {
-                    vErrors.push(err28);
+                    vErrors.push(err30);
                   }
                   errors++;
                 }
                 if (func3(data11) < 1) {
-                  const err29 = { instancePath: instancePath + "/candidate/last_name", schemaPath: "#/properties/candidate/properties/last_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                  const err31 = { instancePath: instancePath + "/candidate/last_name", schemaPath: "#/properties/candidate/properties/last_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
                   if (vErrors === null) {
-                    vErrors = [err29];
+                    vErrors = [err31];
                   } else {
-                    vErrors.push(err29);
+                    vErrors.push(err31);
                   }
                   errors++;
                 }
               } else {
-                const err30 = { instancePath: instancePath + "/candidate/last_name", schemaPath: "#/properties/candidate/properties/last_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err32 = { instancePath: instancePath + "/candidate/last_name", schemaPath: "#/properties/candidate/properties/last_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                 if (vErrors === null) {
-                  vErrors = [err30];
+                  vErrors = [err32];
                 } else {
-                  vErrors.push(err30);
+                  vErrors.push(err32);
                 }
                 errors++;
               }
@@ -646,46 +713,25 @@ export function loadApplicationInValidator(): CompiledValidator {
               let data12 = data8.full_name;
               if (typeof data12 === "string") {
                 if (func3(data12) > 511) {
-                  const err31 = { instancePath: instancePath + "/candidate/full_name", schemaPath: "#/properties/candidate/properties/full_name/maxLength", keyword: "maxLength", params: { limit: 511 }, message: "must NOT have more than 511 characters" };
+                  const err33 = { instancePath: instancePath + "/candidate/full_name", schemaPath: "#/properties/candidate/properties/full_name/maxLength", keyword: "maxLength", params: { limit: 511 }, message: "must NOT have more than 511 characters" };
                   if (vErrors === null) {
-                    vErrors = [err31];
+                    vErrors = [err33];
                   } else {
-                    vErrors.push(err31);
+                    vErrors.push(err33);
                   }
                   errors++;
                 }
                 if (func3(data12) < 1) {
-                  const err32 = { instancePath: instancePath + "/candidate/full_name", schemaPath: "#/properties/candidate/properties/full_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                  const err34 = { instancePath: instancePath + "/candidate/full_name", schemaPath: "#/properties/candidate/properties/full_name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
                   if (vErrors === null) {
-                    vErrors = [err32];
+                    vErrors = [err34];
                   } else {
-                    vErrors.push(err32);
+                    vErrors.push(err34);
                   }
                   errors++;
                 }
               } else {
-                const err33 = { instancePath: instancePath + "/candidate/full_name", schemaPath: "#/properties/candidate/properties/full_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                if (vErrors === null) {
-                  vErrors = [err33];
-                } else {
-                  vErrors.push(err33);
-                }
-                errors++;
-              }
-            }
-            if (data8.gender !== void 0) {
-              let data13 = data8.gender;
-              if (typeof data13 !== "string") {
-                const err34 = { instancePath: instancePath + "/candidate/gender", schemaPath: "#/properties/candidate/properties/gender/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                if (vErrors === null) {
-                  vErrors = [err34];
-                } else {
-                  vErrors.push(err34);
-                }
-                errors++;
-              }
-              if (!(data13 === "male" || data13 === "female" || data13 === "diverse" || data13 === "not_specified")) {
-                const err35 = { instancePath: instancePath + "/candidate/gender", schemaPath: "#/properties/candidate/properties/gender/enum", keyword: "enum", params: { allowedValues: schema11.properties.candidate.properties.gender.enum }, message: "must be equal to one of the allowed values" };
+                const err35 = { instancePath: instancePath + "/candidate/full_name", schemaPath: "#/properties/candidate/properties/full_name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                 if (vErrors === null) {
                   vErrors = [err35];
                 } else {
@@ -694,20 +740,19 @@ export function loadApplicationInValidator(): CompiledValidator {
                 errors++;
               }
             }
-            if (data8.birthdate !== void 0) {
-              let data14 = data8.birthdate;
-              if (typeof data14 === "string") {
-                if (!formats4.validate(data14)) {
-                  const err36 = { instancePath: instancePath + "/candidate/birthdate", schemaPath: "#/properties/candidate/properties/birthdate/format", keyword: "format", params: { format: "date" }, message: 'must match format "date"' };
-                  if (vErrors === null) {
-                    vErrors = [err36];
-                  } else {
-                    vErrors.push(err36);
-                  }
-                  errors++;
+            if (data8.gender !== void 0) {
+              let data13 = data8.gender;
+              if (typeof data13 !== "string") {
+                const err36 = { instancePath: instancePath + "/candidate/gender", schemaPath: "#/properties/candidate/properties/gender/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (vErrors === null) {
+                  vErrors = [err36];
+                } else {
+                  vErrors.push(err36);
                 }
-              } else {
-                const err37 = { instancePath: instancePath + "/candidate/birthdate", schemaPath: "#/properties/candidate/properties/birthdate/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                errors++;
+              }
+              if (!(data13 === "male" || data13 === "female" || data13 === "diverse" || data13 === "not_specified")) {
+                const err37 = { instancePath: instancePath + "/candidate/gender", schemaPath: "#/properties/candidate/properties/gender/enum", keyword: "enum", params: { allowedValues: schema11.properties.candidate.properties.gender.enum }, message: "must be equal to one of the allowed values" };
                 if (vErrors === null) {
                   vErrors = [err37];
                 } else {
@@ -716,11 +761,11 @@ export function loadApplicationInValidator(): CompiledValidator {
                 errors++;
               }
             }
-            if (data8.language !== void 0) {
-              let data15 = data8.language;
-              if (typeof data15 === "string") {
-                if (func3(data15) > 64) {
-                  const err38 = { instancePath: instancePath + "/candidate/language", schemaPath: "#/properties/candidate/properties/language/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters" };
+            if (data8.birthdate !== void 0) {
+              let data14 = data8.birthdate;
+              if (typeof data14 === "string") {
+                if (!formats4.validate(data14)) {
+                  const err38 = { instancePath: instancePath + "/candidate/birthdate", schemaPath: "#/properties/candidate/properties/birthdate/format", keyword: "format", params: { format: "date" }, message: 'must match format "date"' };
                   if (vErrors === null) {
                     vErrors = [err38];
                   } else {
@@ -729,7 +774,7 @@ export function loadApplicationInValidator(): CompiledValidator {
                   errors++;
                 }
               } else {
-                const err39 = { instancePath: instancePath + "/candidate/language", schemaPath: "#/properties/candidate/properties/language/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err39 = { instancePath: instancePath + "/candidate/birthdate", schemaPath: "#/properties/candidate/properties/birthdate/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                 if (vErrors === null) {
                   vErrors = [err39];
                 } else {
@@ -738,11 +783,11 @@ export function loadApplicationInValidator(): CompiledValidator {
                 errors++;
               }
             }
-            if (data8.nationality !== void 0) {
-              let data16 = data8.nationality;
-              if (typeof data16 === "string") {
-                if (func3(data16) > 64) {
-                  const err40 = { instancePath: instancePath + "/candidate/nationality", schemaPath: "#/properties/candidate/properties/nationality/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters" };
+            if (data8.language !== void 0) {
+              let data15 = data8.language;
+              if (typeof data15 === "string") {
+                if (func3(data15) > 64) {
+                  const err40 = { instancePath: instancePath + "/candidate/language", schemaPath: "#/properties/candidate/properties/language/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters" };
                   if (vErrors === null) {
                     vErrors = [err40];
                   } else {
@@ -751,7 +796,7 @@ export function loadApplicationInValidator(): CompiledValidator {
                   errors++;
                 }
               } else {
-                const err41 = { instancePath: instancePath + "/candidate/nationality", schemaPath: "#/properties/candidate/properties/nationality/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err41 = { instancePath: instancePath + "/candidate/language", schemaPath: "#/properties/candidate/properties/language/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                 if (vErrors === null) {
                   vErrors = [err41];
                 } else {
@@ -760,11 +805,11 @@ export function loadApplicationInValidator(): CompiledValidator {
                 errors++;
               }
             }
-            if (data8.phone !== void 0) {
-              let data17 = data8.phone;
-              if (typeof data17 === "string") {
-                if (func3(data17) > 64) {
-                  const err42 = { instancePath: instancePath + "/candidate/phone", schemaPath: "#/properties/candidate/properties/phone/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters" };
+            if (data8.nationality !== void 0) {
+              let data16 = data8.nationality;
+              if (typeof data16 === "string") {
+                if (func3(data16) > 64) {
+                  const err42 = { instancePath: instancePath + "/candidate/nationality", schemaPath: "#/properties/candidate/properties/nationality/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters" };
                   if (vErrors === null) {
                     vErrors = [err42];
                   } else {
@@ -773,11 +818,33 @@ export function loadApplicationInValidator(): CompiledValidator {
                   errors++;
                 }
               } else {
-                const err43 = { instancePath: instancePath + "/candidate/phone", schemaPath: "#/properties/candidate/properties/phone/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err43 = { instancePath: instancePath + "/candidate/nationality", schemaPath: "#/properties/candidate/properties/nationality/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                 if (vErrors === null) {
                   vErrors = [err43];
                 } else {
                   vErrors.push(err43);
+                }
+                errors++;
+              }
+            }
+            if (data8.phone !== void 0) {
+              let data17 = data8.phone;
+              if (typeof data17 === "string") {
+                if (func3(data17) > 64) {
+                  const err44 = { instancePath: instancePath + "/candidate/phone", schemaPath: "#/properties/candidate/properties/phone/maxLength", keyword: "maxLength", params: { limit: 64 }, message: "must NOT have more than 64 characters" };
+                  if (vErrors === null) {
+                    vErrors = [err44];
+                  } else {
+                    vErrors.push(err44);
+                  }
+                  errors++;
+                }
+              } else {
+                const err45 = { instancePath: instancePath + "/candidate/phone", schemaPath: "#/properties/candidate/properties/phone/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (vErrors === null) {
+                  vErrors = [err45];
+                } else {
+                  vErrors.push(err45);
                 }
                 errors++;
               }
@@ -787,29 +854,7 @@ export function loadApplicationInValidator(): CompiledValidator {
               if (data18 && typeof data18 == "object" && !Array.isArray(data18)) {
                 for (const key2 in data18) {
                   if (!(key2 === "street" || key2 === "city" || key2 === "country" || key2 === "postcode")) {
-                    const err44 = { instancePath: instancePath + "/candidate/location", schemaPath: "#/properties/candidate/properties/location/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err44];
-                    } else {
-                      vErrors.push(err44);
-                    }
-                    errors++;
-                  }
-                }
-                if (data18.street !== void 0) {
-                  let data19 = data18.street;
-                  if (typeof data19 === "string") {
-                    if (func3(data19) > 255) {
-                      const err45 = { instancePath: instancePath + "/candidate/location/street", schemaPath: "#/properties/candidate/properties/location/properties/street/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
-                      if (vErrors === null) {
-                        vErrors = [err45];
-                      } else {
-                        vErrors.push(err45);
-                      }
-                      errors++;
-                    }
-                  } else {
-                    const err46 = { instancePath: instancePath + "/candidate/location/street", schemaPath: "#/properties/candidate/properties/location/properties/street/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err46 = { instancePath: instancePath + "/candidate/location", schemaPath: "#/properties/candidate/properties/location/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
                       vErrors = [err46];
                     } else {
@@ -818,11 +863,11 @@ export function loadApplicationInValidator(): CompiledValidator {
                     errors++;
                   }
                 }
-                if (data18.city !== void 0) {
-                  let data20 = data18.city;
-                  if (typeof data20 === "string") {
-                    if (func3(data20) > 255) {
-                      const err47 = { instancePath: instancePath + "/candidate/location/city", schemaPath: "#/properties/candidate/properties/location/properties/city/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                if (data18.street !== void 0) {
+                  let data19 = data18.street;
+                  if (typeof data19 === "string") {
+                    if (func3(data19) > 255) {
+                      const err47 = { instancePath: instancePath + "/candidate/location/street", schemaPath: "#/properties/candidate/properties/location/properties/street/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
                       if (vErrors === null) {
                         vErrors = [err47];
                       } else {
@@ -831,7 +876,7 @@ export function loadApplicationInValidator(): CompiledValidator {
                       errors++;
                     }
                   } else {
-                    const err48 = { instancePath: instancePath + "/candidate/location/city", schemaPath: "#/properties/candidate/properties/location/properties/city/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err48 = { instancePath: instancePath + "/candidate/location/street", schemaPath: "#/properties/candidate/properties/location/properties/street/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err48];
                     } else {
@@ -840,11 +885,11 @@ export function loadApplicationInValidator(): CompiledValidator {
                     errors++;
                   }
                 }
-                if (data18.country !== void 0) {
-                  let data21 = data18.country;
-                  if (typeof data21 === "string") {
-                    if (func3(data21) > 255) {
-                      const err49 = { instancePath: instancePath + "/candidate/location/country", schemaPath: "#/properties/candidate/properties/location/properties/country/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                if (data18.city !== void 0) {
+                  let data20 = data18.city;
+                  if (typeof data20 === "string") {
+                    if (func3(data20) > 255) {
+                      const err49 = { instancePath: instancePath + "/candidate/location/city", schemaPath: "#/properties/candidate/properties/location/properties/city/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
                       if (vErrors === null) {
                         vErrors = [err49];
                       } else {
@@ -853,7 +898,7 @@ export function loadApplicationInValidator(): CompiledValidator {
                       errors++;
                     }
                   } else {
-                    const err50 = { instancePath: instancePath + "/candidate/location/country", schemaPath: "#/properties/candidate/properties/location/properties/country/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err50 = { instancePath: instancePath + "/candidate/location/city", schemaPath: "#/properties/candidate/properties/location/properties/city/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err50];
                     } else {
@@ -862,11 +907,11 @@ export function loadApplicationInValidator(): CompiledValidator {
                     errors++;
                   }
                 }
-                if (data18.postcode !== void 0) {
-                  let data22 = data18.postcode;
-                  if (typeof data22 === "string") {
-                    if (func3(data22) > 32) {
-                      const err51 = { instancePath: instancePath + "/candidate/location/postcode", schemaPath: "#/properties/candidate/properties/location/properties/postcode/maxLength", keyword: "maxLength", params: { limit: 32 }, message: "must NOT have more than 32 characters" };
+                if (data18.country !== void 0) {
+                  let data21 = data18.country;
+                  if (typeof data21 === "string") {
+                    if (func3(data21) > 255) {
+                      const err51 = { instancePath: instancePath + "/candidate/location/country", schemaPath: "#/properties/candidate/properties/location/properties/country/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
                       if (vErrors === null) {
                         vErrors = [err51];
                       } else {
@@ -875,7 +920,7 @@ export function loadApplicationInValidator(): CompiledValidator {
                       errors++;
                     }
                   } else {
-                    const err52 = { instancePath: instancePath + "/candidate/location/postcode", schemaPath: "#/properties/candidate/properties/location/properties/postcode/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err52 = { instancePath: instancePath + "/candidate/location/country", schemaPath: "#/properties/candidate/properties/location/properties/country/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err52];
                     } else {
@@ -884,12 +929,34 @@ export function loadApplicationInValidator(): CompiledValidator {
                     errors++;
                   }
                 }
+                if (data18.postcode !== void 0) {
+                  let data22 = data18.postcode;
+                  if (typeof data22 === "string") {
+                    if (func3(data22) > 32) {
+                      const err53 = { instancePath: instancePath + "/candidate/location/postcode", schemaPath: "#/properties/candidate/properties/location/properties/postcode/maxLength", keyword: "maxLength", params: { limit: 32 }, message: "must NOT have more than 32 characters" };
+                      if (vErrors === null) {
+                        vErrors = [err53];
+                      } else {
+                        vErrors.push(err53);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err54 = { instancePath: instancePath + "/candidate/location/postcode", schemaPath: "#/properties/candidate/properties/location/properties/postcode/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    if (vErrors === null) {
+                      vErrors = [err54];
+                    } else {
+                      vErrors.push(err54);
+                    }
+                    errors++;
+                  }
+                }
               } else {
-                const err53 = { instancePath: instancePath + "/candidate/location", schemaPath: "#/properties/candidate/properties/location/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err55 = { instancePath: instancePath + "/candidate/location", schemaPath: "#/properties/candidate/properties/location/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err53];
+                  vErrors = [err55];
                 } else {
-                  vErrors.push(err53);
+                  vErrors.push(err55);
                 }
                 errors++;
               }
@@ -898,11 +965,11 @@ export function loadApplicationInValidator(): CompiledValidator {
               let data23 = data8.skills;
               if (Array.isArray(data23)) {
                 if (data23.length > 200) {
-                  const err54 = { instancePath: instancePath + "/candidate/skills", schemaPath: "#/properties/candidate/properties/skills/maxItems", keyword: "maxItems", params: { limit: 200 }, message: "must NOT have more than 200 items" };
+                  const err56 = { instancePath: instancePath + "/candidate/skills", schemaPath: "#/properties/candidate/properties/skills/maxItems", keyword: "maxItems", params: { limit: 200 }, message: "must NOT have more than 200 items" };
                   if (vErrors === null) {
-                    vErrors = [err54];
+                    vErrors = [err56];
                   } else {
-                    vErrors.push(err54);
+                    vErrors.push(err56);
                   }
                   errors++;
                 }
@@ -911,58 +978,36 @@ export function loadApplicationInValidator(): CompiledValidator {
                   let data24 = data23[i0];
                   if (typeof data24 === "string") {
                     if (func3(data24) > 255) {
-                      const err55 = { instancePath: instancePath + "/candidate/skills/" + i0, schemaPath: "#/properties/candidate/properties/skills/items/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                      const err57 = { instancePath: instancePath + "/candidate/skills/" + i0, schemaPath: "#/properties/candidate/properties/skills/items/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
                       if (vErrors === null) {
-                        vErrors = [err55];
+                        vErrors = [err57];
                       } else {
-                        vErrors.push(err55);
+                        vErrors.push(err57);
                       }
                       errors++;
                     }
                   } else {
-                    const err56 = { instancePath: instancePath + "/candidate/skills/" + i0, schemaPath: "#/properties/candidate/properties/skills/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err58 = { instancePath: instancePath + "/candidate/skills/" + i0, schemaPath: "#/properties/candidate/properties/skills/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err56];
+                      vErrors = [err58];
                     } else {
-                      vErrors.push(err56);
+                      vErrors.push(err58);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err57 = { instancePath: instancePath + "/candidate/skills", schemaPath: "#/properties/candidate/properties/skills/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                const err59 = { instancePath: instancePath + "/candidate/skills", schemaPath: "#/properties/candidate/properties/skills/type", keyword: "type", params: { type: "array" }, message: "must be array" };
                 if (vErrors === null) {
-                  vErrors = [err57];
+                  vErrors = [err59];
                 } else {
-                  vErrors.push(err57);
+                  vErrors.push(err59);
                 }
                 errors++;
               }
             }
           } else {
-            const err58 = { instancePath: instancePath + "/candidate", schemaPath: "#/properties/candidate/type", keyword: "type", params: { type: "object" }, message: "must be object" };
-            if (vErrors === null) {
-              vErrors = [err58];
-            } else {
-              vErrors.push(err58);
-            }
-            errors++;
-          }
-        }
-        if (data.applied_at !== void 0) {
-          let data25 = data.applied_at;
-          if (typeof data25 === "string") {
-            if (!formats6.validate(data25)) {
-              const err59 = { instancePath: instancePath + "/applied_at", schemaPath: "#/properties/applied_at/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"' };
-              if (vErrors === null) {
-                vErrors = [err59];
-              } else {
-                vErrors.push(err59);
-              }
-              errors++;
-            }
-          } else {
-            const err60 = { instancePath: instancePath + "/applied_at", schemaPath: "#/properties/applied_at/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err60 = { instancePath: instancePath + "/candidate", schemaPath: "#/properties/candidate/type", keyword: "type", params: { type: "object" }, message: "must be object" };
             if (vErrors === null) {
               vErrors = [err60];
             } else {
@@ -971,11 +1016,11 @@ export function loadApplicationInValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.notes !== void 0) {
-          let data26 = data.notes;
-          if (typeof data26 === "string") {
-            if (func3(data26) > 2e4) {
-              const err61 = { instancePath: instancePath + "/notes", schemaPath: "#/properties/notes/maxLength", keyword: "maxLength", params: { limit: 2e4 }, message: "must NOT have more than 20000 characters" };
+        if (data.applied_at !== void 0) {
+          let data25 = data.applied_at;
+          if (typeof data25 === "string") {
+            if (!formats6.validate(data25)) {
+              const err61 = { instancePath: instancePath + "/applied_at", schemaPath: "#/properties/applied_at/format", keyword: "format", params: { format: "date-time" }, message: 'must match format "date-time"' };
               if (vErrors === null) {
                 vErrors = [err61];
               } else {
@@ -984,7 +1029,7 @@ export function loadApplicationInValidator(): CompiledValidator {
               errors++;
             }
           } else {
-            const err62 = { instancePath: instancePath + "/notes", schemaPath: "#/properties/notes/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err62 = { instancePath: instancePath + "/applied_at", schemaPath: "#/properties/applied_at/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err62];
             } else {
@@ -993,11 +1038,11 @@ export function loadApplicationInValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.channel !== void 0) {
-          let data27 = data.channel;
-          if (typeof data27 === "string") {
-            if (func3(data27) > 255) {
-              const err63 = { instancePath: instancePath + "/channel", schemaPath: "#/properties/channel/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+        if (data.notes !== void 0) {
+          let data26 = data.notes;
+          if (typeof data26 === "string") {
+            if (func3(data26) > 2e4) {
+              const err63 = { instancePath: instancePath + "/notes", schemaPath: "#/properties/notes/maxLength", keyword: "maxLength", params: { limit: 2e4 }, message: "must NOT have more than 20000 characters" };
               if (vErrors === null) {
                 vErrors = [err63];
               } else {
@@ -1006,7 +1051,7 @@ export function loadApplicationInValidator(): CompiledValidator {
               errors++;
             }
           } else {
-            const err64 = { instancePath: instancePath + "/channel", schemaPath: "#/properties/channel/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            const err64 = { instancePath: instancePath + "/notes", schemaPath: "#/properties/notes/type", keyword: "type", params: { type: "string" }, message: "must be string" };
             if (vErrors === null) {
               vErrors = [err64];
             } else {
@@ -1015,11 +1060,11 @@ export function loadApplicationInValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.social_links !== void 0) {
-          let data28 = data.social_links;
-          if (data28 && typeof data28 == "object" && !Array.isArray(data28)) {
-            if (Object.keys(data28).length > 50) {
-              const err65 = { instancePath: instancePath + "/social_links", schemaPath: "#/properties/social_links/maxProperties", keyword: "maxProperties", params: { limit: 50 }, message: "must NOT have more than 50 properties" };
+        if (data.channel !== void 0) {
+          let data27 = data.channel;
+          if (typeof data27 === "string") {
+            if (func3(data27) > 255) {
+              const err65 = { instancePath: instancePath + "/channel", schemaPath: "#/properties/channel/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
               if (vErrors === null) {
                 vErrors = [err65];
               } else {
@@ -1027,43 +1072,115 @@ export function loadApplicationInValidator(): CompiledValidator {
               }
               errors++;
             }
+          } else {
+            const err66 = { instancePath: instancePath + "/channel", schemaPath: "#/properties/channel/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err66];
+            } else {
+              vErrors.push(err66);
+            }
+            errors++;
+          }
+        }
+        if (data.social_links !== void 0) {
+          let data28 = data.social_links;
+          if (data28 && typeof data28 == "object" && !Array.isArray(data28)) {
+            if (Object.keys(data28).length > 50) {
+              const err67 = { instancePath: instancePath + "/social_links", schemaPath: "#/properties/social_links/maxProperties", keyword: "maxProperties", params: { limit: 50 }, message: "must NOT have more than 50 properties" };
+              if (vErrors === null) {
+                vErrors = [err67];
+              } else {
+                vErrors.push(err67);
+              }
+              errors++;
+            }
             for (const key3 in data28) {
-              let data29 = data28[key3];
-              if (typeof data29 === "string") {
-                if (func3(data29) > 2e3) {
-                  const err66 = { instancePath: instancePath + "/social_links/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/social_links/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 2e3 }, message: "must NOT have more than 2000 characters" };
+              const _errs62 = errors;
+              if (typeof key3 === "string") {
+                if (func3(key3) > 255) {
+                  const err68 = { instancePath: instancePath + "/social_links", schemaPath: "#/properties/social_links/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key3 };
                   if (vErrors === null) {
-                    vErrors = [err66];
+                    vErrors = [err68];
                   } else {
-                    vErrors.push(err66);
+                    vErrors.push(err68);
                   }
                   errors++;
                 }
-                if (!formats0(data29)) {
-                  const err67 = { instancePath: instancePath + "/social_links/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/social_links/additionalProperties/format", keyword: "format", params: { format: "uri" }, message: 'must match format "uri"' };
+                if (func3(key3) < 1) {
+                  const err69 = { instancePath: instancePath + "/social_links", schemaPath: "#/properties/social_links/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key3 };
                   if (vErrors === null) {
-                    vErrors = [err67];
+                    vErrors = [err69];
                   } else {
-                    vErrors.push(err67);
+                    vErrors.push(err69);
+                  }
+                  errors++;
+                }
+                if (!pattern0.test(key3)) {
+                  const err70 = { instancePath: instancePath + "/social_links", schemaPath: "#/properties/social_links/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key3 };
+                  if (vErrors === null) {
+                    vErrors = [err70];
+                  } else {
+                    vErrors.push(err70);
                   }
                   errors++;
                 }
               } else {
-                const err68 = { instancePath: instancePath + "/social_links/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/social_links/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                const err71 = { instancePath: instancePath + "/social_links", schemaPath: "#/properties/social_links/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key3 };
                 if (vErrors === null) {
-                  vErrors = [err68];
+                  vErrors = [err71];
                 } else {
-                  vErrors.push(err68);
+                  vErrors.push(err71);
+                }
+                errors++;
+              }
+              var valid5 = _errs62 === errors;
+              if (!valid5) {
+                const err72 = { instancePath: instancePath + "/social_links", schemaPath: "#/properties/social_links/propertyNames", keyword: "propertyNames", params: { propertyName: key3 }, message: "property name must be valid" };
+                if (vErrors === null) {
+                  vErrors = [err72];
+                } else {
+                  vErrors.push(err72);
+                }
+                errors++;
+              }
+            }
+            for (const key4 in data28) {
+              let data29 = data28[key4];
+              if (typeof data29 === "string") {
+                if (func3(data29) > 2e3) {
+                  const err73 = { instancePath: instancePath + "/social_links/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/social_links/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 2e3 }, message: "must NOT have more than 2000 characters" };
+                  if (vErrors === null) {
+                    vErrors = [err73];
+                  } else {
+                    vErrors.push(err73);
+                  }
+                  errors++;
+                }
+                if (!formats0.validate(data29)) {
+                  const err74 = { instancePath: instancePath + "/social_links/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/social_links/additionalProperties/format", keyword: "format", params: { format: "http-url" }, message: 'must match format "http-url"' };
+                  if (vErrors === null) {
+                    vErrors = [err74];
+                  } else {
+                    vErrors.push(err74);
+                  }
+                  errors++;
+                }
+              } else {
+                const err75 = { instancePath: instancePath + "/social_links/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/social_links/additionalProperties/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (vErrors === null) {
+                  vErrors = [err75];
+                } else {
+                  vErrors.push(err75);
                 }
                 errors++;
               }
             }
           } else {
-            const err69 = { instancePath: instancePath + "/social_links", schemaPath: "#/properties/social_links/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err76 = { instancePath: instancePath + "/social_links", schemaPath: "#/properties/social_links/type", keyword: "type", params: { type: "object" }, message: "must be object" };
             if (vErrors === null) {
-              vErrors = [err69];
+              vErrors = [err76];
             } else {
-              vErrors.push(err69);
+              vErrors.push(err76);
             }
             errors++;
           }
@@ -1072,11 +1189,11 @@ export function loadApplicationInValidator(): CompiledValidator {
           let data30 = data.screening_questions;
           if (Array.isArray(data30)) {
             if (data30.length > 200) {
-              const err70 = { instancePath: instancePath + "/screening_questions", schemaPath: "#/properties/screening_questions/maxItems", keyword: "maxItems", params: { limit: 200 }, message: "must NOT have more than 200 items" };
+              const err77 = { instancePath: instancePath + "/screening_questions", schemaPath: "#/properties/screening_questions/maxItems", keyword: "maxItems", params: { limit: 200 }, message: "must NOT have more than 200 items" };
               if (vErrors === null) {
-                vErrors = [err70];
+                vErrors = [err77];
               } else {
-                vErrors.push(err70);
+                vErrors.push(err77);
               }
               errors++;
             }
@@ -1085,21 +1202,21 @@ export function loadApplicationInValidator(): CompiledValidator {
               let data31 = data30[i1];
               if (data31 && typeof data31 == "object" && !Array.isArray(data31)) {
                 if (data31.id === void 0) {
-                  const err71 = { instancePath: instancePath + "/screening_questions/" + i1, schemaPath: "#/properties/screening_questions/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+                  const err78 = { instancePath: instancePath + "/screening_questions/" + i1, schemaPath: "#/properties/screening_questions/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
-                    vErrors = [err71];
+                    vErrors = [err78];
                   } else {
-                    vErrors.push(err71);
+                    vErrors.push(err78);
                   }
                   errors++;
                 }
-                for (const key4 in data31) {
-                  if (!(key4 === "id" || key4 === "question" || key4 === "answer_type" || key4 === "answer")) {
-                    const err72 = { instancePath: instancePath + "/screening_questions/" + i1, schemaPath: "#/properties/screening_questions/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
+                for (const key5 in data31) {
+                  if (!(key5 === "id" || key5 === "question" || key5 === "answer_type" || key5 === "answer")) {
+                    const err79 = { instancePath: instancePath + "/screening_questions/" + i1, schemaPath: "#/properties/screening_questions/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
-                      vErrors = [err72];
+                      vErrors = [err79];
                     } else {
-                      vErrors.push(err72);
+                      vErrors.push(err79);
                     }
                     errors++;
                   }
@@ -1108,20 +1225,20 @@ export function loadApplicationInValidator(): CompiledValidator {
                   let data32 = data31.id;
                   if (typeof data32 === "string") {
                     if (func3(data32) > 255) {
-                      const err73 = { instancePath: instancePath + "/screening_questions/" + i1 + "/id", schemaPath: "#/properties/screening_questions/items/properties/id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                      const err80 = { instancePath: instancePath + "/screening_questions/" + i1 + "/id", schemaPath: "#/properties/screening_questions/items/properties/id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
                       if (vErrors === null) {
-                        vErrors = [err73];
+                        vErrors = [err80];
                       } else {
-                        vErrors.push(err73);
+                        vErrors.push(err80);
                       }
                       errors++;
                     }
                   } else {
-                    const err74 = { instancePath: instancePath + "/screening_questions/" + i1 + "/id", schemaPath: "#/properties/screening_questions/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err81 = { instancePath: instancePath + "/screening_questions/" + i1 + "/id", schemaPath: "#/properties/screening_questions/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err74];
+                      vErrors = [err81];
                     } else {
-                      vErrors.push(err74);
+                      vErrors.push(err81);
                     }
                     errors++;
                   }
@@ -1130,20 +1247,20 @@ export function loadApplicationInValidator(): CompiledValidator {
                   let data33 = data31.question;
                   if (typeof data33 === "string") {
                     if (func3(data33) > 5e3) {
-                      const err75 = { instancePath: instancePath + "/screening_questions/" + i1 + "/question", schemaPath: "#/properties/screening_questions/items/properties/question/maxLength", keyword: "maxLength", params: { limit: 5e3 }, message: "must NOT have more than 5000 characters" };
+                      const err82 = { instancePath: instancePath + "/screening_questions/" + i1 + "/question", schemaPath: "#/properties/screening_questions/items/properties/question/maxLength", keyword: "maxLength", params: { limit: 5e3 }, message: "must NOT have more than 5000 characters" };
                       if (vErrors === null) {
-                        vErrors = [err75];
+                        vErrors = [err82];
                       } else {
-                        vErrors.push(err75);
+                        vErrors.push(err82);
                       }
                       errors++;
                     }
                   } else {
-                    const err76 = { instancePath: instancePath + "/screening_questions/" + i1 + "/question", schemaPath: "#/properties/screening_questions/items/properties/question/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err83 = { instancePath: instancePath + "/screening_questions/" + i1 + "/question", schemaPath: "#/properties/screening_questions/items/properties/question/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err76];
+                      vErrors = [err83];
                     } else {
-                      vErrors.push(err76);
+                      vErrors.push(err83);
                     }
                     errors++;
                   }
@@ -1151,20 +1268,20 @@ export function loadApplicationInValidator(): CompiledValidator {
                 if (data31.answer_type !== void 0) {
                   let data34 = data31.answer_type;
                   if (typeof data34 !== "string") {
-                    const err77 = { instancePath: instancePath + "/screening_questions/" + i1 + "/answer_type", schemaPath: "#/properties/screening_questions/items/properties/answer_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err84 = { instancePath: instancePath + "/screening_questions/" + i1 + "/answer_type", schemaPath: "#/properties/screening_questions/items/properties/answer_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err77];
+                      vErrors = [err84];
                     } else {
-                      vErrors.push(err77);
+                      vErrors.push(err84);
                     }
                     errors++;
                   }
                   if (!(data34 === "text" || data34 === "textarea" || data34 === "boolean" || data34 === "number" || data34 === "date" || data34 === "single_select" || data34 === "multi_select" || data34 === "file")) {
-                    const err78 = { instancePath: instancePath + "/screening_questions/" + i1 + "/answer_type", schemaPath: "#/properties/screening_questions/items/properties/answer_type/enum", keyword: "enum", params: { allowedValues: schema11.properties.screening_questions.items.properties.answer_type.enum }, message: "must be equal to one of the allowed values" };
+                    const err85 = { instancePath: instancePath + "/screening_questions/" + i1 + "/answer_type", schemaPath: "#/properties/screening_questions/items/properties/answer_type/enum", keyword: "enum", params: { allowedValues: schema11.properties.screening_questions.items.properties.answer_type.enum }, message: "must be equal to one of the allowed values" };
                     if (vErrors === null) {
-                      vErrors = [err78];
+                      vErrors = [err85];
                     } else {
-                      vErrors.push(err78);
+                      vErrors.push(err85);
                     }
                     errors++;
                   }
@@ -1173,251 +1290,5286 @@ export function loadApplicationInValidator(): CompiledValidator {
                   let data35 = data31.answer;
                   if (typeof data35 === "string") {
                     if (func3(data35) > 2e4) {
-                      const err79 = { instancePath: instancePath + "/screening_questions/" + i1 + "/answer", schemaPath: "#/properties/screening_questions/items/properties/answer/maxLength", keyword: "maxLength", params: { limit: 2e4 }, message: "must NOT have more than 20000 characters" };
+                      const err86 = { instancePath: instancePath + "/screening_questions/" + i1 + "/answer", schemaPath: "#/properties/screening_questions/items/properties/answer/maxLength", keyword: "maxLength", params: { limit: 2e4 }, message: "must NOT have more than 20000 characters" };
                       if (vErrors === null) {
-                        vErrors = [err79];
+                        vErrors = [err86];
                       } else {
-                        vErrors.push(err79);
+                        vErrors.push(err86);
                       }
                       errors++;
                     }
                   } else {
-                    const err80 = { instancePath: instancePath + "/screening_questions/" + i1 + "/answer", schemaPath: "#/properties/screening_questions/items/properties/answer/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err87 = { instancePath: instancePath + "/screening_questions/" + i1 + "/answer", schemaPath: "#/properties/screening_questions/items/properties/answer/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err80];
+                      vErrors = [err87];
                     } else {
-                      vErrors.push(err80);
+                      vErrors.push(err87);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err81 = { instancePath: instancePath + "/screening_questions/" + i1, schemaPath: "#/properties/screening_questions/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err88 = { instancePath: instancePath + "/screening_questions/" + i1, schemaPath: "#/properties/screening_questions/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err81];
+                  vErrors = [err88];
                 } else {
-                  vErrors.push(err81);
+                  vErrors.push(err88);
                 }
                 errors++;
               }
             }
           } else {
-            const err82 = { instancePath: instancePath + "/screening_questions", schemaPath: "#/properties/screening_questions/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err89 = { instancePath: instancePath + "/screening_questions", schemaPath: "#/properties/screening_questions/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err82];
+              vErrors = [err89];
             } else {
-              vErrors.push(err82);
+              vErrors.push(err89);
             }
             errors++;
           }
         }
         if (data.custom_fields !== void 0) {
           let data36 = data.custom_fields;
+          if ((() => {
+            try {
+              return Buffer.byteLength(JSON.stringify(data36) ?? "");
+            } catch {
+              return Infinity;
+            }
+          })() > 65536) {
+            const err90 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/x-max-json-bytes", keyword: "x-max-json-bytes", params: {}, message: "must be at most 65536 bytes as JSON" };
+            if (vErrors === null) {
+              vErrors = [err90];
+            } else {
+              vErrors.push(err90);
+            }
+            errors++;
+          }
           if (data36 && typeof data36 == "object" && !Array.isArray(data36)) {
-            if (Object.keys(data36).length > 200) {
-              const err83 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/maxProperties", keyword: "maxProperties", params: { limit: 200 }, message: "must NOT have more than 200 properties" };
+            if (Object.keys(data36).length > 100) {
+              const err91 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
               if (vErrors === null) {
-                vErrors = [err83];
+                vErrors = [err91];
               } else {
-                vErrors.push(err83);
+                vErrors.push(err91);
               }
               errors++;
             }
+            for (const key6 in data36) {
+              const _errs82 = errors;
+              if (typeof key6 === "string") {
+                if (func3(key6) > 255) {
+                  const err92 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key6 };
+                  if (vErrors === null) {
+                    vErrors = [err92];
+                  } else {
+                    vErrors.push(err92);
+                  }
+                  errors++;
+                }
+                if (func3(key6) < 1) {
+                  const err93 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key6 };
+                  if (vErrors === null) {
+                    vErrors = [err93];
+                  } else {
+                    vErrors.push(err93);
+                  }
+                  errors++;
+                }
+                if (!pattern0.test(key6)) {
+                  const err94 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key6 };
+                  if (vErrors === null) {
+                    vErrors = [err94];
+                  } else {
+                    vErrors.push(err94);
+                  }
+                  errors++;
+                }
+              } else {
+                const err95 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key6 };
+                if (vErrors === null) {
+                  vErrors = [err95];
+                } else {
+                  vErrors.push(err95);
+                }
+                errors++;
+              }
+              var valid10 = _errs82 === errors;
+              if (!valid10) {
+                const err96 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/propertyNames", keyword: "propertyNames", params: { propertyName: key6 }, message: "property name must be valid" };
+                if (vErrors === null) {
+                  vErrors = [err96];
+                } else {
+                  vErrors.push(err96);
+                }
+                errors++;
+              }
+            }
+            for (const key7 in data36) {
+              let data37 = data36[key7];
+              if (typeof data37 != "object" && typeof data37 !== "string" && !(typeof data37 == "number" && isFinite(data37)) && typeof data37 !== "boolean") {
+                const err97 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.type }, message: "must be string,number,boolean,null,object,array" };
+                if (vErrors === null) {
+                  vErrors = [err97];
+                } else {
+                  vErrors.push(err97);
+                }
+                errors++;
+              }
+              const _errs87 = errors;
+              const _errs88 = errors;
+              const _errs90 = errors;
+              const _errs91 = errors;
+              if (0 !== data37) {
+                const err98 = {};
+                if (vErrors === null) {
+                  vErrors = [err98];
+                } else {
+                  vErrors.push(err98);
+                }
+                errors++;
+              }
+              var valid13 = _errs91 === errors;
+              if (valid13) {
+                const err99 = {};
+                if (vErrors === null) {
+                  vErrors = [err99];
+                } else {
+                  vErrors.push(err99);
+                }
+                errors++;
+              } else {
+                errors = _errs90;
+                if (vErrors !== null) {
+                  if (_errs90) {
+                    vErrors.length = _errs90;
+                  } else {
+                    vErrors = null;
+                  }
+                }
+              }
+              if (errors === _errs88) {
+                if (typeof data37 == "number" && isFinite(data37)) {
+                  if (data37 >= 1e-130 || isNaN(data37)) {
+                    const err100 = {};
+                    if (vErrors === null) {
+                      vErrors = [err100];
+                    } else {
+                      vErrors.push(err100);
+                    }
+                    errors++;
+                  } else {
+                    if (data37 <= -1e-130 || isNaN(data37)) {
+                      const err101 = {};
+                      if (vErrors === null) {
+                        vErrors = [err101];
+                      } else {
+                        vErrors.push(err101);
+                      }
+                      errors++;
+                    }
+                  }
+                } else {
+                  const err102 = {};
+                  if (vErrors === null) {
+                    vErrors = [err102];
+                  } else {
+                    vErrors.push(err102);
+                  }
+                  errors++;
+                }
+              }
+              var valid12 = _errs88 === errors;
+              if (valid12) {
+                const err103 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                if (vErrors === null) {
+                  vErrors = [err103];
+                } else {
+                  vErrors.push(err103);
+                }
+                errors++;
+              } else {
+                errors = _errs87;
+                if (vErrors !== null) {
+                  if (_errs87) {
+                    vErrors.length = _errs87;
+                  } else {
+                    vErrors = null;
+                  }
+                }
+              }
+              if (typeof data37 == "number" && isFinite(data37)) {
+                if (data37 > 9007199254740991 || isNaN(data37)) {
+                  const err104 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                  if (vErrors === null) {
+                    vErrors = [err104];
+                  } else {
+                    vErrors.push(err104);
+                  }
+                  errors++;
+                }
+                if (data37 < -9007199254740991 || isNaN(data37)) {
+                  const err105 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                  if (vErrors === null) {
+                    vErrors = [err105];
+                  } else {
+                    vErrors.push(err105);
+                  }
+                  errors++;
+                }
+              }
+              if (typeof data37 === "string") {
+                if (func3(data37) > 1e4) {
+                  const err106 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                  if (vErrors === null) {
+                    vErrors = [err106];
+                  } else {
+                    vErrors.push(err106);
+                  }
+                  errors++;
+                }
+              }
+              if (Array.isArray(data37)) {
+                if (data37.length > 100) {
+                  const err107 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                  if (vErrors === null) {
+                    vErrors = [err107];
+                  } else {
+                    vErrors.push(err107);
+                  }
+                  errors++;
+                }
+                const len2 = data37.length;
+                for (let i2 = 0; i2 < len2; i2++) {
+                  let data38 = data37[i2];
+                  if (typeof data38 != "object" && typeof data38 !== "string" && !(typeof data38 == "number" && isFinite(data38)) && typeof data38 !== "boolean") {
+                    const err108 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.type }, message: "must be string,number,boolean,null,object,array" };
+                    if (vErrors === null) {
+                      vErrors = [err108];
+                    } else {
+                      vErrors.push(err108);
+                    }
+                    errors++;
+                  }
+                  const _errs94 = errors;
+                  const _errs95 = errors;
+                  const _errs97 = errors;
+                  const _errs98 = errors;
+                  if (0 !== data38) {
+                    const err109 = {};
+                    if (vErrors === null) {
+                      vErrors = [err109];
+                    } else {
+                      vErrors.push(err109);
+                    }
+                    errors++;
+                  }
+                  var valid17 = _errs98 === errors;
+                  if (valid17) {
+                    const err110 = {};
+                    if (vErrors === null) {
+                      vErrors = [err110];
+                    } else {
+                      vErrors.push(err110);
+                    }
+                    errors++;
+                  } else {
+                    errors = _errs97;
+                    if (vErrors !== null) {
+                      if (_errs97) {
+                        vErrors.length = _errs97;
+                      } else {
+                        vErrors = null;
+                      }
+                    }
+                  }
+                  if (errors === _errs95) {
+                    if (typeof data38 == "number" && isFinite(data38)) {
+                      if (data38 >= 1e-130 || isNaN(data38)) {
+                        const err111 = {};
+                        if (vErrors === null) {
+                          vErrors = [err111];
+                        } else {
+                          vErrors.push(err111);
+                        }
+                        errors++;
+                      } else {
+                        if (data38 <= -1e-130 || isNaN(data38)) {
+                          const err112 = {};
+                          if (vErrors === null) {
+                            vErrors = [err112];
+                          } else {
+                            vErrors.push(err112);
+                          }
+                          errors++;
+                        }
+                      }
+                    } else {
+                      const err113 = {};
+                      if (vErrors === null) {
+                        vErrors = [err113];
+                      } else {
+                        vErrors.push(err113);
+                      }
+                      errors++;
+                    }
+                  }
+                  var valid16 = _errs95 === errors;
+                  if (valid16) {
+                    const err114 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                    if (vErrors === null) {
+                      vErrors = [err114];
+                    } else {
+                      vErrors.push(err114);
+                    }
+                    errors++;
+                  } else {
+                    errors = _errs94;
+                    if (vErrors !== null) {
+                      if (_errs94) {
+                        vErrors.length = _errs94;
+                      } else {
+                        vErrors = null;
+                      }
+                    }
+                  }
+                  if (typeof data38 == "number" && isFinite(data38)) {
+                    if (data38 > 9007199254740991 || isNaN(data38)) {
+                      const err115 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                      if (vErrors === null) {
+                        vErrors = [err115];
+                      } else {
+                        vErrors.push(err115);
+                      }
+                      errors++;
+                    }
+                    if (data38 < -9007199254740991 || isNaN(data38)) {
+                      const err116 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                      if (vErrors === null) {
+                        vErrors = [err116];
+                      } else {
+                        vErrors.push(err116);
+                      }
+                      errors++;
+                    }
+                  }
+                  if (typeof data38 === "string") {
+                    if (func3(data38) > 1e4) {
+                      const err117 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                      if (vErrors === null) {
+                        vErrors = [err117];
+                      } else {
+                        vErrors.push(err117);
+                      }
+                      errors++;
+                    }
+                  }
+                  if (Array.isArray(data38)) {
+                    if (data38.length > 100) {
+                      const err118 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                      if (vErrors === null) {
+                        vErrors = [err118];
+                      } else {
+                        vErrors.push(err118);
+                      }
+                      errors++;
+                    }
+                    const len3 = data38.length;
+                    for (let i3 = 0; i3 < len3; i3++) {
+                      let data39 = data38[i3];
+                      if (typeof data39 != "object" && typeof data39 !== "string" && !(typeof data39 == "number" && isFinite(data39)) && typeof data39 !== "boolean") {
+                        const err119 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.items.type }, message: "must be string,number,boolean,null,object,array" };
+                        if (vErrors === null) {
+                          vErrors = [err119];
+                        } else {
+                          vErrors.push(err119);
+                        }
+                        errors++;
+                      }
+                      const _errs101 = errors;
+                      const _errs102 = errors;
+                      const _errs104 = errors;
+                      const _errs105 = errors;
+                      if (0 !== data39) {
+                        const err120 = {};
+                        if (vErrors === null) {
+                          vErrors = [err120];
+                        } else {
+                          vErrors.push(err120);
+                        }
+                        errors++;
+                      }
+                      var valid21 = _errs105 === errors;
+                      if (valid21) {
+                        const err121 = {};
+                        if (vErrors === null) {
+                          vErrors = [err121];
+                        } else {
+                          vErrors.push(err121);
+                        }
+                        errors++;
+                      } else {
+                        errors = _errs104;
+                        if (vErrors !== null) {
+                          if (_errs104) {
+                            vErrors.length = _errs104;
+                          } else {
+                            vErrors = null;
+                          }
+                        }
+                      }
+                      if (errors === _errs102) {
+                        if (typeof data39 == "number" && isFinite(data39)) {
+                          if (data39 >= 1e-130 || isNaN(data39)) {
+                            const err122 = {};
+                            if (vErrors === null) {
+                              vErrors = [err122];
+                            } else {
+                              vErrors.push(err122);
+                            }
+                            errors++;
+                          } else {
+                            if (data39 <= -1e-130 || isNaN(data39)) {
+                              const err123 = {};
+                              if (vErrors === null) {
+                                vErrors = [err123];
+                              } else {
+                                vErrors.push(err123);
+                              }
+                              errors++;
+                            }
+                          }
+                        } else {
+                          const err124 = {};
+                          if (vErrors === null) {
+                            vErrors = [err124];
+                          } else {
+                            vErrors.push(err124);
+                          }
+                          errors++;
+                        }
+                      }
+                      var valid20 = _errs102 === errors;
+                      if (valid20) {
+                        const err125 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                        if (vErrors === null) {
+                          vErrors = [err125];
+                        } else {
+                          vErrors.push(err125);
+                        }
+                        errors++;
+                      } else {
+                        errors = _errs101;
+                        if (vErrors !== null) {
+                          if (_errs101) {
+                            vErrors.length = _errs101;
+                          } else {
+                            vErrors = null;
+                          }
+                        }
+                      }
+                      if (typeof data39 == "number" && isFinite(data39)) {
+                        if (data39 > 9007199254740991 || isNaN(data39)) {
+                          const err126 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                          if (vErrors === null) {
+                            vErrors = [err126];
+                          } else {
+                            vErrors.push(err126);
+                          }
+                          errors++;
+                        }
+                        if (data39 < -9007199254740991 || isNaN(data39)) {
+                          const err127 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                          if (vErrors === null) {
+                            vErrors = [err127];
+                          } else {
+                            vErrors.push(err127);
+                          }
+                          errors++;
+                        }
+                      }
+                      if (typeof data39 === "string") {
+                        if (func3(data39) > 1e4) {
+                          const err128 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                          if (vErrors === null) {
+                            vErrors = [err128];
+                          } else {
+                            vErrors.push(err128);
+                          }
+                          errors++;
+                        }
+                      }
+                      if (Array.isArray(data39)) {
+                        if (data39.length > 100) {
+                          const err129 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                          if (vErrors === null) {
+                            vErrors = [err129];
+                          } else {
+                            vErrors.push(err129);
+                          }
+                          errors++;
+                        }
+                        const len4 = data39.length;
+                        for (let i4 = 0; i4 < len4; i4++) {
+                          let data40 = data39[i4];
+                          if (typeof data40 != "object" && typeof data40 !== "string" && !(typeof data40 == "number" && isFinite(data40)) && typeof data40 !== "boolean") {
+                            const err130 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.items.items.type }, message: "must be string,number,boolean,null,object,array" };
+                            if (vErrors === null) {
+                              vErrors = [err130];
+                            } else {
+                              vErrors.push(err130);
+                            }
+                            errors++;
+                          }
+                          const _errs108 = errors;
+                          const _errs109 = errors;
+                          const _errs111 = errors;
+                          const _errs112 = errors;
+                          if (0 !== data40) {
+                            const err131 = {};
+                            if (vErrors === null) {
+                              vErrors = [err131];
+                            } else {
+                              vErrors.push(err131);
+                            }
+                            errors++;
+                          }
+                          var valid25 = _errs112 === errors;
+                          if (valid25) {
+                            const err132 = {};
+                            if (vErrors === null) {
+                              vErrors = [err132];
+                            } else {
+                              vErrors.push(err132);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs111;
+                            if (vErrors !== null) {
+                              if (_errs111) {
+                                vErrors.length = _errs111;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (errors === _errs109) {
+                            if (typeof data40 == "number" && isFinite(data40)) {
+                              if (data40 >= 1e-130 || isNaN(data40)) {
+                                const err133 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err133];
+                                } else {
+                                  vErrors.push(err133);
+                                }
+                                errors++;
+                              } else {
+                                if (data40 <= -1e-130 || isNaN(data40)) {
+                                  const err134 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err134];
+                                  } else {
+                                    vErrors.push(err134);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            } else {
+                              const err135 = {};
+                              if (vErrors === null) {
+                                vErrors = [err135];
+                              } else {
+                                vErrors.push(err135);
+                              }
+                              errors++;
+                            }
+                          }
+                          var valid24 = _errs109 === errors;
+                          if (valid24) {
+                            const err136 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err136];
+                            } else {
+                              vErrors.push(err136);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs108;
+                            if (vErrors !== null) {
+                              if (_errs108) {
+                                vErrors.length = _errs108;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (typeof data40 == "number" && isFinite(data40)) {
+                            if (data40 > 9007199254740991 || isNaN(data40)) {
+                              const err137 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err137];
+                              } else {
+                                vErrors.push(err137);
+                              }
+                              errors++;
+                            }
+                            if (data40 < -9007199254740991 || isNaN(data40)) {
+                              const err138 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err138];
+                              } else {
+                                vErrors.push(err138);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (typeof data40 === "string") {
+                            if (func3(data40) > 1e4) {
+                              const err139 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                              if (vErrors === null) {
+                                vErrors = [err139];
+                              } else {
+                                vErrors.push(err139);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (Array.isArray(data40)) {
+                            if (data40.length > 100) {
+                              const err140 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                              if (vErrors === null) {
+                                vErrors = [err140];
+                              } else {
+                                vErrors.push(err140);
+                              }
+                              errors++;
+                            }
+                            const len5 = data40.length;
+                            for (let i5 = 0; i5 < len5; i5++) {
+                              let data41 = data40[i5];
+                              if (typeof data41 !== "string" && !(typeof data41 == "number" && isFinite(data41)) && typeof data41 !== "boolean" && data41 !== null) {
+                                const err141 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4 + "/" + i5, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.items.items.items.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err141];
+                                } else {
+                                  vErrors.push(err141);
+                                }
+                                errors++;
+                              }
+                              const _errs115 = errors;
+                              const _errs116 = errors;
+                              const _errs118 = errors;
+                              const _errs119 = errors;
+                              if (0 !== data41) {
+                                const err142 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err142];
+                                } else {
+                                  vErrors.push(err142);
+                                }
+                                errors++;
+                              }
+                              var valid29 = _errs119 === errors;
+                              if (valid29) {
+                                const err143 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err143];
+                                } else {
+                                  vErrors.push(err143);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs118;
+                                if (vErrors !== null) {
+                                  if (_errs118) {
+                                    vErrors.length = _errs118;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs116) {
+                                if (typeof data41 == "number" && isFinite(data41)) {
+                                  if (data41 >= 1e-130 || isNaN(data41)) {
+                                    const err144 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err144];
+                                    } else {
+                                      vErrors.push(err144);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data41 <= -1e-130 || isNaN(data41)) {
+                                      const err145 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err145];
+                                      } else {
+                                        vErrors.push(err145);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err146 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err146];
+                                  } else {
+                                    vErrors.push(err146);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid28 = _errs116 === errors;
+                              if (valid28) {
+                                const err147 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4 + "/" + i5, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err147];
+                                } else {
+                                  vErrors.push(err147);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs115;
+                                if (vErrors !== null) {
+                                  if (_errs115) {
+                                    vErrors.length = _errs115;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data41 == "number" && isFinite(data41)) {
+                                if (data41 > 9007199254740991 || isNaN(data41)) {
+                                  const err148 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4 + "/" + i5, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err148];
+                                  } else {
+                                    vErrors.push(err148);
+                                  }
+                                  errors++;
+                                }
+                                if (data41 < -9007199254740991 || isNaN(data41)) {
+                                  const err149 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4 + "/" + i5, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err149];
+                                  } else {
+                                    vErrors.push(err149);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data41 === "string") {
+                                if (func3(data41) > 1e4) {
+                                  const err150 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4 + "/" + i5, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err150];
+                                  } else {
+                                    vErrors.push(err150);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                          if (data40 && typeof data40 == "object" && !Array.isArray(data40)) {
+                            if (Object.keys(data40).length > 100) {
+                              const err151 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                              if (vErrors === null) {
+                                vErrors = [err151];
+                              } else {
+                                vErrors.push(err151);
+                              }
+                              errors++;
+                            }
+                            for (const key8 in data40) {
+                              const _errs120 = errors;
+                              if (typeof key8 === "string") {
+                                if (func3(key8) > 255) {
+                                  const err152 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key8 };
+                                  if (vErrors === null) {
+                                    vErrors = [err152];
+                                  } else {
+                                    vErrors.push(err152);
+                                  }
+                                  errors++;
+                                }
+                                if (func3(key8) < 1) {
+                                  const err153 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key8 };
+                                  if (vErrors === null) {
+                                    vErrors = [err153];
+                                  } else {
+                                    vErrors.push(err153);
+                                  }
+                                  errors++;
+                                }
+                                if (!pattern0.test(key8)) {
+                                  const err154 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key8 };
+                                  if (vErrors === null) {
+                                    vErrors = [err154];
+                                  } else {
+                                    vErrors.push(err154);
+                                  }
+                                  errors++;
+                                }
+                              } else {
+                                const err155 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key8 };
+                                if (vErrors === null) {
+                                  vErrors = [err155];
+                                } else {
+                                  vErrors.push(err155);
+                                }
+                                errors++;
+                              }
+                              var valid30 = _errs120 === errors;
+                              if (!valid30) {
+                                const err156 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/propertyNames", keyword: "propertyNames", params: { propertyName: key8 }, message: "property name must be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err156];
+                                } else {
+                                  vErrors.push(err156);
+                                }
+                                errors++;
+                              }
+                            }
+                            for (const key9 in data40) {
+                              let data42 = data40[key9];
+                              if (typeof data42 !== "string" && !(typeof data42 == "number" && isFinite(data42)) && typeof data42 !== "boolean" && data42 !== null) {
+                                const err157 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4 + "/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.items.items.additionalProperties.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err157];
+                                } else {
+                                  vErrors.push(err157);
+                                }
+                                errors++;
+                              }
+                              const _errs125 = errors;
+                              const _errs126 = errors;
+                              const _errs128 = errors;
+                              const _errs129 = errors;
+                              if (0 !== data42) {
+                                const err158 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err158];
+                                } else {
+                                  vErrors.push(err158);
+                                }
+                                errors++;
+                              }
+                              var valid33 = _errs129 === errors;
+                              if (valid33) {
+                                const err159 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err159];
+                                } else {
+                                  vErrors.push(err159);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs128;
+                                if (vErrors !== null) {
+                                  if (_errs128) {
+                                    vErrors.length = _errs128;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs126) {
+                                if (typeof data42 == "number" && isFinite(data42)) {
+                                  if (data42 >= 1e-130 || isNaN(data42)) {
+                                    const err160 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err160];
+                                    } else {
+                                      vErrors.push(err160);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data42 <= -1e-130 || isNaN(data42)) {
+                                      const err161 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err161];
+                                      } else {
+                                        vErrors.push(err161);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err162 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err162];
+                                  } else {
+                                    vErrors.push(err162);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid32 = _errs126 === errors;
+                              if (valid32) {
+                                const err163 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4 + "/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err163];
+                                } else {
+                                  vErrors.push(err163);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs125;
+                                if (vErrors !== null) {
+                                  if (_errs125) {
+                                    vErrors.length = _errs125;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data42 == "number" && isFinite(data42)) {
+                                if (data42 > 9007199254740991 || isNaN(data42)) {
+                                  const err164 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4 + "/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err164];
+                                  } else {
+                                    vErrors.push(err164);
+                                  }
+                                  errors++;
+                                }
+                                if (data42 < -9007199254740991 || isNaN(data42)) {
+                                  const err165 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4 + "/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err165];
+                                  } else {
+                                    vErrors.push(err165);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data42 === "string") {
+                                if (func3(data42) > 1e4) {
+                                  const err166 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + i4 + "/" + key9.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/items/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err166];
+                                  } else {
+                                    vErrors.push(err166);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                      if (data39 && typeof data39 == "object" && !Array.isArray(data39)) {
+                        if (Object.keys(data39).length > 100) {
+                          const err167 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                          if (vErrors === null) {
+                            vErrors = [err167];
+                          } else {
+                            vErrors.push(err167);
+                          }
+                          errors++;
+                        }
+                        for (const key10 in data39) {
+                          const _errs130 = errors;
+                          if (typeof key10 === "string") {
+                            if (func3(key10) > 255) {
+                              const err168 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key10 };
+                              if (vErrors === null) {
+                                vErrors = [err168];
+                              } else {
+                                vErrors.push(err168);
+                              }
+                              errors++;
+                            }
+                            if (func3(key10) < 1) {
+                              const err169 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key10 };
+                              if (vErrors === null) {
+                                vErrors = [err169];
+                              } else {
+                                vErrors.push(err169);
+                              }
+                              errors++;
+                            }
+                            if (!pattern0.test(key10)) {
+                              const err170 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key10 };
+                              if (vErrors === null) {
+                                vErrors = [err170];
+                              } else {
+                                vErrors.push(err170);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err171 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key10 };
+                            if (vErrors === null) {
+                              vErrors = [err171];
+                            } else {
+                              vErrors.push(err171);
+                            }
+                            errors++;
+                          }
+                          var valid34 = _errs130 === errors;
+                          if (!valid34) {
+                            const err172 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/propertyNames", keyword: "propertyNames", params: { propertyName: key10 }, message: "property name must be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err172];
+                            } else {
+                              vErrors.push(err172);
+                            }
+                            errors++;
+                          }
+                        }
+                        for (const key11 in data39) {
+                          let data43 = data39[key11];
+                          if (typeof data43 != "object" && typeof data43 !== "string" && !(typeof data43 == "number" && isFinite(data43)) && typeof data43 !== "boolean") {
+                            const err173 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.items.additionalProperties.type }, message: "must be string,number,boolean,null,object,array" };
+                            if (vErrors === null) {
+                              vErrors = [err173];
+                            } else {
+                              vErrors.push(err173);
+                            }
+                            errors++;
+                          }
+                          const _errs135 = errors;
+                          const _errs136 = errors;
+                          const _errs138 = errors;
+                          const _errs139 = errors;
+                          if (0 !== data43) {
+                            const err174 = {};
+                            if (vErrors === null) {
+                              vErrors = [err174];
+                            } else {
+                              vErrors.push(err174);
+                            }
+                            errors++;
+                          }
+                          var valid37 = _errs139 === errors;
+                          if (valid37) {
+                            const err175 = {};
+                            if (vErrors === null) {
+                              vErrors = [err175];
+                            } else {
+                              vErrors.push(err175);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs138;
+                            if (vErrors !== null) {
+                              if (_errs138) {
+                                vErrors.length = _errs138;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (errors === _errs136) {
+                            if (typeof data43 == "number" && isFinite(data43)) {
+                              if (data43 >= 1e-130 || isNaN(data43)) {
+                                const err176 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err176];
+                                } else {
+                                  vErrors.push(err176);
+                                }
+                                errors++;
+                              } else {
+                                if (data43 <= -1e-130 || isNaN(data43)) {
+                                  const err177 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err177];
+                                  } else {
+                                    vErrors.push(err177);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            } else {
+                              const err178 = {};
+                              if (vErrors === null) {
+                                vErrors = [err178];
+                              } else {
+                                vErrors.push(err178);
+                              }
+                              errors++;
+                            }
+                          }
+                          var valid36 = _errs136 === errors;
+                          if (valid36) {
+                            const err179 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err179];
+                            } else {
+                              vErrors.push(err179);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs135;
+                            if (vErrors !== null) {
+                              if (_errs135) {
+                                vErrors.length = _errs135;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (typeof data43 == "number" && isFinite(data43)) {
+                            if (data43 > 9007199254740991 || isNaN(data43)) {
+                              const err180 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err180];
+                              } else {
+                                vErrors.push(err180);
+                              }
+                              errors++;
+                            }
+                            if (data43 < -9007199254740991 || isNaN(data43)) {
+                              const err181 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err181];
+                              } else {
+                                vErrors.push(err181);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (typeof data43 === "string") {
+                            if (func3(data43) > 1e4) {
+                              const err182 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                              if (vErrors === null) {
+                                vErrors = [err182];
+                              } else {
+                                vErrors.push(err182);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (Array.isArray(data43)) {
+                            if (data43.length > 100) {
+                              const err183 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                              if (vErrors === null) {
+                                vErrors = [err183];
+                              } else {
+                                vErrors.push(err183);
+                              }
+                              errors++;
+                            }
+                            const len6 = data43.length;
+                            for (let i6 = 0; i6 < len6; i6++) {
+                              let data44 = data43[i6];
+                              if (typeof data44 !== "string" && !(typeof data44 == "number" && isFinite(data44)) && typeof data44 !== "boolean" && data44 !== null) {
+                                const err184 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i6, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.items.additionalProperties.items.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err184];
+                                } else {
+                                  vErrors.push(err184);
+                                }
+                                errors++;
+                              }
+                              const _errs142 = errors;
+                              const _errs143 = errors;
+                              const _errs145 = errors;
+                              const _errs146 = errors;
+                              if (0 !== data44) {
+                                const err185 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err185];
+                                } else {
+                                  vErrors.push(err185);
+                                }
+                                errors++;
+                              }
+                              var valid41 = _errs146 === errors;
+                              if (valid41) {
+                                const err186 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err186];
+                                } else {
+                                  vErrors.push(err186);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs145;
+                                if (vErrors !== null) {
+                                  if (_errs145) {
+                                    vErrors.length = _errs145;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs143) {
+                                if (typeof data44 == "number" && isFinite(data44)) {
+                                  if (data44 >= 1e-130 || isNaN(data44)) {
+                                    const err187 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err187];
+                                    } else {
+                                      vErrors.push(err187);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data44 <= -1e-130 || isNaN(data44)) {
+                                      const err188 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err188];
+                                      } else {
+                                        vErrors.push(err188);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err189 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err189];
+                                  } else {
+                                    vErrors.push(err189);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid40 = _errs143 === errors;
+                              if (valid40) {
+                                const err190 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i6, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err190];
+                                } else {
+                                  vErrors.push(err190);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs142;
+                                if (vErrors !== null) {
+                                  if (_errs142) {
+                                    vErrors.length = _errs142;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data44 == "number" && isFinite(data44)) {
+                                if (data44 > 9007199254740991 || isNaN(data44)) {
+                                  const err191 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i6, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err191];
+                                  } else {
+                                    vErrors.push(err191);
+                                  }
+                                  errors++;
+                                }
+                                if (data44 < -9007199254740991 || isNaN(data44)) {
+                                  const err192 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i6, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err192];
+                                  } else {
+                                    vErrors.push(err192);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data44 === "string") {
+                                if (func3(data44) > 1e4) {
+                                  const err193 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i6, schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err193];
+                                  } else {
+                                    vErrors.push(err193);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                          if (data43 && typeof data43 == "object" && !Array.isArray(data43)) {
+                            if (Object.keys(data43).length > 100) {
+                              const err194 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                              if (vErrors === null) {
+                                vErrors = [err194];
+                              } else {
+                                vErrors.push(err194);
+                              }
+                              errors++;
+                            }
+                            for (const key12 in data43) {
+                              const _errs147 = errors;
+                              if (typeof key12 === "string") {
+                                if (func3(key12) > 255) {
+                                  const err195 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key12 };
+                                  if (vErrors === null) {
+                                    vErrors = [err195];
+                                  } else {
+                                    vErrors.push(err195);
+                                  }
+                                  errors++;
+                                }
+                                if (func3(key12) < 1) {
+                                  const err196 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key12 };
+                                  if (vErrors === null) {
+                                    vErrors = [err196];
+                                  } else {
+                                    vErrors.push(err196);
+                                  }
+                                  errors++;
+                                }
+                                if (!pattern0.test(key12)) {
+                                  const err197 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key12 };
+                                  if (vErrors === null) {
+                                    vErrors = [err197];
+                                  } else {
+                                    vErrors.push(err197);
+                                  }
+                                  errors++;
+                                }
+                              } else {
+                                const err198 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key12 };
+                                if (vErrors === null) {
+                                  vErrors = [err198];
+                                } else {
+                                  vErrors.push(err198);
+                                }
+                                errors++;
+                              }
+                              var valid42 = _errs147 === errors;
+                              if (!valid42) {
+                                const err199 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/propertyNames", keyword: "propertyNames", params: { propertyName: key12 }, message: "property name must be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err199];
+                                } else {
+                                  vErrors.push(err199);
+                                }
+                                errors++;
+                              }
+                            }
+                            for (const key13 in data43) {
+                              let data45 = data43[key13];
+                              if (typeof data45 !== "string" && !(typeof data45 == "number" && isFinite(data45)) && typeof data45 !== "boolean" && data45 !== null) {
+                                const err200 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.items.additionalProperties.additionalProperties.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err200];
+                                } else {
+                                  vErrors.push(err200);
+                                }
+                                errors++;
+                              }
+                              const _errs152 = errors;
+                              const _errs153 = errors;
+                              const _errs155 = errors;
+                              const _errs156 = errors;
+                              if (0 !== data45) {
+                                const err201 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err201];
+                                } else {
+                                  vErrors.push(err201);
+                                }
+                                errors++;
+                              }
+                              var valid45 = _errs156 === errors;
+                              if (valid45) {
+                                const err202 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err202];
+                                } else {
+                                  vErrors.push(err202);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs155;
+                                if (vErrors !== null) {
+                                  if (_errs155) {
+                                    vErrors.length = _errs155;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs153) {
+                                if (typeof data45 == "number" && isFinite(data45)) {
+                                  if (data45 >= 1e-130 || isNaN(data45)) {
+                                    const err203 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err203];
+                                    } else {
+                                      vErrors.push(err203);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data45 <= -1e-130 || isNaN(data45)) {
+                                      const err204 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err204];
+                                      } else {
+                                        vErrors.push(err204);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err205 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err205];
+                                  } else {
+                                    vErrors.push(err205);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid44 = _errs153 === errors;
+                              if (valid44) {
+                                const err206 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err206];
+                                } else {
+                                  vErrors.push(err206);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs152;
+                                if (vErrors !== null) {
+                                  if (_errs152) {
+                                    vErrors.length = _errs152;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data45 == "number" && isFinite(data45)) {
+                                if (data45 > 9007199254740991 || isNaN(data45)) {
+                                  const err207 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err207];
+                                  } else {
+                                    vErrors.push(err207);
+                                  }
+                                  errors++;
+                                }
+                                if (data45 < -9007199254740991 || isNaN(data45)) {
+                                  const err208 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err208];
+                                  } else {
+                                    vErrors.push(err208);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data45 === "string") {
+                                if (func3(data45) > 1e4) {
+                                  const err209 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + i3 + "/" + key11.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key13.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/items/additionalProperties/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err209];
+                                  } else {
+                                    vErrors.push(err209);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                  if (data38 && typeof data38 == "object" && !Array.isArray(data38)) {
+                    if (Object.keys(data38).length > 100) {
+                      const err210 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                      if (vErrors === null) {
+                        vErrors = [err210];
+                      } else {
+                        vErrors.push(err210);
+                      }
+                      errors++;
+                    }
+                    for (const key14 in data38) {
+                      const _errs157 = errors;
+                      if (typeof key14 === "string") {
+                        if (func3(key14) > 255) {
+                          const err211 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key14 };
+                          if (vErrors === null) {
+                            vErrors = [err211];
+                          } else {
+                            vErrors.push(err211);
+                          }
+                          errors++;
+                        }
+                        if (func3(key14) < 1) {
+                          const err212 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key14 };
+                          if (vErrors === null) {
+                            vErrors = [err212];
+                          } else {
+                            vErrors.push(err212);
+                          }
+                          errors++;
+                        }
+                        if (!pattern0.test(key14)) {
+                          const err213 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key14 };
+                          if (vErrors === null) {
+                            vErrors = [err213];
+                          } else {
+                            vErrors.push(err213);
+                          }
+                          errors++;
+                        }
+                      } else {
+                        const err214 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key14 };
+                        if (vErrors === null) {
+                          vErrors = [err214];
+                        } else {
+                          vErrors.push(err214);
+                        }
+                        errors++;
+                      }
+                      var valid46 = _errs157 === errors;
+                      if (!valid46) {
+                        const err215 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2, schemaPath: "#/properties/custom_fields/additionalProperties/items/propertyNames", keyword: "propertyNames", params: { propertyName: key14 }, message: "property name must be valid" };
+                        if (vErrors === null) {
+                          vErrors = [err215];
+                        } else {
+                          vErrors.push(err215);
+                        }
+                        errors++;
+                      }
+                    }
+                    for (const key15 in data38) {
+                      let data46 = data38[key15];
+                      if (typeof data46 != "object" && typeof data46 !== "string" && !(typeof data46 == "number" && isFinite(data46)) && typeof data46 !== "boolean") {
+                        const err216 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.additionalProperties.type }, message: "must be string,number,boolean,null,object,array" };
+                        if (vErrors === null) {
+                          vErrors = [err216];
+                        } else {
+                          vErrors.push(err216);
+                        }
+                        errors++;
+                      }
+                      const _errs162 = errors;
+                      const _errs163 = errors;
+                      const _errs165 = errors;
+                      const _errs166 = errors;
+                      if (0 !== data46) {
+                        const err217 = {};
+                        if (vErrors === null) {
+                          vErrors = [err217];
+                        } else {
+                          vErrors.push(err217);
+                        }
+                        errors++;
+                      }
+                      var valid49 = _errs166 === errors;
+                      if (valid49) {
+                        const err218 = {};
+                        if (vErrors === null) {
+                          vErrors = [err218];
+                        } else {
+                          vErrors.push(err218);
+                        }
+                        errors++;
+                      } else {
+                        errors = _errs165;
+                        if (vErrors !== null) {
+                          if (_errs165) {
+                            vErrors.length = _errs165;
+                          } else {
+                            vErrors = null;
+                          }
+                        }
+                      }
+                      if (errors === _errs163) {
+                        if (typeof data46 == "number" && isFinite(data46)) {
+                          if (data46 >= 1e-130 || isNaN(data46)) {
+                            const err219 = {};
+                            if (vErrors === null) {
+                              vErrors = [err219];
+                            } else {
+                              vErrors.push(err219);
+                            }
+                            errors++;
+                          } else {
+                            if (data46 <= -1e-130 || isNaN(data46)) {
+                              const err220 = {};
+                              if (vErrors === null) {
+                                vErrors = [err220];
+                              } else {
+                                vErrors.push(err220);
+                              }
+                              errors++;
+                            }
+                          }
+                        } else {
+                          const err221 = {};
+                          if (vErrors === null) {
+                            vErrors = [err221];
+                          } else {
+                            vErrors.push(err221);
+                          }
+                          errors++;
+                        }
+                      }
+                      var valid48 = _errs163 === errors;
+                      if (valid48) {
+                        const err222 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                        if (vErrors === null) {
+                          vErrors = [err222];
+                        } else {
+                          vErrors.push(err222);
+                        }
+                        errors++;
+                      } else {
+                        errors = _errs162;
+                        if (vErrors !== null) {
+                          if (_errs162) {
+                            vErrors.length = _errs162;
+                          } else {
+                            vErrors = null;
+                          }
+                        }
+                      }
+                      if (typeof data46 == "number" && isFinite(data46)) {
+                        if (data46 > 9007199254740991 || isNaN(data46)) {
+                          const err223 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                          if (vErrors === null) {
+                            vErrors = [err223];
+                          } else {
+                            vErrors.push(err223);
+                          }
+                          errors++;
+                        }
+                        if (data46 < -9007199254740991 || isNaN(data46)) {
+                          const err224 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                          if (vErrors === null) {
+                            vErrors = [err224];
+                          } else {
+                            vErrors.push(err224);
+                          }
+                          errors++;
+                        }
+                      }
+                      if (typeof data46 === "string") {
+                        if (func3(data46) > 1e4) {
+                          const err225 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                          if (vErrors === null) {
+                            vErrors = [err225];
+                          } else {
+                            vErrors.push(err225);
+                          }
+                          errors++;
+                        }
+                      }
+                      if (Array.isArray(data46)) {
+                        if (data46.length > 100) {
+                          const err226 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                          if (vErrors === null) {
+                            vErrors = [err226];
+                          } else {
+                            vErrors.push(err226);
+                          }
+                          errors++;
+                        }
+                        const len7 = data46.length;
+                        for (let i7 = 0; i7 < len7; i7++) {
+                          let data47 = data46[i7];
+                          if (typeof data47 != "object" && typeof data47 !== "string" && !(typeof data47 == "number" && isFinite(data47)) && typeof data47 !== "boolean") {
+                            const err227 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.additionalProperties.items.type }, message: "must be string,number,boolean,null,object,array" };
+                            if (vErrors === null) {
+                              vErrors = [err227];
+                            } else {
+                              vErrors.push(err227);
+                            }
+                            errors++;
+                          }
+                          const _errs169 = errors;
+                          const _errs170 = errors;
+                          const _errs172 = errors;
+                          const _errs173 = errors;
+                          if (0 !== data47) {
+                            const err228 = {};
+                            if (vErrors === null) {
+                              vErrors = [err228];
+                            } else {
+                              vErrors.push(err228);
+                            }
+                            errors++;
+                          }
+                          var valid53 = _errs173 === errors;
+                          if (valid53) {
+                            const err229 = {};
+                            if (vErrors === null) {
+                              vErrors = [err229];
+                            } else {
+                              vErrors.push(err229);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs172;
+                            if (vErrors !== null) {
+                              if (_errs172) {
+                                vErrors.length = _errs172;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (errors === _errs170) {
+                            if (typeof data47 == "number" && isFinite(data47)) {
+                              if (data47 >= 1e-130 || isNaN(data47)) {
+                                const err230 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err230];
+                                } else {
+                                  vErrors.push(err230);
+                                }
+                                errors++;
+                              } else {
+                                if (data47 <= -1e-130 || isNaN(data47)) {
+                                  const err231 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err231];
+                                  } else {
+                                    vErrors.push(err231);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            } else {
+                              const err232 = {};
+                              if (vErrors === null) {
+                                vErrors = [err232];
+                              } else {
+                                vErrors.push(err232);
+                              }
+                              errors++;
+                            }
+                          }
+                          var valid52 = _errs170 === errors;
+                          if (valid52) {
+                            const err233 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err233];
+                            } else {
+                              vErrors.push(err233);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs169;
+                            if (vErrors !== null) {
+                              if (_errs169) {
+                                vErrors.length = _errs169;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (typeof data47 == "number" && isFinite(data47)) {
+                            if (data47 > 9007199254740991 || isNaN(data47)) {
+                              const err234 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err234];
+                              } else {
+                                vErrors.push(err234);
+                              }
+                              errors++;
+                            }
+                            if (data47 < -9007199254740991 || isNaN(data47)) {
+                              const err235 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err235];
+                              } else {
+                                vErrors.push(err235);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (typeof data47 === "string") {
+                            if (func3(data47) > 1e4) {
+                              const err236 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                              if (vErrors === null) {
+                                vErrors = [err236];
+                              } else {
+                                vErrors.push(err236);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (Array.isArray(data47)) {
+                            if (data47.length > 100) {
+                              const err237 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                              if (vErrors === null) {
+                                vErrors = [err237];
+                              } else {
+                                vErrors.push(err237);
+                              }
+                              errors++;
+                            }
+                            const len8 = data47.length;
+                            for (let i8 = 0; i8 < len8; i8++) {
+                              let data48 = data47[i8];
+                              if (typeof data48 !== "string" && !(typeof data48 == "number" && isFinite(data48)) && typeof data48 !== "boolean" && data48 !== null) {
+                                const err238 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7 + "/" + i8, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.additionalProperties.items.items.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err238];
+                                } else {
+                                  vErrors.push(err238);
+                                }
+                                errors++;
+                              }
+                              const _errs176 = errors;
+                              const _errs177 = errors;
+                              const _errs179 = errors;
+                              const _errs180 = errors;
+                              if (0 !== data48) {
+                                const err239 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err239];
+                                } else {
+                                  vErrors.push(err239);
+                                }
+                                errors++;
+                              }
+                              var valid57 = _errs180 === errors;
+                              if (valid57) {
+                                const err240 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err240];
+                                } else {
+                                  vErrors.push(err240);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs179;
+                                if (vErrors !== null) {
+                                  if (_errs179) {
+                                    vErrors.length = _errs179;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs177) {
+                                if (typeof data48 == "number" && isFinite(data48)) {
+                                  if (data48 >= 1e-130 || isNaN(data48)) {
+                                    const err241 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err241];
+                                    } else {
+                                      vErrors.push(err241);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data48 <= -1e-130 || isNaN(data48)) {
+                                      const err242 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err242];
+                                      } else {
+                                        vErrors.push(err242);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err243 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err243];
+                                  } else {
+                                    vErrors.push(err243);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid56 = _errs177 === errors;
+                              if (valid56) {
+                                const err244 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7 + "/" + i8, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err244];
+                                } else {
+                                  vErrors.push(err244);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs176;
+                                if (vErrors !== null) {
+                                  if (_errs176) {
+                                    vErrors.length = _errs176;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data48 == "number" && isFinite(data48)) {
+                                if (data48 > 9007199254740991 || isNaN(data48)) {
+                                  const err245 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7 + "/" + i8, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err245];
+                                  } else {
+                                    vErrors.push(err245);
+                                  }
+                                  errors++;
+                                }
+                                if (data48 < -9007199254740991 || isNaN(data48)) {
+                                  const err246 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7 + "/" + i8, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err246];
+                                  } else {
+                                    vErrors.push(err246);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data48 === "string") {
+                                if (func3(data48) > 1e4) {
+                                  const err247 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7 + "/" + i8, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err247];
+                                  } else {
+                                    vErrors.push(err247);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                          if (data47 && typeof data47 == "object" && !Array.isArray(data47)) {
+                            if (Object.keys(data47).length > 100) {
+                              const err248 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                              if (vErrors === null) {
+                                vErrors = [err248];
+                              } else {
+                                vErrors.push(err248);
+                              }
+                              errors++;
+                            }
+                            for (const key16 in data47) {
+                              const _errs181 = errors;
+                              if (typeof key16 === "string") {
+                                if (func3(key16) > 255) {
+                                  const err249 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key16 };
+                                  if (vErrors === null) {
+                                    vErrors = [err249];
+                                  } else {
+                                    vErrors.push(err249);
+                                  }
+                                  errors++;
+                                }
+                                if (func3(key16) < 1) {
+                                  const err250 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key16 };
+                                  if (vErrors === null) {
+                                    vErrors = [err250];
+                                  } else {
+                                    vErrors.push(err250);
+                                  }
+                                  errors++;
+                                }
+                                if (!pattern0.test(key16)) {
+                                  const err251 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key16 };
+                                  if (vErrors === null) {
+                                    vErrors = [err251];
+                                  } else {
+                                    vErrors.push(err251);
+                                  }
+                                  errors++;
+                                }
+                              } else {
+                                const err252 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key16 };
+                                if (vErrors === null) {
+                                  vErrors = [err252];
+                                } else {
+                                  vErrors.push(err252);
+                                }
+                                errors++;
+                              }
+                              var valid58 = _errs181 === errors;
+                              if (!valid58) {
+                                const err253 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/propertyNames", keyword: "propertyNames", params: { propertyName: key16 }, message: "property name must be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err253];
+                                } else {
+                                  vErrors.push(err253);
+                                }
+                                errors++;
+                              }
+                            }
+                            for (const key17 in data47) {
+                              let data49 = data47[key17];
+                              if (typeof data49 !== "string" && !(typeof data49 == "number" && isFinite(data49)) && typeof data49 !== "boolean" && data49 !== null) {
+                                const err254 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7 + "/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.additionalProperties.items.additionalProperties.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err254];
+                                } else {
+                                  vErrors.push(err254);
+                                }
+                                errors++;
+                              }
+                              const _errs186 = errors;
+                              const _errs187 = errors;
+                              const _errs189 = errors;
+                              const _errs190 = errors;
+                              if (0 !== data49) {
+                                const err255 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err255];
+                                } else {
+                                  vErrors.push(err255);
+                                }
+                                errors++;
+                              }
+                              var valid61 = _errs190 === errors;
+                              if (valid61) {
+                                const err256 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err256];
+                                } else {
+                                  vErrors.push(err256);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs189;
+                                if (vErrors !== null) {
+                                  if (_errs189) {
+                                    vErrors.length = _errs189;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs187) {
+                                if (typeof data49 == "number" && isFinite(data49)) {
+                                  if (data49 >= 1e-130 || isNaN(data49)) {
+                                    const err257 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err257];
+                                    } else {
+                                      vErrors.push(err257);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data49 <= -1e-130 || isNaN(data49)) {
+                                      const err258 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err258];
+                                      } else {
+                                        vErrors.push(err258);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err259 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err259];
+                                  } else {
+                                    vErrors.push(err259);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid60 = _errs187 === errors;
+                              if (valid60) {
+                                const err260 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7 + "/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err260];
+                                } else {
+                                  vErrors.push(err260);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs186;
+                                if (vErrors !== null) {
+                                  if (_errs186) {
+                                    vErrors.length = _errs186;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data49 == "number" && isFinite(data49)) {
+                                if (data49 > 9007199254740991 || isNaN(data49)) {
+                                  const err261 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7 + "/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err261];
+                                  } else {
+                                    vErrors.push(err261);
+                                  }
+                                  errors++;
+                                }
+                                if (data49 < -9007199254740991 || isNaN(data49)) {
+                                  const err262 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7 + "/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err262];
+                                  } else {
+                                    vErrors.push(err262);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data49 === "string") {
+                                if (func3(data49) > 1e4) {
+                                  const err263 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i7 + "/" + key17.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/items/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err263];
+                                  } else {
+                                    vErrors.push(err263);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                      if (data46 && typeof data46 == "object" && !Array.isArray(data46)) {
+                        if (Object.keys(data46).length > 100) {
+                          const err264 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                          if (vErrors === null) {
+                            vErrors = [err264];
+                          } else {
+                            vErrors.push(err264);
+                          }
+                          errors++;
+                        }
+                        for (const key18 in data46) {
+                          const _errs191 = errors;
+                          if (typeof key18 === "string") {
+                            if (func3(key18) > 255) {
+                              const err265 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key18 };
+                              if (vErrors === null) {
+                                vErrors = [err265];
+                              } else {
+                                vErrors.push(err265);
+                              }
+                              errors++;
+                            }
+                            if (func3(key18) < 1) {
+                              const err266 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key18 };
+                              if (vErrors === null) {
+                                vErrors = [err266];
+                              } else {
+                                vErrors.push(err266);
+                              }
+                              errors++;
+                            }
+                            if (!pattern0.test(key18)) {
+                              const err267 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key18 };
+                              if (vErrors === null) {
+                                vErrors = [err267];
+                              } else {
+                                vErrors.push(err267);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err268 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key18 };
+                            if (vErrors === null) {
+                              vErrors = [err268];
+                            } else {
+                              vErrors.push(err268);
+                            }
+                            errors++;
+                          }
+                          var valid62 = _errs191 === errors;
+                          if (!valid62) {
+                            const err269 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/propertyNames", keyword: "propertyNames", params: { propertyName: key18 }, message: "property name must be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err269];
+                            } else {
+                              vErrors.push(err269);
+                            }
+                            errors++;
+                          }
+                        }
+                        for (const key19 in data46) {
+                          let data50 = data46[key19];
+                          if (typeof data50 != "object" && typeof data50 !== "string" && !(typeof data50 == "number" && isFinite(data50)) && typeof data50 !== "boolean") {
+                            const err270 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.additionalProperties.additionalProperties.type }, message: "must be string,number,boolean,null,object,array" };
+                            if (vErrors === null) {
+                              vErrors = [err270];
+                            } else {
+                              vErrors.push(err270);
+                            }
+                            errors++;
+                          }
+                          const _errs196 = errors;
+                          const _errs197 = errors;
+                          const _errs199 = errors;
+                          const _errs200 = errors;
+                          if (0 !== data50) {
+                            const err271 = {};
+                            if (vErrors === null) {
+                              vErrors = [err271];
+                            } else {
+                              vErrors.push(err271);
+                            }
+                            errors++;
+                          }
+                          var valid65 = _errs200 === errors;
+                          if (valid65) {
+                            const err272 = {};
+                            if (vErrors === null) {
+                              vErrors = [err272];
+                            } else {
+                              vErrors.push(err272);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs199;
+                            if (vErrors !== null) {
+                              if (_errs199) {
+                                vErrors.length = _errs199;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (errors === _errs197) {
+                            if (typeof data50 == "number" && isFinite(data50)) {
+                              if (data50 >= 1e-130 || isNaN(data50)) {
+                                const err273 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err273];
+                                } else {
+                                  vErrors.push(err273);
+                                }
+                                errors++;
+                              } else {
+                                if (data50 <= -1e-130 || isNaN(data50)) {
+                                  const err274 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err274];
+                                  } else {
+                                    vErrors.push(err274);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            } else {
+                              const err275 = {};
+                              if (vErrors === null) {
+                                vErrors = [err275];
+                              } else {
+                                vErrors.push(err275);
+                              }
+                              errors++;
+                            }
+                          }
+                          var valid64 = _errs197 === errors;
+                          if (valid64) {
+                            const err276 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err276];
+                            } else {
+                              vErrors.push(err276);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs196;
+                            if (vErrors !== null) {
+                              if (_errs196) {
+                                vErrors.length = _errs196;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (typeof data50 == "number" && isFinite(data50)) {
+                            if (data50 > 9007199254740991 || isNaN(data50)) {
+                              const err277 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err277];
+                              } else {
+                                vErrors.push(err277);
+                              }
+                              errors++;
+                            }
+                            if (data50 < -9007199254740991 || isNaN(data50)) {
+                              const err278 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err278];
+                              } else {
+                                vErrors.push(err278);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (typeof data50 === "string") {
+                            if (func3(data50) > 1e4) {
+                              const err279 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                              if (vErrors === null) {
+                                vErrors = [err279];
+                              } else {
+                                vErrors.push(err279);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (Array.isArray(data50)) {
+                            if (data50.length > 100) {
+                              const err280 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                              if (vErrors === null) {
+                                vErrors = [err280];
+                              } else {
+                                vErrors.push(err280);
+                              }
+                              errors++;
+                            }
+                            const len9 = data50.length;
+                            for (let i9 = 0; i9 < len9; i9++) {
+                              let data51 = data50[i9];
+                              if (typeof data51 !== "string" && !(typeof data51 == "number" && isFinite(data51)) && typeof data51 !== "boolean" && data51 !== null) {
+                                const err281 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i9, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.additionalProperties.additionalProperties.items.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err281];
+                                } else {
+                                  vErrors.push(err281);
+                                }
+                                errors++;
+                              }
+                              const _errs203 = errors;
+                              const _errs204 = errors;
+                              const _errs206 = errors;
+                              const _errs207 = errors;
+                              if (0 !== data51) {
+                                const err282 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err282];
+                                } else {
+                                  vErrors.push(err282);
+                                }
+                                errors++;
+                              }
+                              var valid69 = _errs207 === errors;
+                              if (valid69) {
+                                const err283 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err283];
+                                } else {
+                                  vErrors.push(err283);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs206;
+                                if (vErrors !== null) {
+                                  if (_errs206) {
+                                    vErrors.length = _errs206;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs204) {
+                                if (typeof data51 == "number" && isFinite(data51)) {
+                                  if (data51 >= 1e-130 || isNaN(data51)) {
+                                    const err284 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err284];
+                                    } else {
+                                      vErrors.push(err284);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data51 <= -1e-130 || isNaN(data51)) {
+                                      const err285 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err285];
+                                      } else {
+                                        vErrors.push(err285);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err286 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err286];
+                                  } else {
+                                    vErrors.push(err286);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid68 = _errs204 === errors;
+                              if (valid68) {
+                                const err287 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i9, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err287];
+                                } else {
+                                  vErrors.push(err287);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs203;
+                                if (vErrors !== null) {
+                                  if (_errs203) {
+                                    vErrors.length = _errs203;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data51 == "number" && isFinite(data51)) {
+                                if (data51 > 9007199254740991 || isNaN(data51)) {
+                                  const err288 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i9, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err288];
+                                  } else {
+                                    vErrors.push(err288);
+                                  }
+                                  errors++;
+                                }
+                                if (data51 < -9007199254740991 || isNaN(data51)) {
+                                  const err289 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i9, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err289];
+                                  } else {
+                                    vErrors.push(err289);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data51 === "string") {
+                                if (func3(data51) > 1e4) {
+                                  const err290 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i9, schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err290];
+                                  } else {
+                                    vErrors.push(err290);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                          if (data50 && typeof data50 == "object" && !Array.isArray(data50)) {
+                            if (Object.keys(data50).length > 100) {
+                              const err291 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                              if (vErrors === null) {
+                                vErrors = [err291];
+                              } else {
+                                vErrors.push(err291);
+                              }
+                              errors++;
+                            }
+                            for (const key20 in data50) {
+                              const _errs208 = errors;
+                              if (typeof key20 === "string") {
+                                if (func3(key20) > 255) {
+                                  const err292 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key20 };
+                                  if (vErrors === null) {
+                                    vErrors = [err292];
+                                  } else {
+                                    vErrors.push(err292);
+                                  }
+                                  errors++;
+                                }
+                                if (func3(key20) < 1) {
+                                  const err293 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key20 };
+                                  if (vErrors === null) {
+                                    vErrors = [err293];
+                                  } else {
+                                    vErrors.push(err293);
+                                  }
+                                  errors++;
+                                }
+                                if (!pattern0.test(key20)) {
+                                  const err294 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key20 };
+                                  if (vErrors === null) {
+                                    vErrors = [err294];
+                                  } else {
+                                    vErrors.push(err294);
+                                  }
+                                  errors++;
+                                }
+                              } else {
+                                const err295 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key20 };
+                                if (vErrors === null) {
+                                  vErrors = [err295];
+                                } else {
+                                  vErrors.push(err295);
+                                }
+                                errors++;
+                              }
+                              var valid70 = _errs208 === errors;
+                              if (!valid70) {
+                                const err296 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/propertyNames", keyword: "propertyNames", params: { propertyName: key20 }, message: "property name must be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err296];
+                                } else {
+                                  vErrors.push(err296);
+                                }
+                                errors++;
+                              }
+                            }
+                            for (const key21 in data50) {
+                              let data52 = data50[key21];
+                              if (typeof data52 !== "string" && !(typeof data52 == "number" && isFinite(data52)) && typeof data52 !== "boolean" && data52 !== null) {
+                                const err297 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.items.additionalProperties.additionalProperties.additionalProperties.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err297];
+                                } else {
+                                  vErrors.push(err297);
+                                }
+                                errors++;
+                              }
+                              const _errs213 = errors;
+                              const _errs214 = errors;
+                              const _errs216 = errors;
+                              const _errs217 = errors;
+                              if (0 !== data52) {
+                                const err298 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err298];
+                                } else {
+                                  vErrors.push(err298);
+                                }
+                                errors++;
+                              }
+                              var valid73 = _errs217 === errors;
+                              if (valid73) {
+                                const err299 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err299];
+                                } else {
+                                  vErrors.push(err299);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs216;
+                                if (vErrors !== null) {
+                                  if (_errs216) {
+                                    vErrors.length = _errs216;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs214) {
+                                if (typeof data52 == "number" && isFinite(data52)) {
+                                  if (data52 >= 1e-130 || isNaN(data52)) {
+                                    const err300 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err300];
+                                    } else {
+                                      vErrors.push(err300);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data52 <= -1e-130 || isNaN(data52)) {
+                                      const err301 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err301];
+                                      } else {
+                                        vErrors.push(err301);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err302 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err302];
+                                  } else {
+                                    vErrors.push(err302);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid72 = _errs214 === errors;
+                              if (valid72) {
+                                const err303 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err303];
+                                } else {
+                                  vErrors.push(err303);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs213;
+                                if (vErrors !== null) {
+                                  if (_errs213) {
+                                    vErrors.length = _errs213;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data52 == "number" && isFinite(data52)) {
+                                if (data52 > 9007199254740991 || isNaN(data52)) {
+                                  const err304 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err304];
+                                  } else {
+                                    vErrors.push(err304);
+                                  }
+                                  errors++;
+                                }
+                                if (data52 < -9007199254740991 || isNaN(data52)) {
+                                  const err305 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err305];
+                                  } else {
+                                    vErrors.push(err305);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data52 === "string") {
+                                if (func3(data52) > 1e4) {
+                                  const err306 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i2 + "/" + key15.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key19.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key21.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/items/additionalProperties/additionalProperties/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err306];
+                                  } else {
+                                    vErrors.push(err306);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+              if (data37 && typeof data37 == "object" && !Array.isArray(data37)) {
+                if (Object.keys(data37).length > 100) {
+                  const err307 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                  if (vErrors === null) {
+                    vErrors = [err307];
+                  } else {
+                    vErrors.push(err307);
+                  }
+                  errors++;
+                }
+                for (const key22 in data37) {
+                  const _errs218 = errors;
+                  if (typeof key22 === "string") {
+                    if (func3(key22) > 255) {
+                      const err308 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key22 };
+                      if (vErrors === null) {
+                        vErrors = [err308];
+                      } else {
+                        vErrors.push(err308);
+                      }
+                      errors++;
+                    }
+                    if (func3(key22) < 1) {
+                      const err309 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key22 };
+                      if (vErrors === null) {
+                        vErrors = [err309];
+                      } else {
+                        vErrors.push(err309);
+                      }
+                      errors++;
+                    }
+                    if (!pattern0.test(key22)) {
+                      const err310 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key22 };
+                      if (vErrors === null) {
+                        vErrors = [err310];
+                      } else {
+                        vErrors.push(err310);
+                      }
+                      errors++;
+                    }
+                  } else {
+                    const err311 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key22 };
+                    if (vErrors === null) {
+                      vErrors = [err311];
+                    } else {
+                      vErrors.push(err311);
+                    }
+                    errors++;
+                  }
+                  var valid74 = _errs218 === errors;
+                  if (!valid74) {
+                    const err312 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/propertyNames", keyword: "propertyNames", params: { propertyName: key22 }, message: "property name must be valid" };
+                    if (vErrors === null) {
+                      vErrors = [err312];
+                    } else {
+                      vErrors.push(err312);
+                    }
+                    errors++;
+                  }
+                }
+                for (const key23 in data37) {
+                  let data53 = data37[key23];
+                  if (typeof data53 != "object" && typeof data53 !== "string" && !(typeof data53 == "number" && isFinite(data53)) && typeof data53 !== "boolean") {
+                    const err313 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.type }, message: "must be string,number,boolean,null,object,array" };
+                    if (vErrors === null) {
+                      vErrors = [err313];
+                    } else {
+                      vErrors.push(err313);
+                    }
+                    errors++;
+                  }
+                  const _errs223 = errors;
+                  const _errs224 = errors;
+                  const _errs226 = errors;
+                  const _errs227 = errors;
+                  if (0 !== data53) {
+                    const err314 = {};
+                    if (vErrors === null) {
+                      vErrors = [err314];
+                    } else {
+                      vErrors.push(err314);
+                    }
+                    errors++;
+                  }
+                  var valid77 = _errs227 === errors;
+                  if (valid77) {
+                    const err315 = {};
+                    if (vErrors === null) {
+                      vErrors = [err315];
+                    } else {
+                      vErrors.push(err315);
+                    }
+                    errors++;
+                  } else {
+                    errors = _errs226;
+                    if (vErrors !== null) {
+                      if (_errs226) {
+                        vErrors.length = _errs226;
+                      } else {
+                        vErrors = null;
+                      }
+                    }
+                  }
+                  if (errors === _errs224) {
+                    if (typeof data53 == "number" && isFinite(data53)) {
+                      if (data53 >= 1e-130 || isNaN(data53)) {
+                        const err316 = {};
+                        if (vErrors === null) {
+                          vErrors = [err316];
+                        } else {
+                          vErrors.push(err316);
+                        }
+                        errors++;
+                      } else {
+                        if (data53 <= -1e-130 || isNaN(data53)) {
+                          const err317 = {};
+                          if (vErrors === null) {
+                            vErrors = [err317];
+                          } else {
+                            vErrors.push(err317);
+                          }
+                          errors++;
+                        }
+                      }
+                    } else {
+                      const err318 = {};
+                      if (vErrors === null) {
+                        vErrors = [err318];
+                      } else {
+                        vErrors.push(err318);
+                      }
+                      errors++;
+                    }
+                  }
+                  var valid76 = _errs224 === errors;
+                  if (valid76) {
+                    const err319 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                    if (vErrors === null) {
+                      vErrors = [err319];
+                    } else {
+                      vErrors.push(err319);
+                    }
+                    errors++;
+                  } else {
+                    errors = _errs223;
+                    if (vErrors !== null) {
+                      if (_errs223) {
+                        vErrors.length = _errs223;
+                      } else {
+                        vErrors = null;
+                      }
+                    }
+                  }
+                  if (typeof data53 == "number" && isFinite(data53)) {
+                    if (data53 > 9007199254740991 || isNaN(data53)) {
+                      const err320 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                      if (vErrors === null) {
+                        vErrors = [err320];
+                      } else {
+                        vErrors.push(err320);
+                      }
+                      errors++;
+                    }
+                    if (data53 < -9007199254740991 || isNaN(data53)) {
+                      const err321 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                      if (vErrors === null) {
+                        vErrors = [err321];
+                      } else {
+                        vErrors.push(err321);
+                      }
+                      errors++;
+                    }
+                  }
+                  if (typeof data53 === "string") {
+                    if (func3(data53) > 1e4) {
+                      const err322 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                      if (vErrors === null) {
+                        vErrors = [err322];
+                      } else {
+                        vErrors.push(err322);
+                      }
+                      errors++;
+                    }
+                  }
+                  if (Array.isArray(data53)) {
+                    if (data53.length > 100) {
+                      const err323 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                      if (vErrors === null) {
+                        vErrors = [err323];
+                      } else {
+                        vErrors.push(err323);
+                      }
+                      errors++;
+                    }
+                    const len10 = data53.length;
+                    for (let i10 = 0; i10 < len10; i10++) {
+                      let data54 = data53[i10];
+                      if (typeof data54 != "object" && typeof data54 !== "string" && !(typeof data54 == "number" && isFinite(data54)) && typeof data54 !== "boolean") {
+                        const err324 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.items.type }, message: "must be string,number,boolean,null,object,array" };
+                        if (vErrors === null) {
+                          vErrors = [err324];
+                        } else {
+                          vErrors.push(err324);
+                        }
+                        errors++;
+                      }
+                      const _errs230 = errors;
+                      const _errs231 = errors;
+                      const _errs233 = errors;
+                      const _errs234 = errors;
+                      if (0 !== data54) {
+                        const err325 = {};
+                        if (vErrors === null) {
+                          vErrors = [err325];
+                        } else {
+                          vErrors.push(err325);
+                        }
+                        errors++;
+                      }
+                      var valid81 = _errs234 === errors;
+                      if (valid81) {
+                        const err326 = {};
+                        if (vErrors === null) {
+                          vErrors = [err326];
+                        } else {
+                          vErrors.push(err326);
+                        }
+                        errors++;
+                      } else {
+                        errors = _errs233;
+                        if (vErrors !== null) {
+                          if (_errs233) {
+                            vErrors.length = _errs233;
+                          } else {
+                            vErrors = null;
+                          }
+                        }
+                      }
+                      if (errors === _errs231) {
+                        if (typeof data54 == "number" && isFinite(data54)) {
+                          if (data54 >= 1e-130 || isNaN(data54)) {
+                            const err327 = {};
+                            if (vErrors === null) {
+                              vErrors = [err327];
+                            } else {
+                              vErrors.push(err327);
+                            }
+                            errors++;
+                          } else {
+                            if (data54 <= -1e-130 || isNaN(data54)) {
+                              const err328 = {};
+                              if (vErrors === null) {
+                                vErrors = [err328];
+                              } else {
+                                vErrors.push(err328);
+                              }
+                              errors++;
+                            }
+                          }
+                        } else {
+                          const err329 = {};
+                          if (vErrors === null) {
+                            vErrors = [err329];
+                          } else {
+                            vErrors.push(err329);
+                          }
+                          errors++;
+                        }
+                      }
+                      var valid80 = _errs231 === errors;
+                      if (valid80) {
+                        const err330 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                        if (vErrors === null) {
+                          vErrors = [err330];
+                        } else {
+                          vErrors.push(err330);
+                        }
+                        errors++;
+                      } else {
+                        errors = _errs230;
+                        if (vErrors !== null) {
+                          if (_errs230) {
+                            vErrors.length = _errs230;
+                          } else {
+                            vErrors = null;
+                          }
+                        }
+                      }
+                      if (typeof data54 == "number" && isFinite(data54)) {
+                        if (data54 > 9007199254740991 || isNaN(data54)) {
+                          const err331 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                          if (vErrors === null) {
+                            vErrors = [err331];
+                          } else {
+                            vErrors.push(err331);
+                          }
+                          errors++;
+                        }
+                        if (data54 < -9007199254740991 || isNaN(data54)) {
+                          const err332 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                          if (vErrors === null) {
+                            vErrors = [err332];
+                          } else {
+                            vErrors.push(err332);
+                          }
+                          errors++;
+                        }
+                      }
+                      if (typeof data54 === "string") {
+                        if (func3(data54) > 1e4) {
+                          const err333 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                          if (vErrors === null) {
+                            vErrors = [err333];
+                          } else {
+                            vErrors.push(err333);
+                          }
+                          errors++;
+                        }
+                      }
+                      if (Array.isArray(data54)) {
+                        if (data54.length > 100) {
+                          const err334 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                          if (vErrors === null) {
+                            vErrors = [err334];
+                          } else {
+                            vErrors.push(err334);
+                          }
+                          errors++;
+                        }
+                        const len11 = data54.length;
+                        for (let i11 = 0; i11 < len11; i11++) {
+                          let data55 = data54[i11];
+                          if (typeof data55 != "object" && typeof data55 !== "string" && !(typeof data55 == "number" && isFinite(data55)) && typeof data55 !== "boolean") {
+                            const err335 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.items.items.type }, message: "must be string,number,boolean,null,object,array" };
+                            if (vErrors === null) {
+                              vErrors = [err335];
+                            } else {
+                              vErrors.push(err335);
+                            }
+                            errors++;
+                          }
+                          const _errs237 = errors;
+                          const _errs238 = errors;
+                          const _errs240 = errors;
+                          const _errs241 = errors;
+                          if (0 !== data55) {
+                            const err336 = {};
+                            if (vErrors === null) {
+                              vErrors = [err336];
+                            } else {
+                              vErrors.push(err336);
+                            }
+                            errors++;
+                          }
+                          var valid85 = _errs241 === errors;
+                          if (valid85) {
+                            const err337 = {};
+                            if (vErrors === null) {
+                              vErrors = [err337];
+                            } else {
+                              vErrors.push(err337);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs240;
+                            if (vErrors !== null) {
+                              if (_errs240) {
+                                vErrors.length = _errs240;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (errors === _errs238) {
+                            if (typeof data55 == "number" && isFinite(data55)) {
+                              if (data55 >= 1e-130 || isNaN(data55)) {
+                                const err338 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err338];
+                                } else {
+                                  vErrors.push(err338);
+                                }
+                                errors++;
+                              } else {
+                                if (data55 <= -1e-130 || isNaN(data55)) {
+                                  const err339 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err339];
+                                  } else {
+                                    vErrors.push(err339);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            } else {
+                              const err340 = {};
+                              if (vErrors === null) {
+                                vErrors = [err340];
+                              } else {
+                                vErrors.push(err340);
+                              }
+                              errors++;
+                            }
+                          }
+                          var valid84 = _errs238 === errors;
+                          if (valid84) {
+                            const err341 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err341];
+                            } else {
+                              vErrors.push(err341);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs237;
+                            if (vErrors !== null) {
+                              if (_errs237) {
+                                vErrors.length = _errs237;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (typeof data55 == "number" && isFinite(data55)) {
+                            if (data55 > 9007199254740991 || isNaN(data55)) {
+                              const err342 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err342];
+                              } else {
+                                vErrors.push(err342);
+                              }
+                              errors++;
+                            }
+                            if (data55 < -9007199254740991 || isNaN(data55)) {
+                              const err343 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err343];
+                              } else {
+                                vErrors.push(err343);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (typeof data55 === "string") {
+                            if (func3(data55) > 1e4) {
+                              const err344 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                              if (vErrors === null) {
+                                vErrors = [err344];
+                              } else {
+                                vErrors.push(err344);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (Array.isArray(data55)) {
+                            if (data55.length > 100) {
+                              const err345 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                              if (vErrors === null) {
+                                vErrors = [err345];
+                              } else {
+                                vErrors.push(err345);
+                              }
+                              errors++;
+                            }
+                            const len12 = data55.length;
+                            for (let i12 = 0; i12 < len12; i12++) {
+                              let data56 = data55[i12];
+                              if (typeof data56 !== "string" && !(typeof data56 == "number" && isFinite(data56)) && typeof data56 !== "boolean" && data56 !== null) {
+                                const err346 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11 + "/" + i12, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.items.items.items.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err346];
+                                } else {
+                                  vErrors.push(err346);
+                                }
+                                errors++;
+                              }
+                              const _errs244 = errors;
+                              const _errs245 = errors;
+                              const _errs247 = errors;
+                              const _errs248 = errors;
+                              if (0 !== data56) {
+                                const err347 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err347];
+                                } else {
+                                  vErrors.push(err347);
+                                }
+                                errors++;
+                              }
+                              var valid89 = _errs248 === errors;
+                              if (valid89) {
+                                const err348 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err348];
+                                } else {
+                                  vErrors.push(err348);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs247;
+                                if (vErrors !== null) {
+                                  if (_errs247) {
+                                    vErrors.length = _errs247;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs245) {
+                                if (typeof data56 == "number" && isFinite(data56)) {
+                                  if (data56 >= 1e-130 || isNaN(data56)) {
+                                    const err349 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err349];
+                                    } else {
+                                      vErrors.push(err349);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data56 <= -1e-130 || isNaN(data56)) {
+                                      const err350 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err350];
+                                      } else {
+                                        vErrors.push(err350);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err351 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err351];
+                                  } else {
+                                    vErrors.push(err351);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid88 = _errs245 === errors;
+                              if (valid88) {
+                                const err352 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11 + "/" + i12, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err352];
+                                } else {
+                                  vErrors.push(err352);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs244;
+                                if (vErrors !== null) {
+                                  if (_errs244) {
+                                    vErrors.length = _errs244;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data56 == "number" && isFinite(data56)) {
+                                if (data56 > 9007199254740991 || isNaN(data56)) {
+                                  const err353 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11 + "/" + i12, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err353];
+                                  } else {
+                                    vErrors.push(err353);
+                                  }
+                                  errors++;
+                                }
+                                if (data56 < -9007199254740991 || isNaN(data56)) {
+                                  const err354 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11 + "/" + i12, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err354];
+                                  } else {
+                                    vErrors.push(err354);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data56 === "string") {
+                                if (func3(data56) > 1e4) {
+                                  const err355 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11 + "/" + i12, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err355];
+                                  } else {
+                                    vErrors.push(err355);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                          if (data55 && typeof data55 == "object" && !Array.isArray(data55)) {
+                            if (Object.keys(data55).length > 100) {
+                              const err356 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                              if (vErrors === null) {
+                                vErrors = [err356];
+                              } else {
+                                vErrors.push(err356);
+                              }
+                              errors++;
+                            }
+                            for (const key24 in data55) {
+                              const _errs249 = errors;
+                              if (typeof key24 === "string") {
+                                if (func3(key24) > 255) {
+                                  const err357 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key24 };
+                                  if (vErrors === null) {
+                                    vErrors = [err357];
+                                  } else {
+                                    vErrors.push(err357);
+                                  }
+                                  errors++;
+                                }
+                                if (func3(key24) < 1) {
+                                  const err358 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key24 };
+                                  if (vErrors === null) {
+                                    vErrors = [err358];
+                                  } else {
+                                    vErrors.push(err358);
+                                  }
+                                  errors++;
+                                }
+                                if (!pattern0.test(key24)) {
+                                  const err359 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key24 };
+                                  if (vErrors === null) {
+                                    vErrors = [err359];
+                                  } else {
+                                    vErrors.push(err359);
+                                  }
+                                  errors++;
+                                }
+                              } else {
+                                const err360 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key24 };
+                                if (vErrors === null) {
+                                  vErrors = [err360];
+                                } else {
+                                  vErrors.push(err360);
+                                }
+                                errors++;
+                              }
+                              var valid90 = _errs249 === errors;
+                              if (!valid90) {
+                                const err361 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/propertyNames", keyword: "propertyNames", params: { propertyName: key24 }, message: "property name must be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err361];
+                                } else {
+                                  vErrors.push(err361);
+                                }
+                                errors++;
+                              }
+                            }
+                            for (const key25 in data55) {
+                              let data57 = data55[key25];
+                              if (typeof data57 !== "string" && !(typeof data57 == "number" && isFinite(data57)) && typeof data57 !== "boolean" && data57 !== null) {
+                                const err362 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11 + "/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.items.items.additionalProperties.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err362];
+                                } else {
+                                  vErrors.push(err362);
+                                }
+                                errors++;
+                              }
+                              const _errs254 = errors;
+                              const _errs255 = errors;
+                              const _errs257 = errors;
+                              const _errs258 = errors;
+                              if (0 !== data57) {
+                                const err363 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err363];
+                                } else {
+                                  vErrors.push(err363);
+                                }
+                                errors++;
+                              }
+                              var valid93 = _errs258 === errors;
+                              if (valid93) {
+                                const err364 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err364];
+                                } else {
+                                  vErrors.push(err364);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs257;
+                                if (vErrors !== null) {
+                                  if (_errs257) {
+                                    vErrors.length = _errs257;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs255) {
+                                if (typeof data57 == "number" && isFinite(data57)) {
+                                  if (data57 >= 1e-130 || isNaN(data57)) {
+                                    const err365 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err365];
+                                    } else {
+                                      vErrors.push(err365);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data57 <= -1e-130 || isNaN(data57)) {
+                                      const err366 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err366];
+                                      } else {
+                                        vErrors.push(err366);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err367 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err367];
+                                  } else {
+                                    vErrors.push(err367);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid92 = _errs255 === errors;
+                              if (valid92) {
+                                const err368 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11 + "/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err368];
+                                } else {
+                                  vErrors.push(err368);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs254;
+                                if (vErrors !== null) {
+                                  if (_errs254) {
+                                    vErrors.length = _errs254;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data57 == "number" && isFinite(data57)) {
+                                if (data57 > 9007199254740991 || isNaN(data57)) {
+                                  const err369 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11 + "/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err369];
+                                  } else {
+                                    vErrors.push(err369);
+                                  }
+                                  errors++;
+                                }
+                                if (data57 < -9007199254740991 || isNaN(data57)) {
+                                  const err370 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11 + "/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err370];
+                                  } else {
+                                    vErrors.push(err370);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data57 === "string") {
+                                if (func3(data57) > 1e4) {
+                                  const err371 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + i11 + "/" + key25.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/items/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err371];
+                                  } else {
+                                    vErrors.push(err371);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                      if (data54 && typeof data54 == "object" && !Array.isArray(data54)) {
+                        if (Object.keys(data54).length > 100) {
+                          const err372 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                          if (vErrors === null) {
+                            vErrors = [err372];
+                          } else {
+                            vErrors.push(err372);
+                          }
+                          errors++;
+                        }
+                        for (const key26 in data54) {
+                          const _errs259 = errors;
+                          if (typeof key26 === "string") {
+                            if (func3(key26) > 255) {
+                              const err373 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key26 };
+                              if (vErrors === null) {
+                                vErrors = [err373];
+                              } else {
+                                vErrors.push(err373);
+                              }
+                              errors++;
+                            }
+                            if (func3(key26) < 1) {
+                              const err374 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key26 };
+                              if (vErrors === null) {
+                                vErrors = [err374];
+                              } else {
+                                vErrors.push(err374);
+                              }
+                              errors++;
+                            }
+                            if (!pattern0.test(key26)) {
+                              const err375 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key26 };
+                              if (vErrors === null) {
+                                vErrors = [err375];
+                              } else {
+                                vErrors.push(err375);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err376 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key26 };
+                            if (vErrors === null) {
+                              vErrors = [err376];
+                            } else {
+                              vErrors.push(err376);
+                            }
+                            errors++;
+                          }
+                          var valid94 = _errs259 === errors;
+                          if (!valid94) {
+                            const err377 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/propertyNames", keyword: "propertyNames", params: { propertyName: key26 }, message: "property name must be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err377];
+                            } else {
+                              vErrors.push(err377);
+                            }
+                            errors++;
+                          }
+                        }
+                        for (const key27 in data54) {
+                          let data58 = data54[key27];
+                          if (typeof data58 != "object" && typeof data58 !== "string" && !(typeof data58 == "number" && isFinite(data58)) && typeof data58 !== "boolean") {
+                            const err378 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.items.additionalProperties.type }, message: "must be string,number,boolean,null,object,array" };
+                            if (vErrors === null) {
+                              vErrors = [err378];
+                            } else {
+                              vErrors.push(err378);
+                            }
+                            errors++;
+                          }
+                          const _errs264 = errors;
+                          const _errs265 = errors;
+                          const _errs267 = errors;
+                          const _errs268 = errors;
+                          if (0 !== data58) {
+                            const err379 = {};
+                            if (vErrors === null) {
+                              vErrors = [err379];
+                            } else {
+                              vErrors.push(err379);
+                            }
+                            errors++;
+                          }
+                          var valid97 = _errs268 === errors;
+                          if (valid97) {
+                            const err380 = {};
+                            if (vErrors === null) {
+                              vErrors = [err380];
+                            } else {
+                              vErrors.push(err380);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs267;
+                            if (vErrors !== null) {
+                              if (_errs267) {
+                                vErrors.length = _errs267;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (errors === _errs265) {
+                            if (typeof data58 == "number" && isFinite(data58)) {
+                              if (data58 >= 1e-130 || isNaN(data58)) {
+                                const err381 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err381];
+                                } else {
+                                  vErrors.push(err381);
+                                }
+                                errors++;
+                              } else {
+                                if (data58 <= -1e-130 || isNaN(data58)) {
+                                  const err382 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err382];
+                                  } else {
+                                    vErrors.push(err382);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            } else {
+                              const err383 = {};
+                              if (vErrors === null) {
+                                vErrors = [err383];
+                              } else {
+                                vErrors.push(err383);
+                              }
+                              errors++;
+                            }
+                          }
+                          var valid96 = _errs265 === errors;
+                          if (valid96) {
+                            const err384 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err384];
+                            } else {
+                              vErrors.push(err384);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs264;
+                            if (vErrors !== null) {
+                              if (_errs264) {
+                                vErrors.length = _errs264;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (typeof data58 == "number" && isFinite(data58)) {
+                            if (data58 > 9007199254740991 || isNaN(data58)) {
+                              const err385 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err385];
+                              } else {
+                                vErrors.push(err385);
+                              }
+                              errors++;
+                            }
+                            if (data58 < -9007199254740991 || isNaN(data58)) {
+                              const err386 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err386];
+                              } else {
+                                vErrors.push(err386);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (typeof data58 === "string") {
+                            if (func3(data58) > 1e4) {
+                              const err387 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                              if (vErrors === null) {
+                                vErrors = [err387];
+                              } else {
+                                vErrors.push(err387);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (Array.isArray(data58)) {
+                            if (data58.length > 100) {
+                              const err388 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                              if (vErrors === null) {
+                                vErrors = [err388];
+                              } else {
+                                vErrors.push(err388);
+                              }
+                              errors++;
+                            }
+                            const len13 = data58.length;
+                            for (let i13 = 0; i13 < len13; i13++) {
+                              let data59 = data58[i13];
+                              if (typeof data59 !== "string" && !(typeof data59 == "number" && isFinite(data59)) && typeof data59 !== "boolean" && data59 !== null) {
+                                const err389 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i13, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.items.additionalProperties.items.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err389];
+                                } else {
+                                  vErrors.push(err389);
+                                }
+                                errors++;
+                              }
+                              const _errs271 = errors;
+                              const _errs272 = errors;
+                              const _errs274 = errors;
+                              const _errs275 = errors;
+                              if (0 !== data59) {
+                                const err390 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err390];
+                                } else {
+                                  vErrors.push(err390);
+                                }
+                                errors++;
+                              }
+                              var valid101 = _errs275 === errors;
+                              if (valid101) {
+                                const err391 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err391];
+                                } else {
+                                  vErrors.push(err391);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs274;
+                                if (vErrors !== null) {
+                                  if (_errs274) {
+                                    vErrors.length = _errs274;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs272) {
+                                if (typeof data59 == "number" && isFinite(data59)) {
+                                  if (data59 >= 1e-130 || isNaN(data59)) {
+                                    const err392 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err392];
+                                    } else {
+                                      vErrors.push(err392);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data59 <= -1e-130 || isNaN(data59)) {
+                                      const err393 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err393];
+                                      } else {
+                                        vErrors.push(err393);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err394 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err394];
+                                  } else {
+                                    vErrors.push(err394);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid100 = _errs272 === errors;
+                              if (valid100) {
+                                const err395 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i13, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err395];
+                                } else {
+                                  vErrors.push(err395);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs271;
+                                if (vErrors !== null) {
+                                  if (_errs271) {
+                                    vErrors.length = _errs271;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data59 == "number" && isFinite(data59)) {
+                                if (data59 > 9007199254740991 || isNaN(data59)) {
+                                  const err396 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i13, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err396];
+                                  } else {
+                                    vErrors.push(err396);
+                                  }
+                                  errors++;
+                                }
+                                if (data59 < -9007199254740991 || isNaN(data59)) {
+                                  const err397 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i13, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err397];
+                                  } else {
+                                    vErrors.push(err397);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data59 === "string") {
+                                if (func3(data59) > 1e4) {
+                                  const err398 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i13, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err398];
+                                  } else {
+                                    vErrors.push(err398);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                          if (data58 && typeof data58 == "object" && !Array.isArray(data58)) {
+                            if (Object.keys(data58).length > 100) {
+                              const err399 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                              if (vErrors === null) {
+                                vErrors = [err399];
+                              } else {
+                                vErrors.push(err399);
+                              }
+                              errors++;
+                            }
+                            for (const key28 in data58) {
+                              const _errs276 = errors;
+                              if (typeof key28 === "string") {
+                                if (func3(key28) > 255) {
+                                  const err400 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key28 };
+                                  if (vErrors === null) {
+                                    vErrors = [err400];
+                                  } else {
+                                    vErrors.push(err400);
+                                  }
+                                  errors++;
+                                }
+                                if (func3(key28) < 1) {
+                                  const err401 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key28 };
+                                  if (vErrors === null) {
+                                    vErrors = [err401];
+                                  } else {
+                                    vErrors.push(err401);
+                                  }
+                                  errors++;
+                                }
+                                if (!pattern0.test(key28)) {
+                                  const err402 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key28 };
+                                  if (vErrors === null) {
+                                    vErrors = [err402];
+                                  } else {
+                                    vErrors.push(err402);
+                                  }
+                                  errors++;
+                                }
+                              } else {
+                                const err403 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key28 };
+                                if (vErrors === null) {
+                                  vErrors = [err403];
+                                } else {
+                                  vErrors.push(err403);
+                                }
+                                errors++;
+                              }
+                              var valid102 = _errs276 === errors;
+                              if (!valid102) {
+                                const err404 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/propertyNames", keyword: "propertyNames", params: { propertyName: key28 }, message: "property name must be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err404];
+                                } else {
+                                  vErrors.push(err404);
+                                }
+                                errors++;
+                              }
+                            }
+                            for (const key29 in data58) {
+                              let data60 = data58[key29];
+                              if (typeof data60 !== "string" && !(typeof data60 == "number" && isFinite(data60)) && typeof data60 !== "boolean" && data60 !== null) {
+                                const err405 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key29.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.items.additionalProperties.additionalProperties.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err405];
+                                } else {
+                                  vErrors.push(err405);
+                                }
+                                errors++;
+                              }
+                              const _errs281 = errors;
+                              const _errs282 = errors;
+                              const _errs284 = errors;
+                              const _errs285 = errors;
+                              if (0 !== data60) {
+                                const err406 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err406];
+                                } else {
+                                  vErrors.push(err406);
+                                }
+                                errors++;
+                              }
+                              var valid105 = _errs285 === errors;
+                              if (valid105) {
+                                const err407 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err407];
+                                } else {
+                                  vErrors.push(err407);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs284;
+                                if (vErrors !== null) {
+                                  if (_errs284) {
+                                    vErrors.length = _errs284;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs282) {
+                                if (typeof data60 == "number" && isFinite(data60)) {
+                                  if (data60 >= 1e-130 || isNaN(data60)) {
+                                    const err408 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err408];
+                                    } else {
+                                      vErrors.push(err408);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data60 <= -1e-130 || isNaN(data60)) {
+                                      const err409 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err409];
+                                      } else {
+                                        vErrors.push(err409);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err410 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err410];
+                                  } else {
+                                    vErrors.push(err410);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid104 = _errs282 === errors;
+                              if (valid104) {
+                                const err411 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key29.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err411];
+                                } else {
+                                  vErrors.push(err411);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs281;
+                                if (vErrors !== null) {
+                                  if (_errs281) {
+                                    vErrors.length = _errs281;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data60 == "number" && isFinite(data60)) {
+                                if (data60 > 9007199254740991 || isNaN(data60)) {
+                                  const err412 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key29.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err412];
+                                  } else {
+                                    vErrors.push(err412);
+                                  }
+                                  errors++;
+                                }
+                                if (data60 < -9007199254740991 || isNaN(data60)) {
+                                  const err413 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key29.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err413];
+                                  } else {
+                                    vErrors.push(err413);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data60 === "string") {
+                                if (func3(data60) > 1e4) {
+                                  const err414 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i10 + "/" + key27.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key29.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/items/additionalProperties/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err414];
+                                  } else {
+                                    vErrors.push(err414);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                  if (data53 && typeof data53 == "object" && !Array.isArray(data53)) {
+                    if (Object.keys(data53).length > 100) {
+                      const err415 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                      if (vErrors === null) {
+                        vErrors = [err415];
+                      } else {
+                        vErrors.push(err415);
+                      }
+                      errors++;
+                    }
+                    for (const key30 in data53) {
+                      const _errs286 = errors;
+                      if (typeof key30 === "string") {
+                        if (func3(key30) > 255) {
+                          const err416 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key30 };
+                          if (vErrors === null) {
+                            vErrors = [err416];
+                          } else {
+                            vErrors.push(err416);
+                          }
+                          errors++;
+                        }
+                        if (func3(key30) < 1) {
+                          const err417 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key30 };
+                          if (vErrors === null) {
+                            vErrors = [err417];
+                          } else {
+                            vErrors.push(err417);
+                          }
+                          errors++;
+                        }
+                        if (!pattern0.test(key30)) {
+                          const err418 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key30 };
+                          if (vErrors === null) {
+                            vErrors = [err418];
+                          } else {
+                            vErrors.push(err418);
+                          }
+                          errors++;
+                        }
+                      } else {
+                        const err419 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key30 };
+                        if (vErrors === null) {
+                          vErrors = [err419];
+                        } else {
+                          vErrors.push(err419);
+                        }
+                        errors++;
+                      }
+                      var valid106 = _errs286 === errors;
+                      if (!valid106) {
+                        const err420 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/propertyNames", keyword: "propertyNames", params: { propertyName: key30 }, message: "property name must be valid" };
+                        if (vErrors === null) {
+                          vErrors = [err420];
+                        } else {
+                          vErrors.push(err420);
+                        }
+                        errors++;
+                      }
+                    }
+                    for (const key31 in data53) {
+                      let data61 = data53[key31];
+                      if (typeof data61 != "object" && typeof data61 !== "string" && !(typeof data61 == "number" && isFinite(data61)) && typeof data61 !== "boolean") {
+                        const err421 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.additionalProperties.type }, message: "must be string,number,boolean,null,object,array" };
+                        if (vErrors === null) {
+                          vErrors = [err421];
+                        } else {
+                          vErrors.push(err421);
+                        }
+                        errors++;
+                      }
+                      const _errs291 = errors;
+                      const _errs292 = errors;
+                      const _errs294 = errors;
+                      const _errs295 = errors;
+                      if (0 !== data61) {
+                        const err422 = {};
+                        if (vErrors === null) {
+                          vErrors = [err422];
+                        } else {
+                          vErrors.push(err422);
+                        }
+                        errors++;
+                      }
+                      var valid109 = _errs295 === errors;
+                      if (valid109) {
+                        const err423 = {};
+                        if (vErrors === null) {
+                          vErrors = [err423];
+                        } else {
+                          vErrors.push(err423);
+                        }
+                        errors++;
+                      } else {
+                        errors = _errs294;
+                        if (vErrors !== null) {
+                          if (_errs294) {
+                            vErrors.length = _errs294;
+                          } else {
+                            vErrors = null;
+                          }
+                        }
+                      }
+                      if (errors === _errs292) {
+                        if (typeof data61 == "number" && isFinite(data61)) {
+                          if (data61 >= 1e-130 || isNaN(data61)) {
+                            const err424 = {};
+                            if (vErrors === null) {
+                              vErrors = [err424];
+                            } else {
+                              vErrors.push(err424);
+                            }
+                            errors++;
+                          } else {
+                            if (data61 <= -1e-130 || isNaN(data61)) {
+                              const err425 = {};
+                              if (vErrors === null) {
+                                vErrors = [err425];
+                              } else {
+                                vErrors.push(err425);
+                              }
+                              errors++;
+                            }
+                          }
+                        } else {
+                          const err426 = {};
+                          if (vErrors === null) {
+                            vErrors = [err426];
+                          } else {
+                            vErrors.push(err426);
+                          }
+                          errors++;
+                        }
+                      }
+                      var valid108 = _errs292 === errors;
+                      if (valid108) {
+                        const err427 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                        if (vErrors === null) {
+                          vErrors = [err427];
+                        } else {
+                          vErrors.push(err427);
+                        }
+                        errors++;
+                      } else {
+                        errors = _errs291;
+                        if (vErrors !== null) {
+                          if (_errs291) {
+                            vErrors.length = _errs291;
+                          } else {
+                            vErrors = null;
+                          }
+                        }
+                      }
+                      if (typeof data61 == "number" && isFinite(data61)) {
+                        if (data61 > 9007199254740991 || isNaN(data61)) {
+                          const err428 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                          if (vErrors === null) {
+                            vErrors = [err428];
+                          } else {
+                            vErrors.push(err428);
+                          }
+                          errors++;
+                        }
+                        if (data61 < -9007199254740991 || isNaN(data61)) {
+                          const err429 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                          if (vErrors === null) {
+                            vErrors = [err429];
+                          } else {
+                            vErrors.push(err429);
+                          }
+                          errors++;
+                        }
+                      }
+                      if (typeof data61 === "string") {
+                        if (func3(data61) > 1e4) {
+                          const err430 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                          if (vErrors === null) {
+                            vErrors = [err430];
+                          } else {
+                            vErrors.push(err430);
+                          }
+                          errors++;
+                        }
+                      }
+                      if (Array.isArray(data61)) {
+                        if (data61.length > 100) {
+                          const err431 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                          if (vErrors === null) {
+                            vErrors = [err431];
+                          } else {
+                            vErrors.push(err431);
+                          }
+                          errors++;
+                        }
+                        const len14 = data61.length;
+                        for (let i14 = 0; i14 < len14; i14++) {
+                          let data62 = data61[i14];
+                          if (typeof data62 != "object" && typeof data62 !== "string" && !(typeof data62 == "number" && isFinite(data62)) && typeof data62 !== "boolean") {
+                            const err432 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.additionalProperties.items.type }, message: "must be string,number,boolean,null,object,array" };
+                            if (vErrors === null) {
+                              vErrors = [err432];
+                            } else {
+                              vErrors.push(err432);
+                            }
+                            errors++;
+                          }
+                          const _errs298 = errors;
+                          const _errs299 = errors;
+                          const _errs301 = errors;
+                          const _errs302 = errors;
+                          if (0 !== data62) {
+                            const err433 = {};
+                            if (vErrors === null) {
+                              vErrors = [err433];
+                            } else {
+                              vErrors.push(err433);
+                            }
+                            errors++;
+                          }
+                          var valid113 = _errs302 === errors;
+                          if (valid113) {
+                            const err434 = {};
+                            if (vErrors === null) {
+                              vErrors = [err434];
+                            } else {
+                              vErrors.push(err434);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs301;
+                            if (vErrors !== null) {
+                              if (_errs301) {
+                                vErrors.length = _errs301;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (errors === _errs299) {
+                            if (typeof data62 == "number" && isFinite(data62)) {
+                              if (data62 >= 1e-130 || isNaN(data62)) {
+                                const err435 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err435];
+                                } else {
+                                  vErrors.push(err435);
+                                }
+                                errors++;
+                              } else {
+                                if (data62 <= -1e-130 || isNaN(data62)) {
+                                  const err436 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err436];
+                                  } else {
+                                    vErrors.push(err436);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            } else {
+                              const err437 = {};
+                              if (vErrors === null) {
+                                vErrors = [err437];
+                              } else {
+                                vErrors.push(err437);
+                              }
+                              errors++;
+                            }
+                          }
+                          var valid112 = _errs299 === errors;
+                          if (valid112) {
+                            const err438 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err438];
+                            } else {
+                              vErrors.push(err438);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs298;
+                            if (vErrors !== null) {
+                              if (_errs298) {
+                                vErrors.length = _errs298;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (typeof data62 == "number" && isFinite(data62)) {
+                            if (data62 > 9007199254740991 || isNaN(data62)) {
+                              const err439 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err439];
+                              } else {
+                                vErrors.push(err439);
+                              }
+                              errors++;
+                            }
+                            if (data62 < -9007199254740991 || isNaN(data62)) {
+                              const err440 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err440];
+                              } else {
+                                vErrors.push(err440);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (typeof data62 === "string") {
+                            if (func3(data62) > 1e4) {
+                              const err441 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                              if (vErrors === null) {
+                                vErrors = [err441];
+                              } else {
+                                vErrors.push(err441);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (Array.isArray(data62)) {
+                            if (data62.length > 100) {
+                              const err442 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                              if (vErrors === null) {
+                                vErrors = [err442];
+                              } else {
+                                vErrors.push(err442);
+                              }
+                              errors++;
+                            }
+                            const len15 = data62.length;
+                            for (let i15 = 0; i15 < len15; i15++) {
+                              let data63 = data62[i15];
+                              if (typeof data63 !== "string" && !(typeof data63 == "number" && isFinite(data63)) && typeof data63 !== "boolean" && data63 !== null) {
+                                const err443 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14 + "/" + i15, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.additionalProperties.items.items.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err443];
+                                } else {
+                                  vErrors.push(err443);
+                                }
+                                errors++;
+                              }
+                              const _errs305 = errors;
+                              const _errs306 = errors;
+                              const _errs308 = errors;
+                              const _errs309 = errors;
+                              if (0 !== data63) {
+                                const err444 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err444];
+                                } else {
+                                  vErrors.push(err444);
+                                }
+                                errors++;
+                              }
+                              var valid117 = _errs309 === errors;
+                              if (valid117) {
+                                const err445 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err445];
+                                } else {
+                                  vErrors.push(err445);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs308;
+                                if (vErrors !== null) {
+                                  if (_errs308) {
+                                    vErrors.length = _errs308;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs306) {
+                                if (typeof data63 == "number" && isFinite(data63)) {
+                                  if (data63 >= 1e-130 || isNaN(data63)) {
+                                    const err446 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err446];
+                                    } else {
+                                      vErrors.push(err446);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data63 <= -1e-130 || isNaN(data63)) {
+                                      const err447 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err447];
+                                      } else {
+                                        vErrors.push(err447);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err448 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err448];
+                                  } else {
+                                    vErrors.push(err448);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid116 = _errs306 === errors;
+                              if (valid116) {
+                                const err449 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14 + "/" + i15, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err449];
+                                } else {
+                                  vErrors.push(err449);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs305;
+                                if (vErrors !== null) {
+                                  if (_errs305) {
+                                    vErrors.length = _errs305;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data63 == "number" && isFinite(data63)) {
+                                if (data63 > 9007199254740991 || isNaN(data63)) {
+                                  const err450 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14 + "/" + i15, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err450];
+                                  } else {
+                                    vErrors.push(err450);
+                                  }
+                                  errors++;
+                                }
+                                if (data63 < -9007199254740991 || isNaN(data63)) {
+                                  const err451 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14 + "/" + i15, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err451];
+                                  } else {
+                                    vErrors.push(err451);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data63 === "string") {
+                                if (func3(data63) > 1e4) {
+                                  const err452 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14 + "/" + i15, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err452];
+                                  } else {
+                                    vErrors.push(err452);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                          if (data62 && typeof data62 == "object" && !Array.isArray(data62)) {
+                            if (Object.keys(data62).length > 100) {
+                              const err453 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                              if (vErrors === null) {
+                                vErrors = [err453];
+                              } else {
+                                vErrors.push(err453);
+                              }
+                              errors++;
+                            }
+                            for (const key32 in data62) {
+                              const _errs310 = errors;
+                              if (typeof key32 === "string") {
+                                if (func3(key32) > 255) {
+                                  const err454 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key32 };
+                                  if (vErrors === null) {
+                                    vErrors = [err454];
+                                  } else {
+                                    vErrors.push(err454);
+                                  }
+                                  errors++;
+                                }
+                                if (func3(key32) < 1) {
+                                  const err455 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key32 };
+                                  if (vErrors === null) {
+                                    vErrors = [err455];
+                                  } else {
+                                    vErrors.push(err455);
+                                  }
+                                  errors++;
+                                }
+                                if (!pattern0.test(key32)) {
+                                  const err456 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key32 };
+                                  if (vErrors === null) {
+                                    vErrors = [err456];
+                                  } else {
+                                    vErrors.push(err456);
+                                  }
+                                  errors++;
+                                }
+                              } else {
+                                const err457 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key32 };
+                                if (vErrors === null) {
+                                  vErrors = [err457];
+                                } else {
+                                  vErrors.push(err457);
+                                }
+                                errors++;
+                              }
+                              var valid118 = _errs310 === errors;
+                              if (!valid118) {
+                                const err458 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/propertyNames", keyword: "propertyNames", params: { propertyName: key32 }, message: "property name must be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err458];
+                                } else {
+                                  vErrors.push(err458);
+                                }
+                                errors++;
+                              }
+                            }
+                            for (const key33 in data62) {
+                              let data64 = data62[key33];
+                              if (typeof data64 !== "string" && !(typeof data64 == "number" && isFinite(data64)) && typeof data64 !== "boolean" && data64 !== null) {
+                                const err459 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14 + "/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.additionalProperties.items.additionalProperties.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err459];
+                                } else {
+                                  vErrors.push(err459);
+                                }
+                                errors++;
+                              }
+                              const _errs315 = errors;
+                              const _errs316 = errors;
+                              const _errs318 = errors;
+                              const _errs319 = errors;
+                              if (0 !== data64) {
+                                const err460 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err460];
+                                } else {
+                                  vErrors.push(err460);
+                                }
+                                errors++;
+                              }
+                              var valid121 = _errs319 === errors;
+                              if (valid121) {
+                                const err461 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err461];
+                                } else {
+                                  vErrors.push(err461);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs318;
+                                if (vErrors !== null) {
+                                  if (_errs318) {
+                                    vErrors.length = _errs318;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs316) {
+                                if (typeof data64 == "number" && isFinite(data64)) {
+                                  if (data64 >= 1e-130 || isNaN(data64)) {
+                                    const err462 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err462];
+                                    } else {
+                                      vErrors.push(err462);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data64 <= -1e-130 || isNaN(data64)) {
+                                      const err463 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err463];
+                                      } else {
+                                        vErrors.push(err463);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err464 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err464];
+                                  } else {
+                                    vErrors.push(err464);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid120 = _errs316 === errors;
+                              if (valid120) {
+                                const err465 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14 + "/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err465];
+                                } else {
+                                  vErrors.push(err465);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs315;
+                                if (vErrors !== null) {
+                                  if (_errs315) {
+                                    vErrors.length = _errs315;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data64 == "number" && isFinite(data64)) {
+                                if (data64 > 9007199254740991 || isNaN(data64)) {
+                                  const err466 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14 + "/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err466];
+                                  } else {
+                                    vErrors.push(err466);
+                                  }
+                                  errors++;
+                                }
+                                if (data64 < -9007199254740991 || isNaN(data64)) {
+                                  const err467 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14 + "/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err467];
+                                  } else {
+                                    vErrors.push(err467);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data64 === "string") {
+                                if (func3(data64) > 1e4) {
+                                  const err468 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i14 + "/" + key33.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/items/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err468];
+                                  } else {
+                                    vErrors.push(err468);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                      if (data61 && typeof data61 == "object" && !Array.isArray(data61)) {
+                        if (Object.keys(data61).length > 100) {
+                          const err469 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                          if (vErrors === null) {
+                            vErrors = [err469];
+                          } else {
+                            vErrors.push(err469);
+                          }
+                          errors++;
+                        }
+                        for (const key34 in data61) {
+                          const _errs320 = errors;
+                          if (typeof key34 === "string") {
+                            if (func3(key34) > 255) {
+                              const err470 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key34 };
+                              if (vErrors === null) {
+                                vErrors = [err470];
+                              } else {
+                                vErrors.push(err470);
+                              }
+                              errors++;
+                            }
+                            if (func3(key34) < 1) {
+                              const err471 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key34 };
+                              if (vErrors === null) {
+                                vErrors = [err471];
+                              } else {
+                                vErrors.push(err471);
+                              }
+                              errors++;
+                            }
+                            if (!pattern0.test(key34)) {
+                              const err472 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key34 };
+                              if (vErrors === null) {
+                                vErrors = [err472];
+                              } else {
+                                vErrors.push(err472);
+                              }
+                              errors++;
+                            }
+                          } else {
+                            const err473 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key34 };
+                            if (vErrors === null) {
+                              vErrors = [err473];
+                            } else {
+                              vErrors.push(err473);
+                            }
+                            errors++;
+                          }
+                          var valid122 = _errs320 === errors;
+                          if (!valid122) {
+                            const err474 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/propertyNames", keyword: "propertyNames", params: { propertyName: key34 }, message: "property name must be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err474];
+                            } else {
+                              vErrors.push(err474);
+                            }
+                            errors++;
+                          }
+                        }
+                        for (const key35 in data61) {
+                          let data65 = data61[key35];
+                          if (typeof data65 != "object" && typeof data65 !== "string" && !(typeof data65 == "number" && isFinite(data65)) && typeof data65 !== "boolean") {
+                            const err475 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.additionalProperties.additionalProperties.type }, message: "must be string,number,boolean,null,object,array" };
+                            if (vErrors === null) {
+                              vErrors = [err475];
+                            } else {
+                              vErrors.push(err475);
+                            }
+                            errors++;
+                          }
+                          const _errs325 = errors;
+                          const _errs326 = errors;
+                          const _errs328 = errors;
+                          const _errs329 = errors;
+                          if (0 !== data65) {
+                            const err476 = {};
+                            if (vErrors === null) {
+                              vErrors = [err476];
+                            } else {
+                              vErrors.push(err476);
+                            }
+                            errors++;
+                          }
+                          var valid125 = _errs329 === errors;
+                          if (valid125) {
+                            const err477 = {};
+                            if (vErrors === null) {
+                              vErrors = [err477];
+                            } else {
+                              vErrors.push(err477);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs328;
+                            if (vErrors !== null) {
+                              if (_errs328) {
+                                vErrors.length = _errs328;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (errors === _errs326) {
+                            if (typeof data65 == "number" && isFinite(data65)) {
+                              if (data65 >= 1e-130 || isNaN(data65)) {
+                                const err478 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err478];
+                                } else {
+                                  vErrors.push(err478);
+                                }
+                                errors++;
+                              } else {
+                                if (data65 <= -1e-130 || isNaN(data65)) {
+                                  const err479 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err479];
+                                  } else {
+                                    vErrors.push(err479);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            } else {
+                              const err480 = {};
+                              if (vErrors === null) {
+                                vErrors = [err480];
+                              } else {
+                                vErrors.push(err480);
+                              }
+                              errors++;
+                            }
+                          }
+                          var valid124 = _errs326 === errors;
+                          if (valid124) {
+                            const err481 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                            if (vErrors === null) {
+                              vErrors = [err481];
+                            } else {
+                              vErrors.push(err481);
+                            }
+                            errors++;
+                          } else {
+                            errors = _errs325;
+                            if (vErrors !== null) {
+                              if (_errs325) {
+                                vErrors.length = _errs325;
+                              } else {
+                                vErrors = null;
+                              }
+                            }
+                          }
+                          if (typeof data65 == "number" && isFinite(data65)) {
+                            if (data65 > 9007199254740991 || isNaN(data65)) {
+                              const err482 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err482];
+                              } else {
+                                vErrors.push(err482);
+                              }
+                              errors++;
+                            }
+                            if (data65 < -9007199254740991 || isNaN(data65)) {
+                              const err483 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                              if (vErrors === null) {
+                                vErrors = [err483];
+                              } else {
+                                vErrors.push(err483);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (typeof data65 === "string") {
+                            if (func3(data65) > 1e4) {
+                              const err484 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                              if (vErrors === null) {
+                                vErrors = [err484];
+                              } else {
+                                vErrors.push(err484);
+                              }
+                              errors++;
+                            }
+                          }
+                          if (Array.isArray(data65)) {
+                            if (data65.length > 100) {
+                              const err485 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/maxItems", keyword: "maxItems", params: { limit: 100 }, message: "must NOT have more than 100 items" };
+                              if (vErrors === null) {
+                                vErrors = [err485];
+                              } else {
+                                vErrors.push(err485);
+                              }
+                              errors++;
+                            }
+                            const len16 = data65.length;
+                            for (let i16 = 0; i16 < len16; i16++) {
+                              let data66 = data65[i16];
+                              if (typeof data66 !== "string" && !(typeof data66 == "number" && isFinite(data66)) && typeof data66 !== "boolean" && data66 !== null) {
+                                const err486 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i16, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/items/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.additionalProperties.additionalProperties.items.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err486];
+                                } else {
+                                  vErrors.push(err486);
+                                }
+                                errors++;
+                              }
+                              const _errs332 = errors;
+                              const _errs333 = errors;
+                              const _errs335 = errors;
+                              const _errs336 = errors;
+                              if (0 !== data66) {
+                                const err487 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err487];
+                                } else {
+                                  vErrors.push(err487);
+                                }
+                                errors++;
+                              }
+                              var valid129 = _errs336 === errors;
+                              if (valid129) {
+                                const err488 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err488];
+                                } else {
+                                  vErrors.push(err488);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs335;
+                                if (vErrors !== null) {
+                                  if (_errs335) {
+                                    vErrors.length = _errs335;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs333) {
+                                if (typeof data66 == "number" && isFinite(data66)) {
+                                  if (data66 >= 1e-130 || isNaN(data66)) {
+                                    const err489 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err489];
+                                    } else {
+                                      vErrors.push(err489);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data66 <= -1e-130 || isNaN(data66)) {
+                                      const err490 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err490];
+                                      } else {
+                                        vErrors.push(err490);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err491 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err491];
+                                  } else {
+                                    vErrors.push(err491);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid128 = _errs333 === errors;
+                              if (valid128) {
+                                const err492 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i16, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/items/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err492];
+                                } else {
+                                  vErrors.push(err492);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs332;
+                                if (vErrors !== null) {
+                                  if (_errs332) {
+                                    vErrors.length = _errs332;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data66 == "number" && isFinite(data66)) {
+                                if (data66 > 9007199254740991 || isNaN(data66)) {
+                                  const err493 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i16, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/items/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err493];
+                                  } else {
+                                    vErrors.push(err493);
+                                  }
+                                  errors++;
+                                }
+                                if (data66 < -9007199254740991 || isNaN(data66)) {
+                                  const err494 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i16, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/items/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err494];
+                                  } else {
+                                    vErrors.push(err494);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data66 === "string") {
+                                if (func3(data66) > 1e4) {
+                                  const err495 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + i16, schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/items/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err495];
+                                  } else {
+                                    vErrors.push(err495);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                          if (data65 && typeof data65 == "object" && !Array.isArray(data65)) {
+                            if (Object.keys(data65).length > 100) {
+                              const err496 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/maxProperties", keyword: "maxProperties", params: { limit: 100 }, message: "must NOT have more than 100 properties" };
+                              if (vErrors === null) {
+                                vErrors = [err496];
+                              } else {
+                                vErrors.push(err496);
+                              }
+                              errors++;
+                            }
+                            for (const key36 in data65) {
+                              const _errs337 = errors;
+                              if (typeof key36 === "string") {
+                                if (func3(key36) > 255) {
+                                  const err497 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/propertyNames/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters", propertyName: key36 };
+                                  if (vErrors === null) {
+                                    vErrors = [err497];
+                                  } else {
+                                    vErrors.push(err497);
+                                  }
+                                  errors++;
+                                }
+                                if (func3(key36) < 1) {
+                                  const err498 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/propertyNames/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters", propertyName: key36 };
+                                  if (vErrors === null) {
+                                    vErrors = [err498];
+                                  } else {
+                                    vErrors.push(err498);
+                                  }
+                                  errors++;
+                                }
+                                if (!pattern0.test(key36)) {
+                                  const err499 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/propertyNames/pattern", keyword: "pattern", params: { pattern: "^(?!(?:__proto__|constructor|prototype)$)" }, message: 'must match pattern "^(?!(?:__proto__|constructor|prototype)$)"', propertyName: key36 };
+                                  if (vErrors === null) {
+                                    vErrors = [err499];
+                                  } else {
+                                    vErrors.push(err499);
+                                  }
+                                  errors++;
+                                }
+                              } else {
+                                const err500 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/propertyNames/type", keyword: "type", params: { type: "string" }, message: "must be string", propertyName: key36 };
+                                if (vErrors === null) {
+                                  vErrors = [err500];
+                                } else {
+                                  vErrors.push(err500);
+                                }
+                                errors++;
+                              }
+                              var valid130 = _errs337 === errors;
+                              if (!valid130) {
+                                const err501 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/propertyNames", keyword: "propertyNames", params: { propertyName: key36 }, message: "property name must be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err501];
+                                } else {
+                                  vErrors.push(err501);
+                                }
+                                errors++;
+                              }
+                            }
+                            for (const key37 in data65) {
+                              let data67 = data65[key37];
+                              if (typeof data67 !== "string" && !(typeof data67 == "number" && isFinite(data67)) && typeof data67 !== "boolean" && data67 !== null) {
+                                const err502 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/additionalProperties/type", keyword: "type", params: { type: schema11.properties.custom_fields.additionalProperties.additionalProperties.additionalProperties.additionalProperties.additionalProperties.type }, message: "must be string,number,boolean,null" };
+                                if (vErrors === null) {
+                                  vErrors = [err502];
+                                } else {
+                                  vErrors.push(err502);
+                                }
+                                errors++;
+                              }
+                              const _errs342 = errors;
+                              const _errs343 = errors;
+                              const _errs345 = errors;
+                              const _errs346 = errors;
+                              if (0 !== data67) {
+                                const err503 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err503];
+                                } else {
+                                  vErrors.push(err503);
+                                }
+                                errors++;
+                              }
+                              var valid133 = _errs346 === errors;
+                              if (valid133) {
+                                const err504 = {};
+                                if (vErrors === null) {
+                                  vErrors = [err504];
+                                } else {
+                                  vErrors.push(err504);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs345;
+                                if (vErrors !== null) {
+                                  if (_errs345) {
+                                    vErrors.length = _errs345;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (errors === _errs343) {
+                                if (typeof data67 == "number" && isFinite(data67)) {
+                                  if (data67 >= 1e-130 || isNaN(data67)) {
+                                    const err505 = {};
+                                    if (vErrors === null) {
+                                      vErrors = [err505];
+                                    } else {
+                                      vErrors.push(err505);
+                                    }
+                                    errors++;
+                                  } else {
+                                    if (data67 <= -1e-130 || isNaN(data67)) {
+                                      const err506 = {};
+                                      if (vErrors === null) {
+                                        vErrors = [err506];
+                                      } else {
+                                        vErrors.push(err506);
+                                      }
+                                      errors++;
+                                    }
+                                  }
+                                } else {
+                                  const err507 = {};
+                                  if (vErrors === null) {
+                                    vErrors = [err507];
+                                  } else {
+                                    vErrors.push(err507);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              var valid132 = _errs343 === errors;
+                              if (valid132) {
+                                const err508 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/additionalProperties/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                                if (vErrors === null) {
+                                  vErrors = [err508];
+                                } else {
+                                  vErrors.push(err508);
+                                }
+                                errors++;
+                              } else {
+                                errors = _errs342;
+                                if (vErrors !== null) {
+                                  if (_errs342) {
+                                    vErrors.length = _errs342;
+                                  } else {
+                                    vErrors = null;
+                                  }
+                                }
+                              }
+                              if (typeof data67 == "number" && isFinite(data67)) {
+                                if (data67 > 9007199254740991 || isNaN(data67)) {
+                                  const err509 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/additionalProperties/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err509];
+                                  } else {
+                                    vErrors.push(err509);
+                                  }
+                                  errors++;
+                                }
+                                if (data67 < -9007199254740991 || isNaN(data67)) {
+                                  const err510 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/additionalProperties/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                                  if (vErrors === null) {
+                                    vErrors = [err510];
+                                  } else {
+                                    vErrors.push(err510);
+                                  }
+                                  errors++;
+                                }
+                              }
+                              if (typeof data67 === "string") {
+                                if (func3(data67) > 1e4) {
+                                  const err511 = { instancePath: instancePath + "/custom_fields/" + key7.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key23.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key31.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key35.replace(/~/g, "~0").replace(/\//g, "~1") + "/" + key37.replace(/~/g, "~0").replace(/\//g, "~1"), schemaPath: "#/properties/custom_fields/additionalProperties/additionalProperties/additionalProperties/additionalProperties/additionalProperties/maxLength", keyword: "maxLength", params: { limit: 1e4 }, message: "must NOT have more than 10000 characters" };
+                                  if (vErrors === null) {
+                                    vErrors = [err511];
+                                  } else {
+                                    vErrors.push(err511);
+                                  }
+                                  errors++;
+                                }
+                              }
+                            }
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
           } else {
-            const err84 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err512 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/type", keyword: "type", params: { type: "object" }, message: "must be object" };
             if (vErrors === null) {
-              vErrors = [err84];
+              vErrors = [err512];
             } else {
-              vErrors.push(err84);
+              vErrors.push(err512);
             }
             errors++;
           }
         }
         if (data.attachments !== void 0) {
-          let data37 = data.attachments;
-          if (Array.isArray(data37)) {
-            if (data37.length > 20) {
-              const err85 = { instancePath: instancePath + "/attachments", schemaPath: "#/properties/attachments/maxItems", keyword: "maxItems", params: { limit: 20 }, message: "must NOT have more than 20 items" };
+          let data68 = data.attachments;
+          if (Array.isArray(data68)) {
+            if (data68.length > 20) {
+              const err513 = { instancePath: instancePath + "/attachments", schemaPath: "#/properties/attachments/maxItems", keyword: "maxItems", params: { limit: 20 }, message: "must NOT have more than 20 items" };
               if (vErrors === null) {
-                vErrors = [err85];
+                vErrors = [err513];
               } else {
-                vErrors.push(err85);
+                vErrors.push(err513);
               }
               errors++;
             }
-            const len2 = data37.length;
-            for (let i2 = 0; i2 < len2; i2++) {
-              let data38 = data37[i2];
-              if (data38 && typeof data38 == "object" && !Array.isArray(data38)) {
-                if (data38.name === void 0) {
-                  const err86 = { instancePath: instancePath + "/attachments/" + i2, schemaPath: "#/properties/attachments/items/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'" };
+            const len17 = data68.length;
+            for (let i17 = 0; i17 < len17; i17++) {
+              let data69 = data68[i17];
+              if (data69 && typeof data69 == "object" && !Array.isArray(data69)) {
+                if (data69.name === void 0) {
+                  const err514 = { instancePath: instancePath + "/attachments/" + i17, schemaPath: "#/properties/attachments/items/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'" };
                   if (vErrors === null) {
-                    vErrors = [err86];
+                    vErrors = [err514];
                   } else {
-                    vErrors.push(err86);
+                    vErrors.push(err514);
                   }
                   errors++;
                 }
-                if (data38.content_type === void 0) {
-                  const err87 = { instancePath: instancePath + "/attachments/" + i2, schemaPath: "#/properties/attachments/items/required", keyword: "required", params: { missingProperty: "content_type" }, message: "must have required property 'content_type'" };
+                if (data69.content_type === void 0) {
+                  const err515 = { instancePath: instancePath + "/attachments/" + i17, schemaPath: "#/properties/attachments/items/required", keyword: "required", params: { missingProperty: "content_type" }, message: "must have required property 'content_type'" };
                   if (vErrors === null) {
-                    vErrors = [err87];
+                    vErrors = [err515];
                   } else {
-                    vErrors.push(err87);
+                    vErrors.push(err515);
                   }
                   errors++;
                 }
-                if (data38.data === void 0) {
-                  const err88 = { instancePath: instancePath + "/attachments/" + i2, schemaPath: "#/properties/attachments/items/required", keyword: "required", params: { missingProperty: "data" }, message: "must have required property 'data'" };
+                if (data69.data === void 0) {
+                  const err516 = { instancePath: instancePath + "/attachments/" + i17, schemaPath: "#/properties/attachments/items/required", keyword: "required", params: { missingProperty: "data" }, message: "must have required property 'data'" };
                   if (vErrors === null) {
-                    vErrors = [err88];
+                    vErrors = [err516];
                   } else {
-                    vErrors.push(err88);
+                    vErrors.push(err516);
                   }
                   errors++;
                 }
-                for (const key5 in data38) {
-                  if (!(key5 === "type" || key5 === "name" || key5 === "content_type" || key5 === "data")) {
-                    const err89 = { instancePath: instancePath + "/attachments/" + i2, schemaPath: "#/properties/attachments/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key5 }, message: "must NOT have additional properties" };
+                for (const key38 in data69) {
+                  if (!(key38 === "type" || key38 === "name" || key38 === "content_type" || key38 === "data")) {
+                    const err517 = { instancePath: instancePath + "/attachments/" + i17, schemaPath: "#/properties/attachments/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key38 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
-                      vErrors = [err89];
+                      vErrors = [err517];
                     } else {
-                      vErrors.push(err89);
+                      vErrors.push(err517);
                     }
                     errors++;
                   }
                 }
-                if (data38.type !== void 0) {
-                  let data39 = data38.type;
-                  if (typeof data39 !== "string") {
-                    const err90 = { instancePath: instancePath + "/attachments/" + i2 + "/type", schemaPath: "#/properties/attachments/items/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (data69.type !== void 0) {
+                  let data70 = data69.type;
+                  if (typeof data70 !== "string") {
+                    const err518 = { instancePath: instancePath + "/attachments/" + i17 + "/type", schemaPath: "#/properties/attachments/items/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err90];
+                      vErrors = [err518];
                     } else {
-                      vErrors.push(err90);
+                      vErrors.push(err518);
                     }
                     errors++;
                   }
-                  if (!(data39 === "cv" || data39 === "cover_letter" || data39 === "certificate" || data39 === "work_sample" || data39 === "photo" || data39 === "other")) {
-                    const err91 = { instancePath: instancePath + "/attachments/" + i2 + "/type", schemaPath: "#/properties/attachments/items/properties/type/enum", keyword: "enum", params: { allowedValues: schema11.properties.attachments.items.properties.type.enum }, message: "must be equal to one of the allowed values" };
+                  if (!(data70 === "cv" || data70 === "cover_letter" || data70 === "certificate" || data70 === "work_sample" || data70 === "photo" || data70 === "other")) {
+                    const err519 = { instancePath: instancePath + "/attachments/" + i17 + "/type", schemaPath: "#/properties/attachments/items/properties/type/enum", keyword: "enum", params: { allowedValues: schema11.properties.attachments.items.properties.type.enum }, message: "must be equal to one of the allowed values" };
                     if (vErrors === null) {
-                      vErrors = [err91];
+                      vErrors = [err519];
                     } else {
-                      vErrors.push(err91);
+                      vErrors.push(err519);
                     }
                     errors++;
                   }
                 }
-                if (data38.name !== void 0) {
-                  let data40 = data38.name;
-                  if (typeof data40 === "string") {
-                    if (func3(data40) > 255) {
-                      const err92 = { instancePath: instancePath + "/attachments/" + i2 + "/name", schemaPath: "#/properties/attachments/items/properties/name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                if (data69.name !== void 0) {
+                  let data71 = data69.name;
+                  if (typeof data71 === "string") {
+                    if (func3(data71) > 255) {
+                      const err520 = { instancePath: instancePath + "/attachments/" + i17 + "/name", schemaPath: "#/properties/attachments/items/properties/name/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
                       if (vErrors === null) {
-                        vErrors = [err92];
+                        vErrors = [err520];
                       } else {
-                        vErrors.push(err92);
+                        vErrors.push(err520);
                       }
                       errors++;
                     }
-                    if (func3(data40) < 1) {
-                      const err93 = { instancePath: instancePath + "/attachments/" + i2 + "/name", schemaPath: "#/properties/attachments/items/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                    if (func3(data71) < 1) {
+                      const err521 = { instancePath: instancePath + "/attachments/" + i17 + "/name", schemaPath: "#/properties/attachments/items/properties/name/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
                       if (vErrors === null) {
-                        vErrors = [err93];
+                        vErrors = [err521];
                       } else {
-                        vErrors.push(err93);
+                        vErrors.push(err521);
                       }
                       errors++;
                     }
                   } else {
-                    const err94 = { instancePath: instancePath + "/attachments/" + i2 + "/name", schemaPath: "#/properties/attachments/items/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err522 = { instancePath: instancePath + "/attachments/" + i17 + "/name", schemaPath: "#/properties/attachments/items/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err94];
+                      vErrors = [err522];
                     } else {
-                      vErrors.push(err94);
+                      vErrors.push(err522);
                     }
                     errors++;
                   }
                 }
-                if (data38.content_type !== void 0) {
-                  let data41 = data38.content_type;
-                  if (typeof data41 === "string") {
-                    if (func3(data41) > 255) {
-                      const err95 = { instancePath: instancePath + "/attachments/" + i2 + "/content_type", schemaPath: "#/properties/attachments/items/properties/content_type/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+                if (data69.content_type !== void 0) {
+                  let data72 = data69.content_type;
+                  if (typeof data72 === "string") {
+                    if (func3(data72) > 255) {
+                      const err523 = { instancePath: instancePath + "/attachments/" + i17 + "/content_type", schemaPath: "#/properties/attachments/items/properties/content_type/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
                       if (vErrors === null) {
-                        vErrors = [err95];
+                        vErrors = [err523];
                       } else {
-                        vErrors.push(err95);
+                        vErrors.push(err523);
                       }
                       errors++;
                     }
-                    if (func3(data41) < 1) {
-                      const err96 = { instancePath: instancePath + "/attachments/" + i2 + "/content_type", schemaPath: "#/properties/attachments/items/properties/content_type/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                    if (!formats10.validate(data72)) {
+                      const err524 = { instancePath: instancePath + "/attachments/" + i17 + "/content_type", schemaPath: "#/properties/attachments/items/properties/content_type/format", keyword: "format", params: { format: "media-type" }, message: 'must match format "media-type"' };
                       if (vErrors === null) {
-                        vErrors = [err96];
+                        vErrors = [err524];
                       } else {
-                        vErrors.push(err96);
+                        vErrors.push(err524);
                       }
                       errors++;
                     }
                   } else {
-                    const err97 = { instancePath: instancePath + "/attachments/" + i2 + "/content_type", schemaPath: "#/properties/attachments/items/properties/content_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err525 = { instancePath: instancePath + "/attachments/" + i17 + "/content_type", schemaPath: "#/properties/attachments/items/properties/content_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err97];
+                      vErrors = [err525];
                     } else {
-                      vErrors.push(err97);
+                      vErrors.push(err525);
                     }
                     errors++;
                   }
                 }
-                if (data38.data !== void 0) {
-                  let data42 = data38.data;
-                  if (typeof data42 === "string") {
-                    if (func3(data42) < 1) {
-                      const err98 = { instancePath: instancePath + "/attachments/" + i2 + "/data", schemaPath: "#/properties/attachments/items/properties/data/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
+                if (data69.data !== void 0) {
+                  let data73 = data69.data;
+                  if (typeof data73 === "string") {
+                    if (func3(data73) < 1) {
+                      const err526 = { instancePath: instancePath + "/attachments/" + i17 + "/data", schemaPath: "#/properties/attachments/items/properties/data/minLength", keyword: "minLength", params: { limit: 1 }, message: "must NOT have fewer than 1 characters" };
                       if (vErrors === null) {
-                        vErrors = [err98];
+                        vErrors = [err526];
                       } else {
-                        vErrors.push(err98);
+                        vErrors.push(err526);
                       }
                       errors++;
                     }
                   } else {
-                    const err99 = { instancePath: instancePath + "/attachments/" + i2 + "/data", schemaPath: "#/properties/attachments/items/properties/data/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err527 = { instancePath: instancePath + "/attachments/" + i17 + "/data", schemaPath: "#/properties/attachments/items/properties/data/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err99];
+                      vErrors = [err527];
                     } else {
-                      vErrors.push(err99);
+                      vErrors.push(err527);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err100 = { instancePath: instancePath + "/attachments/" + i2, schemaPath: "#/properties/attachments/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err528 = { instancePath: instancePath + "/attachments/" + i17, schemaPath: "#/properties/attachments/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err100];
+                  vErrors = [err528];
                 } else {
-                  vErrors.push(err100);
+                  vErrors.push(err528);
                 }
                 errors++;
               }
             }
           } else {
-            const err101 = { instancePath: instancePath + "/attachments", schemaPath: "#/properties/attachments/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err529 = { instancePath: instancePath + "/attachments", schemaPath: "#/properties/attachments/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err101];
+              vErrors = [err529];
             } else {
-              vErrors.push(err101);
+              vErrors.push(err529);
             }
             errors++;
           }
         }
       } else {
-        const err102 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err530 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err102];
+          vErrors = [err530];
         } else {
-          vErrors.push(err102);
+          vErrors.push(err530);
         }
         errors++;
       }

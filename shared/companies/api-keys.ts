@@ -139,15 +139,26 @@ export function principalToContext(p: Principal): Record<string, string | number
   return { keyId: p.keyId, scope: p.scope, partnerId: p.partnerId, ...(p.companyId !== undefined ? { companyId: p.companyId } : {}) };
 }
 
+/** A positive integer id as the authorizer context carries it (a number, or its decimal text). */
+function contextId(value: unknown): number | undefined {
+  const text = typeof value === 'number' ? String(value) : value;
+  return typeof text === 'string' && /^[1-9]\d{0,15}$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : undefined;
+}
+
+/**
+ * The principal in an authorizer context, or undefined unless it is exactly one the authorizer makes: a
+ * `partner` key (no company) or a `company` key (with its company). Any other scope is refused.
+ */
 export function principalFromContext(context: Record<string, unknown> | null | undefined): Principal | undefined {
-  if (!context || context.scope === undefined) return undefined;
-  const companyId = context.companyId === undefined || context.companyId === '' ? undefined : Number(context.companyId);
-  return {
-    keyId: Number(context.keyId),
-    scope: context.scope === 'company' ? 'company' : 'partner',
-    partnerId: Number(context.partnerId),
-    ...(companyId !== undefined ? { companyId } : {}),
-  };
+  if (!context) return undefined;
+  const keyId = contextId(context.keyId);
+  const partnerId = contextId(context.partnerId);
+  if (keyId === undefined || partnerId === undefined) return undefined;
+  const noCompany = context.companyId === undefined || context.companyId === null || context.companyId === '';
+  if (context.scope === 'partner' && noCompany) return { keyId, scope: 'partner', partnerId };
+  const companyId = contextId(context.companyId);
+  if (context.scope === 'company' && companyId !== undefined) return { keyId, scope: 'company', partnerId, companyId };
+  return undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------

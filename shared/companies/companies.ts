@@ -218,7 +218,7 @@ export async function listCompanies(scope: CompanyScope, q: QueryParams, link: L
 // Partial update
 
 const nullableString = { type: ['string', 'null'], maxLength: 1000 } as const;
-const nullableUri = { type: ['string', 'null'], format: 'uri', maxLength: 2000 } as const;
+const nullableUri = { type: ['string', 'null'], format: 'http-url', maxLength: 2000 } as const;
 
 export const companyPatchSchema = {
   type: 'object',

@@ -279,6 +279,47 @@ export function loadCompanyPatchValidator(): CompiledValidator {
       }
     });
   
+    // shared/platform/web-formats.ts
+    function isHttpUrl(value, maxLength = 2e3) {
+      if (value.length > maxLength || !URL_CHARACTERS.test(value) || !/^https?:\/\/[^/?#]/i.test(value)) return false;
+      let url;
+      try {
+        url = new URL(value);
+      } catch {
+        return false;
+      }
+      return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "" && !url.username && !url.password;
+    }
+    function parseMediaType(value) {
+      if (value.length > 255) return void 0;
+      const type = TYPE.exec(value);
+      if (!type) return void 0;
+      const parameters = [];
+      let rest = value.slice(type[0].length);
+      while (rest.replace(/^[ \t]+$/, "") !== "") {
+        const parameter = PARAMETER.exec(rest);
+        if (!parameter) return void 0;
+        const raw = parameter[2];
+        parameters.push([parameter[1].toLowerCase(), raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, "$1") : raw]);
+        rest = rest.slice(parameter[0].length);
+      }
+      return { essence: `${type[1]}/${type[2]}`.toLowerCase(), parameters };
+    }
+    var URL_CHARACTERS, LABEL, HOST, TOKEN, QUOTED, PARAMETER, TYPE, TOKEN_ONLY;
+    var init_web_formats = __esm({
+      "shared/platform/web-formats.ts"() {
+        "use strict";
+        URL_CHARACTERS = /^[\x21-\x7e]+$/;
+        LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+        HOST = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*\\.?|\\[[0-9A-Fa-f:.]{2,45}\\])(?::\\d{1,5})?$`);
+        TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+        QUOTED = '"(?:[\\t\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\t\\x20-\\x7e])*"';
+        PARAMETER = new RegExp(`^[ \\t]*;[ \\t]*(${TOKEN})=(${TOKEN}|${QUOTED})`);
+        TYPE = new RegExp(`^(${TOKEN})/(${TOKEN})`);
+        TOKEN_ONLY = new RegExp(`^${TOKEN}$`);
+      }
+    });
+  
     // shared/platform/formats.ts
     var formats_exports = {};
     __export(formats_exports, {
@@ -289,7 +330,13 @@ export function loadCompanyPatchValidator(): CompiledValidator {
       "shared/platform/formats.ts"() {
         "use strict";
         import_formats = __toESM(require_formats(), 1);
-        formats = { ...import_formats.fullFormats };
+        init_web_formats();
+        formats = {
+          ...import_formats.fullFormats,
+          // The one rule for URLs we store and hand out, and media types safe to echo into headers (docs/security.md).
+          "http-url": { type: "string", validate: (value) => isHttpUrl(value) },
+          "media-type": { type: "string", validate: (value) => parseMediaType(value) !== void 0 }
+        };
       }
     });
   
@@ -299,10 +346,10 @@ export function loadCompanyPatchValidator(): CompiledValidator {
       validate: () => validate
     });
     var validate = validate10;
-    var schema11 = { "type": "object", "additionalProperties": false, "properties": { "name": { "type": "string", "minLength": 1, "maxLength": 255 }, "ats": { "type": "string", "enum": ["sandbox", "greenhouse", "lever", "personio", "smartrecruiters", "workday", "recruitee", "teamtailor"] }, "partner_company_id": { "type": ["string", "null"], "maxLength": 1e3 }, "website": { "type": ["string", "null"], "format": "uri", "maxLength": 2e3 }, "logo": { "type": ["string", "null"], "format": "uri", "maxLength": 2e3 }, "primary_color": { "type": ["string", "null"], "pattern": "^#[0-9A-Fa-f]{6}$" }, "street": { "type": ["string", "null"], "maxLength": 1e3 }, "city": { "type": ["string", "null"], "maxLength": 1e3 }, "country": { "type": ["string", "null"], "maxLength": 1e3 }, "postcode": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_name": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_email": { "type": ["string", "null"], "format": "email", "maxLength": 254 }, "contact_phone": { "type": ["string", "null"], "maxLength": 1e3 } } };
+    var schema11 = { "type": "object", "additionalProperties": false, "properties": { "name": { "type": "string", "minLength": 1, "maxLength": 255 }, "ats": { "type": "string", "enum": ["sandbox", "greenhouse", "lever", "personio", "smartrecruiters", "workday", "recruitee", "teamtailor"] }, "partner_company_id": { "type": ["string", "null"], "maxLength": 1e3 }, "website": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "logo": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "primary_color": { "type": ["string", "null"], "pattern": "^#[0-9A-Fa-f]{6}$" }, "street": { "type": ["string", "null"], "maxLength": 1e3 }, "city": { "type": ["string", "null"], "maxLength": 1e3 }, "country": { "type": ["string", "null"], "maxLength": 1e3 }, "postcode": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_name": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_email": { "type": ["string", "null"], "format": "email", "maxLength": 254 }, "contact_phone": { "type": ["string", "null"], "maxLength": 1e3 } } };
     var func2 = Object.prototype.hasOwnProperty;
     var func3 = require_ucs2length().default;
-    var formats0 = (init_formats(), __toCommonJS(formats_exports)).formats.uri;
+    var formats0 = (init_formats(), __toCommonJS(formats_exports)).formats["http-url"];
     var formats4 = /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i;
     var pattern0 = new RegExp("^#[0-9A-Fa-f]{6}$", "u");
     function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
@@ -416,8 +463,8 @@ export function loadCompanyPatchValidator(): CompiledValidator {
               }
               errors++;
             }
-            if (!formats0(data3)) {
-              const err10 = { instancePath: instancePath + "/website", schemaPath: "#/properties/website/format", keyword: "format", params: { format: "uri" }, message: 'must match format "uri"' };
+            if (!formats0.validate(data3)) {
+              const err10 = { instancePath: instancePath + "/website", schemaPath: "#/properties/website/format", keyword: "format", params: { format: "http-url" }, message: 'must match format "http-url"' };
               if (vErrors === null) {
                 vErrors = [err10];
               } else {
@@ -448,8 +495,8 @@ export function loadCompanyPatchValidator(): CompiledValidator {
               }
               errors++;
             }
-            if (!formats0(data4)) {
-              const err13 = { instancePath: instancePath + "/logo", schemaPath: "#/properties/logo/format", keyword: "format", params: { format: "uri" }, message: 'must match format "uri"' };
+            if (!formats0.validate(data4)) {
+              const err13 = { instancePath: instancePath + "/logo", schemaPath: "#/properties/logo/format", keyword: "format", params: { format: "http-url" }, message: 'must match format "http-url"' };
               if (vErrors === null) {
                 vErrors = [err13];
               } else {

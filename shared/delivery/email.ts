@@ -8,6 +8,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
+import MailComposer from 'nodemailer/lib/mail-composer';
+import { parseMediaType } from '#platform/web-formats.js';
 
 export interface MailAttachment {
   filename: string;
@@ -24,47 +26,42 @@ export interface Mail {
 
 let ses: SESv2Client | undefined;
 
-const encodeHeader = (value: string) => (/^[\x20-\x7e]*$/.test(value) ? value : `=?UTF-8?B?${Buffer.from(value).toString('base64')}?=`);
-/** A file name inside a quoted header parameter: no quotes, backslashes or line breaks. */
-const quotedName = (value: string) => encodeHeader(value.replace(/["\\\r\n]/g, '_'));
-const wrap = (base64: string) => base64.replace(/.{1,76}/g, '$&\r\n');
+/** A file name for a quoted header parameter: no quotes, backslashes or line breaks. */
+const safeName = (value: string) => value.replace(/["\\\r\n]/g, '_');
+/** Only a well-formed media type goes into a MIME header (stored ones are normalised already; this is the last line). */
+const safeContentType = (value: string) => parseMediaType(value)?.essence ?? 'application/octet-stream';
 
-export function mimeMessage(mail: Mail, from: string, date = new Date()): string {
-  const boundary = `his-${randomUUID()}`;
-  const parts = [
-    `From: ${from}`,
-    `To: ${mail.to}`,
-    `Subject: ${encodeHeader(mail.subject.replace(/[\r\n]+/g, ' '))}`,
-    `Date: ${date.toUTCString()}`,
-    `Message-ID: <${randomUUID()}@hiring-integration-service>`,
-    'MIME-Version: 1.0',
-    `Content-Type: multipart/mixed; boundary="${boundary}"`,
-    '',
-    `--${boundary}`,
-    'Content-Type: text/plain; charset=utf-8',
-    'Content-Transfer-Encoding: base64',
-    '',
-    wrap(Buffer.from(mail.text, 'utf8').toString('base64')),
-  ];
-  for (const attachment of mail.attachments) {
-    parts.push(
-      `--${boundary}`,
-      `Content-Type: ${attachment.contentType}; name="${quotedName(attachment.filename)}"`,
-      `Content-Disposition: attachment; filename="${quotedName(attachment.filename)}"`,
-      'Content-Transfer-Encoding: base64',
-      '',
-      wrap(attachment.content.toString('base64')),
-    );
-  }
-  parts.push(`--${boundary}--`, '');
-  return parts.join('\r\n');
+/**
+ * The message as MIME text, built by nodemailer's MailComposer (header encoding, folding, boundaries).
+ * No content is read from paths or URLs: everything is given as buffers.
+ */
+export async function mimeMessage(mail: Mail, from: string, date = new Date()): Promise<string> {
+  const composer = new MailComposer({
+    from,
+    to: mail.to,
+    subject: mail.subject.replace(/[\r\n]+/g, ' '),
+    date: date.toUTCString(),
+    messageId: `<${randomUUID()}@hiring-integration-service>`,
+    text: mail.text,
+    textEncoding: 'base64',
+    disableFileAccess: true,
+    disableUrlAccess: true,
+    attachments: mail.attachments.map((a) => ({
+      filename: safeName(a.filename),
+      contentType: safeContentType(a.contentType),
+      content: a.content,
+      contentTransferEncoding: 'base64',
+    })),
+  });
+  const raw = await composer.compile().build();
+  return raw.toString('utf8');
 }
 
 export async function sendMail(mail: Mail): Promise<void> {
   // Addresses come from imported job data: refuse anything that is not one plain address.
   if (!/^[^\s@",;<>]+@[^\s@",;<>]+$/.test(mail.to)) throw new Error('not a single e-mail address');
   const from = process.env.EMAIL_FROM ?? 'applications@hiring-integration.invalid';
-  const raw = mimeMessage(mail, from);
+  const raw = await mimeMessage(mail, from);
   const outbox = process.env.EMAIL_OUTBOX_DIR;
   if (outbox) {
     mkdirSync(outbox, { recursive: true });

@@ -17,6 +17,8 @@ import type { LinkContext } from '#platform/pagination.js';
 import { queryParams, type QueryParams } from '#platform/query-params.js';
 import { currentMetrics, formatMetrics, withRequestMetrics } from '#platform/request-metrics.js';
 import { routeById, type RouteDefinition } from '#http/routes.js';
+import { isHostHeader, isHttpUrl } from '#platform/web-formats.js';
+import { SECURITY_HEADERS } from '#http/response-headers.js';
 
 export interface ApiRequest {
   event: APIGatewayProxyEvent;
@@ -39,14 +41,29 @@ type ApiHandler = (request: ApiRequest) => Promise<ApiResult>;
 
 export { header };
 
+/**
+ * The base of absolute page links (D4): `PUBLIC_BASE_URL` when configured, else the domain the gateway
+ * records for the request (on AWS its own domain name; locally the adapter's validated Host), with the
+ * scheme the gateway reports (`X-Forwarded-Proto`, which the gateway sets itself). Only http(s) and a
+ * well-formed host ever make it into a link; nothing else a client sends does.
+ */
+function linkBase(event: APIGatewayProxyEvent): { origin: string; path: string } {
+  const configured = process.env.PUBLIC_BASE_URL;
+  if (configured) {
+    if (!isHttpUrl(configured)) throw new Error('PUBLIC_BASE_URL is not an http(s) URL');
+    return { origin: configured.replace(/\/+$/, ''), path: event.path };
+  }
+  const domain = event.requestContext?.domainName;
+  const host = domain && isHostHeader(domain) ? domain : 'localhost';
+  const proto = header(event, 'x-forwarded-proto')?.toLowerCase() === 'http' ? 'http' : 'https';
+  // requestContext.path is the path as the client called it (with the stage on an execute-api domain).
+  return { origin: `${proto}://${host}`, path: event.requestContext?.path ?? event.path };
+}
+
 /** The request's own absolute URL (without query), for `next`/`previous` links (D4). */
 export function linkContext(event: APIGatewayProxyEvent): LinkContext {
-  // The gateway's own record of the domain called, not a header a client could set.
-  const host = event.requestContext?.domainName ?? header(event, 'host') ?? 'localhost';
-  const proto = header(event, 'x-forwarded-proto') ?? 'https';
-  // requestContext.path is the path as the client called it (with the stage on an execute-api domain).
-  const path = event.requestContext?.path ?? event.path;
-  return { baseUrl: `${proto}://${host}${path}`, query: queryParams(event) };
+  const { origin, path } = linkBase(event);
+  return { baseUrl: `${origin}${path}`, query: queryParams(event) };
 }
 
 /** A positive integer path parameter; anything else cannot name a record, so it is a 404. */
@@ -61,6 +78,7 @@ function respond(requestId: string, statusCode: number, body: unknown, headers: 
     statusCode,
     headers: {
       'Content-Type': 'application/json',
+      ...SECURITY_HEADERS,
       'X-Request-Id': requestId,
       ...(metrics && process.env.CAPACITY_HEADER === '1' ? { 'X-DynamoDB-Capacity': formatMetrics(metrics) } : {}),
       ...headers,
@@ -93,7 +111,11 @@ export function api(routeId: string, handler: ApiHandler, extra: MiddlewareObj[]
       const { event } = request;
       const requestId = request.context.requestId;
       // Header names are case-insensitive; lower-casing them once lets later middlewares address them.
-      event.headers = Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+      // A null-prototype object: header names are the client's, `toString` and `__proto__` included.
+      event.headers = Object.assign(
+        Object.create(null) as Record<string, string | undefined>,
+        Object.fromEntries(Object.entries(event.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+      );
       const principal = principalFromContext(event.requestContext?.authorizer);
       // The gateway only invokes a route after the authorizer; a missing principal means a misconfiguration.
       if (!principal) throw new UnauthorizedError();
@@ -121,6 +143,7 @@ export function api(routeId: string, handler: ApiHandler, extra: MiddlewareObj[]
       const metrics = currentMetrics()!;
       response.headers = {
         ...(response.headers ?? {}),
+        ...SECURITY_HEADERS,
         'X-Request-Id': requestId,
         ...(process.env.CAPACITY_HEADER === '1' ? { 'X-DynamoDB-Capacity': formatMetrics(metrics) } : {}),
       };

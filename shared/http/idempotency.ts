@@ -1,23 +1,35 @@
 /**
  * `Idempotency-Key` on creates (D8, Stripe semantics) with Powertools idempotency: the first response
- * is stored for 24 h under a key scoped to the partner, the Company-Id and the client's key; a retry with
- * the same body gets that response again (header `Idempotent-Replayed: true`) without running the
- * handler; a retry with another body is a 422; one still in progress is a 409.
+ * is stored for 24 h under a key scoped to the partner, the company (the parsed Company-Id, so `055` and
+ * `55` are one scope) and the client's key; a retry with the same body gets that response again (header
+ * `Idempotent-Replayed: true`) without running the handler; a retry with another body is a 422; one still
+ * in progress is a 409 with `Retry-After`.
+ *
+ * Powertools' middleware deletes the stored record in `onError` whatever failed, including its own 422 and
+ * 409, which let the next retry run the handler again (a second application). This wrapper hands
+ * `onError` on only when this request owns the record: it saved the in-progress record itself, and then
+ * its handler failed (a rejected request is not remembered, P25).
  */
 import { IdempotencyConfig } from '@aws-lambda-powertools/idempotency';
 import { DynamoDBPersistenceLayer } from '@aws-lambda-powertools/idempotency/dynamodb';
 import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middleware';
-import type { MiddlewareObj } from '@middy/core';
+import type { MiddlewareObj, Request } from '@middy/core';
 import { config, dynamoClient } from '#platform/clients.js';
 import { invalidField } from '#platform/errors.js';
 import { tableDefinition } from '#platform/table.js';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
+/** What Powertools sees instead of the proxy event: the scope and the payload, both already parsed. */
+interface IdempotencySubject {
+  scope: [string, string, string] | null;
+  payload: [string, string];
+}
+
 const idempotencyConfig = new IdempotencyConfig({
-  // Null (no idempotency) when the header is absent; headers are lower-cased by the api() middleware.
-  eventKeyJmesPath: 'headers."idempotency-key" && [requestContext.authorizer.partnerId, headers."company-id", headers."idempotency-key"]',
-  payloadValidationJmesPath: '[headers."content-type", body]',
+  // Null (no idempotency) when the request has no Idempotency-Key.
+  eventKeyJmesPath: 'scope',
+  payloadValidationJmesPath: 'payload',
   throwOnNoIdempotencyKey: false,
   expiresAfterSeconds: IDEMPOTENCY_TTL_SECONDS,
   responseHook: (response) => {
@@ -26,6 +38,22 @@ const idempotencyConfig = new IdempotencyConfig({
     return replayed;
   },
 });
+
+interface ApiContextLike {
+  api?: { principal: { partnerId: number }; company?: { id: number } };
+}
+
+function subjectOf(request: Request): IdempotencySubject {
+  const event = request.event as { headers?: Record<string, string | undefined>; body?: string | null };
+  const headers = event.headers ?? {};
+  const key = headers['idempotency-key'];
+  const api = (request.context as ApiContextLike).api;
+  const scope: IdempotencySubject['scope'] =
+    key === undefined || !api?.company ? null : [String(api.principal.partnerId), String(api.company.id), key];
+  return { scope, payload: [headers['content-type'] ?? '', event.body ?? ''] };
+}
+
+const OWNER = 'his.idempotency.owner';
 
 /** A middleware for the create route; the persistence layer follows the current clients (local runtime restarts). */
 export function idempotency(): MiddlewareObj {
@@ -48,13 +76,20 @@ export function idempotency(): MiddlewareObj {
     }
     return inner;
   };
+  // Powertools reads `event` and `response` and keeps its state in `internal`, which stays shared.
+  const view = (request: Request) => ({ ...request, event: subjectOf(request) }) as never;
   return {
     before: async (request) => {
       const key = (request.event as { headers?: Record<string, string | undefined> })?.headers?.['idempotency-key'];
       if (key !== undefined && (key.length < 1 || key.length > 255)) throw invalidField('Idempotency-Key', 'Must be 1 to 255 characters.');
-      return current().before!(request as never);
+      const replay: unknown = await current().before!(view(request));
+      // No replay and no error: this request saved the in-progress record (or idempotency does not apply).
+      if (replay === undefined) (request.internal as Record<string, unknown>)[OWNER] = true;
+      return replay;
     },
-    after: async (request) => current().after!(request as never),
-    onError: async (request) => current().onError!(request as never),
+    after: async (request) => current().after!(view(request)),
+    onError: async (request) => {
+      if ((request.internal as Record<string, unknown>)[OWNER] === true) await current().onError!(view(request));
+    },
   };
 }

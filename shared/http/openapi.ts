@@ -43,6 +43,7 @@ import {
   jobSchema,
 } from '#http/response-schemas.js';
 import { routes, type RouteDefinition } from '#http/routes.js';
+import { SHARED_SCHEMAS } from '#platform/schema-rules.js';
 
 type Json = Record<string, unknown>;
 
@@ -76,6 +77,7 @@ const SCHEMAS: readonly [string, object][] = [
   ['AttachmentIn', attachmentInSchema],
   ['ScreeningAnswer', applicationInSchema.properties.screening_questions.items],
   ['Error', errorSchema],
+  ...SHARED_SCHEMAS,
 ];
 
 const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });

@@ -9,7 +9,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { getCompanyRecord, setCompanyFields } from '#companies/companies.js';
-import { NotFoundError, ValidationError, type FieldErrors } from '#platform/errors.js';
+import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
 import {
@@ -27,6 +27,7 @@ import { counterReader, readCount } from '#platform/counts.js';
 import { publishEvents } from '#platform/events.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
 import { loadJobInputValidator } from '#jobs/validators.generated.js';
+import { freeFormArray, freeFormObject, storableNumber } from '#platform/schema-rules.js';
 
 export const JOB_STATUSES = ['active', 'deleted', 'archived'] as const;
 export const REMOTE_VALUES = ['remote', 'hybrid', 'on-site'] as const;
@@ -89,7 +90,9 @@ export const CATEGORIES = [
 ] as const;
 
 const str = { type: ['string', 'null'] } as const;
-const num = { type: ['number', 'null'] } as const;
+const num = { ...storableNumber, type: ['number', 'null'] } as const;
+/** URLs we hand to job seekers: http(s) only, like every URL the interface accepts. */
+const url = { type: ['string', 'null'], format: 'http-url', maxLength: 2000 } as const;
 const oneOf = <T extends readonly string[]>(values: T) => ({ type: ['string', 'null'], enum: [...values, null] }) as const;
 
 export const screeningQuestionSchema = {
@@ -124,8 +127,8 @@ export const applicationFormFieldSchema = {
     type: { type: 'string' },
     subtype: { type: ['string', 'null'] },
     required: { type: 'boolean' },
-    order: { type: 'number' },
-    options: { type: 'array' },
+    order: storableNumber,
+    options: freeFormArray(),
   },
 } as const;
 
@@ -136,7 +139,7 @@ export const descriptionSectionSchema = {
   properties: {
     id: { type: 'string' },
     type: { type: 'string' },
-    order: { type: 'number' },
+    order: storableNumber,
     title: { type: 'string' },
     content: { type: 'string' },
   },
@@ -151,8 +154,8 @@ export const jobInputSchema = {
     external_id: { type: 'string', minLength: 1, maxLength: 255 },
     title: str,
     description: str,
-    posting_url: str,
-    application_url: str,
+    posting_url: url,
+    application_url: url,
     application_email: str,
     status: oneOf(JOB_STATUSES),
     remote: oneOf(REMOTE_VALUES),
@@ -181,12 +184,12 @@ export const jobInputSchema = {
     contact_title: str,
     contact_phone: str,
     contact_salutation: str,
-    banner_image: str,
+    banner_image: url,
     screening_questions: { type: 'array', items: screeningQuestionSchema },
     application_form_fields: { type: 'array', items: applicationFormFieldSchema },
     description_sections: { type: 'array', items: descriptionSectionSchema },
-    custom_fields: { type: 'object' },
-    raw_values: { type: 'object' },
+    custom_fields: freeFormObject(),
+    raw_values: freeFormObject(),
     import_source: str,
   },
 } as const;
@@ -519,7 +522,7 @@ const validateJobInput = /* @__PURE__ */ lazyValidator(loadJobInputValidator);
 /** Validates a whole feed; any invalid job rejects the run before anything is written. */
 export function parseJobFeed(feed: unknown): JobInput[] {
   if (!Array.isArray(feed)) throw new ValidationError({ body: ['Must be a JSON array of jobs.'] });
-  const errors: FieldErrors = {};
+  const errors = fieldErrors();
   const seen = new Set<string>();
   feed.forEach((job, i) => {
     if (!validateJobInput(job)) {

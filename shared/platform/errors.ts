@@ -4,6 +4,16 @@
  */
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * An empty FieldErrors without a prototype: field paths come from clients (`toString`, `__proto__`), and
+ * on a plain object they would read or replace the prototype's members instead of adding an entry.
+ */
+export function fieldErrors(entries: Iterable<readonly [string, string[]]> = []): FieldErrors {
+  const out = Object.create(null) as FieldErrors;
+  for (const [field, messages] of entries) out[field] = messages;
+  return out;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
@@ -23,13 +33,13 @@ export class ApiError extends Error {
 
 export class ValidationError extends ApiError {
   constructor(errors: FieldErrors, detail = describe(errors)) {
-    super(400, 'invalid', detail, errors);
+    super(400, 'invalid', detail, fieldErrors(Object.entries(errors)));
   }
 }
 
 /** A 400 about one named field or parameter. */
 export function invalidField(field: string, message: string): ValidationError {
-  return new ValidationError({ [field]: [message] });
+  return new ValidationError(fieldErrors([[field, [message]]]));
 }
 
 export class BadRequestError extends ApiError {

@@ -4,7 +4,8 @@
  * field errors with paths such as `candidate.email` or `attachments[0].data`.
  */
 import type { ErrorObject } from 'ajv';
-import { ValidationError, type FieldErrors } from '#platform/errors.js';
+import { ValidationError, fieldErrors, type FieldErrors } from '#platform/errors.js';
+import { LIMITS } from '#platform/schema-rules.js';
 
 /** A generated (ajv standalone) validator: true when valid, else its `errors` say why. */
 export type CompiledValidator = ((data: unknown) => boolean) & { errors?: ErrorObject[] | null };
@@ -16,6 +17,7 @@ function fieldPath(error: ErrorObject): string {
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (error.keyword === 'required') parts.push(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') parts.push(String(error.params.additionalProperty));
+  if (error.keyword === 'propertyNames') parts.push(String(error.params.propertyName));
   let path = '';
   for (const part of parts) path += /^\d+$/.test(part) ? `[${part}]` : path ? `.${part}` : part;
   return path || 'body';
@@ -27,22 +29,34 @@ function message(error: ErrorObject): string {
       return 'This field is required.';
     case 'additionalProperties':
       return 'This field is not accepted here.';
+    case 'propertyNames':
+      return `This name is not accepted here: names are 1 to ${LIMITS.keyName} characters, and not __proto__, constructor or prototype.`;
     case 'enum':
       return `Must be one of ${(error.params.allowedValues as unknown[]).filter((v) => v !== null).join(', ')}.`;
     case 'format':
-      return `Must be a valid ${error.params.format === 'uri' ? 'URL' : error.params.format === 'email' ? 'e-mail address' : error.params.format}.`;
+      return `Must be a valid ${FORMAT_NAMES[String(error.params.format)] ?? String(error.params.format)}.`;
     case 'type':
-      return `Must be of type ${String(error.params.type).replace(',', ' or ')}.`;
+      return `Must be of type ${String(error.params.type).replace(/,/g, ' or ')}.`;
+    case 'not':
+      // The only negation in our schemas is the storable-number rule.
+      return `Must be 0 or at least ${LIMITS.minNumberMagnitude} in magnitude.`;
+    case 'minimum':
+    case 'maximum':
+      return `Must be ${error.params.comparison} ${String(error.params.limit)}.`;
     default:
       return `${error.message ?? 'Invalid value'}.`.replace(/^must/, 'Must');
   }
 }
 
+const FORMAT_NAMES: Record<string, string> = { uri: 'URL', 'http-url': 'http or https URL', email: 'e-mail address' };
+
 export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldErrors {
-  const out: FieldErrors = {};
+  const out = fieldErrors();
   for (const error of errors ?? []) {
     // anyOf/oneOf branches repeat their children's errors; keep the concrete ones.
     if (error.keyword === 'anyOf' || error.keyword === 'oneOf' || error.keyword === 'if') continue;
+    // The reasons a property name failed; the propertyNames error itself names the property.
+    if ((error as ErrorObject & { propertyName?: string }).propertyName !== undefined) continue;
     const path = fieldPath(error);
     const text = message(error);
     const list = (out[path] ??= []);

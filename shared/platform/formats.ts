@@ -5,5 +5,11 @@
  */
 import { fullFormats } from 'ajv-formats/dist/formats.js';
 import type { Format } from 'ajv';
+import { isHttpUrl, parseMediaType } from '#platform/web-formats.js';
 
-export const formats: Record<string, Format> = { ...fullFormats };
+export const formats: Record<string, Format> = {
+  ...fullFormats,
+  // The one rule for URLs we store and hand out, and media types safe to echo into headers (docs/security.md).
+  'http-url': { type: 'string', validate: (value: string) => isHttpUrl(value) },
+  'media-type': { type: 'string', validate: (value: string) => parseMediaType(value) !== undefined },
+};

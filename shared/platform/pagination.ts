@@ -3,7 +3,7 @@
  * `next` links carry an opaque cursor bound to the tenant, the filters and the page it continues to, so a
  * client that follows `next` reads each item once; a bare `page=N` is still answered correctly.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { BadRequestError } from '#platform/errors.js';
 import { positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
 
@@ -46,7 +46,7 @@ export function pageRequest(q: QueryParams, options: PageOptions): PageRequest {
 
 function bindingOf(q: QueryParams, options: PageOptions, page: number, pageSize: number): string {
   const filters = options.filterParams
-    .filter((name) => q[name] !== undefined && !PAGING_PARAMS.has(name))
+    .filter((name) => Object.hasOwn(q, name) && !PAGING_PARAMS.has(name))
     .map((name) => [name, [...q[name]].sort()]);
   return createHash('sha256')
     .update(JSON.stringify([options.scope, page, pageSize, filters]))
@@ -54,7 +54,6 @@ function bindingOf(q: QueryParams, options: PageOptions, page: number, pageSize:
 }
 
 function secret(): string {
-  // The cursor's tenant binding is checked on every use; the signature additionally stops tampering.
   const configured = process.env.CURSOR_SECRET;
   if (configured) return configured;
   // Deployed functions must have the stack's secret; only local runs and unit tests may use a fixed one.
@@ -62,28 +61,78 @@ function secret(): string {
   return 'local-development-cursor-secret';
 }
 
-function sign(payload: string): string {
-  return createHmac('sha256', secret()).update(payload).digest('base64url');
+let derived: { from: string; key: Buffer } | undefined;
+
+/** The AES-256 key for cursors, derived from CURSOR_SECRET (HKDF-SHA256, so the secret's form does not matter). */
+function cursorKey(): Buffer {
+  const from = secret();
+  if (derived?.from !== from) derived = { from, key: Buffer.from(hkdfSync('sha256', from, '', 'his-page-cursor-v1', 32)) };
+  return derived.key;
 }
 
-/** A cursor token for the page after `page`; the reader of that page must present the same binding. */
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+/** Longer tokens are never minted (a position is a handful of keys); refusing them bounds the work. */
+const MAX_CURSOR_CHARS = 2048;
+
+/**
+ * A cursor token for the page after `page`; the reader of that page must present the same binding. The
+ * token is AES-256-GCM ciphertext (iv | ciphertext | tag, base64url): clients can neither read the key
+ * layout in it nor change it.
+ */
 export function makeCursor(q: QueryParams, options: PageOptions, nextPage: number, pageSize: number, cursor: Cursor): string {
-  const payload = Buffer.from(JSON.stringify({ b: bindingOf(q, options, nextPage, pageSize), c: cursor })).toString('base64url');
-  return `${payload}.${sign(payload)}`;
+  const iv = randomBytes(IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', cursorKey(), iv);
+  const plaintext = JSON.stringify({ b: bindingOf(q, options, nextPage, pageSize), c: cursor });
+  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString('base64url');
+}
+
+function invalidCursor(): BadRequestError {
+  return new BadRequestError('The "cursor" parameter is not valid; follow the "next" link as given.', 'invalid_cursor');
+}
+
+function decrypt(token: string): string | undefined {
+  if (token.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
+  const bytes = Buffer.from(token, 'base64url');
+  if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', cursorKey(), bytes.subarray(0, IV_BYTES));
+    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** What a cursor must hold: a binding, a position of non-empty string key attributes and a count. */
+function isCursorPayload(value: unknown): value is { b: string; c: Cursor } {
+  if (typeof value !== 'object' || value === null) return false;
+  const { b, c } = value as { b?: unknown; c?: { position?: unknown; count?: unknown } };
+  if (typeof b !== 'string' || typeof c !== 'object' || c === null) return false;
+  const { position, count } = c;
+  if (typeof count !== 'number' || !Number.isSafeInteger(count) || count < 0) return false;
+  if (typeof position !== 'object' || position === null || Array.isArray(position)) return false;
+  const values = Object.values(position);
+  return values.length > 0 && values.every((v) => typeof v === 'string' && v !== '');
 }
 
 /**
- * Opens a cursor. A forged or corrupt token is a 400. A genuine token minted for other filters, another
- * page or another tenant is ignored, and the page is computed without it (still correct, only slower).
+ * Opens a cursor. Anything that is not a cursor we minted (forged, corrupt, truncated) is a 400. A genuine
+ * token minted for other filters, another page or another tenant is ignored, and the page is computed
+ * without it (still correct, only slower).
  */
 function openCursor(token: string, binding: string): Cursor | undefined {
-  const [payload, signature] = token.split('.');
-  const expected = payload ? sign(payload) : '';
-  if (!signature || signature.length !== expected.length || !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
-    throw new BadRequestError('The "cursor" parameter is not valid; follow the "next" link as given.', 'invalid_cursor');
+  const plaintext = decrypt(token);
+  if (plaintext === undefined) throw invalidCursor();
+  let payload: unknown;
+  try {
+    payload = JSON.parse(plaintext);
+  } catch {
+    throw invalidCursor();
   }
-  const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { b: string; c: Cursor };
-  return decoded.b === binding ? decoded.c : undefined;
+  if (!isCursorPayload(payload)) throw invalidCursor();
+  return payload.b === binding ? payload.c : undefined;
 }
 
 export interface PageEnvelope<T> {

@@ -11,19 +11,20 @@ interface ProxyQuery {
   multiValueQueryStringParameters?: Record<string, string[] | undefined> | null;
 }
 
+/** The query as name → values, in an object without a prototype: names are the client's (`toString`, `__proto__`). */
 export function queryParams(event: ProxyQuery): QueryParams {
-  const out: QueryParams = {};
+  const out = Object.create(null) as QueryParams;
   for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
     if (values) out[name] = values;
   }
   for (const [name, value] of Object.entries(event.queryStringParameters ?? {})) {
-    if (!(name in out) && value !== undefined) out[name] = [value];
+    if (!Object.hasOwn(out, name) && value !== undefined) out[name] = [value];
   }
   return out;
 }
 
 function values(q: QueryParams, name: string): string[] {
-  return (q[name] ?? []).filter((v) => v !== '');
+  return (Object.hasOwn(q, name) ? q[name] : []).filter((v) => v !== '');
 }
 
 export function stringParam(q: QueryParams, name: string): string | undefined {

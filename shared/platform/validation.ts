@@ -3,9 +3,10 @@
  * generate the validators (ajv standalone code, `npm run validators`), and by tests; no function compiles
  * a schema at runtime, and no function bundle contains ajv. Whatever is added here (a format, a keyword)
  * flows into the generated validators the next time they are generated; a test fails while they are stale.
- * The runtime side (D2 field errors from a validator's errors) is `field-errors.ts`.
+ * The runtime side (D2 field errors from a validator's errors) is `field-errors.ts`; the shared input rules
+ * as schema fragments are `schema-rules.ts`.
  */
-import { Ajv, _, type Options } from 'ajv';
+import { Ajv, _, str, type KeywordCxt, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { formats } from '#platform/formats.js';
 
@@ -16,12 +17,31 @@ export const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: tru
 /** How generated code reaches a format implemented as a function (a RegExp format is inlined by ajv itself). */
 const FORMATS_CODE = _`require("#platform/formats.js").formats`;
 
+/**
+ * Adds the service's own formats and the `x-max-json-bytes` keyword to an ajv instance (the service's, and
+ * the Ajv2020 one that checks the OpenAPI document). The keyword is generated code (no closure), so it
+ * compiles standalone; a value too deep to serialise counts as too large.
+ */
+export function addInputRules<T extends Pick<Ajv, 'addFormat' | 'addKeyword' | 'formats'>>(instance: T): T {
+  for (const [name, format] of Object.entries(formats)) if (!(name in instance.formats)) instance.addFormat(name, format);
+  instance.addKeyword({
+    keyword: 'x-max-json-bytes',
+    schemaType: 'number',
+    code(cxt: KeywordCxt) {
+      cxt.fail(
+        _`(() => { try { return Buffer.byteLength(JSON.stringify(${cxt.data}) ?? ''); } catch { return Infinity; } })() > ${cxt.schema as number}`,
+      );
+    },
+    error: { message: ({ schema }) => str`must be at most ${schema as number} bytes as JSON` },
+  });
+  return instance;
+}
+
 /** A new ajv instance with the service's options, formats and keywords; `options` adds to them (code generation). */
 export function createAjv(options: Options = {}): Ajv {
   const ajv = new Ajv({ ...AJV_OPTIONS, ...options, code: { ...options.code, formats: FORMATS_CODE } });
   addFormats(ajv);
-  for (const [name, format] of Object.entries(formats)) if (!(name in ajv.formats)) ajv.addFormat(name, format);
-  return ajv;
+  return addInputRules(ajv);
 }
 
 /** An instance for tests that compile schemas at test time. */

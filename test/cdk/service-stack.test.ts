@@ -130,6 +130,8 @@ describe('routes', () => {
         'method.response.header.Allow': `'${allowed.join(', ')}'`,
         'method.response.header.Content-Type': "'application/json'",
         'method.response.header.X-Request-Id': 'context.requestId',
+        'method.response.header.X-Content-Type-Options': "'nosniff'",
+        'method.response.header.Cache-Control': "'no-store'",
       });
       const body = JSON.parse(response.ResponseTemplates['application/json'].replace('$context.httpMethod', 'DELETE'));
       expect(body).toEqual({ detail: 'Method "DELETE" is not allowed here.', code: 'method_not_allowed' });
@@ -210,6 +212,8 @@ describe('API', () => {
     expect(body).toMatchObject({ detail: expect.any(String), code });
     expect(Object.keys(body).sort()).toEqual(type === 'DEFAULT_5XX' ? ['code', 'detail', 'request_id'] : ['code', 'detail']);
     expect(Properties.ResponseParameters['gatewayresponse.header.X-Request-Id']).toBe('context.requestId');
+    expect(Properties.ResponseParameters['gatewayresponse.header.X-Content-Type-Options']).toBe("'nosniff'");
+    expect(Properties.ResponseParameters['gatewayresponse.header.Cache-Control']).toBe("'no-store'");
   });
 
   test('401 asks for a bearer token and 429 says when to retry', () => {

@@ -5,12 +5,15 @@
  */
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
+import { addInputRules } from '#platform/validation.js';
 
 export const DOCUMENT_ID = 'https://hiring-integration-service.local/openapi.json';
 
 export function documentAjv(doc: { components: { schemas: Record<string, unknown> } }): Ajv2020 {
   const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
   (addFormatsModule as unknown as (a: Ajv2020) => Ajv2020)(ajv);
+  // The service's own formats (http-url, media-type) and keyword (x-max-json-bytes), as the schemas use them.
+  addInputRules(ajv as never);
   // The schemas stay where the document has them, so `#/components/schemas/…` references resolve as written.
   ajv.addKeyword('components');
   ajv.addSchema({ $id: DOCUMENT_ID, components: { schemas: doc.components.schemas } });

@@ -48,3 +48,26 @@ export async function drainQueue(queueUrl = config().syncQueueUrl): Promise<stri
     }
   }
 }
+
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object')
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  return JSON.stringify(value ?? null);
+}
+
+/**
+ * What the stores hold, for asserting that a request left nothing behind: every table item (but the id
+ * counters, whose blocks an instance reserves ahead, and the hourly `last_used_at` of keys), every object
+ * key, and the sync messages now waiting (which it consumes).
+ */
+export async function storeState(): Promise<{ items: string[]; objects: string[]; messages: number }> {
+  const items = (await allItems())
+    .filter((item) => !String(item.PK).startsWith('IDCOUNTER#'))
+    .map(({ last_used_at: _lastUsed, ...rest }) => canonical(rest))
+    .sort();
+  return { items, objects: (await objectKeys()).sort(), messages: (await drainQueue()).length };
+}
