@@ -33,6 +33,8 @@ export interface Runtime {
   emulators: Emulators;
   scheduler: Scheduler;
   poller: QueuePoller;
+  /** Feeds the job import queue to the import worker (D14). */
+  importPoller: QueuePoller;
   demo?: Demo;
   stop(): Promise<void>;
 }
@@ -71,6 +73,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   process.env.SYNC_SWEEP_GRACE_SECONDS ??= '60';
   process.env.SYNC_CLAIM_SECONDS ??= '30';
   const poller = startQueuePoller({ background: options.poller ?? true });
+  const importPoller = startQueuePoller({ background: options.poller ?? true, queue: 'jobImportQueue', idleMs: 1000 });
   const scheduler = startScheduler({ enabled: options.schedules ?? true, speedup: Number(process.env.LOCAL_SCHEDULE_SPEEDUP ?? 1) });
 
   let demo: Demo | undefined;
@@ -84,10 +87,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     emulators,
     scheduler,
     poller,
+    importPoller,
     demo,
     async stop() {
       scheduler.stop();
       await poller.stop();
+      await importPoller.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

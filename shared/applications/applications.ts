@@ -19,7 +19,7 @@ import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
 import { readCount } from '#platform/counts.js';
-import { NotFoundError, ValidationError, type FieldErrors } from '#platform/errors.js';
+import { CompanyInactiveError, NotFoundError, ValidationError, type FieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { findJobByExternalId, getJobs, type JobRecord } from '#jobs/jobs.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
@@ -285,9 +285,11 @@ export async function createApplication(
     getPartner(partnerId),
     getCompanyRecord(company.id),
   ]);
+  const entitled = current ?? company;
+  // D17: a deactivated (or deleted) company refuses new applications; its records stay readable.
+  if (entitled.status === 'deactivated' || entitled.status === 'deleted') throw new CompanyInactiveError();
   const id = await nextId('application');
   // D12: the worker has something to do when the ATS sync is active or the e-mail fallback is entitled.
-  const entitled = current ?? company;
   const syncDue = syncActive(entitled, 'candidate_sync') || entitled.entitlements.includes('email_fallback');
   const timestamp = now().toISOString();
   const record: ApplicationRecord = {

@@ -411,6 +411,17 @@ export async function listJobs(companyId: number, q: QueryParams, link: LinkCont
 
 const validateJobInput = ajv.compile(jobInputSchema);
 
+/** Job fields that hold URLs: stored and handed out only when they are http(s). */
+const URL_FIELDS = ['posting_url', 'application_url', 'banner_image'] as const;
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** Validates a whole feed; any invalid job rejects the run before anything is written. */
 export function parseJobFeed(feed: unknown): JobInput[] {
   if (!Array.isArray(feed)) throw new ValidationError({ body: ['Must be a JSON array of jobs.'] });
@@ -424,6 +435,12 @@ export function parseJobFeed(feed: unknown): JobInput[] {
       errors[`[${i}].external_id`] = ['Duplicate external_id in the feed.'];
     } else {
       seen.add((job as JobInput).external_id);
+    }
+  });
+  (feed as JobInput[]).forEach((job, i) => {
+    for (const field of URL_FIELDS) {
+      const value = job?.[field];
+      if (typeof value === 'string' && !isHttpUrl(value)) errors[`[${i}].${field}`] = ['Must be an http(s) URL.'];
     }
   });
   if (Object.keys(errors).length) throw new ValidationError(errors);
@@ -581,7 +598,12 @@ export async function importJobs(
       data: { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId },
     })),
   ]);
-  await setCompanyFields(companyId, { jobs_last_synced_at: now, ...(company.status === 'failing' ? { status: 'active' } : {}) });
+  // D14: a successful run ends a series of failures, and turns a `failing` company `active` again.
+  await setCompanyFields(companyId, {
+    jobs_last_synced_at: now,
+    job_import_failures: 0,
+    ...(company.status === 'failing' ? { status: 'active' } : {}),
+  });
   return result;
 }
 
