@@ -47,6 +47,7 @@ export class ServiceStack extends Stack {
       authorizer: this.api.authorizerFunction,
       authorizerLogs: this.api.authorizerFunction.logGroup,
       deadLetterQueue: this.data.syncDeadLetterQueue,
+      jobImportDeadLetterQueue: this.data.jobImportDeadLetterQueue,
       workers: this.workers,
     });
 
@@ -87,6 +88,7 @@ export class ServiceStack extends Stack {
         }),
       );
     } else if (trigger.kind === 'jobImportQueue') {
+      this.workers.push(fn);
       if (timeoutSeconds * 6 > resources.jobImportQueue.visibilityTimeoutSeconds) {
         throw new Error(`${definition.id}: timeout ${timeoutSeconds}s × 6 exceeds the job import queue's visibility timeout`);
       }

@@ -53,6 +53,13 @@ async function ensureTable(tableName: string): Promise<boolean> {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
   }
   await dynamoClient().send(new CreateTableCommand(createTableInput(tableName)));
+  // dynalite answers CreateTable with the table still CREATING and refuses item calls until it is ACTIVE
+  // (a timer away, which a busy machine can delay past the first request).
+  for (let i = 0; i < 500; i++) {
+    const out = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName }));
+    if (out.Table?.TableStatus === 'ACTIVE') break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
   await dynamoClient().send(
     new UpdateTimeToLiveCommand({
       TableName: tableName,

@@ -7,7 +7,7 @@
 import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { atsBySlug } from '#companies/ats.js';
 import { companyFieldsUpdate, getCompanyRecord, requireCompany, toCompany, type Company } from '#companies/companies.js';
-import { db } from '#platform/clients.js';
+import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { ApiError, CompanyInactiveError, invalidField } from '#platform/errors.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
@@ -71,7 +71,7 @@ export async function connectCompany(companyId: number, ats: string, input: Reco
         atsBySlug(ats)!.credentials
           ? {
               Put: {
-                TableName: deleteCredentialsInput(companyId).TableName,
+                TableName: config().tableName,
                 Item: await credentialsItem(companyId, ats, credentials, now),
               },
             }

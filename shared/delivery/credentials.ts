@@ -21,7 +21,8 @@ const context = (companyId: number, ats: string) => ({ purpose: 'ats-credentials
  * pattern; any other field is refused. Errors name the field and never echo its value.
  */
 export function parseCredentials(connector: AtsConnector, input: Record<string, unknown>): AtsCredentials {
-  const errors: FieldErrors = {};
+  // Keyed by names the caller chose: no prototype, so `__proto__` is just another unknown field.
+  const errors = Object.create(null) as FieldErrors;
   const credentials = new Map<string, string>();
   for (const field of connector.credentialFields) {
     const value = Object.hasOwn(input, field.name) ? input[field.name] : undefined;

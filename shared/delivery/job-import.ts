@@ -39,7 +39,7 @@ export class JobImportFailedError extends ApiError {
     detail: string,
     readonly failures: number,
   ) {
-    super(400, `job_import_${reason === 'invalid_feed' ? 'invalid_feed' : reason}`, detail, { ats: [detail] });
+    super(400, `job_import_${reason}`, detail, { ats: [detail] });
   }
 }
 

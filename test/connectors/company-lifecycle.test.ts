@@ -83,6 +83,13 @@ describe('connectCompany (hiring-admin company connect)', () => {
     ['an ATS without connector', 'workday', credentials, 'invalid', ['ats']],
     ['missing credential fields', 'personio', { subdomain: 'acme-admin' }, 'invalid', ['personio_company_id', 'token']],
     ['a field of another ATS', 'personio', { ...credentials, board_token: 'x' }, 'invalid', ['board_token']],
+    [
+      'a field named __proto__',
+      'personio',
+      JSON.parse(`{"__proto__": "x", ${JSON.stringify(credentials).slice(1)}`),
+      'invalid',
+      ['__proto__'],
+    ],
     ['a subdomain that is no host name', 'personio', { ...credentials, subdomain: 'evil.example/x' }, 'invalid', ['subdomain']],
     ['an unknown subdomain', 'personio', { ...credentials, subdomain: 'nobody' }, 'credentials_rejected', ['subdomain']],
     ['a token Personio rejects', 'personio', { ...credentials, token: 'wrong-token-123' }, 'credentials_rejected', ['token']],

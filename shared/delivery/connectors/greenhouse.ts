@@ -65,7 +65,7 @@ function screeningQuestions(questions: GreenhouseQuestion[]): NonNullable<JobInp
       out.push({
         id,
         question: text(question.label) ?? id,
-        answer_type: yesNo ? 'boolean' : (ANSWER_TYPES[type] ?? 'text'),
+        answer_type: yesNo ? 'boolean' : Object.hasOwn(ANSWER_TYPES, type) ? ANSWER_TYPES[type] : 'text',
         required: question.required === true,
         options: values,
       });

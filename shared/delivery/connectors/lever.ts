@@ -26,8 +26,8 @@ const MAX_FILE_BYTES = 20 * 1024 * 1024;
 const MAX_PAGES = 200;
 
 const pageSize = () => Number(process.env.LEVER_PAGE_SIZE ?? 100);
-/** Minimum spacing of application POSTs per key: Lever allows 2 per second. */
-const minIntervalMs = () => Number(process.env.LEVER_MIN_INTERVAL_MS ?? 500);
+/** Minimum spacing of application POSTs per key: Lever allows 2 per second; 600 ms leaves room for jitter. */
+const minIntervalMs = () => Number(process.env.LEVER_MIN_INTERVAL_MS ?? 600);
 const retryBaseMs = () => Number(process.env.LEVER_RETRY_BASE_MS ?? 1000);
 const maxRetries = () => Number(process.env.LEVER_MAX_RETRIES ?? 3);
 

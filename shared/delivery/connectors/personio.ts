@@ -175,7 +175,11 @@ async function uploadDocument(
   if (!response.ok) throw await failure(response);
   const body = (await jsonBody(response)) as { uuid?: unknown } | undefined;
   if (typeof body?.uuid !== 'string') throw new ConnectorError('transient', `${ATS} did not return a document uuid.`);
-  return { uuid: body.uuid, original_filename: attachment.name, category: PERSONIO_CATEGORIES[attachment.type] ?? 'other' };
+  return {
+    uuid: body.uuid,
+    original_filename: attachment.name,
+    category: Object.hasOwn(PERSONIO_CATEGORIES, attachment.type) ? PERSONIO_CATEGORIES[attachment.type] : 'other',
+  };
 }
 
 export const personioConnector: AtsConnector = {
@@ -241,5 +245,8 @@ export const personioConnector: AtsConnector = {
       throw new ConnectorError('credentials_rejected', failed.message, undefined, 'token');
     }
     if (response.status === 429 || response.status >= 500) throw errorForStatus(ATS, response);
+    // Anything but the expected validation error (or a 2xx) is not Personio's Recruiting API answering.
+    if (!response.ok && response.status !== 400 && response.status !== 422)
+      throw new ConnectorError('invalid_data', `${ATS} Recruiting API answered ${response.status} to the credentials check.`);
   },
 };
