@@ -286,6 +286,32 @@ describe('the scheduled job import (D14)', () => {
     expect((await getCompanyRecord(due.id))!.jobs_last_synced_at).toEqual(expect.any(String));
   });
 
+  test('an unreachable ATS fails the run and changes no job; rejected credentials turn the company failing at once', async () => {
+    const company = await personioCompany(['job_sync']);
+    await connectCompany(company.id, 'personio', credentials);
+    expect(await runJobImport(company.id)).toMatchObject({ created: 1 });
+    const jobs = async () => (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results;
+    const before = await jobs();
+    const saved = process.env.PERSONIO_FEED_URL;
+    process.env.PERSONIO_FEED_URL = 'http://127.0.0.1:9/{subdomain}/xml';
+    try {
+      await expect(runJobImport(company.id)).rejects.toMatchObject({ code: 'job_import_ats_unreachable', failures: 1 });
+    } finally {
+      process.env.PERSONIO_FEED_URL = saved;
+    }
+    expect(await getCompanyRecord(company.id)).toMatchObject({ status: 'active', job_import_failures: 1 });
+    personio.accounts.delete(account.subdomain);
+    try {
+      await expect(runJobImport(company.id)).rejects.toMatchObject({ code: 'job_import_credentials_rejected', failures: 2 });
+      expect((await getCompanyRecord(company.id))!.status).toBe('failing');
+    } finally {
+      personio.accounts.set(account.subdomain, account);
+    }
+    expect(await jobs()).toEqual(before);
+    expect(await runJobImport(company.id)).toMatchObject({ unchanged: 1 });
+    expect(await getCompanyRecord(company.id)).toMatchObject({ status: 'active', job_import_failures: 0 });
+  });
+
   test('runJobImport (hiring-admin jobs sync) needs job sync active', async () => {
     const company = await createCompany({ partner: partner.id, name: 'Unconnected 2', ats: 'greenhouse', entitlements: ['job_sync'] });
     await expect(runJobImport(company.id)).rejects.toMatchObject({ code: 'invalid', errors: { job_sync_active: expect.any(Array) } });

@@ -42,6 +42,8 @@ export interface LeverSimulator {
   applications: LeverApplication[];
   /** Statuses of the application POSTs, in order (429s included). */
   postStatuses: number[];
+  /** Arrival times (ms) of the application POSTs, in order. */
+  postTimes: number[];
   rateLimitNext: number;
   env: { LEVER_API_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
@@ -72,7 +74,7 @@ export function leverPostingJson(sim: LeverSimulator, site: string, p: LeverPost
 }
 
 export async function startLeverSimulator(): Promise<LeverSimulator> {
-  const sim = { sites: new Map(), applications: [], postStatuses: [], rateLimitNext: 0 } as unknown as LeverSimulator;
+  const sim = { sites: new Map(), applications: [], postStatuses: [], postTimes: [], rateLimitNext: 0 } as unknown as LeverSimulator;
   const posts = new Map<string, number[]>();
   sim.server = await startSimulatorServer((req) => {
     const match = /^\/lever\/v0\/postings\/([^/]+)(?:\/([^/]+))?$/.exec(req.path);
@@ -93,6 +95,7 @@ export async function startLeverSimulator(): Promise<LeverSimulator> {
     // The documented limit: more than 2 application POSTs per second per key.
     const key = req.query.get('key') ?? '';
     const now = Date.now();
+    sim.postTimes.push(now);
     const recent = (posts.get(key) ?? []).filter((t) => now - t < 1000);
     recent.push(now);
     posts.set(key, recent);
