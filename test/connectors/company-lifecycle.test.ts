@@ -3,6 +3,8 @@
  * through their domain functions against the emulators and the simulators; credentials at rest; the
  * lifecycle rules of D17 through HTTP and the worker; and the scheduled job import fan-out.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { connectCompany, disconnectCompany } from '#delivery/ats-connections.js';
 import { setSandboxAts } from '#delivery/connectors/sandbox.js';
 import { fanOutJobImports, runJobImport } from '#delivery/job-import.js';
@@ -33,8 +35,9 @@ async function personioCompany(entitlements = ['job_sync', 'candidate_sync']) {
 }
 
 beforeAll(async () => {
-  [api, personio] = await Promise.all([startTestRuntime(), startPersonioSimulator()]);
+  personio = await startPersonioSimulator();
   Object.assign(process.env, personio.env);
+  api = await startTestRuntime();
   account.positions = [{ id: '501', name: 'Welder', office: 'Hamburg', employmentType: 'permanent', schedule: 'full-time' }];
   personio.accounts.set(account.subdomain, account);
   partner = await aPartner();
@@ -138,6 +141,12 @@ describe('connectCompany (hiring-admin company connect)', () => {
     });
     expect(patched.body).toMatchObject({ ats: 'lever', job_sync_active: false, candidate_sync_active: false });
   });
+});
+
+test('the running server hands its ATS hosts to the admin tool (runtime.json), with the emulators', () => {
+  const runtime = JSON.parse(readFileSync(join(api.runtime.dataDir, 'runtime.json'), 'utf8')) as { env: Record<string, string> };
+  expect(runtime.env).toMatchObject({ ...personio.env, CREDENTIALS_KEY_FILE: join(api.runtime.dataDir, 'credentials.key') });
+  expect(runtime.env).not.toHaveProperty('LEVER_API_URL');
 });
 
 describe('setEntitlements and setCompanyStatus (hiring-admin company entitle / set-status)', () => {

@@ -120,12 +120,17 @@ async function listPage(credentials: AtsCredentials, skip: number, limit: number
 const nextSlot = new Map<string, number>();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function paced(key: string): Promise<void> {
+/** Reserves the next POST slot for a key: how long to wait before sending (exported for the tests). */
+export function reservePostSlot(key: string, now = Date.now(), interval = minIntervalMs()): number {
   const id = createHash('sha256').update(key).digest('hex');
-  const now = Date.now();
   const slot = Math.max(now, nextSlot.get(id) ?? 0);
-  nextSlot.set(id, slot + minIntervalMs());
-  if (slot > now) await sleep(slot - now);
+  nextSlot.set(id, slot + interval);
+  return slot - now;
+}
+
+async function paced(key: string): Promise<void> {
+  const wait = reservePostSlot(key);
+  if (wait > 0) await sleep(wait);
 }
 
 /** The multipart body of an application (exported for the tests). */
