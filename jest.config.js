@@ -2,6 +2,7 @@
  * Jest runs TypeScript as native ES modules (middy 7 and fauxqs are ESM-only): esbuild strips the types,
  * `--experimental-vm-modules` (set in the npm script) lets Jest load ESM. Tiers are folders:
  * test/unit (pure functions), test/http (through HTTP into the local runtime with embedded emulators),
+ * test/connectors (connectors, credentials and the lifecycle against the ATS simulators of test/simulators),
  * test/cdk (template assertions and an offline synth).
  */
 export default {

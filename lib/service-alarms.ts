@@ -20,6 +20,8 @@ export interface ServiceAlarmsProps {
   authorizer: IFunction;
   authorizerLogs: ILogGroup;
   deadLetterQueue: IQueue;
+  /** The job import queue's DLQ: imports that failed unexpectedly three times (D14). */
+  jobImportDeadLetterQueue?: IQueue;
   /** Queue consumers (the sync worker): a function error there means a batch failed as a whole. */
   workers: IFunction[];
 }
@@ -74,6 +76,24 @@ export class ServiceAlarms extends Construct {
       }),
       action,
     );
+
+    if (props.jobImportDeadLetterQueue) {
+      this.add(
+        new Alarm(this, 'JobImportDeadLetters', {
+          alarmName: `${stage.prefix}-job-import-dlq-depth`,
+          alarmDescription: 'Job import runs that failed unexpectedly (not ATS failures, which are counted on the company) wait in the DLQ',
+          metric: props.jobImportDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: Duration.minutes(1),
+            statistic: 'Maximum',
+          }),
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+        action,
+      );
+    }
 
     // A denial is a thrown "Unauthorized" (the only way to make API Gateway answer 401), so it counts as a
     // Lambda error; the authorizer logs each denial at INFO, and those are subtracted to leave real failures.

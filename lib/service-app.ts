@@ -6,7 +6,7 @@
 import { App, Validations, type AppProps } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { ServiceStack, type ServiceStackProps } from './service-stack.js';
-import { contextFlag, stageConfig } from './stage-config.js';
+import { ATS_URL_CONTEXT, contextFlag, stageConfig } from './stage-config.js';
 
 export interface ServiceApp {
   app: App;
@@ -18,6 +18,7 @@ export function createServiceApp(props: AppProps = {}, stackProps: Partial<Omit<
   const stage = stageConfig(String(app.node.tryGetContext('stage') ?? 'dev'), {
     waf: contextFlag(app.node.tryGetContext('waf')),
     emailFrom: app.node.tryGetContext('emailFrom') as string | undefined,
+    atsUrls: Object.fromEntries(Object.keys(ATS_URL_CONTEXT).map((name) => [name, app.node.tryGetContext(name) as unknown])),
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const stack = new ServiceStack(app, `HiringIntegration-${stage.name}`, {

@@ -4,10 +4,10 @@
  * environment variable naming the resource together, so a function never knows a resource it may not use.
  */
 import type { FunctionAccess } from '#platform/function-access.js';
-import { Duration, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import { Alias } from 'aws-cdk-lib/aws-kms';
+import { Alias, Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -31,6 +31,10 @@ export class ServiceData extends Construct {
   readonly syncDeadLetterQueue: Queue;
   readonly eventsTopic: Topic;
   readonly cursorSecret: Secret;
+  readonly jobImportQueue: Queue;
+  readonly jobImportDeadLetterQueue: Queue;
+  /** Wraps the data keys of the ATS credentials at rest (D18). */
+  readonly credentialsKey: Key;
 
   constructor(
     scope: Construct,
@@ -103,6 +107,32 @@ export class ServiceData extends Construct {
       removalPolicy: stage.removalPolicy,
     });
 
+    this.jobImportDeadLetterQueue = new Queue(this, 'JobImportDeadLetterQueue', {
+      queueName: name(resources.jobImportDeadLetterQueue.name),
+      retentionPeriod: Duration.seconds(resources.jobImportDeadLetterQueue.retentionSeconds),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+    this.jobImportQueue = new Queue(this, 'JobImportQueue', {
+      queueName: name(resources.jobImportQueue.name),
+      visibilityTimeout: Duration.seconds(resources.jobImportQueue.visibilityTimeoutSeconds),
+      deadLetterQueue: { queue: this.jobImportDeadLetterQueue, maxReceiveCount: resources.jobImportQueue.maxReceiveCount },
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+
+    // D18: a customer managed key of the stack wraps the per-secret data keys of ATS credentials; every
+    // use is in CloudTrail, and the encryption context names the company and ATS.
+    this.credentialsKey = new Key(this, 'CredentialsKey', {
+      alias: name('ats-credentials'),
+      description: 'Envelope encryption of ATS credentials at rest (D18)',
+      enableKeyRotation: true,
+      removalPolicy: stage.retainData ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
+      pendingWindow: Duration.days(stage.retainData ? 30 : 7),
+    });
+
     this.eventsTopic = new Topic(this, 'EventsTopic', {
       topicName: name(resources.eventsTopic.name),
       masterKey: Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
@@ -154,6 +184,18 @@ export class ServiceData extends Construct {
     if (access.syncQueue) {
       fn.addEnvironment('SYNC_QUEUE_URL', this.syncQueue.queueUrl);
       this.syncQueue.grantSendMessages(fn);
+    }
+    if (access.jobImportQueue) {
+      fn.addEnvironment('JOB_IMPORT_QUEUE_URL', this.jobImportQueue.queueUrl);
+      this.jobImportQueue.grantSendMessages(fn);
+    }
+    if (access.ats) {
+      for (const [variable, value] of Object.entries(this.stage.atsUrls)) fn.addEnvironment(variable, value);
+    }
+    if (access.credentials) {
+      fn.addEnvironment('CREDENTIALS_KMS_KEY_ID', this.credentialsKey.keyArn);
+      if (access.credentials === 'encrypt') this.credentialsKey.grantEncryptDecrypt(fn);
+      else this.credentialsKey.grantDecrypt(fn);
     }
     if (access.events) {
       fn.addEnvironment('EVENTS_TOPIC_ARN', this.eventsTopic.topicArn);

@@ -47,12 +47,15 @@ export class ServiceStack extends Stack {
       authorizer: this.api.authorizerFunction,
       authorizerLogs: this.api.authorizerFunction.logGroup,
       deadLetterQueue: this.data.syncDeadLetterQueue,
+      jobImportDeadLetterQueue: this.data.jobImportDeadLetterQueue,
       workers: this.workers,
     });
 
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'EventsTopicArn', { value: this.data.eventsTopic.topicArn });
+    // The admin tool's `company connect` seals credentials with this key (CREDENTIALS_KMS_KEY_ID).
+    new CfnOutput(this, 'CredentialsKeyArn', { value: this.data.credentialsKey.keyArn });
 
     applyNagSuppressions(this, stage);
   }
@@ -81,6 +84,18 @@ export class ServiceStack extends Stack {
           batchSize: trigger.batchSize,
           reportBatchItemFailures: true,
           ...(trigger.maxBatchingWindowSeconds ? { maxBatchingWindow: Duration.seconds(trigger.maxBatchingWindowSeconds) } : {}),
+          ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}),
+        }),
+      );
+    } else if (trigger.kind === 'jobImportQueue') {
+      this.workers.push(fn);
+      if (timeoutSeconds * 6 > resources.jobImportQueue.visibilityTimeoutSeconds) {
+        throw new Error(`${definition.id}: timeout ${timeoutSeconds}s × 6 exceeds the job import queue's visibility timeout`);
+      }
+      fn.addEventSource(
+        new SqsEventSource(this.data.jobImportQueue, {
+          batchSize: trigger.batchSize,
+          reportBatchItemFailures: true,
           ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}),
         }),
       );

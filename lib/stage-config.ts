@@ -23,9 +23,25 @@ export interface StageConfig {
   waf: boolean;
   /** Sender of the e-mail fallback (D12); must be an SES-verified identity in the target account. */
   emailFrom: string;
+  /**
+   * Where the ATSs are, from the context values `personioApiUrl`, `personioFeedUrl`, `greenhouseApiUrl`,
+   * `leverApiUrl` (for the day a region needs another host); unset ones keep the connectors' real defaults.
+   */
+  atsUrls: Partial<Record<'PERSONIO_API_URL' | 'PERSONIO_FEED_URL' | 'GREENHOUSE_API_URL' | 'LEVER_API_URL', string>>;
 }
 
-export function stageConfig(name: string, options: { waf?: boolean; emailFrom?: string } = {}): StageConfig {
+/** The context value that sets each ATS base URL. */
+export const ATS_URL_CONTEXT = {
+  personioApiUrl: 'PERSONIO_API_URL',
+  personioFeedUrl: 'PERSONIO_FEED_URL',
+  greenhouseApiUrl: 'GREENHOUSE_API_URL',
+  leverApiUrl: 'LEVER_API_URL',
+} as const;
+
+export function stageConfig(
+  name: string,
+  options: { waf?: boolean; emailFrom?: string; atsUrls?: Record<string, unknown> } = {},
+): StageConfig {
   if (name !== 'dev' && name !== 'prod') throw new Error(`unknown stage "${name}": use -c stage=dev or -c stage=prod`);
   const prod = name === 'prod';
   return {
@@ -39,10 +55,24 @@ export function stageConfig(name: string, options: { waf?: boolean; emailFrom?: 
     authorizerCacheTtl: Duration.seconds(300),
     waf: options.waf ?? false,
     emailFrom: options.emailFrom ?? 'applications@hiring-integration.invalid',
+    atsUrls: atsUrls(options.atsUrls ?? {}),
   };
 }
 
 /** Context values arrive as strings from `-c key=value` and as JSON values from cdk.json. */
 export function contextFlag(value: unknown): boolean {
   return value === true || value === 'true' || value === '1';
+}
+
+function atsUrls(context: Record<string, unknown>): StageConfig['atsUrls'] {
+  const urls: StageConfig['atsUrls'] = {};
+  for (const [name, variable] of Object.entries(ATS_URL_CONTEXT)) {
+    const value = context[name];
+    if (value === undefined || value === null || value === '') continue;
+    const probe = String(value).replace('{subdomain}', 'x');
+    if (!/^https?:\/\//.test(probe) || !URL.canParse(probe))
+      throw new Error(`context value ${name} must be an http(s) URL, got "${String(value)}"`);
+    urls[variable] = String(value);
+  }
+  return urls;
 }

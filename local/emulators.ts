@@ -16,6 +16,7 @@ import { db, dynamoClient, resetClients } from '#platform/clients.js';
 import { forgetIdBlocks } from '#platform/ids.js';
 import { LOCAL_PREFIX, resources } from '#platform/resources.js';
 import { createTableInput, tableDefinition } from '#platform/table.js';
+import { ensureLocalKeyFile } from '#platform/secrets.js';
 import { startTransactionProxy } from './dynamo-transactions.js';
 
 export interface Emulators {
@@ -152,6 +153,7 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
   const name = (suffix: string) => `${LOCAL_PREFIX}-${suffix}`;
 
   const dlqArn = `arn:aws:sqs:${REGION}:${ACCOUNT}:${name(resources.syncDeadLetterQueue.name)}`;
+  const importDlqArn = `arn:aws:sqs:${REGION}:${ACCOUNT}:${name(resources.jobImportDeadLetterQueue.name)}`;
   fauxqs.setup({
     queues: [
       {
@@ -163,6 +165,20 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
         attributes: {
           VisibilityTimeout: String(resources.syncQueue.visibilityTimeoutSeconds),
           RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlqArn, maxReceiveCount: String(resources.syncQueue.maxReceiveCount) }),
+        },
+      },
+      {
+        name: name(resources.jobImportDeadLetterQueue.name),
+        attributes: { MessageRetentionPeriod: String(resources.jobImportDeadLetterQueue.retentionSeconds) },
+      },
+      {
+        name: name(resources.jobImportQueue.name),
+        attributes: {
+          VisibilityTimeout: String(resources.jobImportQueue.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: importDlqArn,
+            maxReceiveCount: String(resources.jobImportQueue.maxReceiveCount),
+          }),
         },
       },
     ],
@@ -181,9 +197,14 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     // Queue URLs on the loopback address: fauxqs routes by path, and *.localhost does not resolve here.
     SYNC_QUEUE_URL: `${sqsBase}/${ACCOUNT}/${name(resources.syncQueue.name)}`,
     SYNC_DLQ_URL: `${sqsBase}/${ACCOUNT}/${name(resources.syncDeadLetterQueue.name)}`,
+    JOB_IMPORT_QUEUE_URL: `${sqsBase}/${ACCOUNT}/${name(resources.jobImportQueue.name)}`,
+    JOB_IMPORT_DLQ_URL: `${sqsBase}/${ACCOUNT}/${name(resources.jobImportDeadLetterQueue.name)}`,
     EVENTS_TOPIC_ARN: `arn:aws:sns:${REGION}:${ACCOUNT}:${name(resources.eventsTopic.name)}`,
     CURSOR_SECRET: persistentSecret(dataDir),
+    // D18 locally: ATS credentials are sealed under a key kept in the data directory (AES-256-GCM).
+    CREDENTIALS_KEY_FILE: join(dataDir, 'credentials.key'),
   };
+  ensureLocalKeyFile(env.CREDENTIALS_KEY_FILE);
   Object.assign(process.env, env);
   resetClients();
   forgetIdBlocks();

@@ -1,5 +1,5 @@
 /**
- * Feeds the sync queue to the worker the way Lambda's SQS event source does: batches of up to the
+ * Feeds a queue (the sync queue, or the job import queue) to its worker the way Lambda's SQS event source does: batches of up to the
  * function's batch size, the worker's partial batch failures left on the queue (they come back when their
  * visibility timeout, which the worker may have changed, runs out), successes deleted, and the queue's own
  * redrive policy moving a message to the DLQ after maxReceiveCount receives. `runOnce()` processes what
@@ -24,17 +24,19 @@ export interface QueuePoller {
   stop(): Promise<void>;
 }
 
-export function startQueuePoller(options: { background: boolean; idleMs?: number }): QueuePoller {
-  const definition = backgroundFunctions.find((f) => f.trigger.kind === 'syncQueue');
-  if (!definition || definition.trigger.kind !== 'syncQueue') throw new Error('no sync queue consumer in shared/background-functions.ts');
+export function startQueuePoller(options: { background: boolean; idleMs?: number; queue?: 'syncQueue' | 'jobImportQueue' }): QueuePoller {
+  const kind = options.queue ?? 'syncQueue';
+  const definition = backgroundFunctions.find((f) => f.trigger.kind === kind);
+  if (!definition || definition.trigger.kind !== kind) throw new Error(`no ${kind} consumer in shared/background-functions.ts`);
   const batchSize = definition.trigger.batchSize;
+  const queueUrlOf = () => (kind === 'syncQueue' ? config().syncQueueUrl : config().jobImportQueueUrl);
   let handler: Promise<QueueHandler> | undefined;
   let running = options.background;
   let loop: Promise<void> | undefined;
   let inFlight: Promise<number> = Promise.resolve(0);
 
   async function batch(): Promise<number> {
-    const queueUrl = config().syncQueueUrl;
+    const queueUrl = queueUrlOf();
     const out = await sqs().send(
       new ReceiveMessageCommand({
         QueueUrl: queueUrl,
@@ -119,7 +121,7 @@ export function startQueuePoller(options: { background: boolean; idleMs?: number
         if (received) continue;
         const out = await sqs().send(
           new GetQueueAttributesCommand({
-            QueueUrl: config().syncQueueUrl,
+            QueueUrl: queueUrlOf(),
             AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'],
           }),
         );

@@ -8,6 +8,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulators, type Emulators } from './emulators.js';
 import { openApiDocument } from '#http/openapi.js';
+import { ATS_URL_DEFAULTS } from '#delivery/connectors/http.js';
 import { createHttpAdapter } from './http-adapter.js';
 import { startQueuePoller, type QueuePoller } from './queue-poller.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
@@ -34,6 +35,8 @@ export interface Runtime {
   emulators: Emulators;
   scheduler: Scheduler;
   poller: QueuePoller;
+  /** Feeds the job import queue to the import worker (D14). */
+  importPoller: QueuePoller;
   demo?: Demo;
   stop(): Promise<void>;
 }
@@ -69,7 +72,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const runtimeFile = join(options.dataDir, RUNTIME_FILE);
-  writeFileSync(runtimeFile, JSON.stringify({ pid: process.pid, url, env: emulators.env }, null, 2));
+  // The ATS hosts this server uses go along, so that the admin tool (connect, jobs sync) talks to the same ATSs.
+  const atsUrls = Object.fromEntries(
+    Object.keys(ATS_URL_DEFAULTS).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+  );
+  writeFileSync(runtimeFile, JSON.stringify({ pid: process.pid, url, env: { ...emulators.env, ...atsUrls } }, null, 2));
 
   // Locally the e-mail fallback writes .eml files under the data directory, and retries come quickly.
   process.env.EMAIL_OUTBOX_DIR = join(options.dataDir, 'outbox');
@@ -77,6 +84,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   process.env.SYNC_SWEEP_GRACE_SECONDS ??= '60';
   process.env.SYNC_CLAIM_SECONDS ??= '30';
   const poller = startQueuePoller({ background: options.poller ?? true });
+  const importPoller = startQueuePoller({ background: options.poller ?? true, queue: 'jobImportQueue', idleMs: 1000 });
   const scheduler = startScheduler({ enabled: options.schedules ?? true, speedup: Number(process.env.LOCAL_SCHEDULE_SPEEDUP ?? 1) });
 
   let demo: Demo | undefined;
@@ -90,10 +98,12 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     emulators,
     scheduler,
     poller,
+    importPoller,
     demo,
     async stop() {
       scheduler.stop();
       await poller.stop();
+      await importPoller.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -39,7 +39,9 @@ export function startScheduler(options: { enabled: boolean; speedup?: number }):
 
   if (options.enabled) {
     for (const schedule of schedules) {
-      const every = rateMilliseconds((schedule.trigger as { expression: string }).expression) / (options.speedup ?? 1);
+      const override = schedule.localIntervalMinutesVariable ? Number(process.env[schedule.localIntervalMinutesVariable]) : NaN;
+      const rate = override > 0 ? override * 60_000 : rateMilliseconds((schedule.trigger as { expression: string }).expression);
+      const every = rate / (options.speedup ?? 1);
       const timer = setInterval(() => {
         run(schedule.id).catch((error: Error) => logger.error('scheduled run failed', { schedule: schedule.id, error }));
       }, every);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { createApiKey } from '#companies/api-keys.js';
 import { createChannel } from '#applications/channels.js';
 import { createCompany } from '#companies/companies.js';
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs, type JobInput } from '#jobs/jobs.js';
+import { setSandboxAts } from '#delivery/connectors/sandbox.js';
 import { createPartner } from '#companies/partners.js';
 
 export interface Demo {
@@ -98,6 +99,8 @@ export async function seedDemo(dataDir: string): Promise<Demo> {
   const companyKey = await createApiKey({ company: company.id });
   await createChannel({ slug: 'demo-board', name: 'Demo Job Board', logo: 'https://demo-board.example/logo.png' });
   await importJobs(company.id, demoJobs);
+  // The sandbox ATS publishes the same jobs, so the scheduled job import (D14) finds them unchanged.
+  await setSandboxAts(company.id, { feed: demoJobs as JobInput[] });
   const demo: Demo = { partnerId: partner.id, companyId: company.id, partnerKey: partnerKey.key, companyKey: companyKey.key };
   // Local demo only: the keys are kept so a restart can print the curl again.
   writeFileSync(join(dataDir, DEMO_FILE), JSON.stringify(demo, null, 2), { mode: 0o600 });

@@ -16,7 +16,7 @@ interface CreateOptions {
 }
 
 export function companyCommands(program: Command, session: Session): void {
-  const company = program.command('company').description('Companies: create, set-fallback-job.');
+  const company = program.command('company').description('Companies: create, set-fallback-job, connect, disconnect, entitle, set-status.');
 
   company
     .command('create')

@@ -11,6 +11,7 @@ import { Command, type CommanderError } from 'commander';
 import { usageErrors, usageLine } from './arguments.js';
 import { channelCommands } from './channels.js';
 import { companyCommands } from './companies.js';
+import { connectionCommands } from './connections.js';
 import { Session } from './context.js';
 import { jobsCommands } from './jobs.js';
 import { keyCommands } from './keys.js';
@@ -18,7 +19,7 @@ import { migrateCommands } from './migrate.js';
 import { errorBody, UsageError, write } from './output.js';
 import { partnerCommands } from './partners.js';
 
-const AREAS = [partnerCommands, companyCommands, keyCommands, jobsCommands, channelCommands, migrateCommands];
+const AREAS = [partnerCommands, companyCommands, keyCommands, jobsCommands, connectionCommands, channelCommands, migrateCommands];
 
 const whereHelp = `Where it runs (decided in this order; DATA_DIR defaults to .data, relative to the current directory):
   1. $DATA_DIR/runtime.json exists and its process is alive (npm start is running on that data

@@ -7,7 +7,7 @@ import type { Session } from './context.js';
 import { UsageError } from './output.js';
 
 export function jobsCommands(program: Command, session: Session): void {
-  const jobs = program.command('jobs').description('Jobs: import.');
+  const jobs = program.command('jobs').description('Jobs: import, sync.');
 
   jobs
     .command('import')

@@ -26,7 +26,7 @@ import { loadApplicationInValidator } from '#applications/validators.generated.j
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
-import { ValidationError, fieldErrors } from '#platform/errors.js';
+import { CompanyInactiveError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { publishEvent } from '#platform/events.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
 import { nextId } from '#platform/ids.js';
@@ -201,9 +201,11 @@ export async function createApplication(
     getPartner(partnerId),
     getCompanyRecord(company.id),
   ]);
+  const entitled = current ?? company;
+  // D17: a deactivated (or deleted) company refuses new applications; its records stay readable.
+  if (entitled.status === 'deactivated' || entitled.status === 'deleted') throw new CompanyInactiveError();
   const id = await nextId('application');
   // D12: the worker has something to do when the ATS sync is active or the e-mail fallback is entitled.
-  const entitled = current ?? company;
   const syncDue = syncActive(entitled, 'candidate_sync') || entitled.entitlements.includes('email_fallback');
   const timestamp = now().toISOString();
   const record = newApplicationRecord({

@@ -8,7 +8,7 @@ import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dy
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { getCompanyRecord, type CompanyRecord } from '#companies/companies.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '#platform/errors.js';
+import { BadRequestError, CompanyInactiveError, ForbiddenError, NotFoundError } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { keys } from '#platform/keys.js';
 import { getPartner } from '#companies/partners.js';
@@ -193,5 +193,7 @@ export async function authorizeCompany(principal: Principal, companyId: number):
   if (principal.scope === 'company' && principal.companyId !== companyId) throw new ForbiddenError();
   const company = await cachedCompany(companyId);
   if (!company || company.partner !== principal.partnerId) throw new ForbiddenError();
+  // D17: a deleted company answers no Company-Id route (it is still listed, since GET /companies/ takes no Company-Id).
+  if (company.status === 'deleted') throw new CompanyInactiveError('This company has been deleted.');
   return company;
 }

@@ -9,7 +9,7 @@ import { atsBySlug, atsSlugs } from '#companies/ats.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { isEntitlement, type Entitlement } from '#companies/entitlements.js';
-import { ConflictError, NotFoundError, invalidField } from '#platform/errors.js';
+import { ConflictError, NotFoundError, ValidationError, invalidField } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { envelope, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
@@ -45,20 +45,42 @@ export interface CompanyRecord {
   entitlements: Entitlement[];
   /** Job used when the applied-for job is no longer published (D12). */
   fallback_job: number | null;
+  /** Which ATS the stored credentials were checked against, and when (D18); absent when not connected. */
+  ats_connection?: { ats: string; connected_at: string } | null;
+  /** Failed job import runs in a row (D14: 3 turn the company `failing`). */
+  job_import_failures?: number;
   created_at: string;
   updated_at: string;
 }
 
 /** The Company object of the interface (`toCompany` writes it in the spec's field order). */
-export type Company = Omit<CompanyRecord, 'entitlements' | 'fallback_job'> & {
+export type Company = Omit<CompanyRecord, 'entitlements' | 'fallback_job' | 'ats_connection' | 'job_import_failures'> & {
   ats_name: string | null;
   job_sync_active: boolean;
   candidate_sync_active: boolean;
 };
 
+/**
+ * D15: whether the company's ATS is connected: it has a connector, and either needs no credentials
+ * (sandbox) or has credentials checked against that same ATS (a later change of `ats` disconnects).
+ */
+export function atsConnected(company: CompanyRecord): boolean {
+  const integration = atsBySlug(company.ats);
+  if (!integration?.connector) return false;
+  return !integration.credentials || company.ats_connection?.ats === company.ats;
+}
+
 /** D15: a sync is active when the company is entitled to it and its ATS is connected. */
 export function syncActive(company: CompanyRecord, entitlement: 'job_sync' | 'candidate_sync'): boolean {
-  return company.entitlements.includes(entitlement) && Boolean(atsBySlug(company.ats)?.connected);
+  return company.entitlements.includes(entitlement) && atsConnected(company);
+}
+
+/**
+ * D17: which lifecycle states deliver. `active` and `failing` companies sync and import; `invited` and
+ * `requested` ones accept applications but wait until they are active; `deactivated` and `deleted` ones wait.
+ */
+export function deliveryAllowed(company: Pick<CompanyRecord, 'status'>): boolean {
+  return company.status === 'active' || company.status === 'failing';
 }
 
 export function toCompany(c: CompanyRecord): Company {
@@ -92,7 +114,7 @@ export function toCompany(c: CompanyRecord): Company {
 }
 
 function fromItem(item: Record<string, unknown>): CompanyRecord {
-  const { PK, SK, GSI1PK, GSI1SK, ...record } = item;
+  const { PK, SK, GSI1PK, GSI1SK, GSI3PK, GSI3SK, ...record } = item;
   return record as unknown as CompanyRecord;
 }
 
@@ -387,6 +409,8 @@ export async function createCompany(input: NewCompany): Promise<Company> {
                   ...keys.company(id),
                   GSI1PK: indexKeys.partnerCompanies(input.partner),
                   GSI1SK: indexKeys.createdSort(now, id),
+                  GSI3PK: indexKeys.allCompanies(),
+                  GSI3SK: indexKeys.companyIdSort(id),
                   ...record,
                 },
                 ConditionExpression: 'attribute_not_exists(PK)',
@@ -405,21 +429,130 @@ export async function createCompany(input: NewCompany): Promise<Company> {
   throw new ConflictError('Could not reserve a unique slug for the company.');
 }
 
-/** Sets fields the service maintains (import status, fallback job). */
-export async function setCompanyFields(
-  id: number,
-  fields: Partial<Pick<CompanyRecord, 'jobs_last_synced_at' | 'status' | 'fallback_job'>>,
-): Promise<void> {
+export type MaintainedCompanyFields = Partial<
+  Pick<
+    CompanyRecord,
+    'jobs_last_synced_at' | 'status' | 'fallback_job' | 'ats' | 'ats_connection' | 'entitlements' | 'job_import_failures' | 'updated_at'
+  >
+>;
+
+/** The UpdateCommand input that sets fields the service maintains (for use in a transaction too). */
+export function companyFieldsUpdate(id: number, fields: MaintainedCompanyFields) {
   const entries = Object.entries(fields);
-  if (!entries.length) return;
-  await db().send(
+  return {
+    TableName: config().tableName,
+    Key: keys.company(id),
+    UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
+    ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:f${i}`, v])),
+  };
+}
+
+/** Sets fields the service maintains (import status, fallback job, connection, entitlements). */
+export async function setCompanyFields(id: number, fields: MaintainedCompanyFields): Promise<void> {
+  if (!Object.keys(fields).length) return;
+  try {
+    await db().send(new UpdateCommand(companyFieldsUpdate(id, fields)));
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError(`Company ${id} does not exist.`);
+    throw error;
+  }
+}
+
+/** The company or a 404 naming it (admin commands). */
+export async function requireCompany(id: number): Promise<CompanyRecord> {
+  const company = await getCompanyRecord(id);
+  if (!company) throw new NotFoundError(`Company ${id} does not exist.`);
+  return company;
+}
+
+/**
+ * `hiring-admin company entitle`: adds and removes entitlements (D15); unknown names are a D2 error
+ * naming `add` or `remove`, and change nothing. Returns the Company object.
+ */
+export async function setEntitlements(id: number, add: string[] = [], remove: string[] = []): Promise<Company> {
+  const errors: Record<string, string[]> = {};
+  for (const [field, names] of [
+    ['add', add],
+    ['remove', remove],
+  ] as const) {
+    const unknown = names.filter((e) => !isEntitlement(e));
+    if (unknown.length) errors[field] = [`Unknown entitlement ${unknown.join(', ')}; use job_sync, candidate_sync, email_fallback.`];
+  }
+  const both = add.filter((e) => remove.includes(e));
+  if (both.length) (errors.remove ??= []).push(`Both added and removed: ${both.join(', ')}.`);
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  const company = await requireCompany(id);
+  const next = [...new Set([...company.entitlements.filter((e) => !remove.includes(e)), ...add])] as Entitlement[];
+  await setCompanyFields(id, { entitlements: next, updated_at: isoNow() });
+  return toCompany((await getCompanyRecord(id))!);
+}
+
+/**
+ * `hiring-admin company set-status`: moves a company to any lifecycle state (D17). Leaving `failing` or
+ * reactivating clears the import failure count. Returns the Company object.
+ */
+export async function setCompanyStatus(id: number, status: string): Promise<Company> {
+  if (!(COMPANY_STATUSES as readonly string[]).includes(status))
+    throw invalidField('status', `Must be one of ${COMPANY_STATUSES.join(', ')}.`);
+  await requireCompany(id);
+  await setCompanyFields(id, {
+    status: status as CompanyStatus,
+    updated_at: isoNow(),
+    ...(status === 'active' ? { job_import_failures: 0 } : {}),
+  });
+  return toCompany((await getCompanyRecord(id))!);
+}
+
+/** Failed job import runs in a row after which the company turns `failing` (D14). */
+export const FAILING_AFTER_IMPORT_FAILURES = 3;
+
+/**
+ * Counts a failed job import run; the third in a row turns an `active` company `failing` (D14). Other
+ * states (deactivated, deleted, invited) are an operator's decision and stay. Returns the count.
+ */
+export async function recordJobImportFailure(id: number): Promise<number> {
+  const out = await db().send(
     new UpdateCommand({
       TableName: config().tableName,
       Key: keys.company(id),
-      UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
+      UpdateExpression: 'ADD job_import_failures :one',
       ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
-      ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:f${i}`, v])),
+      ExpressionAttributeValues: { ':one': 1 },
+      ReturnValues: 'ALL_NEW',
     }),
   );
+  const failures = Number(out.Attributes?.job_import_failures ?? 1);
+  if (failures >= FAILING_AFTER_IMPORT_FAILURES) await markCompanyFailing(id);
+  return failures;
+}
+
+/** Turns an `active` company `failing` (repeated import failures, rejected credentials); other states stay. */
+export async function markCompanyFailing(id: number): Promise<void> {
+  const timestamp = isoNow();
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.company(id),
+        UpdateExpression: 'SET #status = :failing, updated_at = :now',
+        ConditionExpression: '#status = :active',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: { ':failing': 'failing', ':active': 'active', ':now': timestamp },
+      }),
+    )
+    .catch((error: Error) => {
+      if (error.name !== 'ConditionalCheckFailedException') throw error;
+    });
+}
+
+/** Every company (GSI3 `COMPANIES`), for the scheduled job import's fan-out. */
+export async function allCompanies(): Promise<CompanyRecord[]> {
+  const items = await queryAll({
+    IndexName: 'GSI3',
+    KeyConditionExpression: 'GSI3PK = :pk',
+    ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
+  });
+  return items.map(fromItem);
 }

@@ -8,6 +8,8 @@ import type { FunctionAccess } from '#platform/function-access.js';
 export type BackgroundTrigger =
   /** Fed by the sync queue, with partial batch failures reported per message. */
   | { kind: 'syncQueue'; batchSize: number; maxBatchingWindowSeconds?: number; maxConcurrency?: number }
+  /** Fed by the job import queue (D14): one message per company and run. */
+  | { kind: 'jobImportQueue'; batchSize: number; maxConcurrency?: number }
   /** An EventBridge rate expression: `rate(5 minutes)`, `rate(1 hour)`. */
   | { kind: 'schedule'; expression: string };
 
@@ -22,6 +24,8 @@ export interface BackgroundFunctionDefinition {
   /** Seconds; a queue consumer's timeout must fit six times into the queue's visibility timeout. */
   timeoutSeconds?: number;
   memorySize?: number;
+  /** Locally, this environment variable (minutes) overrides a schedule's rate (JOB_IMPORT_INTERVAL_MINUTES). */
+  localIntervalMinutesVariable?: string;
 }
 
 export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
@@ -30,9 +34,29 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     handler: 'sync-worker',
     description: 'Submit applications to the ATS, record the outcome, send the e-mail fallback (D12)',
     trigger: { kind: 'syncQueue', batchSize: 10, maxBatchingWindowSeconds: 1 },
-    access: { table: 'write', attachments: 'read', events: 'publish', email: 'send' },
+    access: { table: 'write', attachments: 'read', events: 'publish', email: 'send', ats: true, credentials: 'decrypt' },
     // Six times this fits into the sync queue's visibility timeout.
     timeoutSeconds: 30,
+    memorySize: 1024,
+  },
+  {
+    id: 'JobImportScheduler',
+    handler: 'scheduled/job-import-fan-out',
+    description: 'Queue one job import per company with job sync active (D14)',
+    trigger: { kind: 'schedule', expression: 'rate(1 hour)' },
+    access: { table: 'read', jobImportQueue: 'send' },
+    timeoutSeconds: 120,
+    localIntervalMinutesVariable: 'JOB_IMPORT_INTERVAL_MINUTES',
+  },
+  {
+    id: 'JobImportWorker',
+    handler: 'job-import-worker',
+    description: "Import one company's published jobs from its ATS (D14)",
+    // One company per invocation; at most a few imports at once, so no ATS sees a burst from us.
+    trigger: { kind: 'jobImportQueue', batchSize: 1, maxConcurrency: 5 },
+    access: { table: 'write', events: 'publish', ats: true, credentials: 'decrypt' },
+    // Six times this fits into the job import queue's visibility timeout.
+    timeoutSeconds: 300,
     memorySize: 1024,
   },
   {

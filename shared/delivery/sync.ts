@@ -23,9 +23,10 @@ import { isConditionFailure } from '#platform/errors.js';
 import { openAttachment, readAttachment } from '#applications/attachments.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
-import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
+import { deliveryAllowed, getCompanyRecord, markCompanyFailing, syncActive, type CompanyRecord } from '#companies/companies.js';
 import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
 import { connectorFor } from '#delivery/connectors/index.js';
+import { loadCredentials } from '#delivery/credentials.js';
 import { sendMail } from '#delivery/email.js';
 import { publishEvent } from '#platform/events.js';
 import { getJob, type JobRecord } from '#jobs/jobs.js';
@@ -219,9 +220,11 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
   const connector = connectorFor(company.ats);
   if (!connector) return decideSync(record, { sync_status: 'FAILURE', failure_error: 'NoConnectorError' });
   const submit = async (job: JobRecord, reference: string, status: 'SUCCESS' | 'SUCCESS_FALLBACK') => {
-    const { externalId } = await connector.submitApplication(submissionFor(record, company, job, reference));
+    // Opened for this call only; the credentials go nowhere but the connector.
+    const credentials = await loadCredentials(company);
+    const { externalId } = await connector.submitApplication(submissionFor(record, company, job, reference), credentials);
     await hooks.afterSubmit?.();
-    return decideSync(record, { sync_status: status, failure_error: null, external_id: externalId });
+    return decideSync(record, { sync_status: status, failure_error: null, ...(externalId ? { external_id: externalId } : {}) });
   };
   try {
     const job = await getJob(company.id, record.job);
@@ -251,6 +254,8 @@ async function failAttempt(record: ApplicationRecord, error: unknown, attempts: 
     await releaseForRetry(record, delay);
     throw new RetryLater(delay, (error as Error).message);
   }
+  // D17: rejected credentials break the company's connection: it turns `failing` until an operator reconnects it.
+  if (known?.kind === 'credentials_rejected') await markCompanyFailing(record.company);
   return decideSync(record, known ? outcomeOf(known) : { sync_status: 'FAILURE', failure_error: 'SyncError' });
 }
 
@@ -327,6 +332,12 @@ export async function syncApplication(applicationId: number, hooks: SyncHooks = 
   }
   const company = await getCompanyRecord(record.company);
   if (!company || record.personal_data_deleted_at) return settle(record.id);
+  // D17: an invited, requested, deactivated or deleted company's syncs wait (NOTSENT, still due); the
+  // sweeper brings them back every grace period and they go out once the company is active again.
+  if (!deliveryAllowed(company)) {
+    if (record.sync_status === 'NOTSENT' || record.email_sync_status === 'NOTSENT') await releaseForRetry(record, 0);
+    return;
+  }
   const candidateSync = syncActive(company, 'candidate_sync');
   if (candidateSync && record.sync_status === 'NOTSENT') await syncToAts(record, company, hooks);
   // D12: the e-mail fallback runs when the ATS sync is inactive, or after it failed; both need the entitlement.

@@ -112,7 +112,7 @@ const PARAMETERS: Json = {
     required: true,
     description:
       'The company the request acts for (D3). Missing or not a positive integer: 400. A company the key may not act for, ' +
-      'or one that does not exist: 403.',
+      'or one that does not exist: 403. A deleted company: 403 with code `company_inactive` (D17).',
     schema: { type: 'integer', minimum: 1 },
   },
   IdempotencyKey: {
@@ -148,7 +148,8 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string; examp
   },
   '403': {
     name: 'Forbidden',
-    description: 'The API key may not act for the `Company-Id` company (D3), or may not call this route.',
+    description:
+      'The API key may not act for the `Company-Id` company (D3), or may not call this route (`permission_denied`); or the company is not active (D17, `company_inactive`): deleted, on every route with `Company-Id`; deactivated, when creating an application.',
     example: { detail: 'This API key may not act for that company.', code: 'permission_denied' },
   },
   '404': {

@@ -27,7 +27,7 @@ import { counterReader, readCount } from '#platform/counts.js';
 import { publishEvents } from '#platform/events.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
 import { loadJobInputValidator } from '#jobs/validators.generated.js';
-import { freeFormArray, freeFormObject, storableNumber } from '#platform/schema-rules.js';
+import { freeFormArray, freeFormObject, rawValuesObject, storableNumber } from '#platform/schema-rules.js';
 
 export const JOB_STATUSES = ['active', 'deleted', 'archived'] as const;
 export const REMOTE_VALUES = ['remote', 'hybrid', 'on-site'] as const;
@@ -189,7 +189,7 @@ export const jobInputSchema = {
     application_form_fields: { type: 'array', items: applicationFormFieldSchema },
     description_sections: { type: 'array', items: descriptionSectionSchema },
     custom_fields: freeFormObject(),
-    raw_values: freeFormObject(),
+    raw_values: rawValuesObject(),
     import_source: str,
   },
 } as const;
@@ -519,6 +519,17 @@ export async function listJobs(companyId: number, q: QueryParams, link: LinkCont
 // Pure: a bundle whose route never validates this leaves the generated validator out (tree-shaking).
 const validateJobInput = /* @__PURE__ */ lazyValidator(loadJobInputValidator);
 
+/** Job fields that hold URLs: stored and handed out only when they are http(s). */
+const URL_FIELDS = ['posting_url', 'application_url', 'banner_image'] as const;
+
+export function isHttpUrl(value: string): boolean {
+  try {
+    return ['http:', 'https:'].includes(new URL(value).protocol);
+  } catch {
+    return false;
+  }
+}
+
 /** Validates a whole feed; any invalid job rejects the run before anything is written. */
 export function parseJobFeed(feed: unknown): JobInput[] {
   if (!Array.isArray(feed)) throw new ValidationError({ body: ['Must be a JSON array of jobs.'] });
@@ -532,6 +543,12 @@ export function parseJobFeed(feed: unknown): JobInput[] {
       errors[`[${i}].external_id`] = ['Duplicate external_id in the feed.'];
     } else {
       seen.add((job as JobInput).external_id);
+    }
+  });
+  (feed as JobInput[]).forEach((job, i) => {
+    for (const field of URL_FIELDS) {
+      const value = job?.[field];
+      if (typeof value === 'string' && !isHttpUrl(value)) errors[`[${i}].${field}`] = ['Must be an http(s) URL.'];
     }
   });
   if (Object.keys(errors).length) throw new ValidationError(errors);
@@ -740,7 +757,12 @@ export async function importJobs(
       data: { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId },
     })),
   ]);
-  await setCompanyFields(companyId, { jobs_last_synced_at: now, ...(company.status === 'failing' ? { status: 'active' } : {}) });
+  // D14: a successful run ends a series of failures, and turns a `failing` company `active` again.
+  await setCompanyFields(companyId, {
+    jobs_last_synced_at: now,
+    job_import_failures: 0,
+    ...(company.status === 'failing' ? { status: 'active' } : {}),
+  });
   return result;
 }
 

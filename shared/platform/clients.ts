@@ -1,13 +1,14 @@
 /**
  * The AWS SDK clients, one module-scope singleton each, created on first use. Environment variables are
  * the only switch between AWS and the local emulators: `AWS_ENDPOINT_URL_DYNAMODB`, `AWS_ENDPOINT_URL_S3`,
- * `AWS_ENDPOINT_URL_SQS` and `AWS_ENDPOINT_URL_SNS` point at the emulators locally and are unset on AWS.
+ * `AWS_ENDPOINT_URL_SQS`, `AWS_ENDPOINT_URL_SNS` (and, for tests, `AWS_ENDPOINT_URL_KMS`) point at the emulators locally and are unset on AWS.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SNSClient } from '@aws-sdk/client-sns';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { recordDynamoCall } from '#platform/request-metrics.js';
 
 export interface ServiceConfig {
@@ -15,6 +16,7 @@ export interface ServiceConfig {
   bucketName: string;
   syncQueueUrl: string;
   eventsTopicArn: string;
+  jobImportQueueUrl: string;
 }
 
 export function config(): ServiceConfig {
@@ -23,6 +25,7 @@ export function config(): ServiceConfig {
     bucketName: process.env.BUCKET_NAME ?? '',
     syncQueueUrl: process.env.SYNC_QUEUE_URL ?? '',
     eventsTopicArn: process.env.EVENTS_TOPIC_ARN ?? '',
+    jobImportQueueUrl: process.env.JOB_IMPORT_QUEUE_URL ?? '',
   };
 }
 
@@ -49,6 +52,7 @@ let documentClient: DynamoDBDocumentClient | undefined;
 let s3Client: S3Client | undefined;
 let sqsClient: SQSClient | undefined;
 let snsClient: SNSClient | undefined;
+let kmsClient: KMSClient | undefined;
 
 /**
  * The DynamoDB client. Every item or query call made through it (by the document client, by Powertools
@@ -90,8 +94,12 @@ export function sns(): SNSClient {
   return (snsClient ??= new SNSClient(base('AWS_ENDPOINT_URL_SNS')));
 }
 
+export function kms(): KMSClient {
+  return (kmsClient ??= new KMSClient(base('AWS_ENDPOINT_URL_KMS')));
+}
+
 /** Forget the singletons (the local runtime calls this after it has pointed the environment elsewhere). */
 export function resetClients(): void {
-  for (const client of [dynamo, s3Client, sqsClient, snsClient]) client?.destroy();
-  dynamo = documentClient = s3Client = sqsClient = snsClient = undefined;
+  for (const client of [dynamo, s3Client, sqsClient, snsClient, kmsClient]) client?.destroy();
+  dynamo = documentClient = s3Client = sqsClient = snsClient = kmsClient = undefined;
 }

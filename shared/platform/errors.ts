@@ -60,6 +60,13 @@ export class ForbiddenError extends ApiError {
   }
 }
 
+/** D17: the company is deactivated (for new applications) or deleted (for every Company-Id route). */
+export class CompanyInactiveError extends ApiError {
+  constructor(detail = 'This company is not active: it accepts no new applications.') {
+    super(403, 'company_inactive', detail);
+  }
+}
+
 export class NotFoundError extends ApiError {
   constructor(detail = 'Not found.') {
     super(404, 'not_found', detail);

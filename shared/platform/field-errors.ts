@@ -18,6 +18,8 @@ function fieldPath(error: ErrorObject): string {
   if (error.keyword === 'required') parts.push(String(error.params.missingProperty));
   if (error.keyword === 'additionalProperties') parts.push(String(error.params.additionalProperty));
   if (error.keyword === 'propertyNames') parts.push(String(error.params.propertyName));
+  // `x-free-form` names where below its value the problem is.
+  if (error.keyword === 'x-free-form' && Array.isArray(error.params.path)) parts.push(...(error.params.path as unknown[]).map(String));
   let path = '';
   for (const part of parts) path += /^\d+$/.test(part) ? `[${part}]` : path ? `.${part}` : part;
   return path || 'body';
@@ -37,6 +39,8 @@ function message(error: ErrorObject): string {
       return `Must be a valid ${FORMAT_NAMES[String(error.params.format)] ?? String(error.params.format)}.`;
     case 'type':
       return `Must be of type ${String(error.params.type).replace(/,/g, ' or ')}.`;
+    case 'x-free-form':
+      return `${String(error.params.reason).replace(/^./, (c) => c.toUpperCase())}.`;
     case 'not':
       // The only negation in our schemas is the storable-number rule.
       return `Must be 0 or at least ${LIMITS.minNumberMagnitude} in magnitude.`;

@@ -11,6 +11,12 @@ export interface FunctionAccess {
   events?: 'publish';
   /** Send e-mail through SES (the e-mail fallback). */
   email?: 'send';
+  /** Send to the job import queue (the scheduled fan-out). */
+  jobImportQueue?: 'send';
+  /** Calls the ATSs: gets their base URLs (PERSONIO_API_URL, …) from the stack's context values. */
+  ats?: boolean;
+  /** ATS credentials at rest (D18): open them (workers) or seal them too (connect). */
+  credentials?: 'decrypt' | 'encrypt';
   /** Signs and verifies page cursors (list routes). */
   cursorSecret?: boolean;
 }

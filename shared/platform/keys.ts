@@ -28,6 +28,8 @@ export const keys = {
   idCounter: (entity: string): Key => ({ PK: `IDCOUNTER#${entity}`, SK: 'IDCOUNTER' }),
   /** Where a data migration (`hiring-admin migrate`) has got to, so that it resumes after a crash. */
   migration: (name: string): Key => ({ PK: `MIGRATION#${name}`, SK: 'MIGRATION' }),
+  /** A company's ATS credentials, sealed (D18); a separate item so that no company read ever carries them. */
+  atsCredentials: (companyId: number): Key => ({ PK: `COMPANY#${companyId}`, SK: 'ATSCREDENTIALS' }),
   /** Unfiltered total of a collection (for example a company's jobs), kept in the create transaction. */
   countOf: (collection: string): Key => ({ PK: `COUNT#${collection}`, SK: 'COUNT' }),
 } as const;
@@ -36,6 +38,9 @@ export const keys = {
 export const indexKeys = {
   partnerCompanies: (partnerId: number) => `PARTNER#${partnerId}#COMPANIES`,
   companyJobs: (companyId: number) => `COMPANY#${companyId}#JOBS`,
+  /** Every company, by id (GSI3): the scheduled job import walks it (a few thousand small items at most). */
+  allCompanies: () => 'COMPANIES',
+  companyIdSort: (id: number) => pad(id),
   createdSort: (createdAt: string, id: number) => `${createdAt}#${pad(id)}`,
   jobByExternalId: (companyId: number, externalId: string) => `COMPANY#${companyId}#JOBEXT#${externalId}`,
   companyApplications: (companyId: number) => `COMPANY#${companyId}#APPS`,

@@ -6,6 +6,9 @@ export const resources = {
   /** Sync queue: the worker's timeout × 6 ≤ visibility timeout; redrive to the DLQ after maxReceiveCount. */
   syncQueue: { name: 'sync', visibilityTimeoutSeconds: 180, maxReceiveCount: 5 },
   syncDeadLetterQueue: { name: 'sync-dlq', retentionSeconds: 14 * 24 * 3600 },
+  /** Job import queue (D14): one message per company and run; the import worker's timeout × 6 ≤ visibility. */
+  jobImportQueue: { name: 'job-import', visibilityTimeoutSeconds: 1800, maxReceiveCount: 3 },
+  jobImportDeadLetterQueue: { name: 'job-import-dlq', retentionSeconds: 14 * 24 * 3600 },
   eventsTopic: { name: 'events' },
   attachmentsBucket: { name: 'attachments' },
 } as const;

@@ -10,6 +10,8 @@
 export const LIMITS = {
   /** Nesting levels of a free-form object, the object itself being level 1 (DynamoDB allows 32). */
   freeFormDepth: 5,
+  /** Nesting levels of an ATS's untouched record (`raw_values`): Greenhouse's questions nest 8 deep. */
+  rawValuesDepth: 10,
   /** Keys of each object inside a free-form object. */
   freeFormKeys: 100,
   /** A free-form object serialised as JSON. */
@@ -47,53 +49,45 @@ export const safeKeyNames = {
   pattern: '^(?!(?:__proto__|constructor|prototype)$)',
 } as const;
 
-const freeFormValues = new Map<number, Record<string, unknown>>();
-
-/** A scalar or (below the depth limit) a container of a free-form object; one object per level, reused. */
-function freeFormValue(level: number): Record<string, unknown> {
-  const known = freeFormValues.get(level);
-  if (known) return known;
-  const scalar = {
-    maxLength: LIMITS.freeFormString,
-    minimum: storableNumber.minimum,
-    maximum: storableNumber.maximum,
-    not: storableNumber.not,
-  };
-  const schema =
-    level > LIMITS.freeFormDepth
-      ? { type: ['string', 'number', 'boolean', 'null'], ...scalar }
-      : {
-          type: ['string', 'number', 'boolean', 'null', 'object', 'array'],
-          ...scalar,
-          maxProperties: LIMITS.freeFormKeys,
-          propertyNames: safeKeyNames,
-          additionalProperties: freeFormValue(level + 1),
-          maxItems: LIMITS.freeFormItems,
-          items: freeFormValue(level + 1),
-        };
-  freeFormValues.set(level, schema);
-  return schema;
-}
+/** The limits of a free-form value, as the `x-free-form` keyword takes them (storable.ts). */
+const FREE_FORM_LIMITS = {
+  depth: LIMITS.freeFormDepth,
+  keys: LIMITS.freeFormKeys,
+  items: LIMITS.freeFormItems,
+  string: LIMITS.freeFormString,
+  keyName: LIMITS.keyName,
+};
 
 const FREE_FORM_OBJECT = {
   type: 'object',
-  description: `Free-form: at most ${LIMITS.freeFormDepth} levels deep, ${LIMITS.freeFormKeys} keys an object, ${LIMITS.freeFormBytes} bytes as JSON.`,
-  maxProperties: LIMITS.freeFormKeys,
+  description: `Free-form: at most ${LIMITS.freeFormDepth} levels deep, ${LIMITS.freeFormKeys} keys an object, ${LIMITS.freeFormItems} items an array, ${LIMITS.freeFormBytes} bytes as JSON; key names not __proto__, constructor or prototype; numbers DynamoDB can store.`,
   'x-max-json-bytes': LIMITS.freeFormBytes,
-  propertyNames: safeKeyNames,
-  additionalProperties: freeFormValue(2),
+  'x-free-form': FREE_FORM_LIMITS,
 };
 
 const FREE_FORM_ARRAY = {
   type: 'array',
-  maxItems: LIMITS.freeFormItems,
+  description: FREE_FORM_OBJECT.description,
   'x-max-json-bytes': LIMITS.freeFormBytes,
-  items: freeFormValue(2),
+  'x-free-form': FREE_FORM_LIMITS,
+};
+
+/** An ATS's own record: its shape is the ATS's, deeper than partners' free-form fields may be. */
+const RAW_VALUES_OBJECT = {
+  type: 'object',
+  description: `An ATS's untouched record: at most ${LIMITS.rawValuesDepth} levels deep, ${LIMITS.freeFormBytes} bytes as JSON.`,
+  'x-max-json-bytes': LIMITS.freeFormBytes,
+  'x-free-form': { ...FREE_FORM_LIMITS, depth: LIMITS.rawValuesDepth },
 };
 
 /** A free-form object (custom fields, raw values): bounded depth, keys, names, numbers and size. */
 export function freeFormObject() {
   return FREE_FORM_OBJECT as { type: 'object' };
+}
+
+/** A job's `raw_values`: the free-form rules with the depth an ATS's own records need. */
+export function rawValuesObject() {
+  return RAW_VALUES_OBJECT as { type: 'object' };
 }
 
 /** A free-form array (options lists of imported forms), with the same bounds on its items. */
@@ -106,5 +100,4 @@ export const SHARED_SCHEMAS: readonly [string, object][] = [
   ['FreeFormObject', FREE_FORM_OBJECT],
   ['FreeFormArray', FREE_FORM_ARRAY],
   ['SafeKeyName', safeKeyNames],
-  ...Array.from({ length: LIMITS.freeFormDepth }, (_unused, i) => [`FreeFormValue${i + 2}`, freeFormValue(i + 2)] as [string, object]),
 ];

@@ -6,9 +6,10 @@
  * The runtime side (D2 field errors from a validator's errors) is `field-errors.ts`; the shared input rules
  * as schema fragments are `schema-rules.ts`.
  */
-import { Ajv, _, str, type KeywordCxt, type Options } from 'ajv';
+import { Ajv, _, str, stringify, type KeywordCxt, type Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { formats } from '#platform/formats.js';
+import { freeFormProblem } from '#platform/storable.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
@@ -16,6 +17,8 @@ export const AJV_OPTIONS = { allErrors: true, strict: true, allowUnionTypes: tru
 
 /** How generated code reaches a format implemented as a function (a RegExp format is inlined by ajv itself). */
 const FORMATS_CODE = _`require("#platform/formats.js").formats`;
+/** How generated code reaches the one-walk check of `x-free-form` (storable.ts). */
+const FREE_FORM_CODE = _`require("#platform/storable.js").freeFormProblem`;
 
 /**
  * Adds the service's own formats and the `x-max-json-bytes` keyword to an ajv instance (the service's, and
@@ -33,6 +36,20 @@ export function addInputRules<T extends Pick<Ajv, 'addFormat' | 'addKeyword' | '
       );
     },
     error: { message: ({ schema }) => str`must be at most ${schema as number} bytes as JSON` },
+  });
+  // A free-form value (limits as the schema): one walk, reporting the first problem's path below the value
+  // (`params.path`, appended by field-errors.ts) and its reason as the message.
+  instance.addKeyword({
+    keyword: 'x-free-form',
+    schemaType: 'object',
+    code(cxt: KeywordCxt) {
+      // The function itself when compiled in process, its module when generated as standalone code.
+      const check = cxt.gen.scopeValue('func', { ref: freeFormProblem, code: FREE_FORM_CODE });
+      const problem = cxt.gen.const('problem', _`${check}(${cxt.data}, ${stringify(cxt.schema)})`);
+      cxt.setParams({ path: _`${problem} ? ${problem}.path : []`, reason: _`${problem} ? ${problem}.reason : ""` });
+      cxt.fail(problem);
+    },
+    error: { message: ({ params }) => _`${params.reason}`, params: ({ params }) => _`{path: ${params.path}}` },
   });
   return instance;
 }

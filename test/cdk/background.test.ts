@@ -9,7 +9,13 @@ import { NO_BUNDLING, actionsOf, functionStatements, resourcesOfType, synthStack
 
 let synthesized: Synthesized;
 beforeAll(() => {
-  synthesized = synthStack({ ...NO_BUNDLING, stage: 'prod' });
+  synthesized = synthStack({
+    ...NO_BUNDLING,
+    stage: 'prod',
+    // Context values for the ATS hosts (issue 9): set ones reach the functions that call ATSs.
+    leverApiUrl: 'https://api.eu.lever.co',
+    personioFeedUrl: 'https://{subdomain}.jobs.personio.example/xml',
+  });
 }, 120_000);
 afterAll(() => synthesized?.cleanup());
 
@@ -81,4 +87,49 @@ test('an alarm watches the sync worker for errors, and S3 expires attachments as
       ],
     },
   });
+});
+
+test('the job import: an hourly fan-out that may only send to the import queue, and a worker on that queue that may open credentials', () => {
+  const [fanOutId] = fnByDescriptionPrefix('JobImportScheduler');
+  const [workerId, worker] = fnByDescriptionPrefix('JobImportWorker');
+  const rules = resourcesOfType(synthesized.template, 'AWS::Events::Rule').map(([, r]) => r.Properties);
+  const rule = rules.find((r) => r.Targets.some((t: { Arn: { 'Fn::GetAtt': string[] } }) => t.Arn['Fn::GetAtt'][0] === fanOutId));
+  expect(rule?.ScheduleExpression).toBe('rate(1 hour)');
+  expect(policyActions(fanOutId)).toEqual(expect.arrayContaining(['sqs:SendMessage', 'dynamodb:Query']));
+  expect(policyActions(fanOutId)).not.toContain('dynamodb:PutItem');
+  expect(policyActions(fanOutId).filter((a) => a.startsWith('kms:'))).toEqual([]);
+  const [queueId] = resourcesOfType(synthesized.template, 'AWS::SQS::Queue').find(
+    ([, q]) => q.Properties.QueueName === 'his-prod-job-import',
+  )!;
+  Template.fromJSON(synthesized.template).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+    FunctionName: { Ref: workerId },
+    EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+    BatchSize: 1,
+    ScalingConfig: { MaximumConcurrency: 5 },
+    FunctionResponseTypes: ['ReportBatchItemFailures'],
+  });
+  expect(worker.Properties.Timeout * 6).toBeLessThanOrEqual(resources.jobImportQueue.visibilityTimeoutSeconds);
+  // Decrypt only: the workers open credentials; sealing is the operator's (connect).
+  expect(policyActions(workerId)).toEqual(expect.arrayContaining(['kms:Decrypt']));
+  expect(policyActions(workerId)).not.toContain('kms:GenerateDataKey*');
+  expect(policyActions(workerId)).not.toContain('kms:Encrypt');
+});
+
+test('the ATS hosts come from context values, only into the functions that call ATSs, with the credentials key', () => {
+  const [keyId, key] = resourcesOfType(synthesized.template, 'AWS::KMS::Key')[0];
+  expect(key.Properties.EnableKeyRotation).toBe(true);
+  expect(key.DeletionPolicy).toBe('Retain');
+  for (const id of ['SyncWorker', 'JobImportWorker']) {
+    const variables = fnByDescriptionPrefix(id)[1].Properties.Environment.Variables;
+    expect(variables).toMatchObject({
+      LEVER_API_URL: 'https://api.eu.lever.co',
+      PERSONIO_FEED_URL: 'https://{subdomain}.jobs.personio.example/xml',
+      CREDENTIALS_KMS_KEY_ID: { 'Fn::GetAtt': [keyId, 'Arn'] },
+    });
+    // Unset context values leave the connectors' real defaults.
+    expect(variables.GREENHOUSE_API_URL).toBeUndefined();
+  }
+  for (const id of ['SyncSweeper', 'Retention', 'JobImportScheduler'])
+    expect(Object.keys(fnByDescriptionPrefix(id)[1].Properties.Environment.Variables)).not.toContain('LEVER_API_URL');
+  expect(synthesized.template.Outputs).toHaveProperty('CredentialsKeyArn');
 });

@@ -53,9 +53,14 @@ const COMMANDS: Record<string, string[]> = {
   'partner create': ['--name', '--kind'],
   'company create': ['--partner', '--name', '--ats', '--status', '--partner-company-id', '--entitle', '--is-test', '--contact-email'],
   'company set-fallback-job': ['COMPANY_ID', '--job'],
+  'company connect': ['COMPANY_ID', '--ats', '--subdomain', '--personio-company-id', '--token', '--board-token', '--site', '--api-key'],
+  'company disconnect': ['COMPANY_ID'],
+  'company entitle': ['COMPANY_ID', '--add', '--remove'],
+  'company set-status': ['COMPANY_ID', 'STATUS'],
   'key create': ['--partner', '--company'],
   'key revoke': ['KEY_ID'],
   'jobs import': ['--company', '--file', '--partial'],
+  'jobs sync': ['--company'],
   'channel create': ['--slug', '--name', '--logo'],
   migrate: [],
 };
@@ -132,9 +137,11 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
     expect(usageError(unknown).errors).toEqual({
       command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, migrate.'],
     });
-    expect(usageError(noAction).errors).toEqual({ command: ['Missing command after "company"; use one of create, set-fallback-job.'] });
+    expect(usageError(noAction).errors).toEqual({
+      command: ['Missing command after "company"; use one of create, set-fallback-job, connect, disconnect, entitle, set-status.'],
+    });
     expect(usageError(unknownAction).errors).toEqual({
-      command: ['Unknown command "company frobnicate". Use one of create, set-fallback-job.'],
+      command: ['Unknown command "company frobnicate". Use one of create, set-fallback-job, connect, disconnect, entitle, set-status.'],
     });
   });
 

@@ -53,6 +53,21 @@ test('seeds the demo once, keeps data across restarts, and syncs a demo applicat
     expect(companies.body.count).toBe(1);
     const applications = await get(`${second.url}/applications/`, demo.partnerKey, demo.companyId);
     expect(applications.body.results.map((a: { sync_status: string }) => a.sync_status)).toEqual(['SUCCESS']);
+    // The scheduled job import (D14) of the demo company: the sandbox publishes the demo jobs, unchanged,
+    // and each of them arrives on the new run.
+    const runIds = async () =>
+      new Set(
+        (await get(`${second.url}/jobs?status=active`, demo.partnerKey, demo.companyId)).body.results.map(
+          (j: { run_id: string }) => j.run_id,
+        ),
+      );
+    const seeded = await runIds();
+    expect(await second.scheduler.run('JobImportScheduler')).toEqual({ queued: 1 });
+    expect(await second.importPoller.drain(10_000)).toBe(1);
+    const imported = await runIds();
+    expect(imported.size).toBe(1);
+    expect(seeded.has([...imported][0])).toBe(false);
+    expect((await get(`${second.url}/jobs?status=active`, demo.partnerKey, demo.companyId)).body.count).toBe(4);
   } finally {
     await second.stop();
   }

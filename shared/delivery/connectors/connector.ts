@@ -1,7 +1,8 @@
 /**
  * The connector interface every ATS implements (issue 4), and the error classification the sync worker
  * acts on. A connector knows nothing of queues or statuses: it submits, lists, validates, and throws a
- * ConnectorError whose `kind` says what happened.
+ * ConnectorError whose `kind` says what happened. Credentials come in as an argument, opened just before
+ * the call, and never travel further (not into errors, logs, events or queue messages).
  */
 import type { Readable } from 'node:stream';
 import type { CompanyRecord } from '#companies/companies.js';
@@ -30,6 +31,8 @@ export class ConnectorError extends Error {
     readonly kind: ConnectorErrorKind,
     message: string,
     readonly retryAfterSeconds?: number,
+    /** The credential field the ATS's answer points at, if any (credentials checks). */
+    readonly field?: string,
   ) {
     super(message);
     this.name = FAILURE_ERROR_NAMES[kind];
@@ -66,12 +69,35 @@ export interface Submission {
   attachments: SubmissionAttachment[];
 }
 
+/** A company's ATS credentials, by the field names of the connector's `credentialFields`. Never logged. */
+export type AtsCredentials = Readonly<Record<string, string>>;
+
+export interface CredentialField {
+  /** The field name (snake_case), also the name a D2 error uses. */
+  name: string;
+  /** What it is, for errors and help. */
+  description: string;
+  pattern: RegExp;
+}
+
 export interface AtsConnector {
   slug: string;
-  /** Submits an application; returns the ATS's id for it. */
-  submitApplication(submission: Submission): Promise<{ externalId: string }>;
-  /** The company's published jobs, in the spec's Job field names (used by the job import). */
-  listPublishedJobs(company: CompanyRecord): Promise<JobInput[]>;
-  /** Whether the company's stored credentials work. */
-  validateCredentials(company: CompanyRecord): Promise<boolean>;
+  /** The credential fields `connect` asks for; empty when the ATS needs none (sandbox). */
+  credentialFields: readonly CredentialField[];
+  /** Parallel requests of one import run (for example per-job detail reads). */
+  importConcurrency: number;
+  /** Submits an application; returns the ATS's id for it when the ATS tells it. */
+  submitApplication(submission: Submission, credentials: AtsCredentials): Promise<{ externalId: string | null }>;
+  /**
+   * The company's published jobs, the complete feed, in the spec's Job field names (the job import
+   * validates them). `undefined`: this ATS has no feed for the company (a sandbox company without one), and
+   * the run changes nothing. Throws a ConnectorError when the feed cannot be read or is malformed.
+   */
+  listPublishedJobs(company: CompanyRecord, credentials: AtsCredentials): Promise<JobInput[] | undefined>;
+  /**
+   * Checks the credentials with the cheapest documented call that proves them (each connector's document
+   * says what that call can and cannot prove). Throws a ConnectorError, with `field` naming the credential
+   * when the ATS's answer points at one.
+   */
+  validateCredentials(credentials: AtsCredentials, company: CompanyRecord): Promise<void>;
 }

@@ -5,7 +5,11 @@
  * - job whose external id starts with `closed-` → job not published;
  * - e-mail containing `+flaky` → two transient failures, then accepted;
  * - e-mail containing `+down` → always transient;
+ * - e-mail containing `+ratelimited` → rate limited on the first call, then accepted;
  * - anything else → accepted with a generated ATS id.
+ * Its job feed and its "credentials" are set per company (`setSandboxAts`): the feed it publishes (none
+ * by default: the import then changes nothing, and jobs come from the admin file import), a malformed
+ * feed, or rejected credentials, so that the job import and the lifecycle can be tried with it too.
  * Like a real ATS that honours a client reference, it deduplicates on the submission's reference, and it
  * records what it received (in the service table, expiring after 30 days) so tests can assert the exact
  * payload; attachment bytes are recorded by size and SHA-256.
@@ -15,6 +19,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import type { CompanyRecord } from '#companies/companies.js';
+import type { JobInput } from '#jobs/jobs.js';
 import { ConnectorError, type AtsConnector, type Submission } from '#delivery/connectors/connector.js';
 
 const RECORD_DAYS = 30;
@@ -60,12 +65,37 @@ async function hash(stream: AsyncIterable<Buffer | string>): Promise<{ size: num
   return { size, sha256: digest.digest('hex') };
 }
 
+/** What the sandbox ATS does for one company beyond its data-driven rules. */
+export interface SandboxAtsState {
+  /** The published jobs it lists; undefined: no feed (the import changes nothing). */
+  feed?: JobInput[];
+  /** Its feed is malformed (the import fails). */
+  feedMalformed?: boolean;
+  /** It rejects the company's credentials (submissions, the feed and the credentials check). */
+  rejectCredentials?: boolean;
+}
+
+/** Sets the sandbox ATS's feed and behaviour for a company (the local demo and the tests). */
+export async function setSandboxAts(companyId: number, state: SandboxAtsState): Promise<void> {
+  await db().send(new PutCommand({ TableName: config().tableName, Item: { ...key(companyId, 'STATE'), ...state } }));
+}
+
+async function sandboxState(companyId: number): Promise<SandboxAtsState> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: key(companyId, 'STATE'), ConsistentRead: true }));
+  return (out.Item ?? {}) as SandboxAtsState;
+}
+
+const rejected = () => new ConnectorError('credentials_rejected', 'The sandbox ATS rejected the credentials.');
+
 export const sandboxConnector: AtsConnector = {
   slug: 'sandbox',
+  credentialFields: [],
+  importConcurrency: 1,
 
   async submitApplication(submission: Submission) {
     const companyId = submission.company.id;
     const calls = await countCall(companyId, submission.reference);
+    if ((await sandboxState(companyId)).rejectCredentials) throw rejected();
     const existing = await db().send(
       new GetCommand({ TableName: config().tableName, Key: key(companyId, `RECEIPT#${submission.reference}`), ConsistentRead: true }),
     );
@@ -78,6 +108,7 @@ export const sandboxConnector: AtsConnector = {
     if (localPart.includes('+duplicate')) throw new ConnectorError('duplicate', 'The candidate has already applied in the sandbox ATS.');
     if (email.includes('+down')) throw new ConnectorError('transient', 'The sandbox ATS is unavailable.');
     if (email.includes('+flaky') && calls <= 2) throw new ConnectorError('transient', 'The sandbox ATS timed out.');
+    if (email.includes('+ratelimited') && calls <= 1) throw new ConnectorError('rate_limited', 'The sandbox ATS is rate limiting.', 1);
 
     const attachments = [];
     for (const attachment of submission.attachments) {
@@ -124,12 +155,15 @@ export const sandboxConnector: AtsConnector = {
     return { externalId: String(stored.Item!.external_id) };
   },
 
-  async listPublishedJobs() {
-    return [];
+  async listPublishedJobs(company: CompanyRecord) {
+    const state = await sandboxState(company.id);
+    if (state.rejectCredentials) throw rejected();
+    if (state.feedMalformed) throw new ConnectorError('invalid_data', 'The sandbox ATS feed is malformed.');
+    return state.feed;
   },
 
-  async validateCredentials() {
-    return true;
+  async validateCredentials(_credentials, company: CompanyRecord) {
+    if ((await sandboxState(company.id)).rejectCredentials) throw rejected();
   },
 };
 

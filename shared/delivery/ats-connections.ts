@@ -1,0 +1,98 @@
+/**
+ * Connecting a company to its ATS (issue 9, D15/D18): `connectCompany` checks the credentials with the
+ * connector's cheapest proving call and only then stores them (sealed) together with the company's new
+ * `ats`, its connection and status `active`, in one transaction; on any failure it throws a D2 error
+ * naming what failed and stores nothing. `disconnectCompany` removes them.
+ */
+import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { atsBySlug } from '#companies/ats.js';
+import { companyFieldsUpdate, getCompanyRecord, requireCompany, toCompany, type Company } from '#companies/companies.js';
+import { config, db } from '#platform/clients.js';
+import { isoNow } from '#platform/clock.js';
+import { ApiError, CompanyInactiveError, invalidField } from '#platform/errors.js';
+import { ConnectorError } from '#delivery/connectors/connector.js';
+import { connectorFor } from '#delivery/connectors/index.js';
+import { credentialsItem, deleteCredentialsInput, parseCredentials } from '#delivery/credentials.js';
+
+const CONNECTABLE = ['personio', 'greenhouse', 'lever', 'sandbox'];
+
+/** A failed credentials check as a D2 error: which credential (or the ATS) failed, and why. */
+export function connectionError(error: ConnectorError, fields: string[]): ApiError {
+  if (error.kind === 'credentials_rejected') {
+    const named = error.field ? [error.field] : fields;
+    return new ApiError(
+      400,
+      'credentials_rejected',
+      `The ATS rejected the credentials: ${error.message}`,
+      Object.fromEntries(named.map((f) => [f, [error.message]])),
+    );
+  }
+  if (error.kind === 'transient' || error.kind === 'rate_limited')
+    return new ApiError(400, 'ats_unreachable', `The ATS could not be reached to check the credentials: ${error.message}`, {
+      ats: [error.message],
+    });
+  return new ApiError(400, 'ats_invalid_response', `The ATS answered the credentials check with something unexpected: ${error.message}`, {
+    ats: [error.message],
+  });
+}
+
+/**
+ * `hiring-admin company connect C --ats …`: checks and stores the company's ATS credentials (fields by
+ * ATS: personio `subdomain`, `personio_company_id`, `token`; greenhouse `board_token`, `api_key`; lever
+ * `site`, `api_key`; sandbox none). Returns the Company object with `ats`, `ats_name` and `status: active`.
+ */
+export async function connectCompany(companyId: number, ats: string, input: Record<string, unknown>): Promise<Company> {
+  const connector = connectorFor(ats);
+  if (!connector || !atsBySlug(ats) || !CONNECTABLE.includes(ats)) throw invalidField('ats', `Must be one of ${CONNECTABLE.join(', ')}.`);
+  const credentials = parseCredentials(connector, input);
+  const company = await requireCompany(companyId);
+  if (company.status === 'deleted') throw new CompanyInactiveError('This company has been deleted; it cannot be connected.');
+  try {
+    await connector.validateCredentials(credentials, { ...company, ats });
+  } catch (error) {
+    if (error instanceof ConnectorError)
+      throw connectionError(
+        error,
+        connector.credentialFields.map((f) => f.name),
+      );
+    throw error;
+  }
+  const now = isoNow();
+  const fields = {
+    ats,
+    ats_connection: { ats, connected_at: now },
+    status: 'active' as const,
+    job_import_failures: 0,
+    updated_at: now,
+  };
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        atsBySlug(ats)!.credentials
+          ? {
+              Put: {
+                TableName: config().tableName,
+                Item: await credentialsItem(companyId, ats, credentials, now),
+              },
+            }
+          : { Delete: deleteCredentialsInput(companyId) },
+        { Update: companyFieldsUpdate(companyId, fields) },
+      ],
+    }),
+  );
+  return toCompany((await getCompanyRecord(companyId))!);
+}
+
+/** `hiring-admin company disconnect C`: deletes the stored credentials; the syncs stop being active (D15). */
+export async function disconnectCompany(companyId: number): Promise<Company> {
+  await requireCompany(companyId);
+  await db().send(
+    new TransactWriteCommand({
+      TransactItems: [
+        { Delete: deleteCredentialsInput(companyId) },
+        { Update: companyFieldsUpdate(companyId, { ats_connection: null, updated_at: isoNow() }) },
+      ],
+    }),
+  );
+  return toCompany((await getCompanyRecord(companyId))!);
+}

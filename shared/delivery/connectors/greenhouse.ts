@@ -1,0 +1,260 @@
+/**
+ * Greenhouse Job Board API (docs/connectors/greenhouse.md). Jobs: the board's list with `content=true`,
+ * then each job with `questions=true&pay_transparency=true` (a few in parallel) for its questions and pay
+ * ranges. Applications: JSON POST to the job with HTTP Basic auth (API key as user name, empty password),
+ * resume and cover letter as Base64 content, answers as `question_{id}` (`question_{id}[]` for
+ * multi-select). Greenhouse can answer 200 with an error body: only a body that confirms success counts.
+ */
+import type { CompanyRecord } from '#companies/companies.js';
+import type { JobInput } from '#jobs/jobs.js';
+import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
+import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody, mapLimited, segment } from '#delivery/connectors/http.js';
+import {
+  candidateName,
+  categoryFrom,
+  commitmentSchedule,
+  commitmentType,
+  decodeEntities,
+  httpUrl,
+  locationParts,
+  remoteFrom,
+  text,
+} from '#delivery/connectors/mapping.js';
+
+const ATS = 'Greenhouse';
+/** Greenhouse accepts these resume and cover letter formats. */
+export const GREENHOUSE_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'txt', 'rtf'];
+const MAX_FILE_BYTES = 20 * 1024 * 1024;
+
+type GreenhouseField = { name?: unknown; type?: unknown; values?: { label?: unknown; value?: unknown }[] };
+type GreenhouseQuestion = { required?: unknown; label?: unknown; description?: unknown; fields?: GreenhouseField[] };
+type GreenhouseJob = Record<string, unknown> & {
+  id?: unknown;
+  location?: { name?: unknown };
+  departments?: { name?: unknown }[];
+  offices?: { name?: unknown; location?: unknown }[];
+  metadata?: { name?: unknown; value?: unknown }[] | null;
+  questions?: GreenhouseQuestion[];
+  pay_input_ranges?: { min_cents?: unknown; max_cents?: unknown; currency_type?: unknown; title?: unknown; blurb?: unknown }[];
+};
+
+const ANSWER_TYPES: Record<string, string> = {
+  input_text: 'text',
+  input_hidden: 'text',
+  textarea: 'textarea',
+  input_file: 'file',
+  multi_value_single_select: 'single_select',
+  multi_value_multi_select: 'multi_select',
+};
+
+/** `question_123` and `question_123[]` → `123`; standard fields (first_name, resume) → undefined. */
+const questionId = (name: string) => /^question_(\d+)(\[\])?$/.exec(name)?.[1];
+
+const options = (field: GreenhouseField) =>
+  (field.values ?? []).map((v) => ({ label: String(v?.label ?? ''), value: String(v?.value ?? '') }));
+
+function screeningQuestions(questions: GreenhouseQuestion[]): NonNullable<JobInput['screening_questions']> {
+  const out: NonNullable<JobInput['screening_questions']> = [];
+  for (const question of questions) {
+    for (const field of question.fields ?? []) {
+      const id = questionId(String(field.name ?? ''));
+      if (!id) continue;
+      const type = String(field.type ?? '');
+      const values = options(field);
+      const yesNo = type === 'multi_value_single_select' && values.length === 2 && values.every((v) => /^(0|1)$/.test(v.value));
+      out.push({
+        id,
+        question: text(question.label) ?? id,
+        answer_type: yesNo ? 'boolean' : Object.hasOwn(ANSWER_TYPES, type) ? ANSWER_TYPES[type] : 'text',
+        required: question.required === true,
+        options: values,
+      });
+    }
+  }
+  return out;
+}
+
+function formFields(questions: GreenhouseQuestion[]): NonNullable<JobInput['application_form_fields']> {
+  const out: NonNullable<JobInput['application_form_fields']> = [];
+  for (const question of questions) {
+    for (const field of question.fields ?? []) {
+      const name = String(field.name ?? '');
+      if (!name) continue;
+      out.push({
+        id: name,
+        name,
+        label: text(question.label) ?? name,
+        type: String(field.type ?? ''),
+        subtype: null,
+        required: question.required === true,
+        order: out.length + 1,
+        options: options(field),
+      });
+    }
+  }
+  return out;
+}
+
+const cents = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value / 100 : null);
+
+/** One job (with questions and pay ranges) → our Job fields (docs/connectors/greenhouse.md has the table). */
+export function mapGreenhouseJob(job: GreenhouseJob): JobInput {
+  const locationName = text(job.location?.name);
+  const { city, country } = locationParts(locationName);
+  const pay = job.pay_input_ranges?.[0];
+  const metadata = (job.metadata ?? []).filter((m) => m && typeof m.name === 'string');
+  const meta = (pattern: RegExp) => text(metadata.find((m) => pattern.test(String(m.name)))?.value);
+  const commitment = meta(/employment type|commitment/i);
+  const questions = job.questions ?? [];
+  const content = typeof job.content === 'string' ? decodeEntities(job.content) : null;
+  return {
+    external_id: String(job.id),
+    title: text(job.title),
+    description: content,
+    description_sections: content ? [{ id: 'content', type: 'html', order: 1, title: 'Description', content }] : [],
+    posting_url: httpUrl(job.absolute_url),
+    application_url: httpUrl(job.absolute_url),
+    location_name: locationName,
+    city,
+    country,
+    remote: remoteFrom(locationName, ...(job.offices ?? []).map((o) => text(o?.name))),
+    employment_type: commitment ? commitmentType(commitment) : null,
+    work_schedule: commitment ? commitmentSchedule(commitment) : null,
+    category: categoryFrom(...(job.departments ?? []).map((d) => d?.name)),
+    salary: pay ? (text(pay.title) ?? text(pay.blurb)) : null,
+    salary_from: pay ? cents(pay.min_cents) : null,
+    salary_to: pay ? cents(pay.max_cents) : null,
+    salary_currency: pay ? text(pay.currency_type) : null,
+    screening_questions: screeningQuestions(questions),
+    application_form_fields: formFields(questions),
+    custom_fields: {
+      ...(text(job.requisition_id) ? { requisition_id: text(job.requisition_id) } : {}),
+      ...(job.internal_job_id !== undefined && job.internal_job_id !== null ? { internal_job_id: String(job.internal_job_id) } : {}),
+      ...((job.departments ?? []).length ? { departments: (job.departments ?? []).map((d) => String(d?.name ?? '')) } : {}),
+    },
+    raw_values: job,
+    import_source: 'api',
+  };
+}
+
+function boardUrl(credentials: AtsCredentials, path = '', query: Record<string, string> = {}) {
+  return atsUrl(atsBaseUrl('GREENHOUSE_API_URL'), `/v1/boards/${segment(credentials.board_token)}/jobs${path}`, query);
+}
+
+async function readJson(response: Response, what: string): Promise<Record<string, unknown>> {
+  const body = await jsonBody(response);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ConnectorError('invalid_data', `${ATS} ${what} is not a JSON object.`);
+  return body as Record<string, unknown>;
+}
+
+async function listBoard(credentials: AtsCredentials, query: Record<string, string>): Promise<GreenhouseJob[]> {
+  const response = await atsFetch(ATS, boardUrl(credentials, '', query), { headers: { Accept: 'application/json' } });
+  if (response.status === 404)
+    throw new ConnectorError('credentials_rejected', `${ATS} knows no job board with that token (404).`, undefined, 'board_token');
+  if (!response.ok) throw errorForStatus(ATS, response);
+  const body = await readJson(response, 'job list');
+  if (!Array.isArray(body.jobs)) throw new ConnectorError('invalid_data', `${ATS} job list has no jobs array.`);
+  for (const job of body.jobs as unknown[]) {
+    const id = (job as GreenhouseJob)?.id;
+    if (typeof id !== 'number' && typeof id !== 'string')
+      throw new ConnectorError('invalid_data', `${ATS} job list has a job without an id.`);
+  }
+  return body.jobs as GreenhouseJob[];
+}
+
+function filePart(name: string, bytes: Buffer): { content: string; filename: string } {
+  const extension = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
+  if (!GREENHOUSE_FILE_EXTENSIONS.includes(extension))
+    throw new ConnectorError('invalid_data', `${ATS} accepts only ${GREENHOUSE_FILE_EXTENSIONS.join(', ')} files.`);
+  if (bytes.length === 0) throw new ConnectorError('invalid_data', `${ATS} refuses empty files.`);
+  return { content: bytes.toString('base64'), filename: name };
+}
+
+/** The JSON body of an application (exported for the document's example and the tests). */
+export async function greenhouseApplicationBody(submission: Submission): Promise<Record<string, unknown>> {
+  const name = candidateName(submission.candidate);
+  const phone = text(submission.candidate.phone);
+  const body: Record<string, unknown> = { first_name: name.first, last_name: name.last, email: String(submission.candidate.email ?? '') };
+  if (phone) body.phone = phone;
+  const resume = submission.attachments.find((a) => a.type === 'cv');
+  const cover = submission.attachments.find((a) => a.type === 'cover_letter');
+  if (resume) {
+    const part = filePart(resume.name, await attachmentBytes(ATS, resume, MAX_FILE_BYTES));
+    body.resume_content = part.content;
+    body.resume_content_filename = part.filename;
+  }
+  if (cover) {
+    const part = filePart(cover.name, await attachmentBytes(ATS, cover, MAX_FILE_BYTES));
+    body.cover_letter_content = part.content;
+    body.cover_letter_content_filename = part.filename;
+  }
+  for (const answer of submission.screeningAnswers) {
+    const id = /^\d+$/.test(String(answer.id ?? '')) ? String(answer.id) : questionId(String(answer.id ?? ''));
+    if (!id) continue;
+    if (answer.answer_type === 'multi_select') {
+      body[`question_${id}[]`] = String(answer.answer ?? '')
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
+    } else {
+      body[`question_${id}`] = String(answer.answer ?? '');
+    }
+  }
+  return body;
+}
+
+export const greenhouseConnector: AtsConnector = {
+  slug: 'greenhouse',
+  credentialFields: [
+    { name: 'board_token', description: 'the job board token (boards.greenhouse.io/{board_token})', pattern: /^[A-Za-z0-9_-]{1,100}$/ },
+    { name: 'api_key', description: 'the Job Board API key', pattern: /^[\x21-\x7e]{8,256}$/ },
+  ],
+  importConcurrency: 4,
+
+  async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
+    const listed = await listBoard(credentials, { content: 'true' });
+    const detailed = await mapLimited(listed, greenhouseConnector.importConcurrency, async (job) => {
+      const response = await atsFetch(
+        ATS,
+        boardUrl(credentials, `/${segment(String(job.id))}`, { questions: 'true', pay_transparency: 'true' }),
+        {
+          headers: { Accept: 'application/json' },
+        },
+      );
+      // Closed between the list and this read: it is not published any more.
+      if (response.status === 404) return undefined;
+      if (!response.ok) throw errorForStatus(ATS, response);
+      return { ...job, ...(await readJson(response, 'job')) } as GreenhouseJob;
+    });
+    return detailed.filter((job): job is GreenhouseJob => job !== undefined).map(mapGreenhouseJob);
+  },
+
+  async submitApplication(submission: Submission, credentials: AtsCredentials) {
+    const body = await greenhouseApplicationBody(submission);
+    const response = await atsFetch(ATS, boardUrl(credentials, `/${segment(submission.jobExternalId)}`), {
+      method: 'POST',
+      headers: {
+        Authorization: `Basic ${Buffer.from(`${credentials.api_key}:`).toString('base64')}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json',
+      },
+      body: JSON.stringify(body),
+    });
+    if (response.status === 404) throw new ConnectorError('job_not_published', `${ATS} does not know the job (404).`);
+    if (!response.ok) throw errorForStatus(ATS, response);
+    const answer = (await jsonBody(response)) as Record<string, unknown> | undefined;
+    if (typeof answer?.success === 'string') return { externalId: null };
+    const reason = [answer?.error, answer?.reason].filter((v) => typeof v === 'string').join(': ');
+    if (/not live/i.test(reason)) throw new ConnectorError('job_not_published', `${ATS}: ${reason.slice(0, 200)}.`);
+    if (reason) throw new ConnectorError('invalid_data', `${ATS} answered 200 with an error: ${reason.slice(0, 200)}.`);
+    // Neither success nor a known error: unconfirmed, so it is retried (Greenhouse has no duplicate error).
+    throw new ConnectorError('transient', `${ATS} answered 200 without confirming the application.`);
+  },
+
+  async validateCredentials(credentials: AtsCredentials) {
+    // The board's job list (without content) proves the board token; the API key is only used by the
+    // application POST, which no check can make without creating a candidate.
+    await listBoard(credentials, {});
+  },
+};

@@ -1,0 +1,160 @@
+/**
+ * The job import from the ATSs (D14, issue 9): a schedule fans out one queue message per company whose
+ * job sync is active, and each message is one import run through the company's connector into the same
+ * import code the admin file import uses (`importJobs`). A run that fails (ATS unreachable, malformed
+ * feed, rejected credentials) changes no job and is counted; the third failed run in a row turns the
+ * company `failing`, rejected credentials at once (D17); a successful run turns it `active` again.
+ * Deactivated, deleted, invited and requested companies are not imported; they wait (D17).
+ */
+import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import {
+  allCompanies,
+  deliveryAllowed,
+  markCompanyFailing,
+  recordJobImportFailure,
+  requireCompany,
+  syncActive,
+  type CompanyRecord,
+} from '#companies/companies.js';
+import { importJobs, type ImportResult } from '#jobs/jobs.js';
+import { config, db, sqs } from '#platform/clients.js';
+import { now } from '#platform/clock.js';
+import { ApiError, CompanyInactiveError, ConflictError, ValidationError, invalidField } from '#platform/errors.js';
+import { keys } from '#platform/keys.js';
+import { logger } from '#platform/logger.js';
+import { ConnectorError } from '#delivery/connectors/connector.js';
+import { connectorFor } from '#delivery/connectors/index.js';
+import { loadCredentials } from '#delivery/credentials.js';
+
+export interface JobImportMessage {
+  company_id: number;
+}
+
+/** A failed run, as a D2 error (the admin command prints it; the worker logs its code). */
+export class JobImportFailedError extends ApiError {
+  constructor(
+    readonly reason: 'credentials_rejected' | 'ats_unreachable' | 'invalid_feed',
+    detail: string,
+    readonly failures: number,
+  ) {
+    super(400, `job_import_${reason}`, detail, { ats: [detail] });
+  }
+}
+
+const RUN_CLAIM_SECONDS = 15 * 60;
+
+/** One run per company at a time: a conditional claim on the company item. */
+async function claimRun(companyId: number): Promise<boolean> {
+  const current = now();
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.company(companyId),
+        UpdateExpression: 'SET job_import_running_until = :until',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(job_import_running_until) OR job_import_running_until < :now)',
+        ExpressionAttributeValues: {
+          ':until': new Date(current.getTime() + RUN_CLAIM_SECONDS * 1000).toISOString(),
+          ':now': current.toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+async function releaseRun(companyId: number): Promise<void> {
+  await db().send(
+    new UpdateCommand({ TableName: config().tableName, Key: keys.company(companyId), UpdateExpression: 'REMOVE job_import_running_until' }),
+  );
+}
+
+function checkImportable(company: CompanyRecord): void {
+  if (!deliveryAllowed(company))
+    throw new CompanyInactiveError(`Company ${company.id} is ${company.status}: its job imports wait until it is active again.`);
+  if (!connectorFor(company.ats)) throw invalidField('ats', `The company's ATS (${company.ats ?? 'none'}) has no connector.`);
+  if (!syncActive(company, 'job_sync'))
+    throw invalidField('job_sync_active', 'Job sync is not active: the company needs the job_sync entitlement and a connected ATS.');
+}
+
+async function failRun(company: CompanyRecord, reason: JobImportFailedError['reason'], detail: string): Promise<never> {
+  const failures = await recordJobImportFailure(company.id);
+  // D17: rejected credentials break the connection: the company is failing at once.
+  if (reason === 'credentials_rejected') await markCompanyFailing(company.id);
+  logger.warn('job import run failed', { companyId: company.id, reason, failures });
+  throw new JobImportFailedError(reason, `The job import of company ${company.id} failed: ${detail}`, failures);
+}
+
+/**
+ * One import run from the company's ATS now (the queue worker and `hiring-admin jobs sync`). Returns
+ * `{run_id, created, updated, unchanged, archived}`; a failed run throws JobImportFailedError.
+ */
+export async function runJobImport(companyId: number): Promise<ImportResult> {
+  const company = await requireCompany(companyId);
+  checkImportable(company);
+  const connector = connectorFor(company.ats)!;
+  if (!(await claimRun(companyId)))
+    throw new ConflictError(`A job import of company ${companyId} is already running.`, 'job_import_running');
+  try {
+    let feed;
+    try {
+      feed = await connector.listPublishedJobs(company, await loadCredentials(company));
+    } catch (error) {
+      if (!(error instanceof ConnectorError)) throw error;
+      const reason = error.kind === 'credentials_rejected' ? 'credentials_rejected' : error.retryable ? 'ats_unreachable' : 'invalid_feed';
+      return await failRun(company, reason, error.message);
+    }
+    // No feed (a sandbox company without one): nothing to import, nothing changes.
+    if (feed === undefined) return { run_id: randomUUID(), created: 0, updated: 0, unchanged: 0, archived: 0 };
+    try {
+      return await importJobs(companyId, feed, { source: 'api' });
+    } catch (error) {
+      if (!(error instanceof ValidationError)) throw error;
+      const first = Object.entries(error.errors ?? {})[0];
+      return await failRun(
+        company,
+        'invalid_feed',
+        `the feed does not map to valid jobs (${first ? `${first[0]}: ${first[1].join(' ')}` : error.detail}).`,
+      );
+    }
+  } finally {
+    await releaseRun(companyId);
+  }
+}
+
+/** The queue worker's part: one run; a company that may not import (any more) is skipped. */
+export async function importFromMessage(message: JobImportMessage): Promise<ImportResult | { skipped: string }> {
+  try {
+    return await runJobImport(message.company_id);
+  } catch (error) {
+    // Failed runs are counted and final: the next scheduled run is the retry. Unexpected errors propagate.
+    if (error instanceof JobImportFailedError) return { skipped: error.code };
+    if (error instanceof ApiError && error.statusCode !== 500) {
+      logger.info('job import skipped', { companyId: message.company_id, code: error.code });
+      return { skipped: error.code };
+    }
+    throw error;
+  }
+}
+
+/** The schedule's part: one message per company with job sync active and a state that imports. */
+export async function fanOutJobImports(): Promise<{ queued: number }> {
+  const due = (await allCompanies()).filter((c) => syncActive(c, 'job_sync') && deliveryAllowed(c));
+  for (let i = 0; i < due.length; i += 10) {
+    const chunk = due.slice(i, i + 10);
+    const out = await sqs().send(
+      new SendMessageBatchCommand({
+        QueueUrl: config().jobImportQueueUrl,
+        Entries: chunk.map((c) => ({ Id: String(c.id), MessageBody: JSON.stringify({ company_id: c.id } satisfies JobImportMessage) })),
+      }),
+    );
+    if (out.Failed?.length) logger.error('job import messages not sent', { companies: out.Failed.map((f) => f.Id) });
+  }
+  logger.info('job import fan-out', { queued: due.length });
+  return { queued: due.length };
+}

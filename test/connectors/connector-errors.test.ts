@@ -1,0 +1,215 @@
+/**
+ * Connector behaviour at the edges, straight against the simulators (no storage involved): Lever's pacing
+ * and 429 retries, Greenhouse's 200-with-error, Personio's file limits, and the mapping of odd answers,
+ * timeouts and network errors to the error kinds the sync worker acts on.
+ */
+import { Readable } from 'node:stream';
+import type { CompanyRecord } from '#companies/companies.js';
+import type { Submission } from '#delivery/connectors/connector.js';
+import { greenhouseConnector } from '#delivery/connectors/greenhouse.js';
+import { leverConnector, reservePostSlot } from '#delivery/connectors/lever.js';
+import { personioConnector } from '#delivery/connectors/personio.js';
+import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
+import { startLeverSimulator, type LeverSimulator } from '../simulators/lever.js';
+import { personioAccount, startPersonioSimulator, type PersonioSimulator } from '../simulators/personio.js';
+
+const PDF = Buffer.from('%PDF-1.5\nedge\n%%EOF');
+const company = { id: 1, ats: 'lever' } as CompanyRecord;
+
+function submission(
+  overrides: Partial<Submission> = {},
+  files: { name: string; type?: string; bytes?: Buffer; size?: number }[] = [],
+): Submission {
+  return {
+    reference: 'his-application-1',
+    company,
+    jobExternalId: 'p-1',
+    candidate: { email: 'edge@example.com', full_name: 'Edge Case' },
+    screeningAnswers: [],
+    customFields: {},
+    socialLinks: {},
+    notes: null,
+    appliedAt: '2026-01-01T00:00:00.000Z',
+    source: null,
+    attachments: files.map((f) => ({
+      type: f.type ?? 'cv',
+      name: f.name,
+      content_type: 'application/pdf',
+      size: f.size ?? (f.bytes ?? PDF).length,
+      open: async () => Readable.from([f.bytes ?? PDF]),
+    })),
+    ...overrides,
+  };
+}
+
+let lever: LeverSimulator;
+let personio: PersonioSimulator;
+let odd: SimulatorServer;
+let oddReply: { status: number; body?: unknown; delayMs?: number } = { status: 200, body: {} };
+
+beforeAll(async () => {
+  [lever, personio] = await Promise.all([startLeverSimulator(), startPersonioSimulator()]);
+  odd = await startSimulatorServer(async () => {
+    if (oddReply.delayMs) await new Promise((r) => setTimeout(r, oddReply.delayMs));
+    return { status: oddReply.status, body: oddReply.body };
+  });
+  Object.assign(process.env, lever.env, personio.env, { GREENHOUSE_API_URL: `${odd.url}/gh` });
+  lever.sites.set('pace', { site: 'pace', apiKey: 'lever-pace-key', postings: [{ id: 'p-1', text: 'Job', description: 'x' }] });
+  personio.accounts.set('edge', personioAccount('edge', { positions: [{ id: '7', name: 'Job' }] }));
+});
+afterAll(() => Promise.all([lever.server.stop(), personio.server.stop(), odd.stop()]));
+
+const credentials = { site: 'pace', api_key: 'lever-pace-key' };
+
+test('Lever: POST slots are reserved per key, 600 ms apart', () => {
+  const t = 1_000_000_000_000;
+  expect([reservePostSlot('key-a', t), reservePostSlot('key-a', t), reservePostSlot('key-a', t + 100)]).toEqual([0, 600, 1100]);
+  expect(reservePostSlot('key-b', t)).toBe(0);
+  expect(reservePostSlot('key-a', t + 5000)).toBe(0);
+});
+
+test('Lever: three applications at once are paced, and all get through', async () => {
+  const before = lever.postStatuses.length;
+  const started = Date.now();
+  const results = await Promise.all(
+    [1, 2, 3].map(() => leverConnector.submitApplication(submission({}, [{ name: 'cv.pdf' }]), credentials)),
+  );
+  expect(results.every((r) => typeof r.externalId === 'string')).toBe(true);
+  // Unpaced, all three would go out at once; paced, the third waits two slots.
+  expect(Date.now() - started).toBeGreaterThanOrEqual(1200);
+  // On a quiet machine Lever answers no 429; under heavy load a jittered arrival may still meet one, which
+  // the connector retries: every application got through either way.
+  expect(lever.postStatuses.slice(before).filter((s) => s === 200)).toHaveLength(3);
+});
+
+test('Lever: a 429 that does not stop is rate_limited after the retries', async () => {
+  process.env.LEVER_MAX_RETRIES = '1';
+  process.env.LEVER_RETRY_BASE_MS = '20';
+  lever.rateLimitNext = 5;
+  try {
+    await expect(leverConnector.submitApplication(submission(), credentials)).rejects.toMatchObject({ kind: 'rate_limited' });
+  } finally {
+    lever.rateLimitNext = 0;
+    delete process.env.LEVER_MAX_RETRIES;
+    delete process.env.LEVER_RETRY_BASE_MS;
+  }
+});
+
+test('Lever: a bad key is credentials_rejected, a closed posting job_not_published, and the key never appears in the error', async () => {
+  const error = await leverConnector.submitApplication(submission(), { ...credentials, api_key: 'wrong-key-999' }).catch((e: Error) => e);
+  expect(error).toMatchObject({ kind: 'credentials_rejected' });
+  expect((error as Error).message).not.toContain('wrong-key-999');
+  await new Promise((r) => setTimeout(r, 1000));
+  await expect(leverConnector.submitApplication(submission({ jobExternalId: 'gone' }), credentials)).rejects.toMatchObject({
+    kind: 'job_not_published',
+  });
+});
+
+test.each([
+  ['200 without success', { status: 200, body: {} }, 'transient'],
+  ['200 with another error', { status: 200, body: { error: 'Failed to save person', reason: 'Invalid email' } }, 'invalid_data'],
+  ['200 not live', { status: 200, body: { error: 'Failed to save person', reason: 'Job application not live' } }, 'job_not_published'],
+  ['401', { status: 401, body: { error: 'Unauthorized' } }, 'credentials_rejected'],
+  ['503', { status: 503, body: {} }, 'transient'],
+  ['422', { status: 422, body: {} }, 'invalid_data'],
+])('Greenhouse: %s → %s', async (_name, reply, kind) => {
+  oddReply = reply;
+  await expect(
+    greenhouseConnector.submitApplication(submission({ jobExternalId: '1' }), { board_token: 'b', api_key: 'k' }),
+  ).rejects.toMatchObject({ kind });
+});
+
+test('Greenhouse: a resume it does not accept is invalid_data before anything is sent', async () => {
+  const before = odd.requests.length;
+  await expect(
+    greenhouseConnector.submitApplication(submission({ jobExternalId: '1' }, [{ name: 'cv.png' }]), { board_token: 'b', api_key: 'k' }),
+  ).rejects.toMatchObject({ kind: 'invalid_data' });
+  expect(odd.requests.length).toBe(before);
+});
+
+test('timeouts and network errors are transient', async () => {
+  process.env.ATS_TIMEOUT_MS = '100';
+  oddReply = { status: 200, body: { success: 'late' }, delayMs: 400 };
+  try {
+    await expect(
+      greenhouseConnector.submitApplication(submission({ jobExternalId: '1' }), { board_token: 'b', api_key: 'k' }),
+    ).rejects.toMatchObject({
+      kind: 'transient',
+      message: 'Greenhouse timed out.',
+    });
+  } finally {
+    delete process.env.ATS_TIMEOUT_MS;
+  }
+  const saved = process.env.LEVER_API_URL;
+  process.env.LEVER_API_URL = 'http://127.0.0.1:9';
+  try {
+    await expect(leverConnector.listPublishedJobs(company, credentials)).rejects.toMatchObject({ kind: 'transient' });
+  } finally {
+    process.env.LEVER_API_URL = saved;
+  }
+});
+
+const personioCredentials = { subdomain: 'edge', personio_company_id: '4711', token: 'papi-edge-token' };
+
+test('Personio: a file above 20 MB is refused before upload; a file type Personio refuses is invalid_data', async () => {
+  const before = personio.server.requests.length;
+  await expect(
+    personioConnector.submitApplication(
+      submission({ jobExternalId: '7' }, [{ name: 'big.pdf', size: 20 * 1024 * 1024 + 1 }]),
+      personioCredentials,
+    ),
+  ).rejects.toMatchObject({ kind: 'invalid_data' });
+  expect(personio.server.requests.length).toBe(before);
+  await expect(
+    personioConnector.submitApplication(submission({ jobExternalId: '7' }, [{ name: 'tool.exe' }]), personioCredentials),
+  ).rejects.toMatchObject({
+    kind: 'invalid_data',
+  });
+  expect(personio.applications).toHaveLength(0);
+});
+
+test('Personio: a one-word name goes as both names; the application without files has no files field', async () => {
+  await personioConnector.submitApplication(
+    submission({ jobExternalId: '7', candidate: { email: 'cher@example.com', full_name: 'Cher' } }),
+    personioCredentials,
+  );
+  expect(personio.applications.pop()!.body).toEqual({
+    first_name: 'Cher',
+    last_name: 'Cher',
+    email: 'cher@example.com',
+    job_position_id: 7,
+  });
+});
+
+test('Personio: a credentials check that meets something other than the Recruiting API is not taken for proof', async () => {
+  const saved = process.env.PERSONIO_API_URL;
+  process.env.PERSONIO_API_URL = `${personio.server.url}/not-the-api`;
+  try {
+    await expect(personioConnector.validateCredentials(personioCredentials, company)).rejects.toMatchObject({ kind: 'invalid_data' });
+  } finally {
+    process.env.PERSONIO_API_URL = saved;
+  }
+  await expect(personioConnector.validateCredentials(personioCredentials, company)).resolves.toBeUndefined();
+});
+
+test('Lever: postings are paged with skip/limit until a short page', async () => {
+  lever.sites.set('paged', {
+    site: 'paged',
+    apiKey: 'lever-paged-key',
+    postings: [1, 2, 3, 4, 5].map((n) => ({ id: `p-${n}`, text: `Job ${n}`, description: 'x' })),
+  });
+  process.env.LEVER_PAGE_SIZE = '2';
+  const before = lever.server.requests.length;
+  try {
+    const jobs = await leverConnector.listPublishedJobs(company, { site: 'paged', api_key: 'lever-paged-key' });
+    expect(jobs!.map((j) => j.external_id)).toEqual(['p-1', 'p-2', 'p-3', 'p-4', 'p-5']);
+  } finally {
+    delete process.env.LEVER_PAGE_SIZE;
+  }
+  const pages = lever.server.requests.slice(before).map((r) => [r.query.get('mode'), r.query.get('skip'), r.query.get('limit')]);
+  expect(pages).toEqual([
+    ['json', '0', '2'],
+    ['json', '2', '2'],
+    ['json', '4', '2'],
+  ]);
+});

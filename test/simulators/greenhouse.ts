@@ -1,0 +1,123 @@
+/**
+ * A Greenhouse Job Board API simulator under `/greenhouse` (a path prefix). It follows the documented
+ * behaviour (shared/ats-apis.md): public reads (the job list with `content=true` carrying entity-escaped
+ * HTML, one job with `questions=true` and `pay_transparency=true`, 404 for unknown boards and jobs, no
+ * paging), and the application POST with HTTP Basic auth (API key as user name, empty password; 401
+ * otherwise), JSON or multipart, Base64 `resume_content`/`cover_letter_content` of pdf, doc, docx, txt or
+ * rtf and not empty, answers `question_{id}` / `question_{id}[]`. Its quirk: a job that is not live
+ * answers **200** `{"error": "Failed to save person", "reason": "Job application not live"}`. It has no
+ * duplicate error and no documented rate limit (a forced 429 is still possible for tests).
+ */
+import { randomUUID } from 'node:crypto';
+import { basicUser, startSimulatorServer, type RecordedRequest, type SimulatorServer } from './server.js';
+
+export interface GreenhouseJobFixture {
+  id: number;
+  title: string;
+  content: string;
+  location?: string;
+  departments?: string[];
+  live?: boolean;
+  questions?: {
+    required: boolean;
+    label: string;
+    fields: { name: string; type: string; values?: { label: string; value: number | string }[] }[];
+  }[];
+  pay?: { min_cents: number; max_cents: number; currency_type: string; title: string };
+}
+
+export interface GreenhouseBoard {
+  token: string;
+  apiKey: string;
+  jobs: GreenhouseJobFixture[];
+  /** Replaces the list body (a malformed feed). */
+  listOverride?: string;
+}
+
+export interface GreenhouseApplication {
+  jobId: number;
+  body: Record<string, unknown>;
+  candidateId: string;
+}
+
+const escapeHtml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+const FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'txt', 'rtf'];
+
+export interface GreenhouseSimulator {
+  server: SimulatorServer;
+  boards: Map<string, GreenhouseBoard>;
+  applications: GreenhouseApplication[];
+  rateLimitNext: number;
+  env: { GREENHOUSE_API_URL: string };
+  requestsTo(path: RegExp): RecordedRequest[];
+}
+
+function jobSummary(sim: GreenhouseSimulator, board: GreenhouseBoard, job: GreenhouseJobFixture, content: boolean) {
+  return {
+    id: job.id,
+    internal_job_id: job.id + 100000,
+    title: job.title,
+    updated_at: '2026-01-01T00:00:00-05:00',
+    requisition_id: `REQ-${job.id}`,
+    location: { name: job.location ?? 'Berlin, Germany' },
+    absolute_url: `${sim.server.url}/boards/${board.token}/jobs/${job.id}`,
+    metadata: null,
+    ...(content ? { content: escapeHtml(job.content) } : {}),
+    departments: (job.departments ?? []).map((name, i) => ({ id: i + 1, name, child_ids: [], parent_id: null })),
+    offices: [{ id: 1, name: job.location ?? 'Berlin', location: job.location ?? 'Berlin, Germany', child_ids: [], parent_id: null }],
+  };
+}
+
+export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
+  const sim = { boards: new Map(), applications: [], rateLimitNext: 0 } as unknown as GreenhouseSimulator;
+  sim.server = await startSimulatorServer((req) => {
+    const match = /^\/greenhouse\/v1\/boards\/([^/]+)\/jobs(?:\/(\d+))?$/.exec(req.path);
+    const board = match ? sim.boards.get(decodeURIComponent(match[1])) : undefined;
+    if (!match || !board) return { status: 404, body: { status: 404, error: 'Job not found' } };
+    if (sim.rateLimitNext > 0) {
+      sim.rateLimitNext -= 1;
+      return { status: 429, body: { status: 429, error: 'Too Many Requests' } };
+    }
+    const jobId = match[2] ? Number(match[2]) : undefined;
+    if (req.method === 'GET' && jobId === undefined) {
+      if (board.listOverride !== undefined)
+        return { status: 200, raw: board.listOverride, headers: { 'Content-Type': 'application/json' } };
+      const content = req.query.get('content') === 'true';
+      const jobs = board.jobs.filter((j) => j.live !== false).map((j) => jobSummary(sim, board, j, content));
+      return { status: 200, body: { jobs, meta: { total: jobs.length } } };
+    }
+    const job = board.jobs.find((j) => j.id === jobId);
+    if (!job) return { status: 404, body: { status: 404, error: 'Job not found' } };
+    if (req.method === 'GET') {
+      return {
+        status: 200,
+        body: {
+          ...jobSummary(sim, board, job, true),
+          ...(req.query.get('questions') === 'true' ? { questions: job.questions ?? [] } : {}),
+          ...(req.query.get('pay_transparency') === 'true' ? { pay_input_ranges: job.pay ? [{ ...job.pay, blurb: '' }] : [] } : {}),
+        },
+      };
+    }
+    if (req.method !== 'POST') return { status: 405, body: { error: 'Method not allowed' } };
+    const auth = basicUser(req);
+    if (!auth || auth.user !== board.apiKey || auth.password !== '') return { status: 401, body: { status: 401, error: 'Unauthorized' } };
+    const body: Record<string, unknown> =
+      (req.json as Record<string, unknown>) ?? Object.fromEntries(Object.entries(req.fields).map(([k, v]) => [k, v.length > 1 ? v : v[0]]));
+    if (job.live === false) return { status: 200, body: { error: 'Failed to save person', reason: 'Job application not live' } };
+    for (const field of ['first_name', 'last_name', 'email'])
+      if (!body[field]) return { status: 200, body: { error: 'Failed to save person', reason: `Invalid attributes: ${field}` } };
+    for (const prefix of ['resume', 'cover_letter']) {
+      const content = body[`${prefix}_content`];
+      if (content === undefined) continue;
+      const filename = String(body[`${prefix}_content_filename`] ?? '');
+      const bytes = Buffer.from(String(content), 'base64');
+      if (!FILE_EXTENSIONS.includes(filename.split('.').pop()!.toLowerCase()) || bytes.length === 0)
+        return { status: 200, body: { error: 'Failed to save person', reason: `Invalid ${prefix} attachment` } };
+    }
+    sim.applications.push({ jobId: job.id, body, candidateId: randomUUID() });
+    return { status: 200, body: { success: 'Candidate saved successfully' } };
+  });
+  sim.env = { GREENHOUSE_API_URL: `${sim.server.url}/greenhouse` };
+  sim.requestsTo = (path) => sim.server.requests.filter((r) => path.test(r.path));
+  return sim;
+}
