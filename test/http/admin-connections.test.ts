@@ -1,0 +1,116 @@
+/**
+ * The connection and lifecycle commands of the admin tool as an operator runs them: the real bin shim in a
+ * child process against this file's runtime (it finds runtime.json, which carries the ATS base URLs), with
+ * the Greenhouse simulator on loopback standing in for Greenhouse.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { aCompany, aPartner } from '../helpers/fixtures.js';
+import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
+
+let api: TestRuntime;
+let greenhouse: GreenhouseSimulator;
+let partner: Awaited<ReturnType<typeof aPartner>>;
+let company: Awaited<ReturnType<typeof aCompany>>;
+
+interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+function cli(...args: string[]): Promise<CliResult> {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: api.runtime.dataDir, LOG_LEVEL: 'SILENT' };
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args], { env }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      let json: unknown;
+      try {
+        json = JSON.parse(code === 0 ? stdout : stderr);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code, stdout, stderr, json });
+    });
+  });
+}
+
+beforeAll(async () => {
+  greenhouse = await startGreenhouseSimulator();
+  greenhouse.boards.set('acme', {
+    token: 'acme',
+    apiKey: 'the-right-key',
+    jobs: [{ id: 7, title: 'Cook', content: '<p>Cooks.</p>' }],
+  });
+  Object.assign(process.env, greenhouse.env);
+  api = await startTestRuntime();
+  partner = await aPartner();
+  company = await aCompany(partner.id, { ats: 'sandbox', status: 'invited', entitlements: [] });
+});
+afterAll(async () => {
+  await api.stop();
+  await greenhouse.server.stop();
+});
+
+const companyOverApi = async () =>
+  (await api.get('/companies/', { key: partner.key })).body.results.find((c: { id: number }) => c.id === company.id);
+
+test('connect names missing and rejected credentials by their flags and saves nothing; then connects', async () => {
+  const missing = await cli('company', 'connect', String(company.id), '--ats', 'greenhouse');
+  expect(missing.code).toBe(1);
+  expect(missing.stdout).toBe('');
+  expect(Object.keys(missing.json.errors).sort()).toEqual(['--api-key', '--board-token']);
+
+  const wrong = await cli('company', 'connect', String(company.id), '--ats', 'greenhouse', '--board-token', 'nope', '--api-key', 'the-right-key');
+  expect(wrong.code).toBe(1);
+  expect(wrong.json).toMatchObject({ code: 'credentials_rejected' });
+  expect(Object.keys(wrong.json.errors)).toContain('--board-token');
+  expect(await companyOverApi()).toMatchObject({ ats: 'sandbox', status: 'invited' });
+
+  const ok = await cli(
+    'company',
+    'connect',
+    String(company.id),
+    '--ats',
+    'greenhouse',
+    '--board-token',
+    'acme',
+    '--api-key',
+    'the-right-key',
+  );
+  expect(ok.code).toBe(0);
+  expect(ok.json).toMatchObject({ id: company.id, ats: 'greenhouse', status: 'active' });
+  expect(ok.stdout + ok.stderr).not.toContain('the-right-key');
+  expect(await companyOverApi()).toMatchObject({ ats: 'greenhouse', status: 'active', magic_link: null });
+});
+
+test('entitle, jobs sync, set-status and disconnect', async () => {
+  const entitled = await cli('company', 'entitle', String(company.id), '--add', 'job_sync,candidate_sync');
+  expect(entitled.code).toBe(0);
+  expect(entitled.json).toMatchObject({ job_sync_active: true, candidate_sync_active: true });
+
+  const bad = await cli('company', 'entitle', String(company.id), '--add', 'everything');
+  expect(bad.code).toBe(1);
+  expect(Object.keys(bad.json.errors)).toEqual(['--add']);
+
+  const sync = await cli('jobs', 'sync', '--company', String(company.id));
+  expect(sync.code).toBe(0);
+  expect(sync.json).toEqual({ run_id: expect.any(String), created: 1, updated: 0, unchanged: 0, archived: 0 });
+  const jobs = await api.get('/jobs', { key: partner.key, companyId: company.id });
+  expect(jobs.body.results.map((j: { external_id: string; title: string }) => [j.external_id, j.title])).toEqual([['7', 'Cook']]);
+
+  const deactivated = await cli('company', 'set-status', String(company.id), 'deactivated');
+  expect(deactivated.json).toMatchObject({ status: 'deactivated' });
+  const refused = await cli('jobs', 'sync', '--company', String(company.id));
+  expect(refused.code).toBe(1);
+  expect(refused.json).toMatchObject({ code: 'company_inactive' });
+  const unknown = await cli('company', 'set-status', String(company.id), 'asleep');
+  expect(unknown.code).toBe(1);
+  expect(Object.keys(unknown.json.errors)).toEqual(['STATUS']);
+
+  expect((await cli('company', 'set-status', String(company.id), 'active')).json).toMatchObject({ status: 'active' });
+  const disconnected = await cli('company', 'disconnect', String(company.id));
+  expect(disconnected.json).toMatchObject({ id: company.id, job_sync_active: false, candidate_sync_active: false });
+});
