@@ -63,7 +63,17 @@ test('connect names missing and rejected credentials by their flags and saves no
   expect(missing.stdout).toBe('');
   expect(Object.keys(missing.json.errors).sort()).toEqual(['--api-key', '--board-token']);
 
-  const wrong = await cli('company', 'connect', String(company.id), '--ats', 'greenhouse', '--board-token', 'nope', '--api-key', 'the-right-key');
+  const wrong = await cli(
+    'company',
+    'connect',
+    String(company.id),
+    '--ats',
+    'greenhouse',
+    '--board-token',
+    'nope',
+    '--api-key',
+    'the-right-key',
+  );
   expect(wrong.code).toBe(1);
   expect(wrong.json).toMatchObject({ code: 'credentials_rejected' });
   expect(Object.keys(wrong.json.errors)).toContain('--board-token');
