@@ -12,6 +12,8 @@ import { batchPut } from '#platform/batch.js';
 import dynalite from 'dynalite';
 import { startFauxqs } from 'fauxqs';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { queryAll } from '#platform/batch.js';
+import { EXPIRY_SHARDS } from '#platform/keys.js';
 import { db, dynamoClient, resetClients } from '#platform/clients.js';
 import { forgetIdBlocks } from '#platform/ids.js';
 import { LOCAL_PREFIX, resources } from '#platform/resources.js';
@@ -104,25 +106,30 @@ function persistentSecret(dataDir: string): string {
 /**
  * dynalite keeps items forever; DynamoDB deletes items whose TTL attribute (epoch seconds) has passed,
  * within a day or two. Locally a reaper does it every minute, so idempotency records and sandbox receipts
- * (which hold personal data) expire here too.
+ * (which hold personal data) expire here too. It reads only what has expired: the EXPIRY index's shards
+ * up to now, and Powertools' idempotency partition (24 hours of records at most).
  */
 export async function reapExpiredItems(tableName: string): Promise<void> {
   const now = Math.floor(Date.now() / 1000);
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: '#ttl < :now',
-        ExpressionAttributeNames: { '#ttl': tableDefinition.ttlAttribute },
-        ExpressionAttributeValues: { ':now': now },
-        ProjectionExpression: 'PK, SK',
-        ExclusiveStartKey: start,
-      }),
+  const expired: Record<string, unknown>[] = [];
+  for (let shard = 0; shard < EXPIRY_SHARDS; shard++)
+    expired.push(
+      ...(await queryAll({
+        IndexName: 'EXPIRY',
+        KeyConditionExpression: 'TTLPK = :pk AND TTLSK < :now',
+        ExpressionAttributeValues: { ':pk': `TTL#${shard}`, ':now': String(now).padStart(12, '0') },
+      })),
     );
-    for (const item of out.Items ?? []) await db().send(new DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  expired.push(
+    ...(await queryAll({
+      KeyConditionExpression: 'PK = :pk',
+      FilterExpression: '#ttl < :now',
+      ExpressionAttributeNames: { '#ttl': tableDefinition.ttlAttribute },
+      ExpressionAttributeValues: { ':pk': 'IDEMPOTENCY', ':now': now },
+      ProjectionExpression: 'PK, SK',
+    })),
+  );
+  for (const item of expired) await db().send(new DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
 }
 
 function startTtlReaper(tableName: string): NodeJS.Timeout {

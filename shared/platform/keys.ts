@@ -8,6 +8,7 @@ export type Key = { PK: string; SK: string };
 const pad = (n: number) => String(n).padStart(16, '0');
 
 export const PERSONAL_DATA_SHARDS = 16;
+export const EXPIRY_SHARDS = 4;
 export const SYNC_DUE_SHARDS = 16;
 
 export const keys = {
@@ -58,6 +59,16 @@ export const indexKeys = {
   /** A date index's sort key: the date, then the created sort, so a range read can be put in list order. */
   dateSort: (date: string, createdAt: string, id: number) => `${date}#${createdAt}#${pad(id)}`,
 } as const;
+
+/**
+ * The attributes of an item that expires at `epochSeconds`: the TTL attribute DynamoDB deletes by, and its
+ * entry in the EXPIRY index through which the local runtime finds what to delete without a Scan.
+ */
+export function expiringAt(epochSeconds: number, shardOf: string): { expires_at: number; TTLPK: string; TTLSK: string } {
+  let hash = 0;
+  for (const char of shardOf) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  return { expires_at: epochSeconds, TTLPK: `TTL#${hash % EXPIRY_SHARDS}`, TTLSK: String(epochSeconds).padStart(12, '0') };
+}
 
 /** The created sort (`<created_at>#<id:016>`) inside a date index's sort key. */
 export function createdSortOfDateSort(dateSort: string): string {

@@ -34,6 +34,9 @@ export const tableDefinition = {
     // Date ranges of a collection: `<date>#<created sort>`, keys only (DATE1: applied_at; DATE2: updated_at).
     { name: 'DATE1', partitionKey: 'GSI1PK', sortKey: 'D1SK', projection: 'KEYS_ONLY' },
     { name: 'DATE2', partitionKey: 'GSI1PK', sortKey: 'D2SK', projection: 'KEYS_ONLY' },
+    // Items that expire (TTL), sharded, by expiry: the local reaper reads only what has expired (DynamoDB
+    // itself needs no index for TTL). Powertools' idempotency records sit in one partition instead.
+    { name: 'EXPIRY', partitionKey: 'TTLPK', sortKey: 'TTLSK', projection: 'KEYS_ONLY' },
     // The collections of GSI1 as keys only: a bare `page=N` skips here at ~100 records per unit.
     { name: 'KEYS', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
     // The collections of GSI1 with only what filters read: contains filters scan this, not whole items.

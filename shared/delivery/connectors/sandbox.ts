@@ -18,6 +18,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
+import { expiringAt } from '#platform/keys.js';
 import type { CompanyRecord } from '#companies/companies.js';
 import type { JobInput } from '#jobs/jobs.js';
 import { ConnectorError, type AtsConnector, type Submission } from '#delivery/connectors/connector.js';
@@ -46,8 +47,13 @@ async function countCall(companyId: number, reference: string): Promise<number> 
     new UpdateCommand({
       TableName: config().tableName,
       Key: key(companyId, `CALLS#${reference}`),
-      UpdateExpression: 'ADD attempts :one SET expires_at = :expires',
-      ExpressionAttributeValues: { ':one': 1, ':expires': Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400 },
+      UpdateExpression: 'ADD attempts :one SET expires_at = :expires, TTLPK = :ttlpk, TTLSK = :ttlsk',
+      ExpressionAttributeValues: {
+        ':one': 1,
+        ...(({ expires_at, TTLPK, TTLSK }) => ({ ':expires': expires_at, ':ttlpk': TTLPK, ':ttlsk': TTLSK }))(
+          expiringAt(Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400, reference),
+        ),
+      },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
@@ -140,7 +146,7 @@ export const sandboxConnector: AtsConnector = {
           Item: {
             ...key(companyId, `RECEIPT#${submission.reference}`),
             ...receipt,
-            expires_at: Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400,
+            ...expiringAt(Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400, submission.reference),
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),
@@ -176,7 +182,7 @@ export async function sandboxReceipts(company: Pick<CompanyRecord, 'id'>): Promi
       ExpressionAttributeValues: { ':pk': `SANDBOXATS#${company.id}`, ':receipt': 'RECEIPT#' },
     }),
   );
-  return (out.Items ?? []).map(({ PK, SK, expires_at, ...receipt }) => receipt as SandboxReceipt);
+  return (out.Items ?? []).map(({ PK, SK, expires_at, TTLPK, TTLSK, ...receipt }) => receipt as SandboxReceipt);
 }
 
 /** How many times the sandbox was asked to submit under a reference. */
