@@ -22,6 +22,11 @@ export interface Mail {
   subject: string;
   text: string;
   attachments: MailAttachment[];
+  /**
+   * A stable id for what the message is about (the application): the same id on a resend makes it the
+   * same message for mail systems, which keep one copy per Message-ID (docs/decisions.md, P106).
+   */
+  id?: string;
 }
 
 let ses: SESv2Client | undefined;
@@ -41,7 +46,7 @@ export async function mimeMessage(mail: Mail, from: string, date = new Date()): 
     to: mail.to,
     subject: mail.subject.replace(/[\r\n]+/g, ' '),
     date: date.toUTCString(),
-    messageId: `<${randomUUID()}@hiring-integration-service>`,
+    messageId: messageIdOf(mail),
     text: mail.text,
     textEncoding: 'base64',
     disableFileAccess: true,
@@ -57,6 +62,12 @@ export async function mimeMessage(mail: Mail, from: string, date = new Date()): 
   return raw.toString('utf8');
 }
 
+/** The Message-ID: derived from `mail.id` when given (no angle brackets or spaces can come from it). */
+export function messageIdOf(mail: Pick<Mail, 'id'>): string {
+  const local = mail.id ? mail.id.replace(/[^A-Za-z0-9.-]/g, '-') : randomUUID();
+  return `<${local}@hiring-integration-service>`;
+}
+
 export async function sendMail(mail: Mail): Promise<void> {
   // Addresses come from imported job data: refuse anything that is not one plain address.
   if (!/^[^\s@",;<>]+@[^\s@",;<>]+$/.test(mail.to)) throw new Error('not a single e-mail address');
@@ -65,7 +76,11 @@ export async function sendMail(mail: Mail): Promise<void> {
   const outbox = process.env.EMAIL_OUTBOX_DIR;
   if (outbox) {
     mkdirSync(outbox, { recursive: true });
-    writeFileSync(join(outbox, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}.eml`), raw);
+    // One file per message: a resend of the same message replaces its file, as a mail system keeps one copy.
+    const name = mail.id
+      ? messageIdOf(mail).replace(/[<>@]/g, '_')
+      : `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
+    writeFileSync(join(outbox, `${name}.eml`), raw);
     return;
   }
   ses ??= new SESv2Client({ region: process.env.AWS_REGION ?? 'us-east-1' });

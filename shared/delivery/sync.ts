@@ -293,7 +293,13 @@ async function emailFallback(record: ApplicationRecord, company: CompanyRecord):
       const attachments = [];
       for (const a of record.attachments ?? [])
         attachments.push({ filename: a.name, contentType: a.content_type, content: await readAttachment(a.key) });
-      await sendMail({ to, subject: `Application: ${job.title ?? job.external_id}`, text: mailText(record, job), attachments });
+      await sendMail({
+        to,
+        subject: `Application: ${job.title ?? job.external_id}`,
+        text: mailText(record, job),
+        attachments,
+        id: `application-${record.id}.company-${record.company}`,
+      });
       status = 'SUCCESS';
     } catch (error) {
       logger.error('e-mail fallback failed', { applicationId: record.id, error: error as Error });

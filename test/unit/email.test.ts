@@ -1,4 +1,7 @@
-import { mimeMessage } from '#delivery/email.js';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { messageIdOf, mimeMessage, sendMail } from '#delivery/email.js';
 
 describe('e-mail fallback message', () => {
   const mail = {
@@ -46,5 +49,45 @@ describe('e-mail fallback message', () => {
       'Content-Type: text/plain; charset=utf-8',
       'Content-Type: application/octet-stream; name=cv.pdf',
     ]);
+  });
+});
+
+describe('a resent message is the same message (issue 12: a crash between sending and the status write)', () => {
+  const mail = { to: 'hr@example.com', subject: 'Application: Cook', text: 'Hello', attachments: [], id: 'application-42.company-7' };
+
+  test('the Message-ID is derived from the application, the same on every send', async () => {
+    const first = await mimeMessage(mail, 'applications@example.com', new Date('2026-01-01T00:00:00Z'));
+    const second = await mimeMessage(mail, 'applications@example.com', new Date('2026-01-01T00:05:00Z'));
+    // Header lines may be folded onto continuation lines; unfold before reading one.
+    const messageId = (raw: string) => /^Message-ID: *(.*)$/m.exec(raw.replace(/\r\n[ \t]+/g, ' '))?.[1]?.trim();
+    expect(messageId(first)).toBe('<application-42.company-7@hiring-integration-service>');
+    expect(messageId(second)).toBe(messageId(first));
+    // Without an id every message is its own.
+    const a = await mimeMessage({ ...mail, id: undefined }, 'applications@example.com');
+    const b = await mimeMessage({ ...mail, id: undefined }, 'applications@example.com');
+    expect(messageId(a)).not.toBe(messageId(b));
+  });
+
+  test('nothing from the id reaches the header but letters, digits, dots and dashes', () => {
+    expect(messageIdOf({ id: 'a>b\r\nBcc: x@y' })).toBe('<a-b--Bcc--x-y@hiring-integration-service>');
+  });
+
+  test('locally, sending it again replaces its .eml instead of adding a second one', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'his-outbox-'));
+    const previous = process.env.EMAIL_OUTBOX_DIR;
+    process.env.EMAIL_OUTBOX_DIR = dir;
+    try {
+      await sendMail(mail);
+      await sendMail(mail);
+      await sendMail({ ...mail, id: 'application-43.company-7' });
+      expect(readdirSync(dir).sort()).toEqual([
+        '_application-42.company-7_hiring-integration-service_.eml',
+        '_application-43.company-7_hiring-integration-service_.eml',
+      ]);
+    } finally {
+      if (previous === undefined) delete process.env.EMAIL_OUTBOX_DIR;
+      else process.env.EMAIL_OUTBOX_DIR = previous;
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
