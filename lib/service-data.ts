@@ -21,7 +21,7 @@ import type { StageConfig } from './stage-config.js';
 /** What a function may do with the stateful resources; anything not named is not granted. */
 
 /** Days after which S3 itself deletes attachments, should the retention job ever fall behind. */
-export const ATTACHMENT_BACKSTOP_DAYS = 190;
+export const ATTACHMENT_BACKSTOP_DAYS = 180;
 
 export class ServiceData extends Construct {
   readonly table: Table;
@@ -86,7 +86,8 @@ export class ServiceData extends Construct {
       serverAccessLogsPrefix: `${resources.attachmentsBucket.name}/`,
       lifecycleRules: [
         { id: 'abort-incomplete-multipart-uploads', abortIncompleteMultipartUploadAfter: Duration.days(1) },
-        // Backstop for retention (D10): the scheduled job deletes attachments at 180 days; nothing outlives 190.
+        // Backstop for retention (D10): the scheduled job deletes attachments at 180 days, and so does this rule
+        // (S3 expires an object at the first midnight after 180 days: never before its application is anonymized).
         { id: 'retention-backstop', prefix: 'companies/', expiration: Duration.days(ATTACHMENT_BACKSTOP_DAYS) },
       ],
     });

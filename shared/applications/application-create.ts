@@ -8,6 +8,7 @@ import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   ATTACHMENT_TYPES,
   checkAttachments,
+  clearPendingUpload,
   deleteAttachmentObjects,
   type FilePart,
   type IncomingAttachment,
@@ -236,6 +237,8 @@ export async function createApplication(
           { Put: { TableName: config().tableName, Item: toApplicationItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
           // Every total the application counts in moves in the same transaction (docs/access-patterns.md).
           ...counterUpdates(record, 1),
+          // Its objects stop being pending uploads (which the reconciler would delete) in the same commit.
+          ...stored.map((a) => clearPendingUpload(a.key)),
         ],
       }),
     );

@@ -5,13 +5,15 @@
  */
 import { createHash } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { Upload } from '@aws-sdk/lib-storage';
-import { config, s3 } from '#platform/clients.js';
+import { config, db, s3 } from '#platform/clients.js';
 import { normaliseMediaType } from '#platform/web-formats.js';
 import {
   attachmentKey,
   deleteAttachmentObjects,
   mediaType,
+  pendingUploadItem,
   type IncomingAttachment,
   type StoredAttachment,
 } from '#applications/attachments.js';
@@ -32,6 +34,8 @@ export async function storeAttachments(
       const bytes = typeof attachment.data === 'string' ? Buffer.from(attachment.data, 'base64') : attachment.data;
       const checksum = createHash('sha256').update(bytes).digest('base64');
       const key = attachmentKey(companyId, applicationId);
+      // The marker first: an object is never in the bucket without a record or a marker that finds it.
+      await db().send(new PutCommand({ TableName: config().tableName, Item: pendingUploadItem(key) }));
       await putObject(key, bytes, mediaType(attachment.content_type), checksum);
       stored.push({
         type: attachment.type,

@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
 import { config, s3 } from '#platform/clients.js';
+import { keys, pendingUploadDue } from '#platform/keys.js';
 import { fieldErrors, type FieldErrors } from '#platform/errors.js';
 import { parseMediaType } from '#platform/web-formats.js';
 
@@ -150,4 +151,23 @@ export async function readAttachment(key: string): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of await openAttachment(key)) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks);
+}
+
+/** How long a create may take before its uploads count as orphaned (the reconciler then deletes them). */
+export function pendingUploadGraceSeconds(): number {
+  return Number(process.env.PENDING_UPLOAD_GRACE_SECONDS ?? 3600);
+}
+
+/** The marker of an object about to be uploaded for a create; the create's transaction deletes it. */
+export function pendingUploadItem(objectKey: string, now = Date.now()): Record<string, unknown> {
+  return {
+    ...keys.pendingUpload(objectKey),
+    ...pendingUploadDue(Math.floor(now / 1000) + pendingUploadGraceSeconds(), objectKey),
+    object_key: objectKey,
+  };
+}
+
+/** The transaction item that clears an upload's marker once its application is committed. */
+export function clearPendingUpload(objectKey: string) {
+  return { Delete: { TableName: config().tableName, Key: keys.pendingUpload(objectKey) } };
 }

@@ -68,6 +68,14 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     timeoutSeconds: 120,
   },
   {
+    id: 'AttachmentReconciler',
+    handler: 'scheduled/attachment-reconciler',
+    description: 'Delete attachment objects uploaded for a create that never committed (pending-upload markers past due)',
+    trigger: { kind: 'schedule', expression: 'rate(1 hour)' },
+    access: { table: 'write', attachments: 'delete' },
+    timeoutSeconds: 300,
+  },
+  {
     id: 'Retention',
     handler: 'scheduled/retention',
     description: 'Delete the personal data of applications older than 180 days (D10)',

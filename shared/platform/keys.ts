@@ -27,6 +27,8 @@ export const keys = {
   application: (id: number): Key => ({ PK: `APPLICATION#${id}`, SK: 'APPLICATION' }),
   /** Block-allocated id counter of one entity type. */
   idCounter: (entity: string): Key => ({ PK: `IDCOUNTER#${entity}`, SK: 'IDCOUNTER' }),
+  /** An attachment object uploaded for a create that has not committed yet (deleted in its transaction). */
+  pendingUpload: (objectKey: string): Key => ({ PK: `PENDINGUPLOAD#${objectKey}`, SK: 'PENDINGUPLOAD' }),
   /** Where a data migration (`hiring-admin migrate`) has got to, so that it resumes after a crash. */
   migration: (name: string): Key => ({ PK: `MIGRATION#${name}`, SK: 'MIGRATION' }),
   /** A company's ATS credentials, sealed (D18); a separate item so that no company read ever carries them. */
@@ -68,6 +70,15 @@ export function expiringAt(epochSeconds: number, shardOf: string): { expires_at:
   let hash = 0;
   for (const char of shardOf) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
   return { expires_at: epochSeconds, TTLPK: `TTL#${hash % EXPIRY_SHARDS}`, TTLSK: String(epochSeconds).padStart(12, '0') };
+}
+
+/**
+ * The EXPIRY-index entry of a pending upload: found by the reconciler once `dueEpochSeconds` has passed. It
+ * has no TTL attribute, so DynamoDB never deletes the marker before the reconciler has deleted the object.
+ */
+export function pendingUploadDue(dueEpochSeconds: number, objectKey: string): { TTLPK: string; TTLSK: string } {
+  const { TTLPK, TTLSK } = expiringAt(dueEpochSeconds, objectKey);
+  return { TTLPK: TTLPK.replace(/^TTL#/, 'PENDINGUPLOAD#'), TTLSK };
 }
 
 /** The created sort (`<created_at>#<id:016>`) inside a date index's sort key. */

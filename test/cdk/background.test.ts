@@ -83,7 +83,7 @@ test('an alarm watches the sync worker for errors, and S3 expires attachments as
     LifecycleConfiguration: {
       Rules: [
         { Id: 'abort-incomplete-multipart-uploads', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 }, Status: 'Enabled' },
-        { Id: 'retention-backstop', Prefix: 'companies/', ExpirationInDays: 190, Status: 'Enabled' },
+        { Id: 'retention-backstop', Prefix: 'companies/', ExpirationInDays: 180, Status: 'Enabled' },
       ],
     },
   });

@@ -1,0 +1,36 @@
+/**
+ * Orphan attachments (issue 12): a create uploads each object after writing a pending-upload marker, and
+ * its transaction deletes the markers together with writing the application. A crash (or a failed
+ * transaction) between upload and commit leaves an object whose marker is still there; once the marker is
+ * due (`PENDING_UPLOAD_GRACE_SECONDS` after the upload, an hour by default) this reconciler deletes the
+ * object, then the marker. It reads only due markers, through the EXPIRY index.
+ */
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
+import { deleteAttachmentObjects } from '#applications/attachments.js';
+import { queryAll } from '#platform/batch.js';
+import { config, db } from '#platform/clients.js';
+import { EXPIRY_SHARDS, keys } from '#platform/keys.js';
+import { logger } from '#platform/logger.js';
+
+const PREFIX = 'PENDINGUPLOAD#';
+
+export async function reconcilePendingUploads(now = Date.now()): Promise<{ deleted: number }> {
+  const due = String(Math.floor(now / 1000)).padStart(12, '0');
+  let deleted = 0;
+  for (let shard = 0; shard < EXPIRY_SHARDS; shard++) {
+    const markers = await queryAll({
+      IndexName: 'EXPIRY',
+      KeyConditionExpression: 'TTLPK = :pk AND TTLSK <= :due',
+      ExpressionAttributeValues: { ':pk': `${PREFIX}${shard}`, ':due': due },
+    });
+    const objectKeys = markers.map((m) => String(m.PK).slice(PREFIX.length));
+    if (!objectKeys.length) continue;
+    // Objects first: a marker is removed only once its object is gone, so a crash here is simply retried.
+    await deleteAttachmentObjects(objectKeys);
+    for (const objectKey of objectKeys)
+      await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.pendingUpload(objectKey) }));
+    deleted += objectKeys.length;
+  }
+  if (deleted) logger.info('orphan attachments deleted', { count: deleted });
+  return { deleted };
+}
