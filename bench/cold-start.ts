@@ -215,6 +215,22 @@ try {
     },
     SyncSweeper: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     Retention: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
+    JobImportScheduler: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
+    AttachmentReconciler: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
+    JobImportWorker: {
+      Records: [
+        {
+          messageId: 'bench',
+          receiptHandle: 'bench',
+          body: JSON.stringify({ company_id: companyId }),
+          attributes: { ApproximateReceiveCount: '1' },
+          messageAttributes: {},
+          eventSource: 'aws:sqs',
+          eventSourceARN: 'arn:aws:sqs:eu-central-1:123456789012:job-import',
+          awsRegion: 'eu-central-1',
+        },
+      ],
+    },
   };
 
   const targets: Target[] = [
