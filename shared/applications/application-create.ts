@@ -17,6 +17,7 @@ import { storeAttachments } from '#applications/attachment-upload.js';
 import { getChannel, getChannelBySlug, type TalentChannel } from '#applications/channels.js';
 import {
   MAX_APPLICATION_BYTES,
+  counterTargets,
   counterUpdates,
   toApplicationItem,
   type ApplicationIn,
@@ -34,6 +35,7 @@ import { nextId } from '#platform/ids.js';
 import { findJobByExternalId, getJobs, type JobRecord } from '#jobs/jobs.js';
 import { getPartner } from '#companies/partners.js';
 import { enqueueSync, sweepGraceSeconds } from '#platform/sync-queue.js';
+import { counterAdd } from '#platform/counts.js';
 
 const ATTACHMENT_RECORD_BYTES = 700;
 
@@ -161,27 +163,14 @@ export function newApplicationRecord(a: {
  */
 export async function seedApplications(records: ApplicationRecord[]): Promise<void> {
   await batchPut(records.map(toApplicationItem));
-  const sums = new Map<string, { key: { PK: string; SK: string }; adds: Map<string, number> }>();
+  const sums = new Map<string, { key: { PK: string; SK: string }; amounts: Map<string, number> }>();
   for (const record of records)
-    for (const { Update: update } of counterUpdates(record, 1)) {
-      const key = update.Key as { PK: string; SK: string };
-      const entry = sums.get(primaryKeyOf(key)) ?? { key, adds: new Map<string, number>() };
+    for (const { key, attributes } of counterTargets(record)) {
+      const entry = sums.get(primaryKeyOf(key)) ?? { key, amounts: new Map<string, number>() };
       sums.set(primaryKeyOf(key), entry);
-      for (const [placeholder, name] of Object.entries(update.ExpressionAttributeNames))
-        if (update.UpdateExpression.includes(placeholder)) entry.adds.set(name, (entry.adds.get(name) ?? 0) + 1);
+      for (const attribute of attributes) entry.amounts.set(attribute, (entry.amounts.get(attribute) ?? 0) + 1);
     }
-  for (const { key, adds } of sums.values()) {
-    const names = [...adds.keys()];
-    await db().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: key,
-        UpdateExpression: `ADD ${names.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
-        ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:a${i}`, adds.get(name)])),
-      }),
-    );
-  }
+  for (const { key, amounts } of sums.values()) await db().send(new UpdateCommand(counterAdd(key, amounts)));
 }
 
 /**

@@ -9,10 +9,10 @@ import { ATTACHMENT_TYPES, type StoredAttachment } from '#applications/attachmen
 import { getChannel, getChannels, type TalentChannel } from '#applications/channels.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
-import { counterReader, readCount } from '#platform/counts.js';
+import { counterAdd, counterReader, readCount } from '#platform/counts.js';
 import { NotFoundError } from '#platform/errors.js';
 import { getJobs, type JobRecord } from '#jobs/jobs.js';
-import { collections, indexKeys, keys } from '#platform/keys.js';
+import { collections, indexKeys, keys, type Key } from '#platform/keys.js';
 import {
   chooseSource,
   countPartition,
@@ -218,58 +218,41 @@ function valueCounterKey(companyId: number, filter: (typeof COUNTED_FILTERS)[num
 const totalsAttribute = (filter: (typeof TOTALS_FILTERS)[number], value: string | number) => `${filter}#${value}`;
 
 /**
- * Transaction items that add `delta` to every counter an application counts in (create: +1). The migration
+ * Every counter an application counts in, and the attributes of each: the company's application counter
+ * (`count` and the few-valued filters' totals) and one item per client-chosen filter value. The migration
  * leaves out the company total, which counted the application from the start.
  */
+export function counterTargets(r: ApplicationRecord, options: { total: boolean } = { total: true }): { key: Key; attributes: string[] }[] {
+  const totals = [
+    ...(options.total ? ['count'] : []),
+    ...TOTALS_FILTERS.flatMap((filter) => {
+      const value = filterValue(r, filter);
+      return value === null || value === undefined ? [] : [totalsAttribute(filter, value)];
+    }),
+  ];
+  return [
+    ...(totals.length ? [{ key: keys.countOf(collections.companyApplications(r.company)), attributes: totals }] : []),
+    ...COUNTED_FILTERS.flatMap((filter) => {
+      const value = filterValue(r, filter);
+      return value === null || value === undefined ? [] : [{ key: valueCounterKey(r.company, filter, value), attributes: ['count'] }];
+    }),
+  ];
+}
+
+/** Transaction items that add `delta` to every counter an application counts in (create: +1). */
 export function counterUpdates(r: ApplicationRecord, delta: number, options: { total: boolean } = { total: true }) {
-  const names: Record<string, string> = options.total ? { '#n': 'count' } : {};
-  const adds = options.total ? ['#n :d'] : [];
-  TOTALS_FILTERS.forEach((filter, i) => {
-    const value = filterValue(r, filter);
-    if (value === null || value === undefined) return;
-    names[`#t${i}`] = totalsAttribute(filter, value);
-    adds.push(`#t${i} :d`);
-  });
-  const updates = adds.length
-    ? [
-        {
-          Update: {
-            TableName: config().tableName,
-            Key: keys.countOf(collections.companyApplications(r.company)),
-            UpdateExpression: `ADD ${adds.join(', ')}`,
-            ExpressionAttributeNames: names,
-            ExpressionAttributeValues: { ':d': delta },
-          },
-        },
-      ]
-    : [];
-  for (const filter of COUNTED_FILTERS) {
-    const value = filterValue(r, filter);
-    if (value === null || value === undefined) continue;
-    updates.push({
-      Update: {
-        TableName: config().tableName,
-        Key: valueCounterKey(r.company, filter, value),
-        UpdateExpression: 'ADD #n :d',
-        ExpressionAttributeNames: { '#n': 'count' },
-        ExpressionAttributeValues: { ':d': delta },
-      },
-    });
-  }
-  return updates;
+  return counterTargets(r, options).map(({ key, attributes }) => ({
+    Update: counterAdd(key, new Map(attributes.map((a) => [a, delta]))),
+  }));
 }
 
 /** The transaction item that moves one application's `sync_status` total from one status to another. */
 export function syncStatusCounterMove(companyId: number, from: string, to: string) {
-  return {
-    Update: {
-      TableName: config().tableName,
-      Key: keys.countOf(collections.companyApplications(companyId)),
-      UpdateExpression: 'ADD #from :minus, #to :plus',
-      ExpressionAttributeNames: { '#from': totalsAttribute('sync_status', from), '#to': totalsAttribute('sync_status', to) },
-      ExpressionAttributeValues: { ':minus': -1, ':plus': 1 },
-    },
-  };
+  const moves = new Map([
+    [totalsAttribute('sync_status', from), -1],
+    [totalsAttribute('sync_status', to), 1],
+  ]);
+  return { Update: counterAdd(keys.countOf(collections.companyApplications(companyId)), moves) };
 }
 
 export function fromApplicationItem(item: Record<string, unknown>): ApplicationRecord {

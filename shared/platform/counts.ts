@@ -20,3 +20,15 @@ export function counterReader(counterKeys: Key[]): (key: Key, attribute?: string
     return Number((await items).get(primaryKeyOf(key))?.[attribute] ?? 0);
   };
 }
+
+/** The Update input that adds each amount to its attribute of one counter item (`ADD`, so absent ones start at 0). */
+export function counterAdd(key: Key, amounts: ReadonlyMap<string, number>) {
+  const names = [...amounts.keys()];
+  return {
+    TableName: config().tableName,
+    Key: key,
+    UpdateExpression: `ADD ${names.map((_, i) => `#a${i} :a${i}`).join(', ')}`,
+    ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#a${i}`, name])),
+    ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:a${i}`, amounts.get(name)])),
+  };
+}
