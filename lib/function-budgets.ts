@@ -51,9 +51,9 @@ const CREATE_ONLY = [
 /** Targets not met yet, with the ceiling held meanwhile. */
 const EXCEPTIONS: Record<string, FunctionBudget['exception']> = {
   CreateApplication: {
-    maxBytes: 785_000,
+    maxBytes: 792_000,
     reason:
-      'four SDK clients (DynamoDB, S3 with its multipart upload, SQS, SNS: about 560 kB of SDK), Powertools idempotency with jmespath, busboy, qs and the generated validator',
+      'four SDK clients (DynamoDB, S3 with its multipart upload, SQS, SNS: about 560 kB of SDK), Powertools idempotency with jmespath, busboy, qs, the generated validator and the streamed JSON reader of the lean body path (4 kB, P156)',
   },
   SyncWorker: {
     maxBytes: 915_000,

@@ -3,6 +3,10 @@
  * request into a proxy event, runs the REQUEST authorizer (its result cached per Authorization header like
  * the gateway's), then the route's handler, and answers itself where the gateway would: 401 when the
  * authorizer denies, 403 for a Deny policy, 404/405 for unknown routes, 413 above the body limit.
+ *
+ * The lean body path (issue 15): the create route's body is not read here. Its event has no body but a
+ * stream of it (`#http/streamed-body.js`), which the route reads once, sending attachments to S3 as they
+ * arrive; so the authorizer runs before the body is read, and what the route leaves unread is drained.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -19,6 +23,7 @@ import {
 import { isHostHeader } from '#platform/web-formats.js';
 import { errorResponse, header } from '#http/http.js';
 import { matchRoute, type RouteDefinition } from '#http/routes.js';
+import { StreamedBody, attachStreamedBody } from '#http/streamed-body.js';
 import { handler as authorizer } from '../functions/authorizer.js';
 
 /** The spec's limit: a create-application body must stay below 27.5 MB. */
@@ -33,6 +38,8 @@ export const DISCARD_AFTER_413_BYTES = 64 * 1024 * 1024;
 const GATEWAY_HEADERS = new Set(['x-forwarded-proto', 'x-forwarded-port']);
 /** Content types API Gateway is configured to pass as binary (base64) to the functions. */
 const BINARY_TYPES = ['multipart/form-data', 'application/octet-stream'];
+/** Routes that read their body as a stream (the lean body path): the bodies of up to 27.5 MB. */
+const STREAMED_ROUTES = new Set(['CreateApplication']);
 
 type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -259,8 +266,11 @@ export function createHttpAdapter(options: AdapterOptions) {
         if (methods.length) throw new MethodNotAllowedError(req.method ?? '', methods);
         throw new NotFoundError(`No route for ${url.pathname}.`);
       }
-      const body = await readBody(req);
+      const streamed = STREAMED_ROUTES.has(match.route.id);
+      if (streamed && Number(req.headers['content-length']) >= MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+      const body = streamed ? Buffer.alloc(0) : await readBody(req);
       const event = toEvent(req, url, match.route, match.pathParameters, body, requestId);
+      if (streamed) attachStreamedBody(event, new StreamedBody(req, MAX_BODY_BYTES));
       const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/local/${event.httpMethod}${url.pathname}`;
       const auth = await authorize(event, methodArn);
       if (auth.policyDocument.Statement.some((s) => s.Effect === 'Deny'))
@@ -268,12 +278,14 @@ export function createHttpAdapter(options: AdapterOptions) {
       event.requestContext.authorizer = { ...(auth.context ?? {}), principalId: auth.principalId };
       const handler = await loadHandler(match.route);
       send(res, await handler(event, lambdaContext(match.route, requestId)), requestId);
+      // A streamed body the route did not read to the end (refused early, or too large) is drained.
+      discardRest(req);
     } catch (error) {
       // Requests refused at the gateway still get the D2 shape and a request id.
       const response = errorResponse(requestId, error);
       send(res, response, requestId);
       // A client may still be sending: keep reading (and dropping) for a while, so it gets to read the answer.
-      if (error instanceof PayloadTooLargeError) discardRest(req);
+      discardRest(req);
     }
   };
 }

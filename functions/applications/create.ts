@@ -1,16 +1,23 @@
 import { createApplication, parseApplication } from '#applications/application-create.js';
+import { AttachmentStaging } from '#applications/attachment-upload.js';
 import { toApplication } from '#applications/applications.js';
 import { api } from '#http/http.js';
 import { idempotency } from '#http/idempotency.js';
-import { parseBody } from '#http/request-body.js';
+import { BODY_CONTENT_TYPES, parseBody } from '#http/request-body.js';
 
 export const handler = api(
   'CreateApplication',
   async ({ event, company, principal }) => {
-    const { fields, files } = await parseBody(event);
-    const { input, attachments } = parseApplication(fields, files);
-    const created = await createApplication(company!, principal.partnerId, input, attachments);
-    return { statusCode: 201, body: toApplication(created.record, created.job, created.channel, 'single') };
+    // Attachments go to S3 as the body is read; whatever the create does not commit is removed again.
+    const staging = new AttachmentStaging(company!.id);
+    try {
+      const { fields, files, staged } = await parseBody(event, BODY_CONTENT_TYPES, staging);
+      const { input, attachments } = parseApplication(fields, files, staged);
+      const created = await createApplication(company!, principal.partnerId, input, attachments, staging);
+      return { statusCode: 201, body: toApplication(created.record, created.job, created.channel, 'single') };
+    } finally {
+      await staging.release();
+    }
   },
   [idempotency()],
 );

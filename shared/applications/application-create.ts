@@ -12,8 +12,9 @@ import {
   deleteAttachmentObjects,
   type FilePart,
   type IncomingAttachment,
+  type StagedFile,
 } from '#applications/attachments.js';
-import { storeAttachments } from '#applications/attachment-upload.js';
+import { storeAttachments, type AttachmentStaging } from '#applications/attachment-upload.js';
 import { getChannel, getChannelBySlug, type TalentChannel } from '#applications/channels.js';
 import {
   MAX_APPLICATION_BYTES,
@@ -42,10 +43,14 @@ const ATTACHMENT_RECORD_BYTES = 700;
 // Pure: a bundle whose route never validates this leaves the generated validator out (tree-shaking).
 const validateApplicationIn = /* @__PURE__ */ lazyValidator(loadApplicationInValidator);
 
-/** Validates a parsed body; returns the input and the attachments (Base64 ones and multipart files). */
+/**
+ * Validates a parsed body; returns the input and the attachments (Base64 ones and multipart files). `staged`
+ * maps the placeholders a streamed JSON body has for its attachments' `data` to the bytes already staged.
+ */
 export function parseApplication(
   fields: Record<string, unknown>,
   files: FilePart[],
+  staged?: Map<string, StagedFile>,
 ): { input: ApplicationIn; attachments: IncomingAttachment[] } {
   const errors = fieldErrors();
   const valid = validateApplicationIn(fields);
@@ -68,7 +73,7 @@ export function parseApplication(
       type: (a.type ?? 'other') as IncomingAttachment['type'],
       name: a.name,
       content_type: a.content_type,
-      data: a.data,
+      data: staged?.get(a.data) ?? a.data,
     })),
     ...files.map((file) => ({
       type: ((ATTACHMENT_TYPES as readonly string[]).includes(file.field) ? file.field : 'other') as IncomingAttachment['type'],
@@ -183,6 +188,7 @@ export async function createApplication(
   partnerId: number,
   input: ApplicationIn,
   attachments: IncomingAttachment[],
+  staging?: AttachmentStaging,
 ): Promise<CreatedApplication> {
   // The company is read afresh: the access check's copy may be cached and its entitlements stale.
   const [job, channel, partner, current] = await Promise.all([
@@ -194,7 +200,8 @@ export async function createApplication(
   const entitled = current ?? company;
   // D17: a deactivated (or deleted) company refuses new applications; its records stay readable.
   if (entitled.status === 'deactivated' || entitled.status === 'deleted') throw new CompanyInactiveError();
-  const id = await nextId('application');
+  // Attachments staged while the body was read already name the id in their keys.
+  const id = staging ? await staging.applicationId() : await nextId('application');
   // D12: the worker has something to do when the ATS sync is active or the e-mail fallback is entitled.
   const syncDue = syncActive(entitled, 'candidate_sync') || entitled.entitlements.includes('email_fallback');
   const timestamp = now().toISOString();
@@ -235,6 +242,7 @@ export async function createApplication(
     await deleteAttachmentObjects(stored.map((a) => a.key));
     throw error;
   }
+  staging?.commit(stored.map((a) => a.key));
   if (syncDue) await enqueueSync(record.id);
   await publishEvent('application.created', company.id, {
     application_id: record.id,

@@ -47,21 +47,52 @@ export const CONTENT_TYPES: Record<string, number[][] | null> = {
 
 export const MAX_ATTACHMENTS = 20;
 
-/** An attachment as submitted: Base64 text (JSON and form bodies) or raw bytes (multipart file parts). */
+/**
+ * An attachment whose bytes went to S3 while the body was read (the lean body path, issue 15): a multipart
+ * file part, or a JSON attachment's Base64 `data` decoded in pieces. What validation needs of the bytes is
+ * kept (the first bytes, the size, the length as submitted); the object waits under a pending-upload marker
+ * until the create commits it or drops it.
+ */
+export interface StagedFile {
+  staged: true;
+  /** The object's key; '' when nothing was uploaded (Base64 that is not well formed). */
+  key: string;
+  /** Bytes stored. */
+  size: number;
+  /** Length as submitted: Base64 characters, or bytes of a file part. */
+  submittedLength: number;
+  /** False when the submitted Base64 was not well formed (nothing is uploaded then). */
+  wellFormed: boolean;
+  head: Buffer;
+  /** SHA-256 of the bytes, Base64. */
+  checksum: string;
+}
+
+/** Where the body parser sends attachment bytes as it reads them. */
+export interface AttachmentStager {
+  /** Uploads the bytes of one attachment under a pending-upload marker, as they come (the type as submitted, if known). */
+  stage(bytes: AsyncIterable<Buffer>, contentType?: string): Promise<StagedFile>;
+}
+
 /** A file part of a multipart body, as the HTTP edge hands it to the domain. */
 export interface FilePart {
   /** The form field name (an attachment type such as `cv`, or anything else). */
   field: string;
   filename: string;
   contentType: string;
-  data: Buffer;
+  data: Buffer | StagedFile;
 }
 
+/** An attachment as submitted: Base64 text (JSON and form bodies), raw bytes, or bytes already staged. */
 export interface IncomingAttachment {
   type: AttachmentType;
   name: string;
   content_type: string;
-  data: string | Buffer;
+  data: string | Buffer | StagedFile;
+}
+
+export function isStaged(data: unknown): data is StagedFile {
+  return typeof data === 'object' && data !== null && (data as StagedFile).staged === true;
 }
 
 export interface StoredAttachment {
@@ -86,8 +117,14 @@ export function isBase64(text: string): boolean {
   return text.length > 0 && text.length % 4 !== 1 && BASE64.test(text) && !/=[^=]/.test(text);
 }
 
-function head(data: string | Buffer): Buffer {
+function head(data: string | Buffer | StagedFile): Buffer {
+  if (isStaged(data)) return data.head;
   return typeof data === 'string' ? Buffer.from(data.slice(0, 24), 'base64') : data.subarray(0, 16);
+}
+
+/** The length as submitted (Base64 characters or bytes). */
+function submittedLength(data: string | Buffer | StagedFile): number {
+  return isStaged(data) ? data.submittedLength : data.length;
 }
 
 export function matchesSignature(contentType: string, firstBytes: Buffer): boolean {
@@ -111,11 +148,11 @@ export function checkAttachments(attachments: IncomingAttachment[]): FieldErrors
       ];
       return;
     }
-    if (typeof attachment.data === 'string' && !isBase64(attachment.data)) {
+    if ((typeof attachment.data === 'string' && !isBase64(attachment.data)) || (isStaged(attachment.data) && !attachment.data.wellFormed)) {
       errors[`${path}.data`] = ['Must be valid Base64.'];
       return;
     }
-    if ((typeof attachment.data === 'string' ? attachment.data.length : attachment.data.length) === 0) {
+    if (submittedLength(attachment.data) === 0) {
       errors[`${path}.data`] = ['The file is empty.'];
       return;
     }

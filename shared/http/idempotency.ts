@@ -17,6 +17,7 @@ import type { MiddlewareObj, Request } from '@middy/core';
 import { config, dynamoClient } from '#platform/clients.js';
 import { invalidField } from '#platform/errors.js';
 import { tableDefinition } from '#platform/table.js';
+import { streamedBody } from '#http/streamed-body.js';
 
 export const IDEMPOTENCY_TTL_SECONDS = 24 * 3600;
 
@@ -43,6 +44,10 @@ interface ApiContextLike {
   api?: { principal: { partnerId: number }; company?: { id: number } };
 }
 
+const OWNER = 'his.idempotency.owner';
+/** The SHA-256 of a streamed body (the lean body path), which stands for the body in the payload. */
+const DIGEST = 'his.idempotency.body-digest';
+
 function subjectOf(request: Request): IdempotencySubject {
   const event = request.event as { headers?: Record<string, string | undefined>; body?: string | null };
   const headers = event.headers ?? {};
@@ -50,10 +55,9 @@ function subjectOf(request: Request): IdempotencySubject {
   const api = (request.context as ApiContextLike).api;
   const scope: IdempotencySubject['scope'] =
     key === undefined || !api?.company ? null : [String(api.principal.partnerId), String(api.company.id), key];
-  return { scope, payload: [headers['content-type'] ?? '', event.body ?? ''] };
+  const digest = (request.internal as Record<string, unknown>)[DIGEST];
+  return { scope, payload: [headers['content-type'] ?? '', typeof digest === 'string' ? `sha256:${digest}` : (event.body ?? '')] };
 }
-
-const OWNER = 'his.idempotency.owner';
 
 /** A middleware for the create route; the persistence layer follows the current clients (local runtime restarts). */
 export function idempotency(): MiddlewareObj {
@@ -82,6 +86,9 @@ export function idempotency(): MiddlewareObj {
     before: async (request) => {
       const key = (request.event as { headers?: Record<string, string | undefined> })?.headers?.['idempotency-key'];
       if (key !== undefined && (key.length < 1 || key.length > 255)) throw invalidField('Idempotency-Key', 'Must be 1 to 255 characters.');
+      // A streamed body is compared by its digest: with a key, the body is read (held as chunks) before the route runs.
+      const streamed = streamedBody(request.event);
+      if (key !== undefined && streamed) (request.internal as Record<string, unknown>)[DIGEST] = await streamed.digest();
       const replay: unknown = await current().before!(view(request));
       // No replay and no error: this request saved the in-progress record (or idempotency does not apply).
       if (replay === undefined) (request.internal as Record<string, unknown>)[OWNER] = true;
