@@ -26,6 +26,8 @@ export interface RuntimeOptions {
   schedules?: boolean;
   /** Feed the sync queue to the worker in the background (tests call `poller.runOnce`/`drain` instead). */
   poller?: boolean;
+  /** Emulators already running (in another process, for `npm run bench:memory`); by default they start in this one. */
+  emulators?: Emulators;
 }
 
 export interface Runtime {
@@ -46,7 +48,7 @@ export const RUNTIME_FILE = 'runtime.json';
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const host = options.host ?? '127.0.0.1';
-  const emulators = await startEmulators(options.dataDir);
+  const emulators = options.emulators ?? (await startEmulators(options.dataDir));
   process.env.CAPACITY_HEADER ??= '1';
   const openApiJson = JSON.stringify(openApiDocument(), null, 2);
   const adapter = createHttpAdapter({

@@ -59,7 +59,7 @@ export interface StagedFile {
   key: string;
   /** Bytes stored. */
   size: number;
-  /** Length as submitted: Base64 characters, or bytes of a file part. */
+  /** Length as submitted: Base64 characters (bytes when not well formed), or bytes of a file part. */
   submittedLength: number;
   /** False when the submitted Base64 was not well formed (nothing is uploaded then). */
   wellFormed: boolean;

@@ -51,6 +51,31 @@ class DataString {
     this.placeholder = `\u0000${index}`;
   }
 
+  /** A run of plain bytes of the string (no quote, backslash or control character): the common case, in bulk. */
+  run(chunk: Buffer, from: number, to: number): void {
+    if (!this.wellFormed || this.padding > 0) {
+      for (let i = from; i < to; i++) this.char(chunk[i]);
+      return;
+    }
+    let i = from;
+    while (i < to) {
+      // The longest stretch of Base64 alphabet that fits the batch, copied at once.
+      const room = Math.min(to, i + (BATCH - this.filled));
+      let j = i;
+      while (j < room && ALPHABET[chunk[j]] === 1) j++;
+      chunk.copy(this.batch, this.filled, i, j);
+      this.filled += j - i;
+      this.length += j - i;
+      if (this.filled === BATCH) this.flush(false);
+      if (j < room) {
+        // Padding or a character outside the alphabet: one at a time from here.
+        for (let k = j; k < to; k++) this.char(chunk[k]);
+        return;
+      }
+      i = j;
+    }
+  }
+
   /** One character of the string's value (after JSON escapes). */
   char(code: number): void {
     this.length++;
@@ -181,7 +206,12 @@ export async function scanJson(chunks: AsyncIterable<Buffer> | Iterable<Buffer>,
           copyFrom = i + 1;
         } else if (b === BACKSLASH) escape = 1;
         else if (b < 0x20) malformed = true;
-        else data.char(b);
+        else {
+          let j = i + 1;
+          while (j < n && chunk[j] !== QUOTE && chunk[j] !== BACKSLASH && chunk[j] >= 0x20) j++;
+          data.run(chunk, i, j);
+          i = j - 1;
+        }
         continue;
       }
       if (inString) {
