@@ -7,12 +7,13 @@
  * costs is measured apart by `npm run bench:memory`. The uploaded bytes are checked to be the files.
  */
 import { request } from 'node:http';
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { allItems, objectBytes, objectKeys, storeState } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 let api: TestRuntime;
-let partner: { key: string; id: number };
+let partner: { key: string; id: number; keyId: number };
 let company: { id: number };
 let job: number;
 
@@ -174,4 +175,133 @@ test('a multipart create refused after its file went up leaves no object and no 
   expect(refused.status).toBe(400);
   expect(Object.keys(refused.body.errors)).toContain('candidate');
   expect(await storeState()).toEqual(before);
+});
+
+function multipart(boundary: string, fields: [string, string][], files: { name: string; filename: string; bytes: Buffer }[]): Buffer {
+  return Buffer.concat([
+    ...fields.map(([name, value]) => Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)),
+    ...files.flatMap((f) => [
+      Buffer.from(
+        `--${boundary}\r\nContent-Disposition: form-data; name="${f.name}"; filename="${f.filename}"\r\nContent-Type: application/pdf\r\n\r\n`,
+      ),
+      f.bytes,
+      Buffer.from('\r\n'),
+    ]),
+    Buffer.from(`--${boundary}--\r\n`),
+  ]);
+}
+
+test('a multipart body that crosses 27.5 MB while streaming (chunked) is a 413; the files already staged are removed', async () => {
+  const before = await storeState();
+  const boundary = 'chunked-boundary';
+  const head = multipart(boundary, [['job', String(job)]], []).subarray(0, -`--${boundary}--\r\n`.length);
+  const chunk = Buffer.alloc(1024 * 1024, 0x46);
+  let part = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      // Files of 5 MB each, one after the other, until the body is far above the limit.
+      if (part === 0) controller.enqueue(head);
+      if (part % 5 === 0)
+        controller.enqueue(
+          Buffer.from(
+            `--${boundary}\r\nContent-Disposition: form-data; name="cv"; filename="f${part}.pdf"\r\nContent-Type: application/pdf\r\n\r\n%PDF-`,
+          ),
+        );
+      controller.enqueue(chunk);
+      if (part % 5 === 4) controller.enqueue(Buffer.from('\r\n'));
+      if (++part > 30) controller.close();
+    },
+  });
+  const res = await fetch(`${api.url}/applications/`, {
+    method: 'POST',
+    headers: {
+      Authorization: `Bearer ${partner.key}`,
+      'Company-Id': String(company.id),
+      'Content-Type': `multipart/form-data; boundary=${boundary}`,
+    },
+    body: stream,
+    duplex: 'half',
+  } as RequestInit);
+  expect(res.status).toBe(413);
+  expect(((await res.json()) as { code: string }).code).toBe('payload_too_large');
+  expect(await storeState()).toEqual(before);
+});
+
+test('the authorizer answers before a streamed body is read: 401 for a large body without a valid key', async () => {
+  const res = await fetch(`${api.url}/applications/`, {
+    method: 'POST',
+    headers: { Authorization: 'Bearer not-a-key', 'Company-Id': String(company.id), 'Content-Type': 'application/json' },
+    body: Buffer.alloc(20_000_000, 0x20),
+  });
+  expect(res.status).toBe(401);
+  // The connection was drained, not broken: the next request is answered.
+  expect((await api.get('/jobs', { key: partner.key, companyId: company.id })).status).toBe(200);
+});
+
+test('a Base64 data given twice in one attachment: the later one is stored, the earlier one removed', async () => {
+  const first = Buffer.concat([PDF, Buffer.from('first')]).toString('base64');
+  const second = Buffer.concat([PDF, Buffer.from('second, written with escaped slashes')]).toString('base64');
+  const text = `{"job":${job},"candidate":{"email":"twice@example.com","full_name":"T W"},"attachments":[{"type":"cv","name":"cv.pdf","content_type":"application\\/pdf","data":"${first}","data":"${second.replaceAll('/', '\\/')}"}]}`;
+  const created = await post(Buffer.from(text), 'application/json');
+  expect(created.status).toBe(201);
+  const keys = await objectKeys(`companies/${company.id}/applications/${created.body.id}/`);
+  expect(keys).toHaveLength(1);
+  expect((await objectBytes(keys[0])).equals(Buffer.from(second, 'base64'))).toBe(true);
+  expect((await allItems()).filter((item) => String(item.PK).startsWith('PENDINGUPLOAD#'))).toEqual([]);
+});
+
+test('on Lambda (the body as the event string) JSON and multipart creates work as before', async () => {
+  const { handler } = await import('../../functions/applications/create.js');
+  const event = (body: string, contentType: string, isBase64Encoded: boolean): APIGatewayProxyEvent =>
+    ({
+      resource: '/applications/',
+      path: '/applications/',
+      httpMethod: 'POST',
+      headers: { 'Content-Type': contentType, 'Company-Id': String(company.id), Host: 'lambda.test' },
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      body,
+      isBase64Encoded,
+      requestContext: {
+        requestId: `lambda-${Date.now()}`,
+        path: '/applications/',
+        authorizer: { keyId: partner.keyId, scope: 'partner', partnerId: partner.id },
+      },
+    }) as unknown as APIGatewayProxyEvent;
+  const context = { getRemainingTimeInMillis: () => 29_000, functionName: 'test', awsRequestId: 'test' } as unknown as Context;
+  const cv = Buffer.concat([PDF, Buffer.from('lambda json')]);
+  const json = await handler(
+    event(
+      JSON.stringify({
+        job,
+        candidate: { email: 'lambda@example.com', full_name: 'Lam Bda' },
+        attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: cv.toString('base64') }],
+      }),
+      'application/json',
+      false,
+    ),
+    context,
+  );
+  expect(json.statusCode).toBe(201);
+  const jsonKeys = await objectKeys(`companies/${company.id}/applications/${JSON.parse(json.body).id}/`);
+  expect((await objectBytes(jsonKeys[0])).equals(cv)).toBe(true);
+  const boundary = 'lambda-boundary';
+  const file = Buffer.concat([PDF, Buffer.from('lambda multipart')]);
+  const form = multipart(
+    boundary,
+    [
+      ['job', String(job)],
+      ['candidate[email]', 'lambda-mp@example.com'],
+      ['candidate[full_name]', 'Lam Bda'],
+    ],
+    [{ name: 'cv', filename: 'cv.pdf', bytes: file }],
+  );
+  const mp = await handler(event(form.toString('base64'), `multipart/form-data; boundary=${boundary}`, true), context);
+  expect(mp.statusCode).toBe(201);
+  const mpKeys = await objectKeys(`companies/${company.id}/applications/${JSON.parse(mp.body).id}/`);
+  expect((await objectBytes(mpKeys[0])).equals(file)).toBe(true);
+  expect(JSON.parse(mp.body).attachments).toEqual([{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf' }]);
 });
