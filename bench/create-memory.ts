@@ -271,7 +271,7 @@ try {
       await server.stop();
     }
   }
-  for (const scenario of scenarios.slice(0, 2)) {
+  for (const scenario of scenarios) {
     const server = await embeddedServer();
     try {
       const demo = JSON.parse(readFileSync(join(server.dataDir, 'demo.json'), 'utf8')) as Demo;
