@@ -317,7 +317,7 @@ const section = [
   '',
   table,
   '',
-  "Before issue 15 (the adapter concatenating the body into one string, `JSON.parse` of it, each Base64 attachment decoded whole, busboy's file chunks concatenated), `npm start` on this machine peaked at 5.9–6.0× a 26.7 MB JSON body, 5.9–7.4× a 20 MB multipart body, and at 2.8 GB for 20 concurrent large creates. The `npm start` rows stay above the target because of fauxqs, the S3 stand-in in that process: it holds every part of an upload in memory and concatenates them into the object before writing it to disk (two copies of each file while it completes); S3 holds nothing in the server, so the \"server alone\" rows are what the container and the local server's own code cost. The emulators column is that process's growth in RSS; having grown in an earlier row, it grows less in later ones.",
+  "Before issue 15 (the adapter concatenating the body into one string, `JSON.parse` of it, each Base64 attachment decoded whole, busboy's file chunks concatenated), `npm start` on this machine peaked at 5.9–6.0× a 26.7 MB JSON body, 5.9–7.4× a 20 MB multipart body, and at 2.8 GB for 20 concurrent large creates. The `npm start` rows are near or above the target because of fauxqs, the S3 stand-in in that process: it holds every part of an upload in memory and concatenates them into the object before writing it to disk (two copies of each file while it completes); S3 holds nothing in the server, so the \"server alone\" rows are what the container and the local server's own code cost. The emulators column is that process's growth in RSS; having grown in an earlier row, it grows less in later ones.",
   '<!-- /bench:memory -->',
 ].join('\n');
 const mdPath = join('docs', 'benchmarks.md');
