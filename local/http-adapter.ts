@@ -16,6 +16,7 @@ import {
   UnauthorizedError,
   invalidField,
 } from '#platform/errors.js';
+import { isSimulatedCrash } from '#platform/faults.js';
 import { isHostHeader } from '#platform/web-formats.js';
 import { errorResponse, header } from '#http/http.js';
 import { matchRoute, type RouteDefinition } from '#http/routes.js';
@@ -269,6 +270,11 @@ export function createHttpAdapter(options: AdapterOptions) {
       const handler = await loadHandler(match.route);
       send(res, await handler(event, lambdaContext(match.route, requestId)), requestId);
     } catch (error) {
+      // A simulated crash (fault-injection tests) is the death of the function: the connection drops, no answer.
+      if (isSimulatedCrash(error)) {
+        res.destroy();
+        return;
+      }
       // Requests refused at the gateway still get the D2 shape and a request id.
       const response = errorResponse(requestId, error);
       send(res, response, requestId);
