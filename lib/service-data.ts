@@ -145,6 +145,11 @@ export class ServiceData extends Construct {
       enforceSSL: true,
       removalPolicy: stage.removalPolicy,
     });
+    Validations.of(this.eventRelayDeadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "The event relay's on-failure destination (a DLQ of the table stream's event source mapping), not a queue that anything consumes.",
+    });
 
     this.eventsTopic = new Topic(this, 'EventsTopic', {
       topicName: name(resources.eventsTopic.name),

@@ -58,7 +58,10 @@ export async function relayStreamRecords(records: DynamoDBRecord[]): Promise<Dyn
       await relayOutboxItem({ PK: pk, SK: image.SK.S, event: image.event.S });
     } catch (error) {
       rethrowIfCrash(error);
-      logger.error('event not relayed; the batch is retried from it', { sequenceNumber: record.dynamodb?.SequenceNumber, error: error as Error });
+      logger.error('event not relayed; the batch is retried from it', {
+        sequenceNumber: record.dynamodb?.SequenceNumber,
+        error: error as Error,
+      });
       return { batchItemFailures: [{ itemIdentifier: record.dynamodb?.SequenceNumber ?? '' }] };
     }
   }

@@ -122,11 +122,13 @@ describe('each rule fails a tree that breaks it', () => {
     write({
       'node_modules/@aws-sdk/client-sns/package.json': JSON.stringify({ name: '@aws-sdk/client-sns', main: 'index.js' }),
       'node_modules/@aws-sdk/client-sns/index.js': 'exports.PublishCommand = class {};\n',
-      'shared/delivery/event-relay.ts': "import { PublishCommand } from '@aws-sdk/client-sns';\nexport const relay = () => new PublishCommand();\n",
+      'shared/delivery/event-relay.ts':
+        "import { PublishCommand } from '@aws-sdk/client-sns';\nexport const relay = () => new PublishCommand();\n",
     });
     expect(rulesBroken()).toEqual([]);
     write({
-      'shared/delivery/sync.ts': "import { PublishCommand } from '@aws-sdk/client-sns';\nexport const direct = () => new PublishCommand();\n",
+      'shared/delivery/sync.ts':
+        "import { PublishCommand } from '@aws-sdk/client-sns';\nexport const direct = () => new PublishCommand();\n",
     });
     expect(rulesBroken()).toEqual(['only-the-relay-publishes-events']);
   });
