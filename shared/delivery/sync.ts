@@ -93,7 +93,7 @@ async function claim(id: number, field: 'sync' | 'email'): Promise<number | fals
 
 /**
  * The condition and values that move an application's event sequence from `previous` to `previous + 1`
- * (P115): the write that records a change and the outbox item of its event commit together, and the
+ * (P116): the write that records a change and the outbox item of its event commit together, and the
  * sequence cannot skip or repeat a number even if two writers raced.
  */
 function sequenceStep(previous: number): { condition: string; values: Record<string, number> } {
