@@ -1,6 +1,7 @@
 /**
  * The architecture rules (design §3): layers never import upward, domain folders only import the siblings
- * below them, functions never import the local runtime, nothing imports tests, and no import is circular.
+ * below them, functions never import the local runtime, nothing imports tests, no import is circular, and
+ * only the outbox relay imports the SNS client (P115).
  * Type-only imports count too. test/unit/architecture.test.ts runs these rules in `npm test`.
  */
 const LAYERS = ['platform', 'companies', 'jobs', 'applications', 'delivery', 'http'];
@@ -45,6 +46,14 @@ module.exports = {
       to: { circular: true },
     },
     {
+      name: 'only-the-relay-publishes-events',
+      comment:
+        'events reach the topic only through the outbox relay (P115): everything else writes outbox items in its transactions; clients.ts only builds the client',
+      severity: 'error',
+      from: { pathNot: '^shared/(delivery/event-relay|platform/clients)\\.ts$' },
+      to: { path: '(^|/)@aws-sdk/client-sns(/|$)' },
+    },
+    {
       name: 'not-to-unresolvable',
       comment: 'every import resolves (a layer import that does not resolve would escape the rules)',
       severity: 'error',
@@ -54,7 +63,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|cdk\\.out|\\.data|coverage)/' },
+    // node_modules stay in the graph as leaves (not followed), so that a rule can name a package.
+    exclude: { path: '^(cdk\\.out|\\.data|coverage)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -217,6 +217,36 @@ try {
     Retention: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     JobImportScheduler: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     AttachmentReconciler: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
+    // One outbox INSERT as the table's stream delivers it (P115): published, then its (absent) item deleted.
+    EventRelay: {
+      Records: [
+        {
+          eventID: 'bench',
+          eventName: 'INSERT',
+          eventSource: 'aws:dynamodb',
+          awsRegion: 'eu-central-1',
+          dynamodb: {
+            SequenceNumber: '1',
+            Keys: { PK: { S: 'OUTBOX#0' }, SK: { S: 'bench' } },
+            NewImage: {
+              PK: { S: 'OUTBOX#0' },
+              SK: { S: 'bench' },
+              entity: { S: 'outbox' },
+              event: {
+                S: JSON.stringify({
+                  id: 'bench',
+                  type: 'application.created',
+                  occurred_at: '2026-01-01T00:00:00.000Z',
+                  company: companyId,
+                  sequence: 1,
+                  data: { application_id: applicationId, job_id: jobId, sync_status: 'NOTSENT', email_sync_status: 'NOTSENT' },
+                }),
+              },
+            },
+          },
+        },
+      ],
+    },
     JobImportWorker: {
       Records: [
         {

@@ -11,6 +11,7 @@ import { config, sqs } from '#platform/clients.js';
 import { logger } from '#platform/logger.js';
 import { sourceStack } from '#platform/stack-trace.js';
 import { RetryLater, retryDelaySeconds, syncApplication } from '#delivery/sync.js';
+import { isSimulatedCrash, type SimulatedCrash } from '#platform/faults.js';
 import type { SyncMessage } from '#platform/sync-queue.js';
 
 const processor = new BatchProcessor(EventType.SQS);
@@ -39,6 +40,8 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   try {
     await syncApplication(parse(record));
   } catch (error) {
+    // A dead invocation changes no visibility: the message comes back after the queue's own timeout.
+    if (isSimulatedCrash(error)) throw error;
     const delay = error instanceof RetryLater ? error.delaySeconds : retryDelaySeconds(receiveCount);
     logger.warn('sync attempt failed; the message comes back', {
       messageId: record.messageId,
@@ -52,5 +55,19 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   }
 }
 
-export const handler = async (event: SQSEvent, context: Context) =>
-  processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
+export const handler = async (event: SQSEvent, context: Context) => {
+  let crash: SimulatedCrash | undefined;
+  const response = await processPartialResponse(
+    event,
+    async (record: SQSRecord) =>
+      handleRecord(record).catch((error: unknown) => {
+        if (isSimulatedCrash(error)) crash = error;
+        throw error;
+      }),
+    processor,
+    { context, throwOnFullBatchFailure: false },
+  );
+  // A simulated crash (fault-injection tests) is the death of the whole invocation, as `kill -9` would be.
+  if (crash) throw crash;
+  return response;
+};

@@ -53,12 +53,12 @@ const EXCEPTIONS: Record<string, FunctionBudget['exception']> = {
   CreateApplication: {
     maxBytes: 792_000,
     reason:
-      'four SDK clients (DynamoDB, S3 with its multipart upload, SQS, SNS: about 560 kB of SDK), Powertools idempotency with jmespath, busboy, qs, the generated validator and the streamed JSON reader of the lean body path (4 kB, P156)',
+      'three SDK clients (DynamoDB, S3 with its multipart upload, SQS), Powertools idempotency with jmespath, busboy, qs, the generated validator and the streamed JSON reader of the lean body path (4 kB, P156)',
   },
   SyncWorker: {
     maxBytes: 915_000,
     reason:
-      'five SDK clients (DynamoDB, S3, SNS, SES, KMS for the sealed ATS credentials), Powertools batch, the four connectors with the XML parser of the Personio feed, the MIME builder of the e-mail fallback (nodemailer, 138 kB) and the status transaction with its counters',
+      'four SDK clients (DynamoDB, S3, SES, KMS for the sealed ATS credentials), Powertools batch, the four connectors with the XML parser of the Personio feed, the MIME builder of the e-mail fallback (nodemailer, 138 kB) and the status transaction with its counters',
   },
 };
 
@@ -127,13 +127,13 @@ export function functionBudgets(): FunctionBudget[] {
         ...SCHEMA_COMPILER,
         ...CREATE_ONLY,
         ...DOCUMENTATION,
-        ...clientsOutsideAccess(fn.access, fn.trigger.kind !== 'schedule'),
+        ...clientsOutsideAccess(fn.access, fn.trigger.kind === 'syncQueue' || fn.trigger.kind === 'jobImportQueue'),
         '@middy/core',
         'shared/http/http.ts',
         'shared/companies/validators.generated.ts',
         // Only the job import validates a feed.
         ...(fn.id === 'JobImportWorker' ? [] : ['shared/jobs/validators.generated.ts']),
-        ...(fn.trigger.kind === 'schedule' ? ['@aws-lambda-powertools/batch'] : []),
+        ...(fn.trigger.kind === 'schedule' || fn.trigger.kind === 'outboxStream' ? ['@aws-lambda-powertools/batch'] : []),
       ],
     })),
   ];

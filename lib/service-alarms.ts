@@ -22,7 +22,9 @@ export interface ServiceAlarmsProps {
   deadLetterQueue: IQueue;
   /** The job import queue's DLQ: imports that failed unexpectedly three times (D14). */
   jobImportDeadLetterQueue?: IQueue;
-  /** Queue consumers (the sync worker): a function error there means a batch failed as a whole. */
+  /** The event relay's DLQ: stream batches whose events could not be published after the retries (P115). */
+  eventRelayDeadLetterQueue?: IQueue;
+  /** Queue and stream consumers (workers, event relay): a function error there means a batch failed as a whole. */
   workers: IFunction[];
 }
 
@@ -95,6 +97,24 @@ export class ServiceAlarms extends Construct {
       );
     }
 
+    if (props.eventRelayDeadLetterQueue) {
+      this.add(
+        new Alarm(this, 'EventRelayDeadLetters', {
+          alarmName: `${stage.prefix}-event-relay-dlq-depth`,
+          alarmDescription: 'Events that the relay could not publish after its retries: their outbox items wait for a replay (P115)',
+          metric: props.eventRelayDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: Duration.minutes(1),
+            statistic: 'Maximum',
+          }),
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+        action,
+      );
+    }
+
     // A denial is a thrown "Unauthorized" (the only way to make API Gateway answer 401), so it counts as a
     // Lambda error; the authorizer logs each denial at INFO, and those are subtracted to leave real failures.
     const denials = new MetricFilter(this, 'AuthorizerDenials', {
@@ -134,7 +154,7 @@ export class ServiceAlarms extends Construct {
       this.add(
         new Alarm(this, `${worker.node.id}Errors`, {
           alarmName: `${props.stage.prefix}-${worker.node.id.replace(/Function$/, '')}-errors`,
-          alarmDescription: 'The sync worker failed (crash or timeout); failed messages come back and may reach the DLQ',
+          alarmDescription: 'A queue or stream consumer failed (crash or timeout); the failed batch comes back and may reach its DLQ',
           metric: worker.metricErrors({ period: Duration.minutes(5), statistic: 'Sum' }),
           threshold: 0,
           comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,

@@ -5,7 +5,7 @@
  */
 import type { FunctionAccess } from '#platform/function-access.js';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
+import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Alias, Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
@@ -30,6 +30,8 @@ export class ServiceData extends Construct {
   readonly syncQueue: Queue;
   readonly syncDeadLetterQueue: Queue;
   readonly eventsTopic: Topic;
+  /** The event relay's on-failure destination (P115). */
+  readonly eventRelayDeadLetterQueue: Queue;
   readonly cursorSecret: Secret;
   readonly jobImportQueue: Queue;
   readonly jobImportDeadLetterQueue: Queue;
@@ -53,6 +55,8 @@ export class ServiceData extends Construct {
       // The AWS managed key (not the AWS owned default) makes every use of the key visible in CloudTrail.
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: tableDefinition.ttlAttribute,
+      // The event relay reads the outbox items' INSERTs from the stream (P115); its filter drops every other record.
+      stream: StreamViewType.NEW_IMAGE,
       deletionProtection: stage.retainData,
       removalPolicy: stage.removalPolicy,
     });
@@ -134,6 +138,19 @@ export class ServiceData extends Construct {
       pendingWindow: Duration.days(stage.retainData ? 30 : 7),
     });
 
+    this.eventRelayDeadLetterQueue = new Queue(this, 'EventRelayDeadLetterQueue', {
+      queueName: name(resources.eventRelayDeadLetterQueue.name),
+      retentionPeriod: Duration.seconds(resources.eventRelayDeadLetterQueue.retentionSeconds),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+    Validations.of(this.eventRelayDeadLetterQueue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        "The event relay's on-failure destination (a DLQ of the table stream's event source mapping), not a queue that anything consumes.",
+    });
+
     this.eventsTopic = new Topic(this, 'EventsTopic', {
       topicName: name(resources.eventsTopic.name),
       masterKey: Alias.fromAliasName(this, 'SnsManagedKey', 'alias/aws/sns'),
@@ -155,7 +172,10 @@ export class ServiceData extends Construct {
     const role = fn.role!;
     if (access.table) {
       fn.addEnvironment('TABLE_NAME', this.table.tableName);
-      if (access.table === 'authorize') {
+      if (access.table === 'outbox') {
+        // The relay deletes the outbox items it has published, by primary key; it reads nothing but its stream.
+        fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DeleteItem'], resources: [this.table.tableArn] }));
+      } else if (access.table === 'authorize') {
         // The key lookup is by primary key on the base table: no index, no scan, no other write.
         fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [this.table.tableArn] }));
       } else {

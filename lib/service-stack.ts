@@ -5,7 +5,9 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { OUTBOX_PREFIX } from '#platform/keys.js';
 import type { Construct } from 'constructs';
 import { resources } from '#platform/resources.js';
 import { routes, type RouteDefinition } from '#http/routes.js';
@@ -48,6 +50,7 @@ export class ServiceStack extends Stack {
       authorizerLogs: this.api.authorizerFunction.logGroup,
       deadLetterQueue: this.data.syncDeadLetterQueue,
       jobImportDeadLetterQueue: this.data.jobImportDeadLetterQueue,
+      eventRelayDeadLetterQueue: this.data.eventRelayDeadLetterQueue,
       workers: this.workers,
     });
 
@@ -97,6 +100,26 @@ export class ServiceStack extends Stack {
           batchSize: trigger.batchSize,
           reportBatchItemFailures: true,
           ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}),
+        }),
+      );
+    } else if (trigger.kind === 'outboxStream') {
+      this.workers.push(fn);
+      // P115: only the outbox items' INSERTs reach the relay; in order per partition, from the first failure on
+      // retried (partial batch failures), and after the retries to the DLQ (the outbox item stays for a replay).
+      fn.addEventSource(
+        new DynamoEventSource(this.data.table, {
+          startingPosition: StartingPosition.TRIM_HORIZON,
+          batchSize: trigger.batchSize,
+          ...(trigger.maxBatchingWindowSeconds ? { maxBatchingWindow: Duration.seconds(trigger.maxBatchingWindowSeconds) } : {}),
+          retryAttempts: trigger.retryAttempts,
+          reportBatchItemFailures: true,
+          onFailure: new SqsDlq(this.data.eventRelayDeadLetterQueue),
+          filters: [
+            FilterCriteria.filter({
+              eventName: FilterRule.isEqual('INSERT'),
+              dynamodb: { Keys: { PK: { S: FilterRule.beginsWith(OUTBOX_PREFIX) } } },
+            }),
+          ],
         }),
       );
     } else {

@@ -20,6 +20,7 @@ import {
   UnauthorizedError,
   invalidField,
 } from '#platform/errors.js';
+import { isSimulatedCrash } from '#platform/faults.js';
 import { isHostHeader } from '#platform/web-formats.js';
 import { errorResponse, header } from '#http/http.js';
 import { matchRoute, type RouteDefinition } from '#http/routes.js';
@@ -288,6 +289,11 @@ export function createHttpAdapter(options: AdapterOptions) {
       // A streamed body the route did not read to the end (refused early, or too large) is drained.
       discardRest(req);
     } catch (error) {
+      // A simulated crash (fault-injection tests) is the death of the function: the connection drops, no answer.
+      if (isSimulatedCrash(error)) {
+        res.destroy();
+        return;
+      }
       // Requests refused at the gateway still get the D2 shape and a request id.
       const response = errorResponse(requestId, error);
       send(res, response, requestId);

@@ -5,10 +5,16 @@
  * redrive policy moving a message to the DLQ after maxReceiveCount receives. `runOnce()` processes what
  * is visible now (tests drive it); `start()` polls in the background (npm start).
  */
-import { DeleteMessageBatchCommand, GetQueueAttributesCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import {
+  ChangeMessageVisibilityBatchCommand,
+  DeleteMessageBatchCommand,
+  GetQueueAttributesCommand,
+  ReceiveMessageCommand,
+} from '@aws-sdk/client-sqs';
 import type { Context, SQSBatchResponse, SQSEvent } from 'aws-lambda';
 import { config, sqs } from '#platform/clients.js';
 import { backgroundFunctions } from '#delivery/background-functions.js';
+import { isSimulatedCrash } from '#platform/faults.js';
 import { logger } from '#platform/logger.js';
 
 type QueueHandler = (event: SQSEvent, context: Context) => Promise<SQSBatchResponse>;
@@ -79,6 +85,17 @@ export function startQueuePoller(options: { background: boolean; idleMs?: number
     } catch (error) {
       // Like Lambda: a function error fails the whole batch.
       logger.error('sync worker failed', { error: error as Error });
+      // A dead invocation (simulated crash) leaves its messages in flight until the visibility timeout;
+      // LOCAL_CRASH_VISIBILITY_SECONDS shortens that timeout locally so that tests see the redelivery soon.
+      const crashVisibility = Number(process.env.LOCAL_CRASH_VISIBILITY_SECONDS);
+      if (isSimulatedCrash(error) && crashVisibility > 0) {
+        await sqs().send(
+          new ChangeMessageVisibilityBatchCommand({
+            QueueUrl: queueUrl,
+            Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle!, VisibilityTimeout: crashVisibility })),
+          }),
+        );
+      }
     }
     const done = messages.filter((m) => !failed.has(m.MessageId!));
     if (done.length) {

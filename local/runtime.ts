@@ -11,6 +11,7 @@ import { openApiDocument } from '#http/openapi.js';
 import { ATS_URL_DEFAULTS } from '#delivery/connectors/http.js';
 import { createHttpAdapter } from './http-adapter.js';
 import { startQueuePoller, type QueuePoller } from './queue-poller.js';
+import { startEventRelay, type EventRelay } from './event-relay.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
 import { readDemo, seedDemo, type Demo } from './seed.js';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
@@ -24,7 +25,10 @@ export interface RuntimeOptions {
   authorizerCacheTtlMs?: number;
   /** Run the scheduled handlers on their timers (tests call `scheduler.run` instead). */
   schedules?: boolean;
-  /** Feed the sync queue to the worker in the background (tests call `poller.runOnce`/`drain` instead). */
+  /**
+   * Feed the sync queue to the worker and the event outbox to the relay in the background (tests call
+   * `poller.runOnce`/`drain` and `relay.drain` instead).
+   */
   poller?: boolean;
   /** Emulators already running (in another process, for `npm run bench:memory`); by default they start in this one. */
   emulators?: Emulators;
@@ -39,6 +43,8 @@ export interface Runtime {
   poller: QueuePoller;
   /** Feeds the job import queue to the import worker (D14). */
   importPoller: QueuePoller;
+  /** Publishes the event outbox to the topic (P115): the local stand-in for the stream-fed relay. */
+  relay: EventRelay;
   demo?: Demo;
   stop(): Promise<void>;
 }
@@ -87,6 +93,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   process.env.SYNC_CLAIM_SECONDS ??= '30';
   const poller = startQueuePoller({ background: options.poller ?? true });
   const importPoller = startQueuePoller({ background: options.poller ?? true, queue: 'jobImportQueue', idleMs: 1000 });
+  const relay = startEventRelay({ background: options.poller ?? true });
   const scheduler = startScheduler({ enabled: options.schedules ?? true, speedup: Number(process.env.LOCAL_SCHEDULE_SPEEDUP ?? 1) });
 
   let demo: Demo | undefined;
@@ -101,11 +108,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     scheduler,
     poller,
     importPoller,
+    relay,
     demo,
     async stop() {
       scheduler.stop();
       await poller.stop();
       await importPoller.stop();
+      await relay.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -4,19 +4,24 @@ import { toApplication } from '#applications/applications.js';
 import { api } from '#http/http.js';
 import { idempotency } from '#http/idempotency.js';
 import { BODY_CONTENT_TYPES, parseBody } from '#http/request-body.js';
+import { rethrowIfCrash } from '#platform/faults.js';
 
 export const handler = api(
   'CreateApplication',
   async ({ event, company, principal }) => {
-    // Attachments go to S3 as the body is read; whatever the create does not commit is removed again.
+    // Attachments go to S3 as the body is read; whatever the create does not commit is removed again
+    // (not after a simulated crash: a dead process removes nothing, and the reconciler must find it, P107).
     const staging = new AttachmentStaging(company!.id);
     try {
       const { fields, files, staged } = await parseBody(event, BODY_CONTENT_TYPES, staging);
       const { input, attachments } = parseApplication(fields, files, staged);
       const created = await createApplication(company!, principal.partnerId, input, attachments, staging);
-      return { statusCode: 201, body: toApplication(created.record, created.job, created.channel, 'single') };
-    } finally {
       await staging.release();
+      return { statusCode: 201, body: toApplication(created.record, created.job, created.channel, 'single') };
+    } catch (error) {
+      rethrowIfCrash(error);
+      await staging.release();
+      throw error;
     }
   },
   [idempotency()],

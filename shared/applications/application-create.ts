@@ -30,7 +30,8 @@ import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
 import { CompanyInactiveError, ValidationError, fieldErrors } from '#platform/errors.js';
-import { publishEvent } from '#platform/events.js';
+import { newEvent, outboxPut } from '#platform/events.js';
+import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
 import { nextId } from '#platform/ids.js';
 import { findJobByExternalId, getJobs, type JobRecord } from '#jobs/jobs.js';
@@ -180,8 +181,8 @@ export async function seedApplications(records: ApplicationRecord[]): Promise<vo
 
 /**
  * Creates an application: resolves job and channel (400 if they do not fit), stores the attachments,
- * writes the application with its company total in one transaction (removing the objects again if that
- * fails), and hands the id to the sync queue when the company's candidate sync is active.
+ * writes the application with its company total and its `application.created` event (outbox) in one
+ * transaction (removing the objects again if that fails), and hands the id to the sync queue when due.
  */
 export async function createApplication(
   company: CompanyRecord,
@@ -225,7 +226,16 @@ export async function createApplication(
     });
   }
   const stored = await storeAttachments(company.id, id, attachments);
+  crashPoint('create.after-upload');
   record.attachments = stored;
+  // The application's first event; it goes into the outbox in the same transaction (P115).
+  record.event_sequence = 1;
+  const created = newEvent(
+    'application.created',
+    company.id,
+    { application_id: record.id, job_id: job.id, sync_status: record.sync_status, email_sync_status: record.email_sync_status },
+    record.event_sequence,
+  );
   try {
     await db().send(
       new TransactWriteCommand({
@@ -235,20 +245,18 @@ export async function createApplication(
           ...counterUpdates(record, 1),
           // Its objects stop being pending uploads (which the reconciler would delete) in the same commit.
           ...stored.map((a) => clearPendingUpload(a.key)),
+          outboxPut(created),
         ],
       }),
     );
   } catch (error) {
+    rethrowIfCrash(error);
     await deleteAttachmentObjects(stored.map((a) => a.key));
     throw error;
   }
   staging?.commit(stored.map((a) => a.key));
+  crashPoint('create.after-transaction');
+  // A crash here loses only the hand-off: the sweeper finds the application through the sync-due index.
   if (syncDue) await enqueueSync(record.id);
-  await publishEvent('application.created', company.id, {
-    application_id: record.id,
-    job_id: job.id,
-    sync_status: record.sync_status,
-    email_sync_status: record.email_sync_status,
-  });
   return { record, job, channel };
 }

@@ -155,6 +155,8 @@ export interface ApplicationRecord {
   sync_attempts?: number;
   sync_claim_until?: string;
   email_claim_until?: string;
+  /** The `sequence` of the application's latest event (P115), moved in the transaction that writes the event. */
+  event_sequence?: number;
 }
 
 /**
@@ -377,17 +379,18 @@ export function toApplication(
 
 /** Strongly consistent: the worker and a client reading right after the create must see it. */
 /** The application's sync status and whether its item is in the current index layout (consistent read). */
-export async function applicationLayout(id: number): Promise<{ sync_status?: string; indexed: boolean }> {
+export async function applicationLayout(id: number): Promise<{ sync_status?: string; indexed: boolean; event_sequence: number }> {
   const out = await db().send(
     new GetCommand({
       TableName: config().tableName,
       Key: keys.application(id),
       ConsistentRead: true,
-      ProjectionExpression: 'sync_status, index_version',
+      ProjectionExpression: 'sync_status, index_version, event_sequence',
     }),
   );
   return {
     sync_status: out.Item?.sync_status as string | undefined,
+    event_sequence: Number(out.Item?.event_sequence ?? 0),
     indexed: Number(out.Item?.index_version ?? 0) >= APPLICATION_INDEX_VERSION,
   };
 }

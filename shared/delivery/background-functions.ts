@@ -10,6 +10,8 @@ export type BackgroundTrigger =
   | { kind: 'syncQueue'; batchSize: number; maxBatchingWindowSeconds?: number; maxConcurrency?: number }
   /** Fed by the job import queue (D14): one message per company and run. */
   | { kind: 'jobImportQueue'; batchSize: number; maxConcurrency?: number }
+  /** Fed by the table's DynamoDB stream, outbox INSERTs only (P115), with partial batch failures and a DLQ. */
+  | { kind: 'outboxStream'; batchSize: number; maxBatchingWindowSeconds?: number; retryAttempts: number }
   /** An EventBridge rate expression: `rate(5 minutes)`, `rate(1 hour)`. */
   | { kind: 'schedule'; expression: string };
 
@@ -34,10 +36,19 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     handler: 'sync-worker',
     description: 'Submit applications to the ATS, record the outcome, send the e-mail fallback (D12)',
     trigger: { kind: 'syncQueue', batchSize: 10, maxBatchingWindowSeconds: 1 },
-    access: { table: 'write', attachments: 'read', events: 'publish', email: 'send', ats: true, credentials: 'decrypt' },
+    access: { table: 'write', attachments: 'read', email: 'send', ats: true, credentials: 'decrypt' },
     // Six times this fits into the sync queue's visibility timeout.
     timeoutSeconds: 30,
     memorySize: 1024,
+  },
+  {
+    id: 'EventRelay',
+    handler: 'event-relay',
+    description: 'Publish the events of the outbox to the events topic, then delete their outbox items (P115)',
+    // Locally the runtime drains the outbox itself (local/event-relay.ts): dynalite has no streams.
+    trigger: { kind: 'outboxStream', batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10 },
+    access: { table: 'outbox', events: 'publish' },
+    timeoutSeconds: 60,
   },
   {
     id: 'JobImportScheduler',
@@ -54,7 +65,7 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     description: "Import one company's published jobs from its ATS (D14)",
     // One company per invocation; at most a few imports at once, so no ATS sees a burst from us.
     trigger: { kind: 'jobImportQueue', batchSize: 1, maxConcurrency: 5 },
-    access: { table: 'write', events: 'publish', ats: true, credentials: 'decrypt' },
+    access: { table: 'write', ats: true, credentials: 'decrypt' },
     // Six times this fits into the job import queue's visibility timeout.
     timeoutSeconds: 300,
     memorySize: 1024,

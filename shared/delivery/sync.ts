@@ -28,7 +28,8 @@ import { ConnectorError, type Submission } from '#delivery/connectors/connector.
 import { connectorFor } from '#delivery/connectors/index.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { sendMail } from '#delivery/email.js';
-import { publishEvent } from '#platform/events.js';
+import { newEvent, outboxPut } from '#platform/events.js';
+import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { getJob, type JobRecord } from '#jobs/jobs.js';
 import { SYNC_DUE_SHARDS, indexKeys, keys } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
@@ -90,11 +91,22 @@ async function claim(id: number, field: 'sync' | 'email'): Promise<number | fals
   }
 }
 
-/** Writes a final sync outcome over NOTSENT and emits the event (D13). */
+/**
+ * The condition and values that move an application's event sequence from `previous` to `previous + 1`
+ * (P116): the write that records a change and the outbox item of its event commit together, and the
+ * sequence cannot skip or repeat a number even if two writers raced.
+ */
+function sequenceStep(previous: number): { condition: string; values: Record<string, number> } {
+  return previous
+    ? { condition: 'event_sequence = :previous', values: { ':previous': previous, ':sequence': previous + 1 } }
+    : { condition: 'attribute_not_exists(event_sequence)', values: { ':sequence': 1 } };
+}
+
+/** Writes a final sync outcome over NOTSENT with its event (D13) in the outbox, in one transaction. */
 async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<void> {
   const timestamp = now().toISOString();
   const slot = syncStatusIndex(record, outcome.sync_status);
-  const set = `SET sync_status = :status, failure_error = :error, updated_at = :now, #slot = :slot, D2SK = :updated${outcome.external_id ? ', external_id = :external' : ''} REMOVE sync_claim_until`;
+  const set = `SET sync_status = :status, failure_error = :error, updated_at = :now, #slot = :slot, D2SK = :updated, event_sequence = :sequence${outcome.external_id ? ', external_id = :external' : ''} REMOVE sync_claim_until`;
   const values = {
     ':status': outcome.sync_status,
     ':error': outcome.failure_error,
@@ -104,34 +116,58 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<
     ':updated': updatedAtIndex(record, timestamp).D2SK,
     ...(outcome.external_id ? { ':external': outcome.external_id } : {}),
   };
-  const update = (condition: string, extra: Record<string, unknown> = {}) => ({
-    TableName: config().tableName,
-    Key: keys.application(record.id),
-    UpdateExpression: set,
-    ConditionExpression: `sync_status = :notsent AND ${condition}`,
-    ExpressionAttributeNames: { '#slot': slot.attribute },
-    ExpressionAttributeValues: { ...values, ...extra },
-  });
+  const update = (condition: string, previous: number, extra: Record<string, unknown> = {}) => {
+    const step = sequenceStep(previous);
+    return {
+      TableName: config().tableName,
+      Key: keys.application(record.id),
+      UpdateExpression: set,
+      ConditionExpression: `sync_status = :notsent AND ${condition} AND ${step.condition}`,
+      ExpressionAttributeNames: { '#slot': slot.attribute },
+      ExpressionAttributeValues: { ...values, ...step.values, ...extra },
+    };
+  };
+  const eventOf = (previous: number) =>
+    newEvent(
+      'application.sync_status_changed',
+      record.company,
+      {
+        application_id: record.id,
+        job_id: record.job,
+        sync_status: outcome.sync_status,
+        previous_sync_status: 'NOTSENT',
+        failure_error: outcome.failure_error,
+      },
+      previous + 1,
+    );
   // An item in the current layout moves the company's per-status totals in the same transaction; one that
   // `hiring-admin migrate` has not reached yet is counted by the migration, in whatever status it then has.
   const tries = [
-    () =>
+    (previous: number) =>
       db().send(
         new TransactWriteCommand({
           TransactItems: [
-            { Update: update('index_version >= :version', { ':version': APPLICATION_INDEX_VERSION }) },
+            { Update: update('index_version >= :version', previous, { ':version': APPLICATION_INDEX_VERSION }) },
             syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status),
+            outboxPut(eventOf(previous)),
           ],
         }),
       ),
-    () => db().send(new UpdateCommand(update('attribute_not_exists(index_version)'))),
+    (previous: number) =>
+      db().send(
+        new TransactWriteCommand({
+          TransactItems: [{ Update: update('attribute_not_exists(index_version)', previous) }, outboxPut(eventOf(previous))],
+        }),
+      ),
   ];
   let written = false;
+  let previous = record.event_sequence ?? 0;
   for (let attempt = 0; !written && attempt < 4; attempt++) {
     const current = attempt === 0 ? undefined : await applicationLayout(record.id);
     if (current && current.sync_status !== 'NOTSENT') return; // decided by another attempt
+    if (current) previous = current.event_sequence;
     try {
-      await tries[current && !current.indexed ? 1 : 0]();
+      await tries[current && !current.indexed ? 1 : 0](previous);
       written = true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
@@ -140,13 +176,7 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<
   if (!written) throw new Error(`application ${record.id}: the outcome could not be written`);
   record.sync_status = outcome.sync_status;
   record.failure_error = outcome.failure_error;
-  await publishEvent('application.sync_status_changed', record.company, {
-    application_id: record.id,
-    job_id: record.job,
-    sync_status: outcome.sync_status,
-    previous_sync_status: 'NOTSENT',
-    failure_error: outcome.failure_error,
-  });
+  record.event_sequence = previous + 1;
 }
 
 /** Gives up the claim after a retryable failure and tells the sweeper when to look again. */
@@ -224,6 +254,7 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
     const credentials = await loadCredentials(company);
     const { externalId } = await connector.submitApplication(submissionFor(record, company, job, reference), credentials);
     await hooks.afterSubmit?.();
+    crashPoint('sync.after-ats-call');
     return decideSync(record, { sync_status: status, failure_error: null, ...(externalId ? { external_id: externalId } : {}) });
   };
   try {
@@ -231,12 +262,15 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
     try {
       return await submit(job, `his-application-${record.id}`, 'SUCCESS');
     } catch (error) {
+      rethrowIfCrash(error);
       const fallbackJob = company.fallback_job;
       if (!(error instanceof ConnectorError && error.kind === 'job_not_published' && fallbackJob && fallbackJob !== job.id)) throw error;
       // D12: a job no longer published goes to the company's fallback job, under its own reference.
       return await submit(await getJob(company.id, fallbackJob), `his-application-${record.id}-fallback`, 'SUCCESS_FALLBACK');
     }
   } catch (error) {
+    // A dead attempt neither releases its claim nor decides anything: the next one after the claim expires does.
+    rethrowIfCrash(error);
     return failAttempt(record, error, attempts);
   }
 }
@@ -300,33 +334,58 @@ async function emailFallback(record: ApplicationRecord, company: CompanyRecord):
         attachments,
         id: `application-${record.id}.company-${record.company}`,
       });
+      crashPoint('sync.after-email-send');
       status = 'SUCCESS';
     } catch (error) {
+      // A crash after the send leaves the status NOTSENT: the next attempt sends again, with the same Message-ID (P106).
+      rethrowIfCrash(error);
       logger.error('e-mail fallback failed', { applicationId: record.id, error: error as Error });
     }
   }
   const emailAt = now().toISOString();
-  await db().send(
-    new UpdateCommand({
-      TableName: config().tableName,
-      Key: keys.application(record.id),
-      UpdateExpression: 'SET email_sync_status = :status, updated_at = :now, D2SK = :updated REMOVE email_claim_until',
-      ConditionExpression: 'email_sync_status = :notsent',
-      ExpressionAttributeValues: {
-        ':status': status,
-        ':now': emailAt,
-        ':updated': updatedAtIndex(record, emailAt).D2SK,
-        ':notsent': 'NOTSENT',
-      },
-    }),
-  );
+  let previous = record.event_sequence ?? 0;
+  for (let attempt = 0; ; attempt++) {
+    const step = sequenceStep(previous);
+    const event = newEvent(
+      'application.email_sync_status_changed',
+      record.company,
+      { application_id: record.id, job_id: record.job, email_sync_status: status, previous_email_sync_status: 'NOTSENT' },
+      previous + 1,
+    );
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: config().tableName,
+                Key: keys.application(record.id),
+                UpdateExpression:
+                  'SET email_sync_status = :status, updated_at = :now, D2SK = :updated, event_sequence = :sequence REMOVE email_claim_until',
+                ConditionExpression: `email_sync_status = :notsent AND ${step.condition}`,
+                ExpressionAttributeValues: {
+                  ':status': status,
+                  ':now': emailAt,
+                  ':updated': updatedAtIndex(record, emailAt).D2SK,
+                  ':notsent': 'NOTSENT',
+                  ...step.values,
+                },
+              },
+            },
+            outboxPut(event),
+          ],
+        }),
+      );
+      break;
+    } catch (error) {
+      if (!isConditionFailure(error) || attempt >= 3) throw error;
+      const fresh = await getApplicationRecord(record.id);
+      if (!fresh || fresh.email_sync_status !== 'NOTSENT') return; // decided by another attempt
+      previous = fresh.event_sequence ?? 0;
+    }
+  }
   record.email_sync_status = status;
-  await publishEvent('application.email_sync_status_changed', record.company, {
-    application_id: record.id,
-    job_id: record.job,
-    email_sync_status: status,
-    previous_email_sync_status: 'NOTSENT',
-  });
+  record.event_sequence = previous + 1;
 }
 
 /** Processes one queue message's application. Throws RetryLater (or any error) to have it come back. */

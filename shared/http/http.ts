@@ -9,6 +9,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { authorizeCompany, parseCompanyIdHeader, principalFromContext, type Principal } from '#companies/api-keys.js';
 import type { CompanyRecord } from '#companies/companies.js';
 import { ApiError, UnauthorizedError } from '#platform/errors.js';
+import { isSimulatedCrash } from '#platform/faults.js';
 import { idempotencyError } from '#http/idempotency-errors.js';
 import { header } from '#platform/headers.js';
 import { logger } from '#platform/logger.js';
@@ -125,6 +126,8 @@ export function api(routeId: string, handler: ApiHandler, extra: MiddlewareObj[]
       request.context.api = { event, route, requestId, principal, company, query: queryParams(event), link: linkContext(event) };
     },
     onError: async (request) => {
+      // A simulated crash (fault-injection tests) kills the invocation: no answer, the error goes up to the runtime.
+      if (isSimulatedCrash(request.error)) return;
       request.response = errorResponse(request.context.requestId, request.error);
     },
   });

@@ -16,6 +16,7 @@ import { makeHandlerIdempotent } from '@aws-lambda-powertools/idempotency/middle
 import type { MiddlewareObj, Request } from '@middy/core';
 import { config, dynamoClient } from '#platform/clients.js';
 import { invalidField } from '#platform/errors.js';
+import { isSimulatedCrash } from '#platform/faults.js';
 import { tableDefinition } from '#platform/table.js';
 import { streamedBody } from '#http/streamed-body.js';
 
@@ -96,6 +97,8 @@ export function idempotency(): MiddlewareObj {
     },
     after: async (request) => current().after!(view(request)),
     onError: async (request) => {
+      // A dead invocation does not clean up: its record stays in progress until it expires, as after `kill -9`.
+      if (isSimulatedCrash(request.error)) return;
       if ((request.internal as Record<string, unknown>)[OWNER] === true) await current().onError!(view(request));
     },
   };

@@ -63,7 +63,7 @@ export const routes: readonly RouteDefinition[] = [
     path: '/applications/',
     handler: 'applications/create',
     companyHeader: true,
-    access: { table: 'write', attachments: 'write', syncQueue: 'send', events: 'publish' },
+    access: { table: 'write', attachments: 'write', syncQueue: 'send' },
     summary: 'Create an application',
   },
   {

@@ -24,7 +24,7 @@ import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.j
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import { dateParam, enumParam, stringParam, type QueryParams } from '#platform/query-params.js';
 import { counterReader, readCount } from '#platform/counts.js';
-import { publishEvents } from '#platform/events.js';
+import { newEvent, outboxPut, type ServiceEvent } from '#platform/events.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
 import { loadJobInputValidator } from '#jobs/validators.generated.js';
 import { freeFormArray, freeFormObject, rawValuesObject, storableNumber } from '#platform/schema-rules.js';
@@ -716,15 +716,20 @@ export async function importJobs(
     }
   }
 
+  // D13 (P115): each job created, changed or archived by this run is written in a transaction with its
+  // event in the outbox (unchanged jobs emit nothing); 49 jobs, their 49 events and the counter make 99 items.
+  const eventOf = (job: JobRecord, type: 'job.created' | 'job.updated' | 'job.archived'): ServiceEvent =>
+    newEvent(type, companyId, { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId });
+  const put = (job: JobRecord, condition?: string) => ({
+    Put: { TableName: config().tableName, Item: toItem(job), ...(condition ? { ConditionExpression: condition } : {}) },
+  });
   // Creates go in transactions with the company's job counter, so the total never drifts from the items.
-  for (let i = 0; i < creates.length; i += 99) {
-    const chunk = creates.slice(i, i + 99);
+  for (let i = 0; i < creates.length; i += 49) {
+    const chunk = creates.slice(i, i + 49);
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          ...chunk.map((job) => ({
-            Put: { TableName: config().tableName, Item: toItem(job), ConditionExpression: 'attribute_not_exists(PK)' },
-          })),
+          ...chunk.flatMap((job) => [put(job, 'attribute_not_exists(PK)'), outboxPut(eventOf(job, 'job.created'))]),
           {
             Update: {
               TableName: config().tableName,
@@ -739,24 +744,20 @@ export async function importJobs(
     );
   }
   result.created = creates.length;
-  await batchPut(updates.map(toItem));
+  const changed = updates.filter((job) => job.updated_at === now);
+  for (let i = 0; i < changed.length; i += 50) {
+    await db().send(
+      new TransactWriteCommand({
+        TransactItems: changed
+          .slice(i, i + 50)
+          .flatMap((job) => [put(job), outboxPut(eventOf(job, job.status === 'archived' ? 'job.archived' : 'job.updated'))]),
+      }),
+    );
+  }
+  await batchPut(updates.filter((job) => job.updated_at !== now).map(toItem));
   const after = new Map(before.map((job) => [job.id, job]));
   for (const job of [...creates, ...updates]) after.set(job.id, job);
   await writeJobTotals(companyId, before, [...after.values()]);
-  // D13: one event per job created, changed or archived by this run (unchanged jobs emit nothing).
-  const changed = updates.filter((job) => job.updated_at === now);
-  await publishEvents([
-    ...creates.map((job) => ({
-      type: 'job.created' as const,
-      company: companyId,
-      data: { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId },
-    })),
-    ...changed.map((job) => ({
-      type: job.status === 'archived' ? ('job.archived' as const) : ('job.updated' as const),
-      company: companyId,
-      data: { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId },
-    })),
-  ]);
   // D14: a successful run ends a series of failures, and turns a `failing` company `active` again.
   await setCompanyFields(companyId, {
     jobs_last_synced_at: now,

@@ -1,13 +1,19 @@
 /**
- * Events (D13) on the SNS topic: envelope `{id, type, occurred_at, company, data}`, ids and statuses only,
- * never personal data. Published after the change is stored; a failed publish is logged and does not undo
- * the change (consumers that must not miss a change can reconcile through the API's `updated_at` filter).
+ * Events (D13) through a transactional outbox (issue 12, P115). A change that emits an event writes the
+ * event as an outbox item in the same DynamoDB transaction as the change (`outboxPut`), or, for an event
+ * without another change, on its own (`publishEvent`). Only the relay (`#delivery/event-relay.ts`) publishes
+ * to the SNS topic, then deletes the item: events are at least once, and consumers deduplicate on the stable
+ * `id`. Application events carry the application's `sequence` (1 for `application.created`, then +1 per event,
+ * kept on the application item in the same transaction), so consumers can also order them.
+ *
+ * Envelope: `{id, type, occurred_at, company, sequence?, data}`; ids and statuses only, never personal data.
  */
 import { randomUUID } from 'node:crypto';
-import { PublishCommand } from '@aws-sdk/client-sns';
-import { config, sns } from '#platform/clients.js';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { batchPut } from '#platform/batch.js';
+import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
-import { logger } from '#platform/logger.js';
+import { OUTBOX_SHARDS, keys } from '#platform/keys.js';
 
 export type EventType =
   | 'application.created'
@@ -22,32 +28,44 @@ export interface ServiceEvent {
   type: EventType;
   occurred_at: string;
   company: number;
+  /** Application events: the application's event number (1, 2, …), in the order of its changes. */
+  sequence?: number;
   data: Record<string, string | number | boolean | null>;
 }
 
+/** A new event with a fresh id; `sequence` for application events. */
+export function newEvent(type: EventType, company: number, data: ServiceEvent['data'], sequence?: number): ServiceEvent {
+  return { id: randomUUID(), type, occurred_at: isoNow(), company, ...(sequence !== undefined ? { sequence } : {}), data };
+}
+
+/** An application's events share a partition (by application id), a company's other events one by company. */
+function shardOf(event: ServiceEvent): number {
+  const owner = typeof event.data.application_id === 'number' ? event.data.application_id : event.company;
+  return Math.abs(Math.trunc(owner)) % OUTBOX_SHARDS;
+}
+
+/** The outbox item of an event: the envelope as the relay will publish it, and nothing else. */
+export function outboxItem(event: ServiceEvent): Record<string, unknown> {
+  const sort = `${event.occurred_at}#${String(event.sequence ?? 0).padStart(10, '0')}#${event.id}`;
+  return { ...keys.outbox(shardOf(event), sort), entity: 'outbox', event: JSON.stringify(event) };
+}
+
+/** The transaction item that puts `event` into the outbox, for the transaction of the change it reports. */
+export function outboxPut(event: ServiceEvent) {
+  return { Put: { TableName: config().tableName, Item: outboxItem(event), ConditionExpression: 'attribute_not_exists(PK)' } };
+}
+
+/**
+ * Records an event that reports no other write (the outbox item is the whole change); the relay publishes it.
+ * A change that is stored elsewhere must instead put `outboxPut(newEvent(…))` into its own transaction.
+ */
 export async function publishEvent(type: EventType, company: number, data: ServiceEvent['data']): Promise<ServiceEvent> {
-  const event: ServiceEvent = { id: randomUUID(), type, occurred_at: isoNow(), company, data };
-  if (!config().eventsTopicArn) return event;
-  try {
-    await sns().send(
-      new PublishCommand({
-        TopicArn: config().eventsTopicArn,
-        Message: JSON.stringify(event),
-        MessageAttributes: {
-          type: { DataType: 'String', StringValue: type },
-          company: { DataType: 'Number', StringValue: String(company) },
-        },
-      }),
-    );
-  } catch (error) {
-    logger.error('event not published', { type, company, error: error as Error });
-  }
+  const event = newEvent(type, company, data);
+  await db().send(new PutCommand({ TableName: config().tableName, Item: outboxItem(event) }));
   return event;
 }
 
-/** Publishes many events, ten at a time. */
+/** Records many events that report no other write, 25 outbox items to a batch. */
 export async function publishEvents(events: { type: EventType; company: number; data: ServiceEvent['data'] }[]): Promise<void> {
-  for (let i = 0; i < events.length; i += 10) {
-    await Promise.all(events.slice(i, i + 10).map((e) => publishEvent(e.type, e.company, e.data)));
-  }
+  await batchPut(events.map((e) => outboxItem(newEvent(e.type, e.company, e.data))));
 }

@@ -10,6 +10,8 @@ const pad = (n: number) => String(n).padStart(16, '0');
 export const PERSONAL_DATA_SHARDS = 16;
 export const EXPIRY_SHARDS = 4;
 export const SYNC_DUE_SHARDS = 16;
+/** Partitions of the event outbox (P115): an application's events always share one, so they keep their order. */
+export const OUTBOX_SHARDS = 8;
 
 export const keys = {
   partner: (id: number): Key => ({ PK: `PARTNER#${id}`, SK: 'PARTNER' }),
@@ -35,7 +37,15 @@ export const keys = {
   atsCredentials: (companyId: number): Key => ({ PK: `COMPANY#${companyId}`, SK: 'ATSCREDENTIALS' }),
   /** Unfiltered total of a collection (for example a company's jobs), kept in the create transaction. */
   countOf: (collection: string): Key => ({ PK: `COUNT#${collection}`, SK: 'COUNT' }),
+  /**
+   * An event waiting in the outbox (P115) until the relay has published it: partition `OUTBOX#<shard>`, sorted
+   * by when it happened, then the application's event sequence, then the event id.
+   */
+  outbox: (shard: number, sort: string): Key => ({ PK: `${OUTBOX_PREFIX}${shard}`, SK: sort }),
 } as const;
+
+/** The partition key prefix of outbox items (the stream filter of the relay selects on it). */
+export const OUTBOX_PREFIX = 'OUTBOX#';
 
 /** Index keys: a collection ordered by creation time (GSI1) and exact lookups (GSI2). */
 export const indexKeys = {

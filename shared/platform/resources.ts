@@ -10,6 +10,8 @@ export const resources = {
   jobImportQueue: { name: 'job-import', visibilityTimeoutSeconds: 1800, maxReceiveCount: 3 },
   jobImportDeadLetterQueue: { name: 'job-import-dlq', retentionSeconds: 14 * 24 * 3600 },
   eventsTopic: { name: 'events' },
+  /** Where the event relay's stream batches go once their retries are spent (P115): pointers to the outbox items left. */
+  eventRelayDeadLetterQueue: { name: 'event-relay-dlq', retentionSeconds: 14 * 24 * 3600 },
   attachmentsBucket: { name: 'attachments' },
 } as const;
 

@@ -28,7 +28,7 @@ test('every background function exists once', () => {
   for (const definition of backgroundFunctions) expect(fnByDescriptionPrefix(definition.id)).toBeDefined();
 });
 
-test('the sync worker consumes the sync queue with partial batch failures, and can delay, read attachments, publish and mail', () => {
+test('the sync worker consumes the sync queue with partial batch failures, and can delay, read attachments and mail', () => {
   const [id, fn] = fnByDescriptionPrefix('SyncWorker');
   Template.fromJSON(synthesized.template).hasResourceProperties('AWS::Lambda::EventSourceMapping', {
     FunctionName: { Ref: id },
@@ -36,8 +36,10 @@ test('the sync worker consumes the sync queue with partial batch failures, and c
   });
   expect(fn.Properties.Timeout * 6).toBeLessThanOrEqual(resources.syncQueue.visibilityTimeoutSeconds);
   expect(Object.keys(fn.Properties.Environment.Variables)).toEqual(
-    expect.arrayContaining(['TABLE_NAME', 'BUCKET_NAME', 'EVENTS_TOPIC_ARN', 'SYNC_QUEUE_URL', 'EMAIL_FROM']),
+    expect.arrayContaining(['TABLE_NAME', 'BUCKET_NAME', 'SYNC_QUEUE_URL', 'EMAIL_FROM']),
   );
+  // P115: its events go into the outbox in the status transaction; only the relay publishes.
+  expect(Object.keys(fn.Properties.Environment.Variables)).not.toContain('EVENTS_TOPIC_ARN');
   const actions = policyActions(id);
   expect(actions).toEqual(
     expect.arrayContaining([
@@ -45,13 +47,49 @@ test('the sync worker consumes the sync queue with partial batch failures, and c
       'sqs:DeleteMessage',
       'sqs:ReceiveMessage',
       's3:GetObject',
-      'sns:Publish',
       'ses:SendRawEmail',
       'dynamodb:UpdateItem',
     ]),
   );
   expect(actions).not.toContain('s3:PutObject');
   expect(actions).not.toContain('s3:DeleteObject');
+  expect(actions).not.toContain('sns:Publish');
+});
+
+test('the event relay (P115): fed by the table stream, outbox INSERTs only, partial batch failures, a DLQ; it may publish and delete, nothing else', () => {
+  const template = Template.fromJSON(synthesized.template);
+  const [tableId, table] = resourcesOfType(synthesized.template, 'AWS::DynamoDB::Table')[0];
+  expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+  const [relayId, relay] = fnByDescriptionPrefix('EventRelay');
+  const [dlqId] = resourcesOfType(synthesized.template, 'AWS::SQS::Queue').find(
+    ([, q]) => q.Properties.QueueName === 'his-prod-event-relay-dlq',
+  )!;
+  template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+    FunctionName: { Ref: relayId },
+    EventSourceArn: { 'Fn::GetAtt': [tableId, 'StreamArn'] },
+    StartingPosition: 'TRIM_HORIZON',
+    FunctionResponseTypes: ['ReportBatchItemFailures'],
+    DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
+    FilterCriteria: {
+      Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { Keys: { PK: { S: [{ prefix: 'OUTBOX#' }] } } } }) }],
+    },
+  });
+  expect(Object.keys(relay.Properties.Environment.Variables).sort()).toEqual(expect.arrayContaining(['EVENTS_TOPIC_ARN', 'TABLE_NAME']));
+  const actions = policyActions(relayId);
+  expect(actions).toEqual(expect.arrayContaining(['sns:Publish', 'dynamodb:DeleteItem', 'dynamodb:GetRecords', 'sqs:SendMessage']));
+  for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'])
+    expect(actions).not.toContain(write);
+  expect(actions.filter((a) => a.startsWith('s3:') || a.startsWith('kms:'))).toEqual([]);
+  // Nothing else publishes: no other function of the stack holds sns:Publish on the events topic.
+  const publishers = resourcesOfType(synthesized.template, 'AWS::Lambda::Function')
+    .filter(([id]) => policyActions(id).includes('sns:Publish'))
+    .map(([, fn]) => String(fn.Properties.Description).split(':')[0]);
+  expect(publishers).toEqual(['EventRelay']);
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: 'his-prod-event-relay-dlq-depth', Threshold: 0 });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'Errors',
+    Dimensions: [{ Name: 'FunctionName', Value: { Ref: relayId } }],
+  });
 });
 
 test('the sweeper and retention run on schedules with only what they need', () => {

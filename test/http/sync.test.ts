@@ -47,6 +47,8 @@ const read = async (company: { id: number }, id: number) =>
 const work = () => api.runtime.poller.drain(30_000);
 
 async function events(): Promise<Record<string, any>[]> {
+  // Events reach the topic through the outbox relay (P115).
+  await api.runtime.relay.drain();
   const url = `http://127.0.0.1:${api.runtime.emulators.fauxqs.port}/000000000000/${EVENTS_QUEUE}`;
   const out: Record<string, any>[] = [];
   for (;;) {
@@ -144,8 +146,10 @@ test('accepted: SUCCESS with the ATS id; the sandbox received exactly the applic
     ['application.created', created.id, 'NOTSENT'],
     ['application.sync_status_changed', created.id, 'SUCCESS'],
   ]);
+  // P115: the application's events are numbered in the order of its changes.
+  expect(emitted.map((e) => e.sequence)).toEqual([1, 2]);
   for (const event of emitted) {
-    expect(Object.keys(event).sort()).toEqual(['company', 'data', 'id', 'occurred_at', 'type']);
+    expect(Object.keys(event).sort()).toEqual(['company', 'data', 'id', 'occurred_at', 'sequence', 'type']);
     expect(event.company).toBe(plain.id);
     expect(JSON.stringify(event)).not.toMatch(/grace@example|Hopper|\+1 555/);
   }

@@ -118,6 +118,21 @@ describe('each rule fails a tree that breaks it', () => {
     expect(rulesBroken()).toEqual(['no-circular']);
   });
 
+  test('a module other than the outbox relay importing the SNS client (P115)', () => {
+    write({
+      'node_modules/@aws-sdk/client-sns/package.json': JSON.stringify({ name: '@aws-sdk/client-sns', main: 'index.js' }),
+      'node_modules/@aws-sdk/client-sns/index.js': 'exports.PublishCommand = class {};\n',
+      'shared/delivery/event-relay.ts':
+        "import { PublishCommand } from '@aws-sdk/client-sns';\nexport const relay = () => new PublishCommand();\n",
+    });
+    expect(rulesBroken()).toEqual([]);
+    write({
+      'shared/delivery/sync.ts':
+        "import { PublishCommand } from '@aws-sdk/client-sns';\nexport const direct = () => new PublishCommand();\n",
+    });
+    expect(rulesBroken()).toEqual(['only-the-relay-publishes-events']);
+  });
+
   test('a layer import that resolves nowhere', () => {
     write({ 'shared/jobs/jobs.ts': "import { x } from '#platform/missing.js';\nexport const j = x;\n" });
     expect(rulesBroken()).toEqual(['not-to-unresolvable']);

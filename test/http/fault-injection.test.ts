@@ -1,0 +1,266 @@
+/**
+ * Fault injection (issue 12): each named crash point is armed in-process (`armCrashPoint`, no timers), the
+ * runtime dies there the way `kill -9` would (the HTTP connection drops, a worker batch stays in flight, the
+ * relay pass stops; no compensation runs), and then the runtime recovers on its own machinery: the queue
+ * redelivers after the visibility timeout, the sweeper finds a lost hand-off, the relay publishes what the
+ * outbox still holds, the reconciler deletes orphan uploads. After every point:
+ * - every application reaches a final status;
+ * - no ATS submission is duplicated (the sandbox ATS's receipts, one per application);
+ * - no event is lost: every expected event arrives on a queue subscribed to the topic, duplicates only
+ *   with the same id, and the application's sequence numbers are 1, 2, … without gaps;
+ * - no attachment object is left without its application once the reconciler has run;
+ * - the counters equal the lists (the `count` of each list equals the records it pages through).
+ * The webhook point (`webhook.after-post`) belongs to the partner webhooks and is tested there.
+ */
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { sqs } from '#platform/clients.js';
+import { armCrashPoint, disarmCrashPoints, pendingCrashes, type CrashPointName } from '#platform/faults.js';
+import { sandboxCalls, sandboxReceipts } from '#delivery/connectors/sandbox.js';
+import { reconcilePendingUploads } from '#delivery/orphans.js';
+import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
+import { allItems, objectKeys } from '../helpers/inspect.js';
+import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+
+process.env.SYNC_RETRY_BASE_SECONDS = '0';
+process.env.SYNC_CLAIM_SECONDS = '1';
+process.env.SYNC_MAX_ATTEMPTS = '4';
+// A dead worker invocation's messages come back after a second instead of the queue's 180 s.
+process.env.LOCAL_CRASH_VISIBILITY_SECONDS = '1';
+
+const EVENTS_QUEUE = 'fault-events';
+const PDF = Buffer.from('%PDF-1.5\nfault injection\n%%EOF');
+
+let api: TestRuntime;
+let partner: Awaited<ReturnType<typeof aPartner>>;
+/** Every event seen on the subscribed queue so far, in arrival order. */
+const seen: Record<string, any>[] = [];
+
+beforeAll(async () => {
+  api = await startTestRuntime();
+  api.runtime.emulators.fauxqs.createQueue(EVENTS_QUEUE);
+  api.runtime.emulators.fauxqs.subscribe({ topic: 'his-local-events', queue: EVENTS_QUEUE });
+  partner = await aPartner();
+});
+afterAll(() => api.stop());
+afterEach(() => disarmCrashPoints());
+
+interface Scenario {
+  company: { id: number };
+  job: number;
+  /** ATS sync (sandbox) or only the e-mail fallback (ATS not connected). */
+  mode: 'ats' | 'email';
+}
+
+async function scenario(mode: Scenario['mode']): Promise<Scenario> {
+  const company =
+    mode === 'ats'
+      ? await aCompany(partner.id, { entitlements: ['candidate_sync'] })
+      : await aCompany(partner.id, {
+          ats: 'greenhouse',
+          entitlements: ['candidate_sync', 'email_fallback'],
+          contact_email: 'hr@fault.example',
+        });
+  await withJobs(company.id, [{ external_id: `F-${company.id}`, title: 'Fault job' }]);
+  const job = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id as number;
+  return { company, job, mode };
+}
+
+/** A create; `dropped` when the connection died without an answer (a crash in the function). */
+async function apply(s: Scenario, email: string): Promise<{ status: number | 'dropped'; id?: number }> {
+  try {
+    const res = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: s.company.id,
+      body: {
+        job: s.job,
+        candidate: { email, full_name: 'Fault Injected' },
+        attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') }],
+      },
+    });
+    return { status: res.status, id: (res.body as { id?: number }).id };
+  } catch {
+    return { status: 'dropped' };
+  }
+}
+
+/** Every record of a list, following `next`, and the list's `count`. */
+async function list(s: Scenario, query = ''): Promise<{ count: number; records: Record<string, any>[] }> {
+  let path: string | undefined = `/applications/?page_size=50${query}`;
+  const records: Record<string, any>[] = [];
+  let count = -1;
+  while (path) {
+    const res: { status: number; body: any } = await api.get(path, { key: partner.key, companyId: s.company.id });
+    expect(res.status).toBe(200);
+    if (count < 0) count = res.body.count;
+    records.push(...res.body.results);
+    path = res.body.next ? ((u: URL) => `${u.pathname}${u.search}`)(new URL(res.body.next)) : undefined;
+  }
+  return { count, records };
+}
+
+/** The runtime recovers: redeliveries, the sweeper (as if its grace had passed), the relay, the reconciler. */
+async function recover(): Promise<void> {
+  await api.runtime.poller.drain(30_000);
+  process.env.FAKE_NOW = new Date(Date.now() + 2 * 3600 * 1000).toISOString();
+  try {
+    await api.runtime.scheduler.run('SyncSweeper');
+  } finally {
+    delete process.env.FAKE_NOW;
+  }
+  await api.runtime.poller.drain(30_000);
+  await api.runtime.relay.drain(30_000);
+  // The reconciler as it runs once the pending-upload grace (an hour) has passed.
+  await reconcilePendingUploads(Date.now() + 3601 * 1000);
+}
+
+async function receiveEvents(): Promise<void> {
+  await api.runtime.relay.drain(30_000);
+  const url = `http://127.0.0.1:${api.runtime.emulators.fauxqs.port}/000000000000/${EVENTS_QUEUE}`;
+  for (;;) {
+    const res = await sqs().send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    if (!res.Messages?.length) return;
+    for (const m of res.Messages) {
+      seen.push(JSON.parse(JSON.parse(m.Body!).Message));
+      await sqs().send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
+    }
+  }
+}
+
+const FINAL_SYNC = ['SUCCESS', 'SUCCESS_FALLBACK', 'EXPECTED_FAILURE', 'FAILURE'];
+
+/** The guarantees, for one scenario's company; returns the events seen for it. */
+async function assertGuarantees(s: Scenario): Promise<{ applications: Record<string, any>[]; events: Record<string, any>[] }> {
+  const { count, records } = await list(s);
+  // Counters equal the lists: the total, and the per-status totals of every status.
+  expect(count).toBe(records.length);
+  for (const status of ['NOTSENT', ...FINAL_SYNC]) {
+    const filtered = await list(s, `&sync_status=${status}`);
+    expect(filtered.count).toBe(filtered.records.length);
+    expect(filtered.count).toBe(records.filter((r) => r.sync_status === status).length);
+  }
+  // Every application is final.
+  for (const app of records) {
+    if (s.mode === 'ats') expect(FINAL_SYNC).toContain(app.sync_status);
+    else expect(app.email_sync_status).toBe('SUCCESS');
+  }
+  // No ATS submission duplicated: one receipt per application, none for anything else.
+  if (s.mode === 'ats') {
+    const receipts = await sandboxReceipts(s.company);
+    expect(receipts.map((r) => r.reference).sort()).toEqual(records.map((r) => `his-application-${r.id}`).sort());
+  }
+  // No event lost: every expected event arrived; a duplicate carries the same id; sequences have no gaps.
+  await receiveEvents();
+  const events = seen.filter((e) => e.company === s.company.id && String(e.type).startsWith('application.'));
+  const expected = records.flatMap((app) => [
+    `${app.id} application.created`,
+    ...(app.sync_status !== 'NOTSENT' ? [`${app.id} application.sync_status_changed`] : []),
+    ...(app.email_sync_status !== 'NOTSENT' ? [`${app.id} application.email_sync_status_changed`] : []),
+  ]);
+  expect([...new Set(events.map((e) => `${e.data.application_id} ${e.type}`))].sort()).toEqual(expected.sort());
+  const idsOf = new Map<string, Set<string>>();
+  for (const e of events) {
+    const key = `${e.data.application_id} ${e.type}`;
+    idsOf.set(key, (idsOf.get(key) ?? new Set()).add(e.id));
+  }
+  for (const [key, ids] of idsOf) expect([key, ids.size]).toEqual([key, 1]);
+  for (const app of records) {
+    const sequences = [...new Set(events.filter((e) => e.data.application_id === app.id).map((e) => e.sequence))].sort();
+    expect(sequences).toEqual(Array.from({ length: sequences.length }, (_, i) => i + 1));
+  }
+  // No orphan: the company's objects are exactly its applications' attachments; no pending marker is left.
+  const objects = await objectKeys(`companies/${s.company.id}/`);
+  const attachmentCount = records.reduce((sum, r) => sum + (r.attachments?.length ?? 0), 0);
+  expect(objects).toHaveLength(attachmentCount);
+  for (const key of objects) expect(records.some((r) => key.includes(`/applications/${r.id}/`))).toBe(true);
+  expect((await allItems()).filter((i) => String(i.PK).startsWith('PENDINGUPLOAD#'))).toEqual([]);
+  // And the outbox is empty once the relay has drained.
+  expect((await allItems()).filter((i) => String(i.PK).startsWith('OUTBOX#'))).toEqual([]);
+  return { applications: records, events };
+}
+
+const armed = (point: CrashPointName) => {
+  armCrashPoint(point);
+  return () => expect(pendingCrashes(point)).toBe(0); // the point really fired
+};
+
+test('create.after-upload: the dropped create leaves an orphan object that the reconciler deletes; the retry commits once', async () => {
+  const s = await scenario('ats');
+  const fired = armed('create.after-upload');
+  expect(await apply(s, 'upload@example.com')).toEqual({ status: 'dropped' });
+  fired();
+  // Nothing committed, one object (with its pending marker) left behind.
+  expect((await list(s)).records).toEqual([]);
+  expect(await objectKeys(`companies/${s.company.id}/`)).toHaveLength(1);
+  // The partner retries.
+  expect((await apply(s, 'upload@example.com')).status).toBe(201);
+  await recover();
+  const { applications } = await assertGuarantees(s);
+  expect(applications).toHaveLength(1);
+});
+
+test('create.after-transaction: the committed application without its queue message is found by the sweeper and synced once', async () => {
+  const s = await scenario('ats');
+  const fired = armed('create.after-transaction');
+  expect(await apply(s, 'committed@example.com')).toEqual({ status: 'dropped' });
+  fired();
+  const [app] = (await list(s)).records;
+  expect(app.sync_status).toBe('NOTSENT');
+  // No message was enqueued: a drain alone does nothing for it.
+  await api.runtime.poller.drain(30_000);
+  expect((await list(s)).records[0].sync_status).toBe('NOTSENT');
+  await recover();
+  const { applications } = await assertGuarantees(s);
+  expect(applications.map((a) => a.sync_status)).toEqual(['SUCCESS']);
+});
+
+test('sync.after-ats-call: the redelivered message finds the first submission; the ATS holds one application each', async () => {
+  const s = await scenario('ats');
+  const ids = [];
+  for (const email of ['a1@example.com', 'a2@example.com', 'a3@example.com']) ids.push((await apply(s, email)).id!);
+  const fired = armed('sync.after-ats-call');
+  await recover();
+  fired();
+  const { applications } = await assertGuarantees(s);
+  expect(applications.map((a) => a.sync_status)).toEqual(['SUCCESS', 'SUCCESS', 'SUCCESS']);
+  // The crashed application was submitted twice under its reference, and created once.
+  const calls = await Promise.all(ids.map((id) => sandboxCalls(s.company, `his-application-${id}`)));
+  expect(calls.sort()).toEqual([1, 1, 2]);
+});
+
+test('sync.after-email-send: the e-mail is sent again with the same Message-ID (P106); the status is written once', async () => {
+  const s = await scenario('email');
+  const { id } = await apply(s, 'mail@example.com');
+  const outbox = join(api.runtime.dataDir, 'outbox');
+  const fileOf = () => readdirSync(outbox).find((f) => f.includes(`application-${id}.company-${s.company.id}`));
+  const messageIdIn = (file: string) => /^Message-ID: (.+)$/im.exec(readFileSync(join(outbox, file), 'utf8'))?.[1].trim();
+  const fired = armed('sync.after-email-send');
+  await api.runtime.poller.runOnce();
+  fired();
+  // Sent, but the status is still NOTSENT: the mail system has the message; the recipient takes it.
+  const first = fileOf()!;
+  const firstId = messageIdIn(first);
+  expect(firstId).toMatch(/^<application-\d+\.company-\d+@hiring-integration-service>$/);
+  rmSync(join(outbox, first));
+  expect((await list(s)).records[0].email_sync_status).toBe('NOTSENT');
+  await recover();
+  // Sent again, with the same Message-ID: the recipient's mail system can recognise the second copy.
+  expect(messageIdIn(fileOf()!)).toBe(firstId);
+  const { events } = await assertGuarantees(s);
+  expect(events.filter((e) => e.type === 'application.email_sync_status_changed')).toHaveLength(1);
+});
+
+test('relay.after-publish: the event published before the crash is published again with the same id; nothing is lost', async () => {
+  const s = await scenario('ats');
+  for (const email of ['r1@example.com', 'r2@example.com']) expect((await apply(s, email)).status).toBe(201);
+  await api.runtime.poller.drain(30_000);
+  const fired = armed('relay.after-publish');
+  await api.runtime.relay.drain(30_000);
+  fired();
+  await recover();
+  const { events } = await assertGuarantees(s);
+  // One event went out twice, with one id (consumers deduplicate on it).
+  const ids = events.map((e) => e.id);
+  expect(ids.length - new Set(ids).size).toBeGreaterThanOrEqual(1);
+});
