@@ -22,6 +22,8 @@ export interface ServiceAlarmsProps {
   deadLetterQueue: IQueue;
   /** The job import queue's DLQ: imports that failed unexpectedly three times (D14). */
   jobImportDeadLetterQueue?: IQueue;
+  /** The webhook queue's DLQ: deliveries that failed through their whole retry schedule (D19). */
+  webhookDeadLetterQueue?: IQueue;
   /** Queue consumers (the sync worker): a function error there means a batch failed as a whole. */
   workers: IFunction[];
 }
@@ -83,6 +85,24 @@ export class ServiceAlarms extends Construct {
           alarmName: `${stage.prefix}-job-import-dlq-depth`,
           alarmDescription: 'Job import runs that failed unexpectedly (not ATS failures, which are counted on the company) wait in the DLQ',
           metric: props.jobImportDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: Duration.minutes(1),
+            statistic: 'Maximum',
+          }),
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+        action,
+      );
+    }
+
+    if (props.webhookDeadLetterQueue) {
+      this.add(
+        new Alarm(this, 'WebhookDeadLetters', {
+          alarmName: `${stage.prefix}-webhook-dlq-depth`,
+          alarmDescription: 'Webhook deliveries that failed through their whole retry schedule (over 24 h) wait in the DLQ',
+          metric: props.webhookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
             period: Duration.minutes(1),
             statistic: 'Maximum',
           }),

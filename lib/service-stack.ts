@@ -48,6 +48,7 @@ export class ServiceStack extends Stack {
       authorizerLogs: this.api.authorizerFunction.logGroup,
       deadLetterQueue: this.data.syncDeadLetterQueue,
       jobImportDeadLetterQueue: this.data.jobImportDeadLetterQueue,
+      webhookDeadLetterQueue: this.data.webhookDeadLetterQueue,
       workers: this.workers,
     });
 
@@ -94,6 +95,20 @@ export class ServiceStack extends Stack {
       }
       fn.addEventSource(
         new SqsEventSource(this.data.jobImportQueue, {
+          batchSize: trigger.batchSize,
+          reportBatchItemFailures: true,
+          ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}),
+        }),
+      );
+    } else if (trigger.kind === 'webhookQueue') {
+      this.workers.push(fn);
+      if (timeoutSeconds * 6 > resources.webhookQueue.visibilityTimeoutSeconds) {
+        throw new Error(`${definition.id}: timeout ${timeoutSeconds}s × 6 exceeds the webhook queue's visibility timeout`);
+      }
+      // The worker delays a retry by changing the message's visibility, and queues the fan-out's deliveries.
+      fn.addEnvironment('WEBHOOK_QUEUE_URL', this.data.webhookQueue.queueUrl);
+      fn.addEventSource(
+        new SqsEventSource(this.data.webhookQueue, {
           batchSize: trigger.batchSize,
           reportBatchItemFailures: true,
           ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}),

@@ -24,12 +24,17 @@ export interface QueuePoller {
   stop(): Promise<void>;
 }
 
-export function startQueuePoller(options: { background: boolean; idleMs?: number; queue?: 'syncQueue' | 'jobImportQueue' }): QueuePoller {
+export function startQueuePoller(options: {
+  background: boolean;
+  idleMs?: number;
+  queue?: 'syncQueue' | 'jobImportQueue' | 'webhookQueue';
+}): QueuePoller {
   const kind = options.queue ?? 'syncQueue';
   const definition = backgroundFunctions.find((f) => f.trigger.kind === kind);
   if (!definition || definition.trigger.kind !== kind) throw new Error(`no ${kind} consumer in shared/background-functions.ts`);
   const batchSize = definition.trigger.batchSize;
-  const queueUrlOf = () => (kind === 'syncQueue' ? config().syncQueueUrl : config().jobImportQueueUrl);
+  const queueUrlOf = () =>
+    ({ syncQueue: config().syncQueueUrl, jobImportQueue: config().jobImportQueueUrl, webhookQueue: config().webhookQueueUrl })[kind];
   let handler: Promise<QueueHandler> | undefined;
   let running = options.background;
   let loop: Promise<void> | undefined;
@@ -77,8 +82,9 @@ export function startQueuePoller(options: { background: boolean; idleMs?: number
       const response = await (await handler)(event, context);
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
-      // Like Lambda: a function error fails the whole batch.
-      logger.error('sync worker failed', { error: error as Error });
+      // Like Lambda: a function error fails the whole batch. A SimulatedCrash (faults.ts) is the death of the
+      // invocation: nothing is deleted, and the messages come back when their visibility timeout runs out.
+      logger.error(`${definition!.id} failed`, { error: error as Error });
     }
     const done = messages.filter((m) => !failed.has(m.MessageId!));
     if (done.length) {

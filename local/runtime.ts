@@ -37,6 +37,8 @@ export interface Runtime {
   poller: QueuePoller;
   /** Feeds the job import queue to the import worker (D14). */
   importPoller: QueuePoller;
+  /** Feeds the webhook queue to the webhook worker (D19). */
+  webhookPoller: QueuePoller;
   demo?: Demo;
   stop(): Promise<void>;
 }
@@ -83,8 +85,10 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   process.env.SYNC_RETRY_BASE_SECONDS ??= '2';
   process.env.SYNC_SWEEP_GRACE_SECONDS ??= '60';
   process.env.SYNC_CLAIM_SECONDS ??= '30';
+  process.env.WEBHOOK_RETRY_BASE_SECONDS ??= '2';
   const poller = startQueuePoller({ background: options.poller ?? true });
   const importPoller = startQueuePoller({ background: options.poller ?? true, queue: 'jobImportQueue', idleMs: 1000 });
+  const webhookPoller = startQueuePoller({ background: options.poller ?? true, queue: 'webhookQueue' });
   const scheduler = startScheduler({ enabled: options.schedules ?? true, speedup: Number(process.env.LOCAL_SCHEDULE_SPEEDUP ?? 1) });
 
   let demo: Demo | undefined;
@@ -99,11 +103,13 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     scheduler,
     poller,
     importPoller,
+    webhookPoller,
     demo,
     async stop() {
       scheduler.stop();
       await poller.stop();
       await importPoller.stop();
+      await webhookPoller.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

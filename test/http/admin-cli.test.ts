@@ -62,6 +62,10 @@ const COMMANDS: Record<string, string[]> = {
   'jobs import': ['--company', '--file', '--partial'],
   'jobs sync': ['--company'],
   'channel create': ['--slug', '--name', '--logo'],
+  'webhook create': ['--partner', '--url', '--events'],
+  'webhook list': ['--partner'],
+  'webhook delete': ['WEBHOOK_ID'],
+  'webhook deliveries': ['WEBHOOK_ID', '--limit'],
   migrate: [],
 };
 const GROUPS = [
