@@ -139,7 +139,7 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
       errors: { command: ['Missing command.'] },
     });
     expect(usageError(unknown).errors).toEqual({
-      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, migrate.'],
+      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, webhook, migrate.'],
     });
     expect(usageError(noAction).errors).toEqual({
       command: ['Missing command after "company"; use one of create, set-fallback-job, connect, disconnect, entitle, set-status.'],
