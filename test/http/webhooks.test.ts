@@ -246,6 +246,27 @@ test('a deleted endpoint gets nothing more', async () => {
   expect((await cli(['webhook', 'list', '--partner', String(t.partner.id)])).json.results).toEqual([]);
 });
 
+test('the address is checked again at delivery time: a receiver that is no longer allowed gets nothing, and the refusal is recorded', async () => {
+  const t = await tenant();
+  const r = await receiver();
+  const webhookId = await register(t.partner.id, r, 'application.created');
+  await apply(t);
+  await api.runtime.poller.drain();
+  // Registered while loopback receivers were allowed; the worker (in this process) no longer allows them.
+  process.env.WEBHOOK_ALLOW_LOOPBACK_HTTP = 'false';
+  try {
+    await api.runtime.webhookPoller.runOnce(); // fan-out
+    await api.runtime.webhookPoller.runOnce(); // the attempt: refused before connecting
+  } finally {
+    process.env.WEBHOOK_ALLOW_LOOPBACK_HTTP = 'true';
+  }
+  expect(r.deliveries).toEqual([]);
+  const [attempt] = (await cli(['webhook', 'deliveries', String(webhookId)])).json.results;
+  expect(attempt).toMatchObject({ attempt: 1, status_code: null, error: expect.stringMatching(/^refused: .*not a public address/) });
+  await settle(); // allowed again: the retry is delivered
+  expect(r.deliveries.map((d) => d.status)).toEqual([200]);
+});
+
 test('an endpoint failing for 5 days is disabled, webhook.endpoint_disabled goes to the partner, and it receives nothing more', async () => {
   const t = await tenant();
   const failing = await receiver();
