@@ -213,6 +213,27 @@ try {
         },
       ],
     },
+    // An event from the topic (raw delivery): the worker fans it out to the partner's endpoints (none in the demo).
+    WebhookWorker: {
+      Records: [
+        {
+          messageId: 'bench',
+          receiptHandle: 'bench',
+          body: JSON.stringify({
+            id: '00000000-0000-4000-8000-000000000000',
+            type: 'application.created',
+            occurred_at: new Date().toISOString(),
+            company: companyId,
+            data: { application_id: applicationId, job_id: jobId },
+          }),
+          attributes: { ApproximateReceiveCount: '1' },
+          messageAttributes: {},
+          eventSource: 'aws:sqs',
+          eventSourceARN: 'arn:aws:sqs:eu-central-1:123456789012:webhooks',
+          awsRegion: 'eu-central-1',
+        },
+      ],
+    },
     SyncSweeper: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     Retention: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     JobImportScheduler: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },

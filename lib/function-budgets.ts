@@ -69,7 +69,7 @@ const DOCUMENTATION = ['shared/http/openapi.ts', 'shared/http/response-schemas.t
 function clientsOutsideAccess(access: FunctionAccess, consumesQueue = false): string[] {
   return [
     ...(access.attachments ? [] : ['@aws-sdk/client-s3']),
-    ...(access.syncQueue || access.jobImportQueue || consumesQueue ? [] : ['@aws-sdk/client-sqs']),
+    ...(access.syncQueue || access.jobImportQueue || access.webhookQueue || consumesQueue ? [] : ['@aws-sdk/client-sqs']),
     ...(access.credentials ? [] : ['@aws-sdk/client-kms']),
     ...(access.events ? [] : ['@aws-sdk/client-sns']),
     ...(access.email ? [] : ['@aws-sdk/client-sesv2']),

@@ -24,6 +24,8 @@ export interface ServiceAlarmsProps {
   jobImportDeadLetterQueue?: IQueue;
   /** The event relay's DLQ: stream batches whose events could not be published after the retries (P115). */
   eventRelayDeadLetterQueue?: IQueue;
+  /** The webhook queue's DLQ: deliveries that failed through their whole retry schedule (D19). */
+  webhookDeadLetterQueue?: IQueue;
   /** Queue and stream consumers (workers, event relay): a function error there means a batch failed as a whole. */
   workers: IFunction[];
 }
@@ -103,6 +105,24 @@ export class ServiceAlarms extends Construct {
           alarmName: `${stage.prefix}-event-relay-dlq-depth`,
           alarmDescription: 'Events that the relay could not publish after its retries: their outbox items wait for a replay (P115)',
           metric: props.eventRelayDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+            period: Duration.minutes(1),
+            statistic: 'Maximum',
+          }),
+          threshold: 0,
+          comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: TreatMissingData.NOT_BREACHING,
+        }),
+        action,
+      );
+    }
+
+    if (props.webhookDeadLetterQueue) {
+      this.add(
+        new Alarm(this, 'WebhookDeadLetters', {
+          alarmName: `${stage.prefix}-webhook-dlq-depth`,
+          alarmDescription: 'Webhook deliveries that failed through their whole retry schedule (over 24 h) wait in the DLQ',
+          metric: props.webhookDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
             period: Duration.minutes(1),
             statistic: 'Maximum',
           }),

@@ -12,6 +12,7 @@ import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { resources } from '#platform/resources.js';
@@ -35,6 +36,9 @@ export class ServiceData extends Construct {
   readonly cursorSecret: Secret;
   readonly jobImportQueue: Queue;
   readonly jobImportDeadLetterQueue: Queue;
+  /** Partner webhooks (D19): events from the topic, and one delivery message per event and endpoint. */
+  readonly webhookQueue: Queue;
+  readonly webhookDeadLetterQueue: Queue;
   /** Wraps the data keys of the ATS credentials at rest (D18). */
   readonly credentialsKey: Key;
 
@@ -157,6 +161,26 @@ export class ServiceData extends Construct {
       enforceSSL: true,
     });
 
+    this.webhookDeadLetterQueue = new Queue(this, 'WebhookDeadLetterQueue', {
+      queueName: name(resources.webhookDeadLetterQueue.name),
+      retentionPeriod: Duration.seconds(resources.webhookDeadLetterQueue.retentionSeconds),
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+    this.webhookQueue = new Queue(this, 'WebhookQueue', {
+      queueName: name(resources.webhookQueue.name),
+      visibilityTimeout: Duration.seconds(resources.webhookQueue.visibilityTimeoutSeconds),
+      // Retries wait up to 12 hours each; 14 days keeps a message through its whole schedule.
+      retentionPeriod: Duration.days(14),
+      deadLetterQueue: { queue: this.webhookDeadLetterQueue, maxReceiveCount: resources.webhookQueue.maxReceiveCount },
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      removalPolicy: stage.removalPolicy,
+    });
+    // Raw delivery: the queue receives the event envelope itself, as the local runtime's subscription does.
+    this.eventsTopic.addSubscription(new SqsSubscription(this.webhookQueue, { rawMessageDelivery: true }));
+
     // Generated once at creation and resolved into the functions' environment at deploy time (a dynamic
     // reference), so no function reads Secrets Manager at run time and the value never appears in the template.
     this.cursorSecret = new Secret(this, 'CursorSecret', {
@@ -209,6 +233,10 @@ export class ServiceData extends Construct {
     if (access.jobImportQueue) {
       fn.addEnvironment('JOB_IMPORT_QUEUE_URL', this.jobImportQueue.queueUrl);
       this.jobImportQueue.grantSendMessages(fn);
+    }
+    if (access.webhookQueue) {
+      fn.addEnvironment('WEBHOOK_QUEUE_URL', this.webhookQueue.queueUrl);
+      this.webhookQueue.grantSendMessages(fn);
     }
     if (access.ats) {
       for (const [variable, value] of Object.entries(this.stage.atsUrls)) fn.addEnvironment(variable, value);

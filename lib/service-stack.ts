@@ -51,6 +51,7 @@ export class ServiceStack extends Stack {
       deadLetterQueue: this.data.syncDeadLetterQueue,
       jobImportDeadLetterQueue: this.data.jobImportDeadLetterQueue,
       eventRelayDeadLetterQueue: this.data.eventRelayDeadLetterQueue,
+      webhookDeadLetterQueue: this.data.webhookDeadLetterQueue,
       workers: this.workers,
     });
 
@@ -120,6 +121,20 @@ export class ServiceStack extends Stack {
               dynamodb: { Keys: { PK: { S: FilterRule.beginsWith(OUTBOX_PREFIX) } } },
             }),
           ],
+        }),
+      );
+    } else if (trigger.kind === 'webhookQueue') {
+      this.workers.push(fn);
+      if (timeoutSeconds * 6 > resources.webhookQueue.visibilityTimeoutSeconds) {
+        throw new Error(`${definition.id}: timeout ${timeoutSeconds}s × 6 exceeds the webhook queue's visibility timeout`);
+      }
+      // The worker delays a retry by changing the message's visibility, and queues the fan-out's deliveries.
+      fn.addEnvironment('WEBHOOK_QUEUE_URL', this.data.webhookQueue.queueUrl);
+      fn.addEventSource(
+        new SqsEventSource(this.data.webhookQueue, {
+          batchSize: trigger.batchSize,
+          reportBatchItemFailures: true,
+          ...(trigger.maxConcurrency ? { maxConcurrency: trigger.maxConcurrency } : {}),
         }),
       );
     } else {

@@ -161,6 +161,7 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
 
   const dlqArn = `arn:aws:sqs:${REGION}:${ACCOUNT}:${name(resources.syncDeadLetterQueue.name)}`;
   const importDlqArn = `arn:aws:sqs:${REGION}:${ACCOUNT}:${name(resources.jobImportDeadLetterQueue.name)}`;
+  const webhookDlqArn = `arn:aws:sqs:${REGION}:${ACCOUNT}:${name(resources.webhookDeadLetterQueue.name)}`;
   fauxqs.setup({
     queues: [
       {
@@ -188,8 +189,26 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
           }),
         },
       },
+      {
+        name: name(resources.webhookDeadLetterQueue.name),
+        attributes: { MessageRetentionPeriod: String(resources.webhookDeadLetterQueue.retentionSeconds) },
+      },
+      {
+        name: name(resources.webhookQueue.name),
+        attributes: {
+          VisibilityTimeout: String(resources.webhookQueue.visibilityTimeoutSeconds),
+          RedrivePolicy: JSON.stringify({
+            deadLetterTargetArn: webhookDlqArn,
+            maxReceiveCount: String(resources.webhookQueue.maxReceiveCount),
+          }),
+        },
+      },
     ],
     topics: [{ name: name(resources.eventsTopic.name) }],
+    // As on AWS: the webhook queue receives every event, raw (the envelope itself, not SNS's wrapper).
+    subscriptions: [
+      { topic: name(resources.eventsTopic.name), queue: name(resources.webhookQueue.name), attributes: { RawMessageDelivery: 'true' } },
+    ],
     buckets: [name(resources.attachmentsBucket.name)],
   });
 
@@ -206,6 +225,8 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
     SYNC_DLQ_URL: `${sqsBase}/${ACCOUNT}/${name(resources.syncDeadLetterQueue.name)}`,
     JOB_IMPORT_QUEUE_URL: `${sqsBase}/${ACCOUNT}/${name(resources.jobImportQueue.name)}`,
     JOB_IMPORT_DLQ_URL: `${sqsBase}/${ACCOUNT}/${name(resources.jobImportDeadLetterQueue.name)}`,
+    WEBHOOK_QUEUE_URL: `${sqsBase}/${ACCOUNT}/${name(resources.webhookQueue.name)}`,
+    WEBHOOK_DLQ_URL: `${sqsBase}/${ACCOUNT}/${name(resources.webhookDeadLetterQueue.name)}`,
     EVENTS_TOPIC_ARN: `arn:aws:sns:${REGION}:${ACCOUNT}:${name(resources.eventsTopic.name)}`,
     CURSOR_SECRET: persistentSecret(dataDir),
     // D18 locally: ATS credentials are sealed under a key kept in the data directory (AES-256-GCM).

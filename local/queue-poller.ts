@@ -30,12 +30,17 @@ export interface QueuePoller {
   stop(): Promise<void>;
 }
 
-export function startQueuePoller(options: { background: boolean; idleMs?: number; queue?: 'syncQueue' | 'jobImportQueue' }): QueuePoller {
+export function startQueuePoller(options: {
+  background: boolean;
+  idleMs?: number;
+  queue?: 'syncQueue' | 'jobImportQueue' | 'webhookQueue';
+}): QueuePoller {
   const kind = options.queue ?? 'syncQueue';
   const definition = backgroundFunctions.find((f) => f.trigger.kind === kind);
   if (!definition || definition.trigger.kind !== kind) throw new Error(`no ${kind} consumer in shared/background-functions.ts`);
   const batchSize = definition.trigger.batchSize;
-  const queueUrlOf = () => (kind === 'syncQueue' ? config().syncQueueUrl : config().jobImportQueueUrl);
+  const queueUrlOf = () =>
+    ({ syncQueue: config().syncQueueUrl, jobImportQueue: config().jobImportQueueUrl, webhookQueue: config().webhookQueueUrl })[kind];
   let handler: Promise<QueueHandler> | undefined;
   let running = options.background;
   let loop: Promise<void> | undefined;
@@ -84,7 +89,7 @@ export function startQueuePoller(options: { background: boolean; idleMs?: number
       failed = new Set((response?.batchItemFailures ?? []).map((f) => f.itemIdentifier));
     } catch (error) {
       // Like Lambda: a function error fails the whole batch.
-      logger.error('sync worker failed', { error: error as Error });
+      logger.error(`${definition!.id} failed`, { error: error as Error });
       // A dead invocation (simulated crash) leaves its messages in flight until the visibility timeout;
       // LOCAL_CRASH_VISIBILITY_SECONDS shortens that timeout locally so that tests see the redelivery soon.
       const crashVisibility = Number(process.env.LOCAL_CRASH_VISIBILITY_SECONDS);

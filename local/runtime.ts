@@ -45,6 +45,8 @@ export interface Runtime {
   importPoller: QueuePoller;
   /** Publishes the event outbox to the topic (P115): the local stand-in for the stream-fed relay. */
   relay: EventRelay;
+  /** Feeds the webhook queue to the webhook worker (D19). */
+  webhookPoller: QueuePoller;
   demo?: Demo;
   stop(): Promise<void>;
 }
@@ -91,9 +93,11 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   process.env.SYNC_RETRY_BASE_SECONDS ??= '2';
   process.env.SYNC_SWEEP_GRACE_SECONDS ??= '60';
   process.env.SYNC_CLAIM_SECONDS ??= '30';
+  process.env.WEBHOOK_RETRY_BASE_SECONDS ??= '2';
   const poller = startQueuePoller({ background: options.poller ?? true });
   const importPoller = startQueuePoller({ background: options.poller ?? true, queue: 'jobImportQueue', idleMs: 1000 });
   const relay = startEventRelay({ background: options.poller ?? true });
+  const webhookPoller = startQueuePoller({ background: options.poller ?? true, queue: 'webhookQueue' });
   const scheduler = startScheduler({ enabled: options.schedules ?? true, speedup: Number(process.env.LOCAL_SCHEDULE_SPEEDUP ?? 1) });
 
   let demo: Demo | undefined;
@@ -109,12 +113,14 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     poller,
     importPoller,
     relay,
+    webhookPoller,
     demo,
     async stop() {
       scheduler.stop();
       await poller.stop();
       await importPoller.stop();
       await relay.stop();
+      await webhookPoller.stop();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -18,8 +18,18 @@ import { keyCommands } from './keys.js';
 import { migrateCommands } from './migrate.js';
 import { errorBody, UsageError, write } from './output.js';
 import { partnerCommands } from './partners.js';
+import { webhookCommands } from './webhooks.js';
 
-const AREAS = [partnerCommands, companyCommands, keyCommands, jobsCommands, connectionCommands, channelCommands, migrateCommands];
+const AREAS = [
+  partnerCommands,
+  companyCommands,
+  keyCommands,
+  jobsCommands,
+  connectionCommands,
+  channelCommands,
+  webhookCommands,
+  migrateCommands,
+];
 
 const whereHelp = `Where it runs (decided in this order; DATA_DIR defaults to .data, relative to the current directory):
   1. $DATA_DIR/runtime.json exists and its process is alive (npm start is running on that data

@@ -12,6 +12,8 @@ export type BackgroundTrigger =
   | { kind: 'jobImportQueue'; batchSize: number; maxConcurrency?: number }
   /** Fed by the table's DynamoDB stream, outbox INSERTs only (P115), with partial batch failures and a DLQ. */
   | { kind: 'outboxStream'; batchSize: number; maxBatchingWindowSeconds?: number; retryAttempts: number }
+  /** Fed by the webhook queue (D19): events from the topic to fan out, and one delivery per endpoint. */
+  | { kind: 'webhookQueue'; batchSize: number; maxConcurrency?: number }
   /** An EventBridge rate expression: `rate(5 minutes)`, `rate(1 hour)`. */
   | { kind: 'schedule'; expression: string };
 
@@ -69,6 +71,17 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     // Six times this fits into the job import queue's visibility timeout.
     timeoutSeconds: 300,
     memorySize: 1024,
+  },
+  {
+    id: 'WebhookWorker',
+    handler: 'webhook-worker',
+    description: "Deliver events to partners' webhook endpoints, signed, with retries (D19)",
+    trigger: { kind: 'webhookQueue', batchSize: 10, maxConcurrency: 10 },
+    // Sends the fan-out's delivery messages to its own queue; opens the sealed signing secrets; emits
+    // webhook.endpoint_disabled through the outbox (P115). No ATS, no attachments, no e-mail, no SNS.
+    access: { table: 'write', webhookQueue: 'send', credentials: 'decrypt' },
+    // Six times this fits into the webhook queue's visibility timeout; one POST times out after 10 s.
+    timeoutSeconds: 60,
   },
   {
     id: 'SyncSweeper',

@@ -17,6 +17,7 @@ export interface ServiceConfig {
   syncQueueUrl: string;
   eventsTopicArn: string;
   jobImportQueueUrl: string;
+  webhookQueueUrl: string;
 }
 
 export function config(): ServiceConfig {
@@ -26,6 +27,7 @@ export function config(): ServiceConfig {
     syncQueueUrl: process.env.SYNC_QUEUE_URL ?? '',
     eventsTopicArn: process.env.EVENTS_TOPIC_ARN ?? '',
     jobImportQueueUrl: process.env.JOB_IMPORT_QUEUE_URL ?? '',
+    webhookQueueUrl: process.env.WEBHOOK_QUEUE_URL ?? '',
   };
 }
 

@@ -21,7 +21,9 @@ export type EventType =
   | 'application.email_sync_status_changed'
   | 'job.created'
   | 'job.updated'
-  | 'job.archived';
+  | 'job.archived'
+  /** A partner's webhook endpoint failed for 5 days and was disabled (D19); `company` is the one whose event failed last. */
+  | 'webhook.endpoint_disabled';
 
 export interface ServiceEvent {
   id: string;

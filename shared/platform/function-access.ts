@@ -15,6 +15,8 @@ export interface FunctionAccess {
   email?: 'send';
   /** Send to the job import queue (the scheduled fan-out). */
   jobImportQueue?: 'send';
+  /** Send to the webhook queue (the webhook worker fans an event out into one delivery per endpoint). */
+  webhookQueue?: 'send';
   /** Calls the ATSs: gets their base URLs (PERSONIO_API_URL, …) from the stack's context values. */
   ats?: boolean;
   /** ATS credentials at rest (D18): open them (workers) or seal them too (connect). */

@@ -12,7 +12,7 @@ const BLOCK_SIZE = Number(process.env.ID_BLOCK_SIZE ?? 50);
 const blocks = new Map<string, { next: number; end: number }>();
 const pending = new Map<string, Promise<void>>();
 
-export type Entity = 'partner' | 'company' | 'apikey' | 'job' | 'channel' | 'application';
+export type Entity = 'partner' | 'company' | 'apikey' | 'job' | 'channel' | 'application' | 'webhook';
 
 export async function nextId(entity: Entity): Promise<number> {
   for (;;) {

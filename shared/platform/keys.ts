@@ -42,6 +42,12 @@ export const keys = {
    * by when it happened, then the application's event sequence, then the event id.
    */
   outbox: (shard: number, sort: string): Key => ({ PK: `${OUTBOX_PREFIX}${shard}`, SK: sort }),
+  /** A partner's webhook endpoint (D19), in the partner's partition: the fan-out reads them with one Query. */
+  webhook: (partnerId: number, id: number): Key => ({ PK: `PARTNER#${partnerId}`, SK: `WEBHOOK#${pad(id)}` }),
+  /** Which partner a webhook endpoint id belongs to (`webhook delete ID`, `webhook deliveries ID`). */
+  webhookId: (id: number): Key => ({ PK: `WEBHOOKID#${id}`, SK: 'WEBHOOKID' }),
+  /** One delivery attempt to an endpoint, newest last; expires (a bounded history). */
+  webhookAttempt: (id: number, at: string, attemptId: string): Key => ({ PK: `WEBHOOKID#${id}`, SK: `ATTEMPT#${at}#${attemptId}` }),
 } as const;
 
 /** The partition key prefix of outbox items (the stream filter of the relay selects on it). */
@@ -53,6 +59,8 @@ export const indexKeys = {
   companyJobs: (companyId: number) => `COMPANY#${companyId}#JOBS`,
   /** Every company, by id (GSI3): the scheduled job import walks it (a few thousand small items at most). */
   allCompanies: () => 'COMPANIES',
+  /** Every webhook endpoint, in creation order (GSI1): `webhook list` without a partner. */
+  allWebhooks: () => 'WEBHOOKS',
   companyIdSort: (id: number) => pad(id),
   createdSort: (createdAt: string, id: number) => `${createdAt}#${pad(id)}`,
   jobByExternalId: (companyId: number, externalId: string) => `COMPANY#${companyId}#JOBEXT#${externalId}`,

@@ -9,6 +9,13 @@ export const resources = {
   /** Job import queue (D14): one message per company and run; the import worker's timeout × 6 ≤ visibility. */
   jobImportQueue: { name: 'job-import', visibilityTimeoutSeconds: 1800, maxReceiveCount: 3 },
   jobImportDeadLetterQueue: { name: 'job-import-dlq', retentionSeconds: 14 * 24 * 3600 },
+  /**
+   * Webhook queue (D19): subscribed to the events topic (raw delivery), and the worker's own delivery
+   * messages (one per event and endpoint). Retries wait through the message's visibility (≥ 24 h in all,
+   * see `webhookRetryDelaySeconds`); after maxReceiveCount receives a message goes to the DLQ.
+   */
+  webhookQueue: { name: 'webhooks', visibilityTimeoutSeconds: 360, maxReceiveCount: 12 },
+  webhookDeadLetterQueue: { name: 'webhooks-dlq', retentionSeconds: 14 * 24 * 3600 },
   eventsTopic: { name: 'events' },
   /** Where the event relay's stream batches go once their retries are spent (P115): pointers to the outbox items left. */
   eventRelayDeadLetterQueue: { name: 'event-relay-dlq', retentionSeconds: 14 * 24 * 3600 },

@@ -171,3 +171,64 @@ test('the ATS hosts come from context values, only into the functions that call 
     expect(Object.keys(fnByDescriptionPrefix(id)[1].Properties.Environment.Variables)).not.toContain('LEVER_API_URL');
   expect(synthesized.template.Outputs).toHaveProperty('CredentialsKeyArn');
 });
+
+test('webhooks (D19): a queue with a DLQ subscribed raw to the events topic, a worker on it with least privilege, and a DLQ alarm', () => {
+  const template = Template.fromJSON(synthesized.template);
+  const queues = resourcesOfType(synthesized.template, 'AWS::SQS::Queue');
+  const [queueId, queue] = queues.find(([, q]) => q.Properties.QueueName === 'his-prod-webhooks')!;
+  const [dlqId, dlq] = queues.find(([, q]) => q.Properties.QueueName === 'his-prod-webhooks-dlq')!;
+  expect(queue.Properties).toMatchObject({
+    VisibilityTimeout: resources.webhookQueue.visibilityTimeoutSeconds,
+    MessageRetentionPeriod: 14 * 24 * 3600,
+    SqsManagedSseEnabled: true,
+    RedrivePolicy: { deadLetterTargetArn: { 'Fn::GetAtt': [dlqId, 'Arn'] }, maxReceiveCount: resources.webhookQueue.maxReceiveCount },
+  });
+  expect(dlq.Properties.SqsManagedSseEnabled).toBe(true);
+  const [topicId] = resourcesOfType(synthesized.template, 'AWS::SNS::Topic').find(([, t]) => t.Properties.TopicName === 'his-prod-events')!;
+  template.hasResourceProperties('AWS::SNS::Subscription', {
+    Protocol: 'sqs',
+    TopicArn: { Ref: topicId },
+    Endpoint: { 'Fn::GetAtt': [queueId, 'Arn'] },
+    RawMessageDelivery: true,
+  });
+  // SNS may send to the queue, and only from the events topic.
+  const policy = resourcesOfType(synthesized.template, 'AWS::SQS::QueuePolicy').find(([, p]) => p.Properties.Queues[0].Ref === queueId)!;
+  expect(policy[1].Properties.PolicyDocument.Statement).toEqual(
+    expect.arrayContaining([
+      expect.objectContaining({
+        Action: 'sqs:SendMessage',
+        Principal: { Service: 'sns.amazonaws.com' },
+        Condition: { ArnEquals: { 'aws:SourceArn': { Ref: topicId } } },
+      }),
+    ]),
+  );
+
+  const [workerId, worker] = fnByDescriptionPrefix('WebhookWorker');
+  template.hasResourceProperties('AWS::Lambda::EventSourceMapping', {
+    FunctionName: { Ref: workerId },
+    EventSourceArn: { 'Fn::GetAtt': [queueId, 'Arn'] },
+    FunctionResponseTypes: ['ReportBatchItemFailures'],
+  });
+  expect(worker.Properties.Timeout * 6).toBeLessThanOrEqual(resources.webhookQueue.visibilityTimeoutSeconds);
+  expect(Object.keys(worker.Properties.Environment.Variables).sort()).toEqual(
+    expect.arrayContaining(['CREDENTIALS_KMS_KEY_ID', 'TABLE_NAME', 'WEBHOOK_QUEUE_URL']),
+  );
+  // webhook.endpoint_disabled goes through the outbox (P115): the worker does not publish itself.
+  expect(Object.keys(worker.Properties.Environment.Variables)).not.toContain('EVENTS_TOPIC_ARN');
+  expect(worker.Properties.Environment.Variables.WEBHOOK_ALLOW_LOOPBACK_HTTP).toBeUndefined();
+  const actions = policyActions(workerId);
+  expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'kms:Decrypt', 'dynamodb:PutItem']));
+  for (const forbidden of ['sns:Publish', 's3:GetObject', 'ses:SendRawEmail', 'kms:Encrypt', 'kms:GenerateDataKey*'])
+    expect(actions).not.toContain(forbidden);
+  expect(Object.keys(worker.Properties.Environment.Variables)).not.toContain('LEVER_API_URL');
+
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    AlarmName: 'his-prod-webhook-dlq-depth',
+    Dimensions: [{ Name: 'QueueName', Value: { 'Fn::GetAtt': [dlqId, 'QueueName'] } }],
+    Threshold: 0,
+  });
+  template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+    MetricName: 'Errors',
+    Dimensions: [{ Name: 'FunctionName', Value: { Ref: workerId } }],
+  });
+});

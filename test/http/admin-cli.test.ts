@@ -62,6 +62,10 @@ const COMMANDS: Record<string, string[]> = {
   'jobs import': ['--company', '--file', '--partial'],
   'jobs sync': ['--company'],
   'channel create': ['--slug', '--name', '--logo'],
+  'webhook create': ['--partner', '--url', '--events'],
+  'webhook list': ['--partner'],
+  'webhook delete': ['WEBHOOK_ID'],
+  'webhook deliveries': ['WEBHOOK_ID', '--limit'],
   migrate: [],
 };
 const GROUPS = [
@@ -135,7 +139,7 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
       errors: { command: ['Missing command.'] },
     });
     expect(usageError(unknown).errors).toEqual({
-      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, migrate.'],
+      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, webhook, migrate.'],
     });
     expect(usageError(noAction).errors).toEqual({
       command: ['Missing command after "company"; use one of create, set-fallback-job, connect, disconnect, entitle, set-status.'],

@@ -1,0 +1,84 @@
+/**
+ * A partner's webhook receiver, as a partner would write one: a plain HTTP server on loopback that verifies
+ * each delivery's Standard Webhooks signature with the `standardwebhooks` library and its signing secret,
+ * records it, and answers with whatever status the test chose for that request.
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface Delivery {
+  id: string;
+  timestamp: number;
+  signature: string;
+  body: string;
+  event: Record<string, any>;
+  /** Whether `Webhook.verify` accepted it (false when the test gave no secret yet, or the clock is far off). */
+  verified: boolean;
+  /** Whether the signature matches the body, id and timestamp under the secret (the same HMAC, no clock check). */
+  signedCorrectly: boolean;
+  /** The status the receiver answered. */
+  status: number;
+  receivedAt: number;
+}
+
+export interface WebhookReceiver {
+  url: string;
+  deliveries: Delivery[];
+  /** The endpoint's secret, once `webhook create` printed it. */
+  secret?: string;
+  /** The status for the next request (default 200); `respond` may be replaced by the test. */
+  respond: (n: number) => number;
+  stop(): Promise<void>;
+}
+
+export async function startWebhookReceiver(path = '/hook'): Promise<WebhookReceiver> {
+  const receiver: WebhookReceiver = { url: '', deliveries: [], respond: () => 200, stop: async () => undefined };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks).toString('utf8');
+      const headers = {
+        'webhook-id': String(req.headers['webhook-id'] ?? ''),
+        'webhook-timestamp': String(req.headers['webhook-timestamp'] ?? ''),
+        'webhook-signature': String(req.headers['webhook-signature'] ?? ''),
+      };
+      let verified = false;
+      let signedCorrectly = false;
+      if (receiver.secret) {
+        const wh = new Webhook(receiver.secret);
+        try {
+          wh.verify(body, headers);
+          verified = true;
+        } catch {
+          verified = false;
+        }
+        const expected = wh.sign(headers['webhook-id'], new Date(Number(headers['webhook-timestamp']) * 1000), body);
+        signedCorrectly = headers['webhook-signature'].split(' ').includes(expected);
+      }
+      const status = req.method === 'POST' && req.url === path ? receiver.respond(receiver.deliveries.length + 1) : 404;
+      receiver.deliveries.push({
+        id: headers['webhook-id'],
+        timestamp: Number(headers['webhook-timestamp']),
+        signature: headers['webhook-signature'],
+        body,
+        event: JSON.parse(body || '{}') as Record<string, any>,
+        verified,
+        signedCorrectly,
+        status,
+        receivedAt: Date.now(),
+      });
+      res.writeHead(status, { 'content-type': 'text/plain' });
+      res.end(status < 300 ? 'ok' : 'not now');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  receiver.stop = () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  return receiver;
+}
