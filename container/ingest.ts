@@ -70,11 +70,41 @@ function writeJson(res: ServerResponse, statusCode: number, body: string, header
   res.end(body);
 }
 
+/**
+ * One JSON line per request on stdout (CloudWatch Logs on ECS): method, path without query, status, duration and
+ * the request id. Nothing a client sent beyond the path: no headers, no query, no body.
+ */
+function accessLog(req: IncomingMessage, res: ServerResponse): void {
+  const started = performance.now();
+  res.once('finish', () => {
+    let path: string;
+    try {
+      path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    } catch {
+      path = '(unparsable)';
+    }
+    if (path === HEALTH_PATH) return;
+    const requestId = res.getHeader('X-Request-Id');
+    console.log(
+      JSON.stringify({
+        level: 'INFO',
+        message: 'request',
+        method: req.method,
+        path: path.slice(0, 200),
+        status: res.statusCode,
+        duration_ms: Math.round(performance.now() - started),
+        request_id: typeof requestId === 'string' ? requestId : undefined,
+      }),
+    );
+  });
+}
+
 export function createContainerServer(options: ContainerServerOptions): Server {
   const adapter = createHttpAdapter({ authorizerCacheTtlMs: options.authorizerCacheTtlMs, loadHandler: loadRouteHandler });
   const health = JSON.stringify({ status: 'ok', mode: options.mode });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    accessLog(req, res);
     let pathname: string | undefined;
     try {
       pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
