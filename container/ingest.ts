@@ -129,9 +129,9 @@ export function createContainerServer(options: ContainerServerOptions): Server {
 
   // The adapter answers every error itself; should answering fail too, drop that connection, not the process.
   const server = createServer((req, res) => void handle(req, res).catch(() => res.destroy()));
-  // Behind the load balancer: keep idle connections open longer than its idle timeout (60 s), so it never
-  // reuses a connection the server is closing.
-  server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  // Behind the load balancer: keep idle connections open longer than its idle timeout (120 s, lib/large-body-ingest.ts),
+  // so it never reuses a connection the server is closing.
+  server.keepAliveTimeout = 125_000;
+  server.headersTimeout = 126_000;
   return server;
 }

@@ -68,7 +68,7 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
       existsSync(join(outdir, r.Metadata['aws:asset:path'], 'index.mjs')),
   );
   expect(esmBundles).toHaveLength(routes.length + backgroundFunctions.length + 1);
-}, 150_000);
+}, 300_000);
 
 test('`cdk synth -c largeBodies=true` too: the container image is staged for a deploy-time build, no Docker needed', async () => {
   const largeOut = mkdtempSync(join(tmpdir(), 'his-cdk-cli-large-'));
