@@ -1,7 +1,8 @@
 /**
  * The architecture rules (design §3): layers never import upward, domain folders only import the siblings
- * below them, functions never import the local runtime, nothing imports tests, no import is circular, and
- * only the outbox relay imports the SNS client (P115).
+ * below them, functions never import the local runtime, the container ingest takes only the HTTP adapter from
+ * local/ and nothing but tests imports it, nothing imports tests, no import is circular, and only the outbox
+ * relay imports the SNS client (P115).
  * Type-only imports count too. test/unit/architecture.test.ts runs these rules in `npm test`.
  */
 const LAYERS = ['platform', 'companies', 'jobs', 'applications', 'delivery', 'http'];
@@ -11,7 +12,7 @@ const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   comment: `shared/${layer} may import only ${LAYERS.slice(0, i + 1).join(', ')} (design §3)`,
   severity: 'error',
   from: { path: `^shared/${layer}/` },
-  to: { path: `^(shared/(${LAYERS.slice(i + 1).join('|')})/|functions/|local/|lib/|bin/|scripts/|bench/)` },
+  to: { path: `^(shared/(${LAYERS.slice(i + 1).join('|')})/|functions/|local/|container/|lib/|bin/|scripts/|bench/)` },
 }));
 
 module.exports = {
@@ -22,14 +23,28 @@ module.exports = {
       comment: 'shared/http is the top of shared/; functions, local and lib sit above it',
       severity: 'error',
       from: { path: '^shared/http/' },
-      to: { path: '^(functions|local|lib|bin|scripts|bench)/' },
+      to: { path: '^(functions|local|container|lib|bin|scripts|bench)/' },
     },
     {
       name: 'no-function-imports-local',
       comment: 'a Lambda function must not depend on the local runtime',
       severity: 'error',
       from: { path: '^functions/' },
-      to: { path: '^local/' },
+      to: { path: '^(local|container)/' },
+    },
+    {
+      name: 'container-takes-only-the-adapter',
+      comment: 'the container ingest runs against AWS: from local/ it may use the HTTP adapter, never the emulators',
+      severity: 'error',
+      from: { path: '^container/' },
+      to: { path: '^local/', pathNot: '^local/http-adapter\\.ts$' },
+    },
+    {
+      name: 'nothing-imports-the-container',
+      comment: 'the container is an entry point (the stack builds it from the Dockerfile); only tests import it',
+      severity: 'error',
+      from: { pathNot: '^(container|test)/' },
+      to: { path: '^container/' },
     },
     {
       name: 'no-imports-of-tests',

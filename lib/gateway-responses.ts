@@ -42,12 +42,15 @@ export const gatewayResponses: readonly GatewayResponseDefinition[] = [
     detail: text('No route for this method and path.'),
   },
   {
-    // On AWS the platform's payload limits (10 MB at the gateway, 6 MB at Lambda) apply before the spec's 27.5 MB.
+    // API Gateway's own 10 MB limit. Smaller bodies the Lambda path cannot take get the web ACL's 413 first
+    // (lambda-body-limits.ts); this one answers what reaches the gateway all the same.
     id: 'RequestTooLarge',
     type: ResponseType.REQUEST_TOO_LARGE,
     statusCode: '413',
     code: 'payload_too_large',
-    detail: text('The request body is too large.'),
+    detail: text(
+      'The request body is too large: API Gateway takes at most 10 MB, and the Lambda path behind it less (see the API documentation).',
+    ),
   },
   {
     id: 'Throttled',

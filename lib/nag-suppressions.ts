@@ -9,14 +9,13 @@ import { Validations } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { ServiceApi } from './service-api.js';
 import type { ServiceData } from './service-data.js';
-import type { StageConfig } from './stage-config.js';
 
 function acknowledge(construct: IConstruct, id: string, reason: string): void {
   Validations.of(construct).acknowledge({ id, reason });
 }
 
 /** `stack` is the service stack; only the parts it acknowledges findings on are named, so no import runs back to it. */
-export function applyNagSuppressions(stack: { api: ServiceApi; data: ServiceData }, stage: StageConfig): void {
+export function applyNagSuppressions(stack: { api: ServiceApi; data: ServiceData }): void {
   const restApi = stack.api.api;
   acknowledge(
     restApi,
@@ -33,14 +32,6 @@ export function applyNagSuppressions(stack: { api: ServiceApi; data: ServiceData
     'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs]',
     "The account's API Gateway logging role; AmazonAPIGatewayPushToCloudWatchLogs is the policy API Gateway documents for it.",
   );
-  if (!stage.waf) {
-    acknowledge(
-      restApi.deploymentStage,
-      'AwsSolutions-APIG3',
-      'The WAF web ACL is opt-in per deployment (`-c waf=true`): it costs per request and its managed rules need tuning against real partner traffic.',
-    );
-  }
-
   acknowledge(
     stack.data.cursorSecret,
     'AwsSolutions-SMG4',

@@ -186,6 +186,11 @@ export class ServiceAlarms extends Construct {
     }
   }
 
+  /** Sends an alarm defined elsewhere (the large-body ingest's) to the same topic, for alarm and recovery. */
+  watch(alarm: Alarm): void {
+    this.add(alarm, new SnsAction(this.topic));
+  }
+
   private add(alarm: Alarm, action: SnsAction): void {
     alarm.addAlarmAction(action);
     alarm.addOkAction(action);

@@ -25,15 +25,12 @@ import { Construct } from 'constructs';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
 import { canonicalPath, routes, type RouteDefinition } from '#http/routes.js';
 import { gatewayResponses, responseTemplate } from './gateway-responses.js';
+import { BINARY_MEDIA_TYPES, bodyLimitRules } from './lambda-body-limits.js';
 import type { ServiceData } from './service-data.js';
 import { ServiceFunction } from './service-function.js';
 import type { StageConfig } from './stage-config.js';
 
-/**
- * Content types API Gateway hands to the functions base64-encoded instead of as text (the same list the
- * local adapter uses): multipart application forms carry files.
- */
-export const BINARY_MEDIA_TYPES = ['multipart/form-data', 'application/octet-stream'];
+export { BINARY_MEDIA_TYPES };
 
 export interface ServiceApiProps {
   stage: StageConfig;
@@ -132,7 +129,7 @@ export class ServiceApi extends Construct {
       apiStages: [{ api: this.api, stage: this.api.deploymentStage }],
     });
 
-    if (stage.waf) this.addWebAcl(stage);
+    this.addWebAcl(stage);
   }
 
   /**
@@ -212,6 +209,10 @@ export class ServiceApi extends Construct {
     });
   }
 
+  /**
+   * Always: the body-size rules that answer bodies the Lambda path cannot take with a 413 (lambda-body-limits.ts).
+   * With `-c waf=true`: the AWS managed rule groups after them.
+   */
   private addWebAcl(stage: StageConfig): void {
     const managedRule = (name: string, priority: number, excluded: string[] = []) => ({
       name,
@@ -227,15 +228,23 @@ export class ServiceApi extends Construct {
       },
       visibilityConfig: { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName: name },
     });
+    const bodyLimits = bodyLimitRules(0);
+    const next = bodyLimits.rules.length;
     const acl = new CfnWebACL(this, 'WebAcl', {
       name: `${stage.prefix}-api`,
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
       visibilityConfig: { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName: `${stage.prefix}-api` },
+      customResponseBodies: bodyLimits.bodies,
       rules: [
-        managedRule('AWSManagedRulesAmazonIpReputationList', 0),
-        managedRule('AWSManagedRulesCommonRuleSet', 1, ['SizeRestrictions_BODY']),
-        managedRule('AWSManagedRulesKnownBadInputsRuleSet', 2),
+        ...bodyLimits.rules,
+        ...(stage.waf
+          ? [
+              managedRule('AWSManagedRulesAmazonIpReputationList', next),
+              managedRule('AWSManagedRulesCommonRuleSet', next + 1, ['SizeRestrictions_BODY']),
+              managedRule('AWSManagedRulesKnownBadInputsRuleSet', next + 2),
+            ]
+          : []),
       ],
     });
     new CfnWebACLAssociation(this, 'WebAclAssociation', {

@@ -17,6 +17,7 @@ export function createServiceApp(props: AppProps = {}, stackProps: Partial<Omit<
   const app = new App(props);
   const stage = stageConfig(String(app.node.tryGetContext('stage') ?? 'dev'), {
     waf: contextFlag(app.node.tryGetContext('waf')),
+    largeBodies: contextFlag(app.node.tryGetContext('largeBodies')),
     emailFrom: app.node.tryGetContext('emailFrom') as string | undefined,
     atsUrls: Object.fromEntries(Object.keys(ATS_URL_CONTEXT).map((name) => [name, app.node.tryGetContext(name) as unknown])),
   });

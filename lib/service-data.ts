@@ -6,11 +6,10 @@
 import type { FunctionAccess } from '#platform/function-access.js';
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyStatement, type IGrantable, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Alias, Key } from 'aws-cdk-lib/aws-kms';
-import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Secret, type ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
@@ -19,7 +18,17 @@ import { resources } from '#platform/resources.js';
 import { tableDefinition } from '#platform/table.js';
 import type { StageConfig } from './stage-config.js';
 
-/** What a function may do with the stateful resources; anything not named is not granted. */
+/**
+ * What `grant` hands access to: a Lambda function, or the container ingest's task (issue 15), whose role and
+ * environment are set the same way.
+ */
+export interface GrantTarget extends IGrantable {
+  readonly role?: IRole;
+  addEnvironment(name: string, value: string): void;
+  addToRolePolicy(statement: PolicyStatement): void;
+  /** A secret as an environment variable injected at start (ECS); without it, a deploy-time dynamic reference (Lambda). */
+  addSecretEnvironment?(name: string, secret: ISecret): void;
+}
 
 /** Days after which S3 itself deletes attachments, should the retention job ever fall behind. */
 export const ATTACHMENT_BACKSTOP_DAYS = 180;
@@ -192,7 +201,7 @@ export class ServiceData extends Construct {
     });
   }
 
-  grant(fn: LambdaFunction, access: FunctionAccess): void {
+  grant(fn: GrantTarget, access: FunctionAccess): void {
     const role = fn.role!;
     if (access.table) {
       fn.addEnvironment('TABLE_NAME', this.table.tableName);
@@ -267,8 +276,9 @@ export class ServiceData extends Construct {
       });
     }
     if (access.cursorSecret) {
+      if (fn.addSecretEnvironment) fn.addSecretEnvironment('CURSOR_SECRET', this.cursorSecret);
       // A dynamic reference: CloudFormation resolves it at deploy time, so the function needs no Secrets Manager access.
-      fn.addEnvironment('CURSOR_SECRET', this.cursorSecret.secretValue.unsafeUnwrap());
+      else fn.addEnvironment('CURSOR_SECRET', this.cursorSecret.secretValue.unsafeUnwrap());
     }
   }
 

@@ -12,6 +12,7 @@ import type { Construct } from 'constructs';
 import { resources } from '#platform/resources.js';
 import { routes, type RouteDefinition } from '#http/routes.js';
 import { backgroundFunctions, type BackgroundFunctionDefinition } from '#delivery/background-functions.js';
+import { LargeBodyIngest } from './large-body-ingest.js';
 import { applyNagSuppressions } from './nag-suppressions.js';
 import { ServiceAlarms } from './service-alarms.js';
 import { ServiceApi } from './service-api.js';
@@ -31,6 +32,8 @@ export class ServiceStack extends Stack {
   readonly data: ServiceData;
   readonly api: ServiceApi;
   readonly alarms: ServiceAlarms;
+  /** With `-c largeBodies=true` only (issue 15). */
+  readonly largeBodies?: LargeBodyIngest;
   readonly backgroundFunctions = new Map<string, ServiceFunction>();
   /** The queue consumers among them. */
   readonly workers: ServiceFunction[] = [];
@@ -55,13 +58,25 @@ export class ServiceStack extends Stack {
       workers: this.workers,
     });
 
+    if (stage.largeBodies) {
+      this.largeBodies = new LargeBodyIngest(this, 'LargeBodies', {
+        stage,
+        data: this.data,
+        api: this.api.api,
+        alarms: this.alarms,
+        authorizerCacheTtl: stage.authorizerCacheTtl,
+      });
+      // Partners' one base URL: CloudFront in front of both the gateway and the ingest.
+      new CfnOutput(this, 'PublicApiUrl', { value: `https://${this.largeBodies.distribution.distributionDomainName}/` });
+    }
+
     new CfnOutput(this, 'ApiUrl', { value: this.api.api.url });
     new CfnOutput(this, 'AlarmTopicArn', { value: this.alarms.topic.topicArn });
     new CfnOutput(this, 'EventsTopicArn', { value: this.data.eventsTopic.topicArn });
     // The admin tool's `company connect` seals credentials with this key (CREDENTIALS_KMS_KEY_ID).
     new CfnOutput(this, 'CredentialsKeyArn', { value: this.data.credentialsKey.keyArn });
 
-    applyNagSuppressions(this, stage);
+    applyNagSuppressions(this);
   }
 
   private addBackgroundFunction(definition: BackgroundFunctionDefinition, stage: StageConfig): void {

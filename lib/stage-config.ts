@@ -21,6 +21,11 @@ export interface StageConfig {
   /** API Gateway caches the authorizer's answer per Authorization header for this long (D16: revocation delay). */
   authorizerCacheTtl: Duration;
   waf: boolean;
+  /**
+   * Issue 15 (`-c largeBodies=true`): the container ingest on ECS Fargate behind an internal ALB, and a CloudFront
+   * distribution in front of the whole API that sends `/applications*` there (bodies up to the spec's 27.5 MB).
+   */
+  largeBodies: boolean;
   /** Sender of the e-mail fallback (D12); must be an SES-verified identity in the target account. */
   emailFrom: string;
   /**
@@ -40,7 +45,7 @@ export const ATS_URL_CONTEXT = {
 
 export function stageConfig(
   name: string,
-  options: { waf?: boolean; emailFrom?: string; atsUrls?: Record<string, unknown> } = {},
+  options: { waf?: boolean; largeBodies?: boolean; emailFrom?: string; atsUrls?: Record<string, unknown> } = {},
 ): StageConfig {
   if (name !== 'dev' && name !== 'prod') throw new Error(`unknown stage "${name}": use -c stage=dev or -c stage=prod`);
   const prod = name === 'prod';
@@ -54,6 +59,7 @@ export function stageConfig(
     throttle: prod ? { rateLimit: 500, burstLimit: 1000 } : { rateLimit: 50, burstLimit: 100 },
     authorizerCacheTtl: Duration.seconds(300),
     waf: options.waf ?? false,
+    largeBodies: options.largeBodies ?? false,
     emailFrom: options.emailFrom ?? 'applications@hiring-integration.invalid',
     atsUrls: atsUrls(options.atsUrls ?? {}),
   };

@@ -49,13 +49,18 @@ const ROUTE_MS = 29_000;
  */
 export const STREAMED_BODY_MS = 120_000;
 
-type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 export interface AdapterOptions {
   /** How long an authorizer result is reused for the same Authorization header (API Gateway's TTL). */
   authorizerCacheTtlMs: number;
   /** Extra local-only routes (for example the OpenAPI document), answered before the route table. */
   extraRoutes?: Record<string, (req: IncomingMessage, res: ServerResponse) => void>;
+  /**
+   * Loads a route's handler module (`RouteDefinition.handler`). Default: a dynamic import from `functions/`;
+   * a bundle (the container ingest) passes its static imports instead, since a bundler cannot follow a computed path.
+   */
+  loadHandler?: (module: string) => Promise<RouteHandler>;
 }
 
 /** The request target as a URL (origin-form or absolute-form); a target no URL parser accepts is a 400. */
@@ -74,7 +79,9 @@ export function createHttpAdapter(options: AdapterOptions) {
   function loadHandler(route: RouteDefinition): Promise<RouteHandler> {
     let loaded = handlers.get(route.handler);
     if (!loaded) {
-      loaded = import(`../functions/${route.handler}.js`).then((m: { handler: RouteHandler }) => m.handler);
+      loaded = options.loadHandler
+        ? options.loadHandler(route.handler)
+        : import(`../functions/${route.handler}.js`).then((m: { handler: RouteHandler }) => m.handler);
       handlers.set(route.handler, loaded);
     }
     return loaded;

@@ -164,7 +164,7 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string; examp
   },
   '413': {
     name: 'PayloadTooLarge',
-    description: `The request body is too large: the spec's limit is ${BODY_LIMIT_TEXT}; on AWS the platform caps a body near 6 MB.`,
+    description: `The request body is too large: the spec's limit is ${BODY_LIMIT_TEXT}; a deployment on AWS without the large-body ingest takes JSON bodies below 5.5 MB and multipart bodies below 4.5 MB (the detail says which applies).`,
     example: { detail: 'The request body must be smaller than 27500000 bytes.', code: 'payload_too_large' },
   },
   '415': {

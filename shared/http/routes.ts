@@ -141,3 +141,18 @@ function safeDecode(part: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * Issue 15: the paths of the large-body ingest. With `largeBodies` on, CloudFront sends `LARGE_BODY_PATH_PATTERN`
+ * to the container (which in its `ingest` mode serves only these paths) and everything else to API Gateway.
+ */
+export const LARGE_BODY_PATH_PATTERN = '/applications*';
+
+export function isLargeBodyPath(path: string): boolean {
+  return /^\/applications(\/|$)/.test(path);
+}
+
+/** The routes the ingest serves: every method of the applications paths. */
+export function largeBodyRoutes(): RouteDefinition[] {
+  return routes.filter((route) => isLargeBodyPath(route.path));
+}

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { projectRoot } from '../../lib/project-paths.js';
 import { backgroundFunctions } from '#delivery/background-functions.js';
 import { routes } from '#http/routes.js';
@@ -25,19 +25,13 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{
 
 let home: string;
 let outdir: string;
+let env: NodeJS.ProcessEnv;
+const cli = join(projectRoot, 'node_modules', 'aws-cdk', 'bin', 'cdk');
 
 beforeAll(() => {
   home = mkdtempSync(join(tmpdir(), 'his-cdk-home-'));
   outdir = mkdtempSync(join(tmpdir(), 'his-cdk-cli-'));
-});
-
-afterAll(() => {
-  rmSync(home, { recursive: true, force: true });
-  rmSync(outdir, { recursive: true, force: true });
-});
-
-test('`cdk synth` succeeds offline without credentials, lookups or unacknowledged cdk-nag findings', async () => {
-  const env: NodeJS.ProcessEnv = {
+  env = {
     // Only what a shell needs to find node and the project's binaries; no AWS_* or CDK_DEFAULT_* from the parent.
     PATH: process.env.PATH,
     HOME: home,
@@ -48,7 +42,14 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
     CDK_DISABLE_CLI_TELEMETRY: 'true',
     CI: 'true',
   };
-  const cli = join(projectRoot, 'node_modules', 'aws-cdk', 'bin', 'cdk');
+});
+
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
+  rmSync(outdir, { recursive: true, force: true });
+});
+
+test('`cdk synth` succeeds offline without credentials, lookups or unacknowledged cdk-nag findings', async () => {
   const result = await run(process.execPath, [cli, 'synth', '--quiet', '--no-notices', '--output', outdir, '-c', 'stage=dev'], env);
   const output = `${result.stdout}\n${result.stderr}`;
   expect({ code: result.code, output: result.code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
@@ -67,4 +68,28 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
       existsSync(join(outdir, r.Metadata['aws:asset:path'], 'index.mjs')),
   );
   expect(esmBundles).toHaveLength(routes.length + backgroundFunctions.length + 1);
-}, 150_000);
+}, 300_000);
+
+test('`cdk synth -c largeBodies=true` too: the container image is staged for a deploy-time build, no Docker needed', async () => {
+  const largeOut = mkdtempSync(join(tmpdir(), 'his-cdk-cli-large-'));
+  try {
+    // A PATH without any docker: synthesis must not call it.
+    const path = (env.PATH ?? '').split(delimiter).filter((dir) => dir && !existsSync(join(dir, 'docker')));
+    const result = await run(
+      process.execPath,
+      [cli, 'synth', '--quiet', '--no-notices', '--output', largeOut, '-c', 'stage=dev', '-c', 'largeBodies=true'],
+      { ...env, PATH: path.join(delimiter) },
+    );
+    const output = `${result.stdout}\n${result.stderr}`;
+    expect({ code: result.code, output: result.code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+    expect(output).not.toMatch(/AwsSolutions-/);
+    const manifest = JSON.parse(readFileSync(join(largeOut, 'manifest.json'), 'utf8'));
+    expect(manifest.missing ?? []).toEqual([]);
+    const assets = JSON.parse(readFileSync(join(largeOut, 'HiringIntegration-dev.assets.json'), 'utf8'));
+    const images = Object.values<any>(assets.dockerImages ?? {});
+    expect(images).toHaveLength(1);
+    expect(existsSync(join(largeOut, images[0].source.directory, 'Dockerfile'))).toBe(true);
+  } finally {
+    rmSync(largeOut, { recursive: true, force: true });
+  }
+}, 300_000);

@@ -252,8 +252,15 @@ describe('API', () => {
     });
   });
 
-  test('has no WAF web ACL unless asked for', () => {
-    template.resourceCountIs('AWS::WAFv2::WebACL', 0);
+  test('without -c waf=true the web ACL holds only the body-size rules (issue 15), no managed rule groups', () => {
+    template.resourceCountIs('AWS::WAFv2::WebACL', 1);
+    const [[, acl]] = resourcesOfType(json(), 'AWS::WAFv2::WebACL');
+    expect(acl.Properties.Rules.filter((rule: any) => rule.Statement.ManagedRuleGroupStatement)).toEqual([]);
+    expect(acl.Properties.Rules.map((rule: any) => rule.Name)).toEqual([
+      'LambdaPathBinaryBodyTooLarge',
+      'LambdaPathBodyTooLarge',
+      'LambdaPathChunkedBody',
+    ]);
   });
 });
 

@@ -37,7 +37,7 @@ function cruise(cwd: string, paths: string[]): { violations: Violation[]; module
 }
 
 test('the real tree keeps every architecture rule', () => {
-  const { violations, modules } = cruise(root, ['shared', 'functions', 'local', 'lib', 'bin', 'scripts', 'bench', 'test']);
+  const { violations, modules } = cruise(root, ['shared', 'functions', 'local', 'container', 'lib', 'bin', 'scripts', 'bench', 'test']);
   expect(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
   expect(modules).toBeGreaterThan(100);
 });
@@ -64,7 +64,7 @@ describe('each rule fails a tree that breaks it', () => {
       ...new Set(
         cruise(
           dir,
-          ['shared', 'functions', 'local', 'test'].filter((d) => existsSync(join(dir, d))),
+          ['shared', 'functions', 'local', 'container', 'lib', 'test'].filter((d) => existsSync(join(dir, d))),
         ).violations.map((v) => v.rule.name),
       ),
     ].sort();
@@ -100,6 +100,24 @@ describe('each rule fails a tree that breaks it', () => {
       'functions/get.ts': "import { r } from '../local/runtime.js';\nexport const handler = () => r;\n",
     });
     expect(rulesBroken()).toEqual(['no-function-imports-local']);
+  });
+
+  test('the container importing more of local/ than the HTTP adapter', () => {
+    write({
+      'local/http-adapter.ts': 'export const adapter = 1;\n',
+      'local/emulators.ts': 'export const emulators = 1;\n',
+      'container/ingest.ts':
+        "import { adapter } from '../local/http-adapter.js';\nimport { emulators } from '../local/emulators.js';\nexport const c = adapter + emulators;\n",
+    });
+    expect(rulesBroken()).toEqual(['container-takes-only-the-adapter']);
+  });
+
+  test('the stack (or anything but tests) importing the container', () => {
+    write({
+      'container/ingest.ts': 'export const mode = 1;\n',
+      'lib/stack.ts': "import { mode } from '../container/ingest.js';\nexport const s = mode;\n",
+    });
+    expect(rulesBroken()).toEqual(['nothing-imports-the-container']);
   });
 
   test('anything importing test/', () => {
