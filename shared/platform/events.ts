@@ -15,7 +15,9 @@ export type EventType =
   | 'application.email_sync_status_changed'
   | 'job.created'
   | 'job.updated'
-  | 'job.archived';
+  | 'job.archived'
+  /** D20: a company asked, through its magic link, for an ATS without a connector yet (data: ats, status). */
+  | 'company.ats_requested';
 
 export interface ServiceEvent {
   id: string;

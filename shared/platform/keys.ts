@@ -35,6 +35,12 @@ export const keys = {
   atsCredentials: (companyId: number): Key => ({ PK: `COMPANY#${companyId}`, SK: 'ATSCREDENTIALS' }),
   /** Unfiltered total of a collection (for example a company's jobs), kept in the create transaction. */
   countOf: (collection: string): Key => ({ PK: `COUNT#${collection}`, SK: 'COUNT' }),
+  /** A company's magic link, found by the SHA-256 of its token (D20); the token itself is never a key. */
+  magicLink: (hash: string): Key => ({ PK: `MAGICLINK#${hash}`, SK: 'MAGICLINK' }),
+  /** A fixed-window attempt counter (connect page limits), expiring with its window. */
+  attempts: (scope: string, window: number): Key => ({ PK: `ATTEMPTS#${scope}`, SK: `WINDOW#${window}` }),
+  /** A connect form already submitted (replay protection), expiring with the form. */
+  formUse: (nonce: string): Key => ({ PK: `FORMUSE#${nonce}`, SK: 'FORMUSE' }),
 } as const;
 
 /** Index keys: a collection ordered by creation time (GSI1) and exact lookups (GSI2). */
