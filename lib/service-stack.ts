@@ -8,7 +8,7 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
 import type { Construct } from 'constructs';
 import { resources } from '#platform/resources.js';
-import { routes, type RouteDefinition } from '#http/routes.js';
+import { allRoutes, type RouteDefinition } from '#http/routes.js';
 import { backgroundFunctions, type BackgroundFunctionDefinition } from '#delivery/background-functions.js';
 import { applyNagSuppressions } from './nag-suppressions.js';
 import { ServiceAlarms } from './service-alarms.js';
@@ -38,7 +38,7 @@ export class ServiceStack extends Stack {
     const { stage } = props;
 
     this.data = new ServiceData(this, 'Data', stage);
-    this.api = new ServiceApi(this, 'Http', { stage, data: this.data, routes: props.routes ?? routes });
+    this.api = new ServiceApi(this, 'Http', { stage, data: this.data, routes: props.routes ?? allRoutes });
     for (const definition of props.backgroundFunctions ?? backgroundFunctions) this.addBackgroundFunction(definition, stage);
 
     this.alarms = new ServiceAlarms(this, 'Alarms', {

@@ -114,6 +114,16 @@ export const pageRoutes: readonly RouteDefinition[] = [
     summary: "The connect page's form: checks and stores the ATS credentials",
     public: true,
   },
+  {
+    id: 'ApiDocs',
+    method: 'GET',
+    path: '/docs',
+    handler: 'pages/docs',
+    companyHeader: false,
+    access: {},
+    summary: 'The API reference, rendered from the OpenAPI document',
+    public: true,
+  },
 ];
 
 /** Every route the API serves: the partner interface and the public pages. */

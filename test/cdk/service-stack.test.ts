@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { API_5XX_PERCENT_THRESHOLD } from '../../lib/service-alarms.js';
 import { resources } from '#platform/resources.js';
-import { canonicalPath, pathVariants, routes } from '#http/routes.js';
+import { allRoutes as routes, canonicalPath, pathVariants } from '#http/routes.js';
 import { tableDefinition } from '#platform/table.js';
 import { actionsOf, functionStatements, resourcePaths, resourcesOfType, synthStack, type Synthesized } from './synth-stack.js';
 
@@ -98,7 +98,8 @@ describe('routes', () => {
       );
       expect(methods).toHaveLength(1);
       const [, method] = methods[0];
-      expect(method.Properties.AuthorizationType).toBe('CUSTOM');
+      // The public pages (D20) have no authorizer: the connect page's token is its only authority.
+      expect(method.Properties.AuthorizationType).toBe(route.public ? 'NONE' : 'CUSTOM');
       expect(method.Properties.Integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(`"Fn::GetAtt":["${functionId}","Arn"]`);
       // REST resources cannot end in an empty path part; the gateway matches `/x/` against the `/x` resource.
