@@ -33,6 +33,8 @@ export async function inviteCompany(input: Invite, base: string): Promise<Compan
     ats: null,
     contact_email: input.contact_email ?? null,
     partner_company_id: input.partner_company_id ?? null,
+    // The connect page promises imports and deliveries once connected (decisions P145).
+    entitlements: ['job_sync', 'candidate_sync'],
     magic_link: link,
   });
   return { ...company, magic_link: linkUrl(base, link.token) };

@@ -170,6 +170,13 @@ describe('routes', () => {
   });
 });
 
+test('the access log records the resource path template, never the path (magic-link tokens, D20)', () => {
+  const [, stage] = resourcesOfType(json(), 'AWS::ApiGateway::Stage')[0];
+  const format = String(stage.Properties.AccessLogSetting.Format);
+  expect(format).toContain('$context.resourcePath');
+  expect(format).not.toMatch(/\$context\.path\b|\$context\.requestOverride|\$input/);
+});
+
 describe('authorizer', () => {
   test('is a REQUEST authorizer on the Authorization header with a cached result', () => {
     template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);

@@ -204,7 +204,13 @@ describe('the connect page', () => {
     expect(done.status).toBe(200);
     expect(done.text).toContain('is connected to Greenhouse');
     expect(done.text).toContain('within the hour');
-    expect(await listed(partner.key, company.id)).toMatchObject({ status: 'active', ats: 'greenhouse', magic_link: null });
+    expect(await listed(partner.key, company.id)).toMatchObject({
+      status: 'active',
+      ats: 'greenhouse',
+      magic_link: null,
+      job_sync_active: true,
+      candidate_sync_active: true,
+    });
     // Used up: the page, and the same form sent again, answer 410 and change nothing.
     expect((await page('GET', `/connect/${token}`)).status).toBe(410);
     expect((await page('POST', `/connect/${token}`, right)).status).toBe(410);
