@@ -3,7 +3,8 @@
  * `--experimental-vm-modules` (set in the npm script) lets Jest load ESM. Tiers are folders:
  * test/unit (pure functions), test/http (through HTTP into the local runtime with embedded emulators),
  * test/connectors (connectors, credentials and the lifecycle against the ATS simulators of test/simulators),
- * test/cdk (template assertions and an offline synth).
+ * test/cdk (template assertions and an offline synth), test/browser (the connect page and /docs in headless
+ * Chromium through playwright-core, with axe-core).
  */
 export default {
   testEnvironment: 'node',
