@@ -67,4 +67,4 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
       existsSync(join(outdir, r.Metadata['aws:asset:path'], 'index.mjs')),
   );
   expect(esmBundles).toHaveLength(routes.length + backgroundFunctions.length + 1);
-}, 150_000);
+}, 300_000);
