@@ -12,6 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
+import { invalidField } from '#platform/errors.js';
 import { expiringAt, keys } from '#platform/keys.js';
 import { openSecret, sealSecret, SecretUnavailableError, type SealedSecret } from '#platform/secrets.js';
 
@@ -45,7 +46,8 @@ export function magicLinkTtlDays(): number {
   const configured = process.env.MAGIC_LINK_TTL_DAYS;
   if (configured === undefined || configured === '') return 14;
   const days = Number(configured);
-  if (!Number.isFinite(days) || days <= 0 || days > 365) throw new Error('MAGIC_LINK_TTL_DAYS must be a number of days in (0, 365]');
+  if (!Number.isFinite(days) || days <= 0 || days > 365)
+    throw invalidField('MAGIC_LINK_TTL_DAYS', 'Must be a number of days above 0, at most 365.');
   return days;
 }
 

@@ -152,7 +152,7 @@ function errorSummary(detail: string | undefined, errors: Errors, labels: Map<st
       ? html`<li><a href="#field-${field}">${labels.get(field)}: ${messages.join(' ')}</a></li>`
       : html`<li>${messages.join(' ')}</li>`,
   );
-  return html`<div class="summary" role="alert" aria-labelledby="summary-title" tabindex="-1" id="error-summary">
+  return html`<div class="summary" role="alert" aria-labelledby="summary-title" tabindex="-1" id="error-summary" autofocus>
     <h2 id="summary-title">There is a problem</h2>
     ${detail ? html`<p>${detail}</p>` : ''}
     ${

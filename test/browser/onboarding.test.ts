@@ -113,7 +113,10 @@ test('invite → open the link → Greenhouse → a wrong board token shows the 
   await page.keyboard.type('the-right-key');
   await Promise.all([page.waitForLoadState('load'), page.keyboard.press('Enter')]);
   await page.waitForSelector('#error-summary');
+  // Focus lands on the error summary (announced as an alert), whose links lead to the fields.
+  expect(await page.evaluate(() => document.activeElement?.id)).toBe('error-summary');
   expect(await page.locator('#error-summary').innerText()).toContain('Greenhouse did not accept these details');
+  expect(await page.locator('#error-summary a').getAttribute('href')).toBe('#field-board_token');
   const field = page.locator('#field-board_token');
   expect(await field.getAttribute('aria-invalid')).toBe('true');
   expect(await field.inputValue()).toBe('wrong-board');
