@@ -4,7 +4,8 @@
  * test/unit (pure functions), test/http (through HTTP into the local runtime with embedded emulators),
  * test/connectors (connectors, credentials and the lifecycle against the ATS simulators of test/simulators),
  * test/cdk (template assertions and an offline synth), test/container (the Dockerfile, and its bundle run as a
- * process against the emulators).
+ * process against the emulators), test/browser (the connect page and /docs in headless Chromium through
+ * playwright-core, with axe-core).
  */
 export default {
   testEnvironment: 'node',

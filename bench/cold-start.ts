@@ -199,6 +199,10 @@ try {
     }),
     ListApplications: proxy('GET', '/applications/', '/applications', null),
     GetApplication: proxy('GET', `/applications/${applicationId}`, '/applications/{id}', { id: String(applicationId) }),
+    // An unknown token: the address counter and the link lookup, then the 404 page.
+    ConnectPage: proxy('GET', `/connect/${'A'.repeat(43)}`, '/connect/{token}', { token: 'A'.repeat(43) }),
+    ConnectSubmit: proxy('POST', `/connect/${'A'.repeat(43)}`, '/connect/{token}', { token: 'A'.repeat(43) }),
+    ApiDocs: proxy('GET', '/docs', '/docs', null),
     SyncWorker: {
       Records: [
         {

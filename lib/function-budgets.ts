@@ -6,7 +6,7 @@
  */
 import { backgroundFunctions } from '#delivery/background-functions.js';
 import type { FunctionAccess } from '#platform/function-access.js';
-import { routes } from '#http/routes.js';
+import { allRoutes } from '#http/routes.js';
 
 export type FunctionKind = 'authorizer' | 'read' | 'other';
 
@@ -55,6 +55,11 @@ const EXCEPTIONS: Record<string, FunctionBudget['exception']> = {
     reason:
       'three SDK clients (DynamoDB, S3 with its multipart upload, SQS), Powertools idempotency with jmespath, busboy, qs, the generated validator and the streamed JSON reader of the lean body path (4 kB, P156)',
   },
+  ApiDocs: {
+    maxBytes: 2_750_000,
+    reason:
+      'the API reference page itself (issue 14): Redoc 3 rendered by @redocly/cli build-docs with its script inlined (about 2.6 MB of HTML), so that the page needs no third-party host; the function has no SDK client and reads nothing',
+  },
   SyncWorker: {
     maxBytes: 915_000,
     reason:
@@ -98,8 +103,10 @@ export function functionBudgets(): FunctionBudget[] {
         'shared/jobs/validators.generated.ts',
       ],
     },
-    ...routes.map((route) => {
-      const kind: FunctionKind = route.method === 'GET' ? 'read' : 'other';
+    ...allRoutes.map((route) => {
+      // The public pages (D20) are not reads of the interface: the connect page carries the connectors' field
+      // metadata (with their modules) and the API reference its rendered document; they get the general budget.
+      const kind: FunctionKind = route.method === 'GET' && !route.public ? 'read' : 'other';
       return {
         id: route.id,
         handlerModule: route.handler,
@@ -114,6 +121,8 @@ export function functionBudgets(): FunctionBudget[] {
           '@aws-lambda-powertools/batch',
           ...(route.id === 'UpdateCompany' ? [] : ['shared/companies/validators.generated.ts']),
           'shared/jobs/validators.generated.ts',
+          // The public pages (D20) render HTML without the API's middleware stack.
+          ...(route.public ? ['@middy/core', 'shared/http/http.ts'] : []),
         ],
       };
     }),

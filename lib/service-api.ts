@@ -23,7 +23,7 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
-import { canonicalPath, routes, type RouteDefinition } from '#http/routes.js';
+import { allRoutes, canonicalPath, type RouteDefinition } from '#http/routes.js';
 import { gatewayResponses, responseTemplate } from './gateway-responses.js';
 import { BINARY_MEDIA_TYPES, bodyLimitRules } from './lambda-body-limits.js';
 import type { ServiceData } from './service-data.js';
@@ -119,7 +119,7 @@ export class ServiceApi extends Construct {
       });
     }
 
-    for (const route of props.routes ?? routes) this.addRoute(route, stage, data);
+    for (const route of props.routes ?? allRoutes) this.addRoute(route, stage, data);
     for (const [path, methods] of this.methodsByPath) this.addMethodNotAllowed(path, methods);
 
     this.api.addUsagePlan('UsagePlan', {
@@ -149,7 +149,18 @@ export class ServiceApi extends Construct {
     this.routeFunctions.set(route.id, fn);
     const resource: IResource = this.api.root.resourceForPath(canonicalPath(route.path));
     // The invoke permission is scoped to this method; the console's test-invoke permission is not wanted.
-    resource.addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }), { operationName: route.id });
+    const method = resource.addMethod(route.method, new LambdaIntegration(fn, { allowTestInvoke: false }), {
+      operationName: route.id,
+      // D20: the public pages have no authorizer; the connect page's token is its only authority.
+      ...(route.public ? { authorizationType: AuthorizationType.NONE } : {}),
+    });
+    if (route.public) {
+      for (const id of ['AwsSolutions-APIG4', 'AwsSolutions-COG4'])
+        Validations.of(method).acknowledge({
+          id,
+          reason: `${route.id} is a public page (D20): the connect page checks its magic-link token itself (one use, expiring, rate-limited); the API reference is public documentation.`,
+        });
+    }
     const path = canonicalPath(route.path);
     this.methodsByPath.set(path, [...(this.methodsByPath.get(path) ?? []), route.method]);
   }

@@ -252,7 +252,8 @@ export class ServiceData extends Construct {
     }
     if (access.credentials) {
       fn.addEnvironment('CREDENTIALS_KMS_KEY_ID', this.credentialsKey.keyArn);
-      if (access.credentials === 'encrypt') this.credentialsKey.grantEncryptDecrypt(fn);
+      // Sealing needs a fresh data key (GenerateDataKey), opening needs Decrypt: nothing else of the key.
+      if (access.credentials === 'encrypt') this.credentialsKey.grant(fn, 'kms:GenerateDataKey', 'kms:Decrypt');
       else this.credentialsKey.grantDecrypt(fn);
     }
     if (access.events) {

@@ -10,7 +10,7 @@ import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambd
 import { OUTBOX_PREFIX } from '#platform/keys.js';
 import type { Construct } from 'constructs';
 import { resources } from '#platform/resources.js';
-import { routes, type RouteDefinition } from '#http/routes.js';
+import { allRoutes, type RouteDefinition } from '#http/routes.js';
 import { backgroundFunctions, type BackgroundFunctionDefinition } from '#delivery/background-functions.js';
 import { LargeBodyIngest } from './large-body-ingest.js';
 import { applyNagSuppressions } from './nag-suppressions.js';
@@ -43,7 +43,7 @@ export class ServiceStack extends Stack {
     const { stage } = props;
 
     this.data = new ServiceData(this, 'Data', stage);
-    this.api = new ServiceApi(this, 'Http', { stage, data: this.data, routes: props.routes ?? routes });
+    this.api = new ServiceApi(this, 'Http', { stage, data: this.data, routes: props.routes ?? allRoutes });
     for (const definition of props.backgroundFunctions ?? backgroundFunctions) this.addBackgroundFunction(definition, stage);
 
     this.alarms = new ServiceAlarms(this, 'Alarms', {

@@ -286,11 +286,14 @@ export function createHttpAdapter(options: AdapterOptions) {
       const body = streamed ? Buffer.alloc(0) : await readBody(req);
       const event = toEvent(req, url, match.route, match.pathParameters, body, requestId);
       if (streamed) attachStreamedBody(event, new StreamedBody(req, MAX_BODY_BYTES));
-      const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/local/${event.httpMethod}${url.pathname}`;
-      const auth = await authorize(event, methodArn);
-      if (auth.policyDocument.Statement.some((s) => s.Effect === 'Deny'))
-        throw new ForbiddenError('The API key is not allowed to call this route.');
-      event.requestContext.authorizer = { ...(auth.context ?? {}), principalId: auth.principalId };
+      // Public pages (D20) have no authorizer in front of them, on AWS as here.
+      if (!match.route.public) {
+        const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/local/${event.httpMethod}${url.pathname}`;
+        const auth = await authorize(event, methodArn);
+        if (auth.policyDocument.Statement.some((s) => s.Effect === 'Deny'))
+          throw new ForbiddenError('The API key is not allowed to call this route.');
+        event.requestContext.authorizer = { ...(auth.context ?? {}), principalId: auth.principalId };
+      }
       const handler = await loadHandler(match.route);
       send(res, await handler(event, lambdaContext(match.route, requestId)), requestId);
       // A streamed body the route did not read to the end (refused early, or too large) is drained.

@@ -86,7 +86,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const atsUrls = Object.fromEntries(
     Object.keys(ATS_URL_DEFAULTS).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
   );
-  writeFileSync(runtimeFile, JSON.stringify({ pid: process.pid, url, env: { ...emulators.env, ...atsUrls } }, null, 2));
+  // So is the public address, when configured: the admin tool builds `magic_link` on it (D20).
+  const publicBase = process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {};
+  writeFileSync(runtimeFile, JSON.stringify({ pid: process.pid, url, env: { ...emulators.env, ...atsUrls, ...publicBase } }, null, 2));
 
   // Locally the e-mail fallback writes .eml files under the data directory, and retries come quickly.
   process.env.EMAIL_OUTBOX_DIR = join(options.dataDir, 'outbox');

@@ -9,6 +9,7 @@ const runtime = await startRuntime({ dataDir, port, host: process.env.HOST ?? '1
 
 console.log(`Hiring Integration Service listening on ${runtime.url}`);
 console.log(`Data directory: ${dataDir}`);
+console.log(`API reference: ${runtime.url}/docs`);
 if (runtime.demo) {
   console.log(`Demo partner ${runtime.demo.partnerId}, demo company ${runtime.demo.companyId}. Try:`);
   console.log(

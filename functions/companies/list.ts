@@ -1,6 +1,6 @@
 import { listCompanies } from '#companies/companies.js';
 import { api } from '#http/http.js';
 
-export const handler = api('ListCompanies', async ({ principal, query, link }) => ({
-  body: await listCompanies({ partnerId: principal.partnerId, companyId: principal.companyId }, query, link),
+export const handler = api('ListCompanies', async ({ principal, query, link, publicBase }) => ({
+  body: await listCompanies({ partnerId: principal.partnerId, companyId: principal.companyId }, query, link, publicBase),
 }));

@@ -16,7 +16,9 @@ interface CreateOptions {
 }
 
 export function companyCommands(program: Command, session: Session): void {
-  const company = program.command('company').description('Companies: create, set-fallback-job, connect, disconnect, entitle, set-status.');
+  const company = program
+    .command('company')
+    .description('Companies: create, invite, invite-link, set-fallback-job, connect, disconnect, entitle, set-status.');
 
   company
     .command('create')
@@ -59,6 +61,50 @@ export function companyCommands(program: Command, session: Session): void {
     );
 
   company
+    .command('invite')
+    .description('Create an invited company with a magic link, through which it connects its ATS itself (D20).')
+    .requiredOption('--partner <PARTNER_ID>', 'The owning partner.', id)
+    .requiredOption('--name <NAME>', 'The company name (the slug is derived from it).', text)
+    .option('--contact-email <EMAIL>', 'The contact e-mail.', text)
+    .option('--partner-company-id <ID>', "The partner's own id for the company.", text)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints the Company object (status "invited"); its magic_link is {PUBLIC_BASE_URL}/connect/{token} and works',
+        'for MAGIC_LINK_TTL_DAYS (default 14), once.',
+      ].join('\n'),
+    )
+    .action(
+      session.action(async (options: { partner: number; name: string; contactEmail?: string; partnerCompanyId?: string }) => {
+        const { parseCompanyPatch } = await import('#companies/companies.js');
+        const { inviteCompany } = await import('#companies/invites.js');
+        const { name, partnerCompanyId, contactEmail } = options;
+        parseCompanyPatch({
+          name,
+          ...(partnerCompanyId !== undefined ? { partner_company_id: partnerCompanyId } : {}),
+          ...(contactEmail !== undefined ? { contact_email: contactEmail } : {}),
+        });
+        return inviteCompany(
+          { partner: options.partner, name, contact_email: contactEmail, partner_company_id: partnerCompanyId },
+          await publicBaseUrl(session),
+        );
+      }),
+    );
+
+  company
+    .command('invite-link')
+    .description('Issue a fresh magic link for a company that is not connected; the previous link stops working.')
+    .argument('<COMPANY_ID>', 'The company.', id)
+    .addHelpText('after', '\nPrints the Company object with the new magic_link.')
+    .action(
+      session.action(async (companyId: number) => {
+        const { reissueMagicLink } = await import('#companies/invites.js');
+        return reissueMagicLink(companyId, await publicBaseUrl(session));
+      }),
+    );
+
+  company
     .command('set-fallback-job')
     .description("Set the company's fallback job (used when the applied-for job is no longer published).")
     .argument('<COMPANY_ID>', 'The company.', id)
@@ -83,4 +129,22 @@ export function companyCommands(program: Command, session: Session): void {
         return toCompany((await getCompanyRecord(companyId))!);
       }),
     );
+}
+
+/**
+ * The base of `magic_link`: `PUBLIC_BASE_URL`; else the running `npm start`'s address; else the address
+ * `npm start` would have (`http://127.0.0.1:$PORT`, default 3000). On AWS it must be set.
+ */
+async function publicBaseUrl(session: Session): Promise<string> {
+  const { invalidField } = await import('#platform/errors.js');
+  const { isHttpUrl } = await import('#platform/web-formats.js');
+  const configured = process.env.PUBLIC_BASE_URL;
+  if (configured) {
+    if (!isHttpUrl(configured)) throw invalidField('PUBLIC_BASE_URL', 'Must be an http(s) URL.');
+    return configured.replace(/\/+$/, '');
+  }
+  if (session.where?.mode === 'server') return session.where.url;
+  if (session.where?.mode === 'aws')
+    throw invalidField('PUBLIC_BASE_URL', "Set it to the API's public address (the magic link is built on it).");
+  return `http://127.0.0.1:${Number(process.env.PORT ?? 3000)}`;
 }

@@ -16,6 +16,7 @@ import { envelope, pageRequest, type LinkContext, type PageEnvelope } from '#pla
 import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
 import { validator } from '#platform/field-errors.js';
 import { loadCompanyPatchValidator } from '#companies/validators.generated.js';
+import { magicLinkUrl, type StoredMagicLink } from '#companies/magic-links.js';
 
 export const COMPANY_STATUSES = ['invited', 'requested', 'active', 'failing', 'deactivated', 'deleted'] as const;
 export type CompanyStatus = (typeof COMPANY_STATUSES)[number];
@@ -49,12 +50,17 @@ export interface CompanyRecord {
   ats_connection?: { ats: string; connected_at: string } | null;
   /** Failed job import runs in a row (D14: 3 turn the company `failing`). */
   job_import_failures?: number;
+  /** The active magic link, sealed, with its hash and expiry (D20); never the token in plain text. */
+  magic_link_token?: StoredMagicLink | null;
   created_at: string;
   updated_at: string;
 }
 
 /** The Company object of the interface (`toCompany` writes it in the spec's field order). */
-export type Company = Omit<CompanyRecord, 'entitlements' | 'fallback_job' | 'ats_connection' | 'job_import_failures'> & {
+export type Company = Omit<
+  CompanyRecord,
+  'entitlements' | 'fallback_job' | 'ats_connection' | 'job_import_failures' | 'magic_link_token'
+> & {
   ats_name: string | null;
   job_sync_active: boolean;
   candidate_sync_active: boolean;
@@ -83,7 +89,11 @@ export function deliveryAllowed(company: Pick<CompanyRecord, 'status'>): boolean
   return company.status === 'active' || company.status === 'failing';
 }
 
-export function toCompany(c: CompanyRecord): Company {
+/**
+ * The Company object. `magic_link` is what the caller opened (`presentCompany`); `null` without it, since the
+ * stored link is sealed and opening it is asynchronous.
+ */
+export function toCompany(c: CompanyRecord, magicLink: string | null = null): Company {
   return {
     id: c.id,
     name: c.name,
@@ -107,10 +117,15 @@ export function toCompany(c: CompanyRecord): Company {
     jobs_last_synced_at: c.jobs_last_synced_at,
     status: c.status,
     is_test: c.is_test,
-    magic_link: c.magic_link,
+    magic_link: magicLink,
     created_at: c.created_at,
     updated_at: c.updated_at,
   };
+}
+
+/** The Company object with its active magic link opened (D20) on `base`, the service's public address. */
+export async function presentCompany(c: CompanyRecord, base: string | undefined): Promise<Company> {
+  return toCompany(c, await magicLinkUrl(c.id, c.magic_link_token, base));
 }
 
 function fromItem(item: Record<string, unknown>): CompanyRecord {
@@ -217,7 +232,12 @@ export type CompanyScope = { partnerId: number; companyId?: number };
  * partner's companies are read whole from one index partition and filtered and ordered in memory,
  * since the spec allows ordering on four fields and free-text search across three.
  */
-export async function listCompanies(scope: CompanyScope, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Company>> {
+export async function listCompanies(
+  scope: CompanyScope,
+  q: QueryParams,
+  link: LinkContext,
+  publicBase?: string,
+): Promise<PageEnvelope<Company>> {
   const filter = parseCompanyFilter(q);
   const request = pageRequest(q, {
     scope: `companies:partner:${scope.partnerId}:${scope.companyId ?? '*'}`,
@@ -232,7 +252,7 @@ export async function listCompanies(scope: CompanyScope, q: QueryParams, link: L
   }
   const matching = candidates.filter((c) => matchesCompany(c, filter)).sort(compareCompanies(filter.ordering));
   const start = (request.page - 1) * request.pageSize;
-  const page = matching.slice(start, start + request.pageSize).map(toCompany);
+  const page = await Promise.all(matching.slice(start, start + request.pageSize).map((c) => presentCompany(c, publicBase)));
   return envelope(link, request, matching.length, page, undefined);
 }
 
@@ -292,7 +312,7 @@ export function parseCompanyPatch(body: unknown): CompanyPatch {
 }
 
 /** Applies a validated patch to the company `id`, which must be the company acted for. */
-export async function updateCompany(id: number, patch: CompanyPatch): Promise<Company> {
+export async function updateCompany(id: number, patch: CompanyPatch, publicBase?: string): Promise<Company> {
   const fields = Object.entries(patch);
   const names: Record<string, string> = { '#updated_at': 'updated_at' };
   const values: Record<string, unknown> = { ':updated_at': isoNow() };
@@ -314,7 +334,7 @@ export async function updateCompany(id: number, patch: CompanyPatch): Promise<Co
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return toCompany(fromItem(out.Attributes!));
+    return await presentCompany(fromItem(out.Attributes!), publicBase);
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError();
     throw error;
@@ -325,6 +345,8 @@ export async function updateCompany(id: number, patch: CompanyPatch): Promise<Co
 // Creation (admin tool; the interface has no create endpoint)
 
 export interface NewCompany {
+  /** An id reserved beforehand (`nextId('company')`), when something must be bound to it first (an invite's sealed link). */
+  id?: number;
   partner: number;
   name: string;
   ats?: string | null;
@@ -333,6 +355,8 @@ export interface NewCompany {
   entitlements?: string[];
   is_test?: boolean;
   contact_email?: string | null;
+  /** An invite (D20): the link the record keeps and its lookup item, written in the same transaction. */
+  magic_link?: { stored: StoredMagicLink; item: Record<string, unknown> };
 }
 
 export function slugify(name: string): string {
@@ -353,7 +377,7 @@ export async function createCompany(input: NewCompany): Promise<Company> {
   const entitlements = input.entitlements ?? [];
   const unknown = entitlements.filter((e) => !isEntitlement(e));
   if (unknown.length) throw invalidField('entitlements', `Unknown entitlement ${unknown.join(', ')}.`);
-  const id = await nextId('company');
+  const id = input.id ?? (await nextId('company'));
   const now = isoNow();
   const record: CompanyRecord = {
     id,
@@ -378,6 +402,7 @@ export async function createCompany(input: NewCompany): Promise<Company> {
     magic_link: null,
     entitlements: entitlements as Entitlement[],
     fallback_job: null,
+    ...(input.magic_link ? { magic_link_token: input.magic_link.stored } : {}),
     created_at: now,
     updated_at: now,
   };
@@ -416,6 +441,9 @@ export async function createCompany(input: NewCompany): Promise<Company> {
                 ConditionExpression: 'attribute_not_exists(PK)',
               },
             },
+            ...(input.magic_link
+              ? [{ Put: { TableName: config().tableName, Item: input.magic_link.item, ConditionExpression: 'attribute_not_exists(PK)' } }]
+              : []),
           ],
         }),
       );
@@ -432,7 +460,17 @@ export async function createCompany(input: NewCompany): Promise<Company> {
 export type MaintainedCompanyFields = Partial<
   Pick<
     CompanyRecord,
-    'jobs_last_synced_at' | 'status' | 'fallback_job' | 'ats' | 'ats_connection' | 'entitlements' | 'job_import_failures' | 'updated_at'
+    | 'jobs_last_synced_at'
+    | 'status'
+    | 'fallback_job'
+    | 'ats'
+    | 'ats_connection'
+    | 'entitlements'
+    | 'job_import_failures'
+    | 'magic_link_token'
+    | 'contact_name'
+    | 'contact_email'
+    | 'updated_at'
   >
 >;
 
@@ -493,16 +531,32 @@ export async function setEntitlements(id: number, add: string[] = [], remove: st
  * `hiring-admin company set-status`: moves a company to any lifecycle state (D17). Leaving `failing` or
  * reactivating clears the import failure count. Returns the Company object.
  */
-export async function setCompanyStatus(id: number, status: string): Promise<Company> {
+export async function setCompanyStatus(id: number, status: string, also: StatusChangeExtras = {}): Promise<Company> {
   if (!(COMPANY_STATUSES as readonly string[]).includes(status))
     throw invalidField('status', `Must be one of ${COMPANY_STATUSES.join(', ')}.`);
   await requireCompany(id);
-  await setCompanyFields(id, {
+  const fields: MaintainedCompanyFields = {
+    ...also.fields,
     status: status as CompanyStatus,
     updated_at: isoNow(),
     ...(status === 'active' ? { job_import_failures: 0 } : {}),
-  });
+  };
+  if (also.transactItems?.length) {
+    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: companyFieldsUpdate(id, fields) }, ...also.transactItems] }));
+  } else {
+    await setCompanyFields(id, fields);
+  }
   return toCompany((await getCompanyRecord(id))!);
+}
+
+/**
+ * What a status change may carry along (the connect page's ATS request, D20): more maintained fields of the
+ * company, and items written in the same transaction (for example spending the magic link, whose condition
+ * then decides the whole change).
+ */
+export interface StatusChangeExtras {
+  fields?: Omit<MaintainedCompanyFields, 'status' | 'updated_at'>;
+  transactItems?: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
 }
 
 /** Failed job import runs in a row after which the company turns `failing` (D14). */

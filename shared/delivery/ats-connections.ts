@@ -9,7 +9,8 @@ import { atsBySlug } from '#companies/ats.js';
 import { companyFieldsUpdate, getCompanyRecord, requireCompany, toCompany, type Company } from '#companies/companies.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
-import { ApiError, CompanyInactiveError, invalidField } from '#platform/errors.js';
+import { ApiError, CompanyInactiveError, invalidField, isConditionFailure } from '#platform/errors.js';
+import { spendMagicLinkUpdate } from '#companies/magic-links.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
 import { connectorFor } from '#delivery/connectors/index.js';
 import { credentialsItem, deleteCredentialsInput, parseCredentials } from '#delivery/credentials.js';
@@ -41,7 +42,12 @@ export function connectionError(error: ConnectorError, fields: string[]): ApiErr
  * ATS: personio `subdomain`, `personio_company_id`, `token`; greenhouse `board_token`, `api_key`; lever
  * `site`, `api_key`; sandbox none). Returns the Company object with `ats`, `ats_name` and `status: active`.
  */
-export async function connectCompany(companyId: number, ats: string, input: Record<string, unknown>): Promise<Company> {
+export async function connectCompany(
+  companyId: number,
+  ats: string,
+  input: Record<string, unknown>,
+  options: ConnectOptions = {},
+): Promise<Company> {
   const connector = connectorFor(ats);
   if (!connector || !atsBySlug(ats) || !CONNECTABLE.includes(ats)) throw invalidField('ats', `Must be one of ${CONNECTABLE.join(', ')}.`);
   const credentials = parseCredentials(connector, input);
@@ -63,24 +69,45 @@ export async function connectCompany(companyId: number, ats: string, input: Reco
     ats_connection: { ats, connected_at: now },
     status: 'active' as const,
     job_import_failures: 0,
+    // A connected company has no active magic link (D20), whoever connected it.
+    magic_link_token: null,
     updated_at: now,
   };
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        atsBySlug(ats)!.credentials
-          ? {
-              Put: {
-                TableName: config().tableName,
-                Item: await credentialsItem(companyId, ats, credentials, now),
-              },
-            }
-          : { Delete: deleteCredentialsInput(companyId) },
-        { Update: companyFieldsUpdate(companyId, fields) },
-      ],
-    }),
-  );
+  await db()
+    .send(
+      new TransactWriteCommand({
+        TransactItems: [
+          atsBySlug(ats)!.credentials
+            ? {
+                Put: {
+                  TableName: config().tableName,
+                  Item: await credentialsItem(companyId, ats, credentials, now),
+                },
+              }
+            : { Delete: deleteCredentialsInput(companyId) },
+          { Update: companyFieldsUpdate(companyId, fields) },
+          // Through the connect page: the link is spent in the same transaction, and only if it is still active.
+          ...(options.magicLinkHash ? [{ Update: spendMagicLinkUpdate(options.magicLinkHash, 'used') }] : []),
+        ],
+      }),
+    )
+    .catch((error: unknown) => {
+      if (options.magicLinkHash && isConditionFailure(error)) throw new MagicLinkGoneError();
+      throw error;
+    });
   return toCompany((await getCompanyRecord(companyId))!);
+}
+
+export interface ConnectOptions {
+  /** The magic link (by its token's hash) the connection is made through; it is used up with it. */
+  magicLinkHash?: string;
+}
+
+/** A magic link that was used, revoked or expired meanwhile (410). */
+export class MagicLinkGoneError extends ApiError {
+  constructor() {
+    super(410, 'link_gone', 'This link is no longer valid.');
+  }
 }
 
 /** `hiring-admin company disconnect C`: deletes the stored credentials; the syncs stop being active (D15). */

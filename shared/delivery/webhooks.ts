@@ -41,6 +41,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'job.updated',
   'job.archived',
   'webhook.endpoint_disabled',
+  'company.ats_requested',
 ] as const satisfies readonly EventType[];
 type Unlisted = Exclude<EventType, (typeof WEBHOOK_EVENT_TYPES)[number]>;
 const everyTypeListed: Unlisted extends never ? true : Unlisted = true;

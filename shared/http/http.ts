@@ -30,6 +30,8 @@ export interface ApiRequest {
   company: CompanyRecord | undefined;
   query: QueryParams;
   link: LinkContext;
+  /** The service's public address, for absolute links into the service (`magic_link`). */
+  publicBase: string;
 }
 
 export interface ApiResult {
@@ -59,6 +61,16 @@ function linkBase(event: APIGatewayProxyEvent): { origin: string; path: string }
   const proto = header(event, 'x-forwarded-proto')?.toLowerCase() === 'http' ? 'http' : 'https';
   // requestContext.path is the path as the client called it (with the stage on an execute-api domain).
   return { origin: `${proto}://${host}`, path: event.requestContext?.path ?? event.path };
+}
+
+/**
+ * The service's public address (D20: the base of `magic_link`): `PUBLIC_BASE_URL` when configured, else
+ * the origin the gateway records plus the stage prefix the client called (on an execute-api domain).
+ */
+export function publicBase(event: APIGatewayProxyEvent): string {
+  const { origin, path } = linkBase(event);
+  const prefix = path.endsWith(event.path) ? path.slice(0, path.length - event.path.length) : '';
+  return process.env.PUBLIC_BASE_URL ? origin : `${origin}${prefix.replace(/\/+$/, '')}`;
 }
 
 /** The request's own absolute URL (without query), for `next`/`previous` links (D4). */
@@ -123,7 +135,16 @@ export function api(routeId: string, handler: ApiHandler, extra: MiddlewareObj[]
       const company = route.companyHeader
         ? await authorizeCompany(principal, parseCompanyIdHeader(header(event, 'company-id')))
         : undefined;
-      request.context.api = { event, route, requestId, principal, company, query: queryParams(event), link: linkContext(event) };
+      request.context.api = {
+        event,
+        route,
+        requestId,
+        principal,
+        company,
+        query: queryParams(event),
+        link: linkContext(event),
+        publicBase: publicBase(event),
+      };
     },
     onError: async (request) => {
       // A simulated crash (fault-injection tests) kills the invocation: no answer, the error goes up to the runtime.

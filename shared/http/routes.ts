@@ -18,6 +18,11 @@ export interface RouteDefinition {
   /** What the function may do (least privilege); the stack grants exactly this. */
   access: FunctionAccess;
   summary: string;
+  /**
+   * A public HTML page (D20): no authorizer, no `Company-Id`; the page itself decides what the request may
+   * do (the connect page's token). Page routes are not part of the partner interface or its OpenAPI document.
+   */
+  public?: boolean;
 }
 
 export const routes: readonly RouteDefinition[] = [
@@ -27,7 +32,8 @@ export const routes: readonly RouteDefinition[] = [
     path: '/companies/',
     handler: 'companies/list',
     companyHeader: false,
-    access: { table: 'read' },
+    // D20: `magic_link` shows the active link, which is kept sealed.
+    access: { table: 'read', credentials: 'decrypt' },
     summary: 'List companies',
   },
   {
@@ -36,7 +42,7 @@ export const routes: readonly RouteDefinition[] = [
     path: '/companies/{id}/',
     handler: 'companies/update',
     companyHeader: true,
-    access: { table: 'write' },
+    access: { table: 'write', credentials: 'decrypt' },
     summary: 'Partial update of a company',
   },
   {
@@ -86,8 +92,45 @@ export const routes: readonly RouteDefinition[] = [
   },
 ];
 
+/** The public pages (D20): the connect page of the magic link and the API reference. */
+export const pageRoutes: readonly RouteDefinition[] = [
+  {
+    id: 'ConnectPage',
+    method: 'GET',
+    path: '/connect/{token}',
+    handler: 'pages/connect-show',
+    companyHeader: false,
+    access: { table: 'write', cursorSecret: true },
+    summary: 'The connect page of a magic link',
+    public: true,
+  },
+  {
+    id: 'ConnectSubmit',
+    method: 'POST',
+    path: '/connect/{token}',
+    handler: 'pages/connect-submit',
+    companyHeader: false,
+    access: { table: 'write', credentials: 'encrypt', ats: true, events: 'publish', cursorSecret: true },
+    summary: "The connect page's form: checks and stores the ATS credentials",
+    public: true,
+  },
+  {
+    id: 'ApiDocs',
+    method: 'GET',
+    path: '/docs',
+    handler: 'pages/docs',
+    companyHeader: false,
+    access: {},
+    summary: 'The API reference, rendered from the OpenAPI document',
+    public: true,
+  },
+];
+
+/** Every route the API serves: the partner interface and the public pages. */
+export const allRoutes: readonly RouteDefinition[] = [...routes, ...pageRoutes];
+
 export function routeById(id: string): RouteDefinition {
-  const route = routes.find((r) => r.id === id);
+  const route = allRoutes.find((r) => r.id === id);
   if (!route) throw new Error(`no route ${id} in the route table`);
   return route;
 }
@@ -112,7 +155,7 @@ export interface RouteMatch {
 export function matchRoute(method: string, path: string): { match?: RouteMatch; methods: string[] } {
   const requested = canonicalPath(path).split('/');
   const methods: string[] = [];
-  for (const route of routes) {
+  for (const route of allRoutes) {
     const pattern = canonicalPath(route.path).split('/');
     if (pattern.length !== requested.length) continue;
     const params: Record<string, string> = {};

@@ -23,7 +23,9 @@ export type EventType =
   | 'job.updated'
   | 'job.archived'
   /** A partner's webhook endpoint failed for 5 days and was disabled (D19); `company` is the one whose event failed last. */
-  | 'webhook.endpoint_disabled';
+  | 'webhook.endpoint_disabled'
+  /** D20: a company asked, through its magic link, for an ATS without a connector yet (data: ats, status). */
+  | 'company.ats_requested';
 
 export interface ServiceEvent {
   id: string;

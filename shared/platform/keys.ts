@@ -48,6 +48,12 @@ export const keys = {
   webhookId: (id: number): Key => ({ PK: `WEBHOOKID#${id}`, SK: 'WEBHOOKID' }),
   /** One delivery attempt to an endpoint, newest last; expires (a bounded history). */
   webhookAttempt: (id: number, at: string, attemptId: string): Key => ({ PK: `WEBHOOKID#${id}`, SK: `ATTEMPT#${at}#${attemptId}` }),
+  /** A company's magic link, found by the SHA-256 of its token (D20); the token itself is never a key. */
+  magicLink: (hash: string): Key => ({ PK: `MAGICLINK#${hash}`, SK: 'MAGICLINK' }),
+  /** A fixed-window attempt counter (connect page limits), expiring with its window. */
+  attempts: (scope: string, window: number): Key => ({ PK: `ATTEMPTS#${scope}`, SK: `WINDOW#${window}` }),
+  /** A connect form already submitted (replay protection), expiring with the form. */
+  formUse: (nonce: string): Key => ({ PK: `FORMUSE#${nonce}`, SK: 'FORMUSE' }),
 } as const;
 
 /** The partition key prefix of outbox items (the stream filter of the relay selects on it). */

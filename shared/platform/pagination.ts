@@ -70,6 +70,14 @@ function cursorKey(): Buffer {
   return derived.key;
 }
 
+/**
+ * Another 256-bit key derived from the same secret for another purpose (`info` names it, so keys of
+ * different purposes are independent): the connect page's form tokens (D20).
+ */
+export function derivedSecretKey(info: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret(), '', info, 32));
+}
+
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 /** Longer tokens are never minted (a position is a handful of keys); refusing them bounds the work. */

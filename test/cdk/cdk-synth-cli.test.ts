@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { projectRoot } from '../../lib/project-paths.js';
 import { backgroundFunctions } from '#delivery/background-functions.js';
-import { routes } from '#http/routes.js';
+import { allRoutes as routes } from '#http/routes.js';
 
 function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {

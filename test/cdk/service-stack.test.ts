@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { API_5XX_PERCENT_THRESHOLD } from '../../lib/service-alarms.js';
 import { resources } from '#platform/resources.js';
-import { canonicalPath, pathVariants, routes } from '#http/routes.js';
+import { allRoutes as routes, canonicalPath, pathVariants } from '#http/routes.js';
 import { tableDefinition } from '#platform/table.js';
 import { actionsOf, functionStatements, resourcePaths, resourcesOfType, synthStack, type Synthesized } from './synth-stack.js';
 
@@ -98,7 +98,8 @@ describe('routes', () => {
       );
       expect(methods).toHaveLength(1);
       const [, method] = methods[0];
-      expect(method.Properties.AuthorizationType).toBe('CUSTOM');
+      // The public pages (D20) have no authorizer: the connect page's token is its only authority.
+      expect(method.Properties.AuthorizationType).toBe(route.public ? 'NONE' : 'CUSTOM');
       expect(method.Properties.Integration.Type).toBe('AWS_PROXY');
       expect(JSON.stringify(method.Properties.Integration.Uri)).toContain(`"Fn::GetAtt":["${functionId}","Arn"]`);
       // REST resources cannot end in an empty path part; the gateway matches `/x/` against the `/x` resource.
@@ -142,9 +143,14 @@ describe('routes', () => {
     const [functionId, fn] = functionForRoute(routeId);
     const statements = functionStatements(json(), functionId);
     const dynamo = actionsOf(statements, 'dynamodb:');
-    expect(dynamo).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-    if (access.table === 'read') for (const write of DYNAMO_WRITES) expect(dynamo).not.toContain(write);
-    else expect(dynamo).toEqual(expect.arrayContaining(DYNAMO_WRITES));
+    if (!access.table) {
+      // The API reference (D20) reads nothing: no table at all.
+      expect(dynamo).toEqual([]);
+    } else {
+      expect(dynamo).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
+      if (access.table === 'read') for (const write of DYNAMO_WRITES) expect(dynamo).not.toContain(write);
+      else expect(dynamo).toEqual(expect.arrayContaining(DYNAMO_WRITES));
+    }
     // Bucket, queue and topic only for the routes that declare them.
     const s3 = actionsOf(statements, 's3:');
     if (access.attachments === 'write')
@@ -155,7 +161,8 @@ describe('routes', () => {
     if (access.events) expect(actionsOf(statements, 'sns:')).toEqual(['sns:Publish']);
     else expect(actionsOf(statements, 'sns:')).toEqual([]);
     const variables = fn.Properties.Environment.Variables;
-    expect(variables).toMatchObject({ TABLE_NAME: { Ref: expect.stringMatching(/^DataTable/) } });
+    if (access.table) expect(variables).toMatchObject({ TABLE_NAME: { Ref: expect.stringMatching(/^DataTable/) } });
+    else expect(variables).not.toHaveProperty('TABLE_NAME');
     expect('BUCKET_NAME' in variables).toBe(Boolean(access.attachments));
     expect('SYNC_QUEUE_URL' in variables).toBe(Boolean(access.syncQueue));
     expect('EVENTS_TOPIC_ARN' in variables).toBe(Boolean(access.events));
@@ -167,6 +174,13 @@ describe('routes', () => {
       expect(variables).not.toHaveProperty('CURSOR_SECRET');
     }
   });
+});
+
+test('the access log records the resource path template, never the path (magic-link tokens, D20)', () => {
+  const [, stage] = resourcesOfType(json(), 'AWS::ApiGateway::Stage')[0];
+  const format = String(stage.Properties.AccessLogSetting.Format);
+  expect(format).toContain('$context.resourcePath');
+  expect(format).not.toMatch(/\$context\.path\b|\$context\.requestOverride|\$input/);
 });
 
 describe('authorizer', () => {

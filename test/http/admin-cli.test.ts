@@ -52,6 +52,8 @@ function usageError(result: CliResult): { detail: string; code: string; errors: 
 const COMMANDS: Record<string, string[]> = {
   'partner create': ['--name', '--kind'],
   'company create': ['--partner', '--name', '--ats', '--status', '--partner-company-id', '--entitle', '--is-test', '--contact-email'],
+  'company invite': ['--partner', '--name', '--contact-email', '--partner-company-id'],
+  'company invite-link': ['COMPANY_ID'],
   'company set-fallback-job': ['COMPANY_ID', '--job'],
   'company connect': ['COMPANY_ID', '--ats', '--subdomain', '--personio-company-id', '--token', '--board-token', '--site', '--api-key'],
   'company disconnect': ['COMPANY_ID'],
@@ -142,10 +144,14 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
       command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, webhook, migrate.'],
     });
     expect(usageError(noAction).errors).toEqual({
-      command: ['Missing command after "company"; use one of create, set-fallback-job, connect, disconnect, entitle, set-status.'],
+      command: [
+        'Missing command after "company"; use one of create, invite, invite-link, set-fallback-job, connect, disconnect, entitle, set-status.',
+      ],
     });
     expect(usageError(unknownAction).errors).toEqual({
-      command: ['Unknown command "company frobnicate". Use one of create, set-fallback-job, connect, disconnect, entitle, set-status.'],
+      command: [
+        'Unknown command "company frobnicate". Use one of create, invite, invite-link, set-fallback-job, connect, disconnect, entitle, set-status.',
+      ],
     });
   });
 

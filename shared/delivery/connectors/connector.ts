@@ -77,6 +77,12 @@ export interface CredentialField {
   name: string;
   /** What it is, for errors and help. */
   description: string;
+  /** The connect page's label for it (D20). */
+  label: string;
+  /** One line of help on the connect page: where to find it in that ATS. */
+  help: string;
+  /** A secret (a key or token): a password input, never shown again. */
+  secret?: boolean;
   pattern: RegExp;
 }
 

@@ -207,8 +207,21 @@ export async function greenhouseApplicationBody(submission: Submission): Promise
 export const greenhouseConnector: AtsConnector = {
   slug: 'greenhouse',
   credentialFields: [
-    { name: 'board_token', description: 'the job board token (boards.greenhouse.io/{board_token})', pattern: /^[A-Za-z0-9_-]{1,100}$/ },
-    { name: 'api_key', description: 'the Job Board API key', pattern: /^[\x21-\x7e]{8,256}$/ },
+    {
+      name: 'board_token',
+      description: 'the job board token (boards.greenhouse.io/{board_token})',
+      label: 'Job board token',
+      help: 'The last part of your job board address boards.greenhouse.io/…; also under Configure → Job Board.',
+      pattern: /^[A-Za-z0-9_-]{1,100}$/,
+    },
+    {
+      name: 'api_key',
+      description: 'the Job Board API key',
+      label: 'Job Board API key',
+      secret: true,
+      help: 'Configure → Dev Center → API Credential Management: create a key of type "Job Board".',
+      pattern: /^[\x21-\x7e]{8,256}$/,
+    },
   ],
   importConcurrency: 4,
 

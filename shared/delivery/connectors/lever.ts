@@ -174,8 +174,21 @@ function failure(response: Response, body: unknown): ConnectorError {
 export const leverConnector: AtsConnector = {
   slug: 'lever',
   credentialFields: [
-    { name: 'site', description: 'the Lever site name (jobs.lever.co/{site})', pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/ },
-    { name: 'api_key', description: 'the Postings API key', pattern: /^[\x21-\x7e]{8,256}$/ },
+    {
+      name: 'site',
+      description: 'the Lever site name (jobs.lever.co/{site})',
+      label: 'Site name',
+      help: 'The last part of your job site address jobs.lever.co/….',
+      pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/,
+    },
+    {
+      name: 'api_key',
+      description: 'the Postings API key',
+      label: 'Postings API key',
+      secret: true,
+      help: 'Settings → Integrations and API → API credentials: create a Postings API key.',
+      pattern: /^[\x21-\x7e]{8,256}$/,
+    },
   ],
   importConcurrency: 1,
 

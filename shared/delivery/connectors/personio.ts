@@ -188,10 +188,25 @@ export const personioConnector: AtsConnector = {
     {
       name: 'subdomain',
       description: 'the career site subdomain ({subdomain}.jobs.personio.de)',
+      label: 'Career site subdomain',
+      help: 'The first part of your career site address ….jobs.personio.de.',
       pattern: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i,
     },
-    { name: 'personio_company_id', description: 'the Personio company id (X-Company-ID)', pattern: /^\d{1,20}$/ },
-    { name: 'token', description: 'the Recruiting API token', pattern: /^[\x21-\x7e]{8,512}$/ },
+    {
+      name: 'personio_company_id',
+      description: 'the Personio company id (X-Company-ID)',
+      label: 'Company ID',
+      help: 'Settings → Integrations → API credentials shows your company ID.',
+      pattern: /^\d{1,20}$/,
+    },
+    {
+      name: 'token',
+      description: 'the Recruiting API token',
+      label: 'Recruiting API token',
+      secret: true,
+      help: 'Settings → Integrations → API credentials: generate a Recruiting API access token.',
+      pattern: /^[\x21-\x7e]{8,512}$/,
+    },
   ],
   importConcurrency: 1,
 

@@ -1,0 +1,4 @@
+import { submitConnectForm } from '#http/connect-page.js';
+import { page } from '#http/pages.js';
+
+export const handler = page('ConnectSubmit', submitConnectForm);

@@ -1,0 +1,3 @@
+import { apiReference } from '#http/api-reference.js';
+
+export const handler = apiReference;

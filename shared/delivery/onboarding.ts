@@ -1,0 +1,101 @@
+/**
+ * Onboarding through the magic link (D20, issue 14): what the connect page may do with a token. The token
+ * is the only authority, and it acts on its own company only: every step starts from the link's lookup
+ * item and reads the company the item names. Connecting goes through `connectCompany` (the connector's
+ * credentials check, the sealed credentials, status `active`), spending the link in the same transaction;
+ * an ATS that is listed but has no connector yet is recorded as a request (status `requested`) and an event
+ * tells the partner.
+ */
+import { atsBySlug, atsIntegrations, type AtsIntegration } from '#companies/ats.js';
+import { getCompanyRecord, setCompanyStatus, type CompanyRecord } from '#companies/companies.js';
+import { findMagicLink, magicLinkUsable, spendMagicLinkUpdate } from '#companies/magic-links.js';
+import { getPartner } from '#companies/partners.js';
+import { isConditionFailure, ValidationError } from '#platform/errors.js';
+import { newEvent, outboxPut } from '#platform/events.js';
+import { connectCompany, MagicLinkGoneError } from '#delivery/ats-connections.js';
+import type { CredentialField } from '#delivery/connectors/connector.js';
+import { connectorFor } from '#delivery/connectors/index.js';
+
+/** An ATS as the page offers it: with its connector's credential fields, or none (a request). */
+export interface OfferedAts {
+  slug: string;
+  name: string;
+  /** The connector's credential fields; `undefined` when there is no connector yet (a request). */
+  fields: readonly CredentialField[] | undefined;
+}
+
+/** The ATSs the page lists: every integration but the sandbox (a test double, not a customer's ATS). */
+export function offeredAtss(): OfferedAts[] {
+  return atsIntegrations
+    .filter((a) => a.slug !== 'sandbox')
+    .map((a: AtsIntegration) => ({ slug: a.slug, name: a.name, fields: a.connector ? connectorFor(a.slug)?.credentialFields : undefined }));
+}
+
+export function offeredAts(slug: string): OfferedAts | undefined {
+  return offeredAtss().find((a) => a.slug === slug);
+}
+
+export type Invitation =
+  { state: 'open'; hash: string; company: CompanyRecord; partnerName: string } | { state: 'unknown' } | { state: 'gone' };
+
+/**
+ * What a token opens. `unknown` (404): malformed or never issued. `gone` (410): used, revoked, expired,
+ * or its company is connected or deleted meanwhile. Neither says which.
+ */
+export async function openInvitation(token: string): Promise<Invitation> {
+  const link = await findMagicLink(token);
+  if (!link) return { state: 'unknown' };
+  if (!magicLinkUsable(link)) return { state: 'gone' };
+  const company = await getCompanyRecord(link.company);
+  if (!company || ['active', 'failing', 'deleted'].includes(company.status) || company.magic_link_token?.hash !== link.hash)
+    return { state: 'gone' };
+  const partner = await getPartner(company.partner).catch(() => undefined);
+  return { state: 'open', hash: link.hash, company, partnerName: partner?.name ?? '' };
+}
+
+/** Connects the invitation's company with the credentials entered (throws the connector's D2 error, or MagicLinkGoneError). */
+export async function connectThroughLink(invitation: Extract<Invitation, { state: 'open' }>, ats: string, input: Record<string, string>) {
+  return connectCompany(invitation.company.id, ats, input, { magicLinkHash: invitation.hash });
+}
+
+export interface AtsRequest {
+  contact_name: string;
+  contact_email: string;
+}
+
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{2,63}$/;
+
+/** Checks the contact of an ATS request; errors name the field. */
+export function parseAtsRequest(input: Record<string, string>): AtsRequest {
+  const errors: Record<string, string[]> = Object.create(null) as Record<string, string[]>;
+  const name = (input.contact_name ?? '').trim();
+  const email = (input.contact_email ?? '').trim();
+  if (!name) errors.contact_name = ['Enter the name of the person we should contact.'];
+  else if (name.length > 200) errors.contact_name = ['Use at most 200 characters.'];
+  if (!email) errors.contact_email = ['Enter the e-mail address of the person we should contact.'];
+  else if (!EMAIL.test(email) || email.length > 254) errors.contact_email = ['Enter an e-mail address like name@example.com.'];
+  if (Object.keys(errors).length) throw new ValidationError(errors);
+  return { contact_name: name, contact_email: email };
+}
+
+/**
+ * Records a request for an ATS without a connector: status `requested` with the ATS and the contact, the
+ * link spent and the `company.ats_requested` event (ids and slugs only) put in the outbox (P115), all in one
+ * transaction.
+ */
+export async function requestAtsThroughLink(invitation: Extract<Invitation, { state: 'open' }>, ats: string, request: AtsRequest) {
+  if (!atsBySlug(ats) || atsBySlug(ats)!.connector) throw new ValidationError({ ats: ['Choose an ATS from the list.'] });
+  const companyId = invitation.company.id;
+  try {
+    await setCompanyStatus(companyId, 'requested', {
+      fields: { ats, contact_name: request.contact_name, contact_email: request.contact_email, magic_link_token: null },
+      transactItems: [
+        { Update: spendMagicLinkUpdate(invitation.hash, 'used') },
+        outboxPut(newEvent('company.ats_requested', companyId, { ats, status: 'requested' })),
+      ],
+    });
+  } catch (error) {
+    if (isConditionFailure(error)) throw new MagicLinkGoneError();
+    throw error;
+  }
+}

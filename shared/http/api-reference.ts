@@ -1,0 +1,44 @@
+/**
+ * `GET /docs`: the API reference, rendered from the OpenAPI document at build time by Redocly's build-docs
+ * with Redoc's script inlined (`npm run api-reference`), so the page loads nothing from any other host. Its
+ * Content-Security-Policy allows exactly its own inline scripts (by hash) and Redoc's inline styles, and no
+ * connection anywhere but this origin; it may not be framed.
+ */
+import { randomUUID } from 'node:crypto';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { logger } from '#platform/logger.js';
+import { SECURITY_HEADERS } from '#http/response-headers.js';
+import { API_REFERENCE_HTML, API_REFERENCE_SCRIPT_HASHES } from '#http/api-reference.generated.js';
+
+export const API_REFERENCE_CSP = [
+  "default-src 'none'",
+  `script-src ${API_REFERENCE_SCRIPT_HASHES.map((h) => `'${h}'`).join(' ')}`,
+  // Redoc (styled-components) writes its styles at run time.
+  "style-src 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "worker-src 'self' blob:",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
+
+export async function apiReference(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const requestId = event.requestContext?.requestId ?? randomUUID();
+  logger.info('request', { route: 'ApiDocs', status: 200, requestId });
+  return {
+    statusCode: 200,
+    headers: {
+      ...SECURITY_HEADERS,
+      // The page changes only with a deployment: caching it for a few minutes is harmless.
+      'Cache-Control': 'public, max-age=300',
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': API_REFERENCE_CSP,
+      'X-Frame-Options': 'DENY',
+      'Referrer-Policy': 'no-referrer',
+      'X-Request-Id': requestId,
+    },
+    body: API_REFERENCE_HTML,
+  };
+}
