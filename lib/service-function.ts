@@ -20,6 +20,9 @@ export const SERVICE_NAME = 'hiring-integration-service';
 const ESM_REQUIRE_SHIM =
   "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
 
+/** What the bundles get instead of `@aws-sdk/credential-provider-node` (relative to the project root, esbuild's working directory). */
+const LAMBDA_CREDENTIALS = './shared/platform/lambda-credentials.ts';
+
 /**
  * How every function is bundled. `esbuildOptions()` turns these into the options CDK passes to esbuild, so
  * the bundle test (`test/cdk/bundles.test.ts`) and `npm run bench:cold` measure exactly what `cdk synth`
@@ -39,6 +42,11 @@ export const FUNCTION_BUNDLING = {
   sourceMapMode: SourceMapMode.DEFAULT,
   sourcesContent: false,
   banner: ESM_REQUIRE_SHIM,
+  esbuildArgs: {
+    // The SDK's default credential chain would bundle the SSO, STS and sign-in clients (~135 kB); on Lambda
+    // the credentials are in the environment, so only that link is bundled (P137).
+    '--alias': [`@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS}`],
+  },
   // Local esbuild only: `cdk synth` must work offline and without Docker.
   forceDockerBundling: false,
 } as const satisfies BundlingOptions;
@@ -54,13 +62,15 @@ const TRANSLATED = new Set([
   'sourceMapMode',
   'sourcesContent',
   'banner',
+  'esbuildArgs',
   'forceDockerBundling',
 ]);
 
 /**
  * The esbuild build options CDK's NodejsFunction derives from `FUNCTION_BUNDLING` for an entry file
  * (aws-lambda-nodejs `Bundling.buildEsbuildArgs`: `--bundle --platform=node --target --format --minify
- * --sourcemap --sources-content --external --banner:js --main-fields`, run in the project root).
+ * --sourcemap --sources-content --external --banner:js --main-fields`, then `esbuildArgs`, run in the project root;
+ * only `--alias` is used among those).
  * `sourcemap: false` builds the bundle alone, for measuring its size.
  */
 export function esbuildOptions(entry: string, options: { outdir: string; sourcemap?: boolean }): BuildOptions {
@@ -81,8 +91,16 @@ export function esbuildOptions(entry: string, options: { outdir: string; sourcem
     external: [...(b.externalModules ?? [])],
     banner: b.banner ? { js: b.banner } : undefined,
     mainFields: b.mainFields ? [...b.mainFields] : undefined,
+    alias: aliases(b.esbuildArgs),
     logLevel: 'warning',
   };
+}
+
+function aliases(args: BundlingOptions['esbuildArgs']): Record<string, string> {
+  const other = Object.keys(args ?? {}).filter((key) => key !== '--alias');
+  if (other.length) throw new Error(`esbuildOptions() does not translate the esbuild arguments ${other.join(', ')}`);
+  const list = args?.['--alias'];
+  return Object.fromEntries((Array.isArray(list) ? list : []).map((item) => item.split('=') as [string, string]));
 }
 
 export interface ServiceFunctionProps extends Omit<

@@ -15,6 +15,8 @@ interface Bundle {
   budget: FunctionBudget;
   bytes: number;
   modules: Set<string>;
+  /** Bytes each input file contributes to the output. */
+  inputs: Map<string, number>;
 }
 
 const budgets = functionBudgets();
@@ -30,7 +32,8 @@ beforeAll(async () => {
       });
       const [output] = Object.values((result.metafile as Metafile).outputs);
       const modules = new Set(Object.keys(output.inputs).map(moduleOfInput));
-      return { budget, bytes: result.outputFiles![0].contents.length, modules };
+      const inputs = new Map(Object.entries(output.inputs).map(([path, input]) => [path, input.bytesInOutput]));
+      return { budget, bytes: result.outputFiles![0].contents.length, modules, inputs };
     }),
   );
   for (const bundle of built) bundles.set(bundle.budget.id, bundle);
@@ -76,4 +79,22 @@ test('the forbidden lists name real modules: the create route bundles what the o
   }
   expect(bundles.get('UpdateCompany')!.modules.has('shared/companies/validators.generated.ts')).toBe(true);
   expect(bundles.get('SyncWorker')!.modules.has('@aws-sdk/client-sesv2')).toBe(true);
+});
+
+test('every bundle with an AWS SDK client takes its credentials from the environment only (P137)', () => {
+  for (const [id, { modules }] of bundles) {
+    // ApiDocs serves a page and has no SDK client at all.
+    if (![...modules].some((m) => m.includes('@aws-sdk/client-'))) continue;
+    expect({ id, lambdaCredentials: modules.has('shared/platform/lambda-credentials.ts') }).toEqual({ id, lambdaCredentials: true });
+  }
+});
+
+test("the SDK's schema modules are tree-shaken: only the shapes of the commands used are bundled (P135)", () => {
+  // Unpatched, a client's whole schema module goes in (S3 68 kB, SESv2 50 kB): `npm ci` runs
+  // scripts/sdk-literal-trait-keys.mjs, which makes esbuild able to drop the unused shapes.
+  const large: string[] = [];
+  for (const [id, { inputs }] of bundles) {
+    for (const [path, bytes] of inputs) if (/[\\/]schemas_\d+\.js$/.test(path) && bytes > 20_000) large.push(`${id}: ${path} ${bytes} B`);
+  }
+  expect(large).toEqual([]);
 });

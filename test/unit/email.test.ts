@@ -91,3 +91,49 @@ describe('a resent message is the same message (issue 12: a crash between sendin
     }
   });
 });
+
+describe('the MIME text itself (built in email.ts since P136)', () => {
+  const long = 'Bewerbung: Küchenchef (m/w/d) für unser Restaurant am Hafen – Größe, Übersicht und Ämter';
+  const name = 'Lebenslauf Jürgen Müller – Zeugnisse und Referenzen aus fünfzehn Jahren.pdf';
+  const content = Buffer.from(Array.from({ length: 300 }, (_, i) => i % 256));
+  let raw: string;
+  beforeAll(async () => {
+    raw = await mimeMessage(
+      { to: 'hr@example.com', subject: long, text: 'Grüße', attachments: [{ filename: name, contentType: 'application/pdf', content }] },
+      'applications@example.com',
+    );
+  });
+  const unfold = (text: string) => text.replace(/\r\n[ \t]+/g, ' ');
+  const decodeWords = (value: string) =>
+    value
+      .split(' ')
+      .map((w) => /^=\?UTF-8\?B\?([A-Za-z0-9+/=]+)\?=$/.exec(w)?.[1])
+      .map((b64) => Buffer.from(b64!, 'base64').toString('utf8'))
+      .join('');
+
+  test('every line ends in CRLF and stays within 78 characters, encoded words within 75', () => {
+    expect(raw.endsWith('\r\n')).toBe(true);
+    expect(raw.replace(/\r\n/g, '').includes('\n')).toBe(false);
+    for (const line of raw.split('\r\n')) expect(line.length).toBeLessThanOrEqual(78);
+    for (const word of raw.match(/=\?UTF-8\?B\?[^?]*\?=/g) ?? []) expect(word.length).toBeLessThanOrEqual(75);
+  });
+
+  test('a long non-ASCII subject and file name decode back to what was given', () => {
+    const headers = unfold(raw);
+    expect(decodeWords(/^Subject: (.*)$/m.exec(headers)![1])).toBe(long);
+    expect(decodeWords(/; name="([^"]*)"$/m.exec(headers)![1])).toBe(name);
+    const sections = [...headers.matchAll(/filename\*(\d+)\*=(?:utf-8'')?([^;\r\n]*)/g)];
+    expect(sections.map((m) => Number(m[1]))).toEqual(sections.map((_, i) => i));
+    expect(decodeURIComponent(sections.map((m) => m[2]).join(''))).toBe(name);
+  });
+
+  test('the parts split on the boundary: the text, then the attachment with its bytes', () => {
+    const boundary = /boundary="([^"]+)"/.exec(raw)![1];
+    const parts = raw.split(`--${boundary}`);
+    expect(parts.length).toBe(4); // headers, text, attachment, and the epilogue after the closing `--`
+    expect(parts[3]).toBe('--\r\n');
+    const body = (part: string) => Buffer.from(part.slice(part.indexOf('\r\n\r\n') + 4).replace(/\r\n/g, ''), 'base64');
+    expect(body(parts[1]).toString('utf8')).toBe('Grüße');
+    expect(body(parts[2]).equals(content)).toBe(true);
+  });
+});
