@@ -6,6 +6,7 @@
  */
 import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { APPLICATION_INDEX_VERSION, counterUpdates, fromApplicationItem, toApplicationItem } from '#applications/applications.js';
+import { COMPANY_INDEX_VERSION, migrateCompanyItem } from '#companies/companies.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { keys } from '#platform/keys.js';
@@ -84,7 +85,21 @@ const applicationIndexes: Step = {
   },
 };
 
-export const MIGRATIONS: readonly Step[] = [applicationIndexes];
+/**
+ * Companies (issue 11): the list's slot, ordering and slim attributes, and the partner's company totals.
+ * An item is counted by the same conditional transaction that sets its `index_version`, so once only.
+ */
+const companyIndexes: Step = {
+  name: 'company-indexes-v1',
+  description: 'Company index attributes (filter slots, orderings, search text) and partner company counters',
+  filter: {
+    expression: 'begins_with(PK, :prefix) AND SK = :sk AND (attribute_not_exists(index_version) OR index_version < :version)',
+    values: { ':prefix': 'COMPANY#', ':sk': 'COMPANY', ':version': COMPANY_INDEX_VERSION },
+  },
+  migrate: migrateCompanyItem,
+};
+
+export const MIGRATIONS: readonly Step[] = [applicationIndexes, companyIndexes];
 
 async function progressOf(step: Step): Promise<MigrationProgress & { lastKey?: Record<string, unknown> }> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.migration(step.name), ConsistentRead: true }));

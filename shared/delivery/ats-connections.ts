@@ -4,10 +4,9 @@
  * `ats`, its connection and status `active`, in one transaction; on any failure it throws a D2 error
  * naming what failed and stores nothing. `disconnectCompany` removes them.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { atsBySlug } from '#companies/ats.js';
-import { companyFieldsUpdate, getCompanyRecord, requireCompany, toCompany, type Company } from '#companies/companies.js';
-import { config, db } from '#platform/clients.js';
+import { requireCompany, toCompany, writeCompanyChange, type Company } from '#companies/companies.js';
+import { config } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { ApiError, CompanyInactiveError, invalidField } from '#platform/errors.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
@@ -65,34 +64,20 @@ export async function connectCompany(companyId: number, ats: string, input: Reco
     job_import_failures: 0,
     updated_at: now,
   };
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        atsBySlug(ats)!.credentials
-          ? {
-              Put: {
-                TableName: config().tableName,
-                Item: await credentialsItem(companyId, ats, credentials, now),
-              },
-            }
-          : { Delete: deleteCredentialsInput(companyId) },
-        { Update: companyFieldsUpdate(companyId, fields) },
-      ],
-    }),
-  );
-  return toCompany((await getCompanyRecord(companyId))!);
+  // The credentials change in the same transaction as the company (its index attributes and counters move with it).
+  const credentialsWrite = atsBySlug(ats)!.credentials
+    ? { Put: { TableName: config().tableName, Item: await credentialsItem(companyId, ats, credentials, now) } }
+    : { Delete: deleteCredentialsInput(companyId) };
+  return toCompany(await writeCompanyChange(companyId, fields, { with: [credentialsWrite] }));
 }
 
 /** `hiring-admin company disconnect C`: deletes the stored credentials; the syncs stop being active (D15). */
 export async function disconnectCompany(companyId: number): Promise<Company> {
   await requireCompany(companyId);
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Delete: deleteCredentialsInput(companyId) },
-        { Update: companyFieldsUpdate(companyId, { ats_connection: null, updated_at: isoNow() }) },
-      ],
-    }),
+  const next = await writeCompanyChange(
+    companyId,
+    { ats_connection: null, updated_at: isoNow() },
+    { with: [{ Delete: deleteCredentialsInput(companyId) }] },
   );
-  return toCompany((await getCompanyRecord(companyId))!);
+  return toCompany(next);
 }

@@ -36,6 +36,10 @@ export interface CollectionQuery {
   total?: () => Promise<number>;
   /** The number of matches, when a counter already knows it (a broad filter walked on its collection). */
   matches?: () => Promise<number>;
+  /** Oldest (smallest sort key) first instead of newest first. */
+  ascending?: boolean;
+  /** A keys-only index whose sort key is itself the list order (an ordering index), read as a `keys` source. */
+  ordered?: boolean;
 }
 
 export interface PageResult<T> {
@@ -70,7 +74,7 @@ function kindOf(query: CollectionQuery): SourceKind {
   const index = indexOf(query.index);
   if (index.projection === 'ALL') return 'items';
   if (index.projection === 'INCLUDE') return 'slim';
-  return DATE_SORT_KEYS.has(index.sortKey) ? 'dateRange' : 'keys';
+  return DATE_SORT_KEYS.has(index.sortKey) && !query.ordered ? 'dateRange' : 'keys';
 }
 
 /** In-memory form of a condition, for items read by key. */
@@ -111,7 +115,7 @@ function baseInput(query: CollectionQuery, index: IndexName = query.index): Quer
     ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
-    ScanIndexForward: false,
+    ScanIndexForward: query.ascending === true,
   };
 }
 
@@ -306,7 +310,7 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   if (request.cursor && request.cursor.position.index !== query.index) request = { ...request, cursor: undefined };
   if (kind === 'dateRange') return readDateRange(query, request);
   const skip = (request.page - 1) * request.pageSize;
-  if (kind === 'keys' && query.conditions.length && !request.cursor) {
+  if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches) {
     // Counting a filtered keys partition means reading its matches: the same read serves the page.
     const all = await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER);
     const items = all.items.slice(skip, skip + request.pageSize);
