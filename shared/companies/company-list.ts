@@ -47,8 +47,12 @@ import {
   type CompanySlotFilter,
 } from '#companies/companies.js';
 
-/** Up to this many matches, a filter under a non-created ordering is read whole and sorted in memory. */
-const SORT_IN_MEMORY_UP_TO = 200;
+/**
+ * A filter under a non-created ordering walks the ordering index when at least this share of the partner's
+ * companies match (a page then reads at most 1 / share entries per match); below it, its matches are read
+ * whole from its slot and sorted in memory.
+ */
+const WALK_FROM_SHARE = 0.25;
 
 /** The plan of one list request: an index walk with cursors, or a small candidate set sorted in memory. */
 type Plan = { walk: CollectionQuery } | { memory: () => Promise<{ count: number; page: CompanyRecord[] }> };
@@ -230,12 +234,17 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     ordered: true,
   };
   if (!candidates.length) return { walk: { ...ordered, total: () => counted(counterKey) } };
-  if (request.cursor?.position.index === ordered.index)
-    return { walk: { ...ordered, matches: () => Promise.resolve(request.cursor!.count) } };
+  // Read ahead in proportion to how many of the partner's companies match (at most four times).
+  const readAhead = async (matches: number) => Math.min(1 / WALK_FROM_SHARE, (await counted(counterKey)) / Math.max(matches, 1));
+  if (request.cursor?.position.index === ordered.index) {
+    const matches = request.cursor.count;
+    return { walk: { ...ordered, matches: () => Promise.resolve(matches), readAhead: await readAhead(matches) } };
+  }
   const { candidate, size } = await smallest();
   // Few matches: read them whole and sort them; many matches of one filter: walk the ordering index with
-  // the filter applied to the items read (its counter is the count); many matches of several: their slot.
-  if (size <= SORT_IN_MEMORY_UP_TO || candidates.length > 1)
+  // the filter applied to the items read (its counter is the count); several filters: the smallest slot.
+  const partnerTotal = await counted(counterKey);
+  if (candidates.length > 1 || size <= request.pageSize || size < WALK_FROM_SHARE * partnerTotal)
     return { memory: () => inMemory(slotCompanies(candidate.query), filter, request) };
-  return { walk: { ...ordered, matches: () => Promise.resolve(size) } };
+  return { walk: { ...ordered, matches: () => Promise.resolve(size), readAhead: await readAhead(size) } };
 }

@@ -40,6 +40,8 @@ export interface CollectionQuery {
   ascending?: boolean;
   /** A keys-only index whose sort key is itself the list order (an ordering index), read as a `keys` source. */
   ordered?: boolean;
+  /** Entries read per wanted match when filtering (the partition's size over the matches, when known): without it, twice ahead. */
+  readAhead?: number;
 }
 
 export interface PageResult<T> {
@@ -183,7 +185,11 @@ async function collect(
   while (items.length < wanted) {
     const remaining = wanted - items.length;
     // Unfiltered, every entry read is returned, so the Limit is exact; filtered, read a little ahead.
-    const limit = filtered ? Math.min(Math.max(remaining * 2, 25), 200) : Math.min(remaining, 1000);
+    const limit = !filtered
+      ? Math.min(remaining, 1000)
+      : query.readAhead
+        ? Math.min(Math.ceil(remaining * query.readAhead) + 1, 200)
+        : Math.min(Math.max(remaining * 2, 25), 200);
     const out = await db().send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: exclusiveStartKey }));
     const entries = out.Items ?? [];
     // A keys-only or slim source reads whole items for what it returns (a slim one: only for its matches).
