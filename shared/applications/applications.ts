@@ -12,7 +12,7 @@ import { now } from '#platform/clock.js';
 import { counterAdd, counterReader, readCount } from '#platform/counts.js';
 import { NotFoundError } from '#platform/errors.js';
 import { getJobs, type JobRecord } from '#jobs/jobs.js';
-import { collections, indexKeys, keys, type Key } from '#platform/keys.js';
+import { collections, compactCreatedSort, indexKeys, keys, type Key } from '#platform/keys.js';
 import {
   chooseSource,
   countPartition,
@@ -273,6 +273,7 @@ export function toApplicationItem(r: ApplicationRecord): Record<string, unknown>
     ...keys.application(r.id),
     GSI1PK: indexKeys.companyApplications(r.company),
     GSI1SK: created,
+    KSK: compactCreatedSort(created),
     GSI2PK: indexKeys.applicationsByEmail(r.company, email),
     GSI2SK: created,
     GSI3PK: indexKeys.applicationsByJob(r.company, r.job),

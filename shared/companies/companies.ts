@@ -14,7 +14,7 @@ import { isoNow } from '#platform/clock.js';
 import { isEntitlement, type Entitlement } from '#companies/entitlements.js';
 import { ConflictError, NotFoundError, ValidationError, invalidField, isConditionFailure } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
-import { indexKeys, keys } from '#platform/keys.js';
+import { compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
 import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
 import { validator } from '#platform/field-errors.js';
 import { loadCompanyPatchValidator } from '#companies/validators.generated.js';
@@ -362,6 +362,7 @@ export async function createCompany(input: NewCompany): Promise<Company> {
                   ...keys.company(id),
                   GSI1PK: indexKeys.partnerCompanies(input.partner),
                   GSI1SK: indexKeys.createdSort(now, id),
+                  KSK: compactCreatedSort(indexKeys.createdSort(now, id)),
                   GSI3PK: indexKeys.allCompanies(),
                   GSI3SK: indexKeys.companyIdSort(id),
                   ...companyIndexAttributes(record),

@@ -11,7 +11,7 @@ import { isoNow } from '#platform/clock.js';
 import { getCompanyRecord, setCompanyFields } from '#companies/companies.js';
 import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
-import { collections, indexKeys, keys } from '#platform/keys.js';
+import { collections, compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
 import {
   chooseSource,
   countPartition,
@@ -353,6 +353,7 @@ function toItem(r: JobRecord): Record<string, unknown> {
     ...keys.job(r.company, r.id),
     GSI1PK: indexKeys.companyJobs(r.company),
     GSI1SK: created,
+    KSK: compactCreatedSort(created),
     GSI2PK: indexKeys.jobByExternalId(r.company, String(r.external_id)),
     GSI2SK: created,
     ...slots,

@@ -16,7 +16,7 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { BadRequestError } from '#platform/errors.js';
-import { createdSortOfDateSort } from '#platform/keys.js';
+import { compactFrom, createdSortOfCompact, createdSortOfDateSort } from '#platform/keys.js';
 import { tableDefinition, type IndexName } from '#platform/table.js';
 import type { PageRequest } from '#platform/pagination.js';
 
@@ -65,11 +65,13 @@ function indexOf(name: IndexName) {
   return index;
 }
 
-/** Whether an items index has the keys-only twin with the same keys (GSI1 and KEYS). */
+/** The sort key KEYS holds in compact form (keys.ts `compactCreatedSort`). */
+const SKIP_TWIN_SORT_KEY = 'GSI1SK';
+
+/** Whether an index has the keys-only twin in the same order (GSI1 and SLIM: KEYS, sorted by the compact GSI1SK). */
 function hasKeysTwin(name: IndexName): boolean {
   const index = indexOf(name);
-  const twin = indexOf(SKIP_INDEX);
-  return index.partitionKey === twin.partitionKey && index.sortKey === twin.sortKey;
+  return index.partitionKey === indexOf(SKIP_INDEX).partitionKey && index.sortKey === SKIP_TWIN_SORT_KEY;
 }
 
 function kindOf(query: CollectionQuery): SourceKind {
@@ -96,7 +98,8 @@ function baseInput(query: CollectionQuery, index: IndexName = query.index): Quer
   let keyCondition = '#pk = :pk';
   if (query.sortKeyFrom !== undefined) {
     names['#sk'] = definition.sortKey;
-    values[':sk'] = query.sortKeyFrom;
+    // A twin read on KEYS bounds its compact sort key by the same instant.
+    values[':sk'] = index === SKIP_INDEX && query.index !== SKIP_INDEX ? compactFrom(query.sortKeyFrom) : query.sortKeyFrom;
     keyCondition += ' AND #sk >= :sk';
   }
   const filters: string[] = [];
@@ -223,6 +226,8 @@ async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): P
       const out = await db().send(new QueryCommand({ ...input, Limit: Math.min(remaining, 1000), ExclusiveStartKey: exclusiveStartKey }));
       const entries = out.Items ?? [];
       if (entries.length) last = entries[entries.length - 1];
+      // On KEYS the position in GSI1 is the decoded compact key.
+      if (last && keysIndex === SKIP_INDEX && typeof last.KSK === 'string') last = { ...last, GSI1SK: createdSortOfCompact(last.KSK) };
       remaining -= entries.length;
       if (!out.LastEvaluatedKey) break;
       exclusiveStartKey = out.LastEvaluatedKey;

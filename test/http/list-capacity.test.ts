@@ -242,9 +242,11 @@ test('date >= filters read only the matching range', async () => {
   }
 });
 
-// Skips read keys only: ~1.3 units per 100 records with today's key formats. The issue's target is 1 per 100,
-// which needs the compact skip keys of docs/access-patterns.md ("Still to build"); this guards what is built.
-const SKIP_UNITS_PER_100 = 1.5;
+// Skips read keys only. An unfiltered skip reads the compact keys of KEYS (`KSK`, ~75 bytes an entry): the
+// issue's 1 unit per 100 records. A slot's keys carry the full created sort and the slot's partition value
+// (~115 bytes): ~1.4 per 100.
+const SKIP_UNITS_PER_100 = 1;
+const SLOT_SKIP_UNITS_PER_100 = 1.5;
 
 test('a bare page=N skips through keys only, whatever the items weigh', async () => {
   const page1 = await list(shops.big, 'page_size=10');
@@ -255,7 +257,7 @@ test('a bare page=N skips through keys only, whatever the items weigh', async ()
   const filtered1 = await list(shops.big, 'channel=common&page_size=10');
   const deep = await list(shops.big, 'channel=common&page=50&page_size=10');
   expect(ids(deep)).toEqual(shops.big.allIds.slice(490, 500));
-  expect(cost(deep).units).toBeLessThanOrEqual((490 / 100) * SKIP_UNITS_PER_100 + cost(filtered1).units);
+  expect(cost(deep).units).toBeLessThanOrEqual((490 / 100) * SLOT_SKIP_UNITS_PER_100 + cost(filtered1).units);
 });
 
 test('walking every page by next costs ≤ 1.25 × reading the items once', async () => {
@@ -438,7 +440,7 @@ describe('companies: exact filters, totals, orderings and contains cost the page
       const page1 = await companies(portfolios.big, `ordering=${ordering}&page_size=10`);
       const pageN = await companies(portfolios.big, `ordering=${ordering}&page=40&page_size=10`);
       expect(ids(pageN)).toEqual(expected.slice(390, 400));
-      expect(cost(pageN).units).toBeLessThanOrEqual((390 / 100) * SKIP_UNITS_PER_100 * 1.4 + cost(page1).units);
+      expect(cost(pageN).units).toBeLessThanOrEqual((390 / 100) * (ordering === 'name' ? 2 : SKIP_UNITS_PER_100) + cost(page1).units);
     }
   });
 

@@ -129,6 +129,7 @@ test('old items are invisible to the filters until migrate runs; then every filt
       { name: 'application-indexes-v2', scanned: expect.any(Number), migrated: 12, done: true },
       // Companies created by this version are in the current layout from the start.
       { name: 'company-indexes-v1', scanned: expect.any(Number), migrated: 0, done: true },
+      { name: 'skip-keys-v1', scanned: expect.any(Number), migrated: 0, done: true },
     ],
   });
   expect(first.stderr).toMatch(/^migrate: application-indexes-v2: \d+ items scanned, 12 migrated, done$/m);
@@ -249,4 +250,18 @@ describe('companies (issue 11): the list indexes and the partner totals', () => 
     expect(results[1]).toMatchObject({ name: 'company-indexes-v1', done: true });
     expect(await companyCounts()).toEqual(expectedCompanies);
   });
+});
+
+test('skip-keys-v1 gives items written before the compact skip keys their KSK: a bare page=N finds them again', async () => {
+  const all = (await list('page_size=50')).body.results.map((a: { id: number }) => a.id);
+  const skipped = async () => (await list('page=2&page_size=5')).body.results.map((a: { id: number }) => a.id);
+  expect(await skipped()).toEqual(all.slice(5, 10));
+  for (const id of created)
+    await db().send(new UpdateCommand({ TableName: config().tableName, Key: keys.application(id), UpdateExpression: 'REMOVE KSK' }));
+  await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.migration('skip-keys-v1') }));
+  expect(await skipped()).not.toEqual(all.slice(5, 10));
+  const results = await runMigrations();
+  expect(results[2]).toMatchObject({ name: 'skip-keys-v1', migrated: created.length, done: true });
+  expect(await skipped()).toEqual(all.slice(5, 10));
+  expect((await runMigrations())[2]).toMatchObject({ migrated: created.length, done: true });
 });
