@@ -183,7 +183,9 @@ try {
     await a('exact, many matches', `partner=${partner.id}`);
     await a('combined, 10 matches', 'channel=rare&sync_status=FAILURE');
     await a('date, 10 matches', 'applied_at=2026-09-01');
-    await a('date, many matches', 'applied_at=2024-01-01');
+    const broad = await a('date, many matches', 'applied_at=2024-01-01');
+    await a('date, many matches, next page', new URL(broad.body.next!).search.slice(1));
+    rows[rows.length - 1].request = '/applications/?applied_at=2024-01-01&page=2&cursor=…';
     await a('date, many matches', `created_at=2026-06-01`);
 
     const j = (kind: string, query: string) => record(size, 'jobs', kind, `/jobs?${query}`, key, company.id);

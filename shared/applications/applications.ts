@@ -14,6 +14,7 @@ import { NotFoundError } from '#platform/errors.js';
 import { getJobs, type JobRecord } from '#jobs/jobs.js';
 import { collections, compactCreatedSort, indexKeys, keys, type Key } from '#platform/keys.js';
 import {
+  broadDateWalk,
   chooseSource,
   countPartition,
   readPage,
@@ -575,7 +576,9 @@ export async function applicationQuery(
     const answered = appliedAt ? 'applied_at' : 'updated_at';
     const rest = dated.filter((c) => c.attr !== answered);
     if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
-    return { index, partitionValue: collection, sortKeyFrom: appliedAt ?? updatedAt, conditions: rest };
+    const range: CollectionQuery = { index, partitionValue: collection, sortKeyFrom: appliedAt ?? updatedAt, conditions: rest };
+    const walk: CollectionQuery = { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated };
+    return (await broadDateWalk(range, walk, () => readCount(collection), { cursorIndex, skipping })) ?? range;
   }
   return { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
 }

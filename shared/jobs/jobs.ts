@@ -13,6 +13,7 @@ import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js
 import { nextId } from '#platform/ids.js';
 import { collections, compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
 import {
+  broadDateWalk,
   chooseSource,
   countPartition,
   readPage,
@@ -490,7 +491,13 @@ export async function jobQuery(
     const answered = contentAt ? 'last_content_update_at' : 'updated_at';
     const rest = others(answered);
     if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
-    return { index: contentAt ? 'DATE1' : 'DATE2', partitionValue: collection, sortKeyFrom: contentAt ?? updatedAt, conditions: rest };
+    const range: CollectionQuery = {
+      index: contentAt ? 'DATE1' : 'DATE2',
+      partitionValue: collection,
+      sortKeyFrom: contentAt ?? updatedAt,
+      conditions: rest,
+    };
+    return (await broadDateWalk(range, everything, () => readCount(collection), { cursorIndex, skipping })) ?? range;
   }
   return { ...everything, total: () => readCount(collection) };
 }

@@ -350,3 +350,26 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   const page = await collect(query, kind, from, Math.min(request.pageSize, count - skip));
   return { items: page.items, count, position: page.position };
 }
+
+/** The share of a collection above which a date range is paged on the collection itself (see broadDateWalk). */
+const BROAD_DATE_SHARE = 0.25;
+
+/**
+ * A date `>=` filter that matches much of a collection: its range is counted as keys (`Select=COUNT` on the
+ * date index, first page only) and paged by walking the collection in list order with the date as a
+ * FilterExpression, so a page reads about the page (ahead by the share that matches) and later pages carry
+ * the count in the cursor, instead of every page reading and sorting the whole range. Undefined: page the
+ * range itself (few matches, other filters, or a bare `page=N`, which the range answers by slicing).
+ */
+export async function broadDateWalk(
+  range: CollectionQuery,
+  walk: CollectionQuery,
+  total: () => Promise<number>,
+  state: { cursorIndex?: unknown; skipping?: boolean },
+): Promise<CollectionQuery | undefined> {
+  if (state.cursorIndex === walk.index) return walk;
+  if (state.cursorIndex !== undefined || state.skipping || range.conditions.length) return undefined;
+  const [matches, all] = await Promise.all([countPartition(range), total()]);
+  if (matches < BROAD_DATE_SHARE * all) return undefined;
+  return { ...walk, matches: () => Promise.resolve(matches), readAhead: Math.min(1 / BROAD_DATE_SHARE, all / Math.max(matches, 1)) };
+}

@@ -242,6 +242,25 @@ test('date >= filters read only the matching range', async () => {
   }
 });
 
+test('a date >= filter matching most records: counted as keys on page 1, then every next page costs the page', async () => {
+  const query = 'applied_at=2024-01-01&page_size=10';
+  const pages = async (shop: Shop) => {
+    const first = await list(shop, query);
+    const second = await api.get(first.body.next.replace(api.url, ''), { key: partner.key, companyId: shop.id });
+    return { first, second };
+  };
+  const small = await pages(shops.small);
+  const big = await pages(shops.big);
+  expect(big.first.body.count).toBe(BIG);
+  expect([...ids(big.first), ...ids(big.second)]).toEqual(shops.big.allIds.slice(0, 20));
+  expect(big.second.body.count).toBe(BIG);
+  // Page 1 counts the range's keys (~1.3 units per 100 on DATE1) and reads about the page.
+  expect(cost(big.first).units).toBeLessThanOrEqual((BIG / 100) * 1.5 + 10);
+  // A next page reads the page (and what the filter passes), the same at ten times the size.
+  expect(cost(big.second).units).toBeLessThanOrEqual(10);
+  expect(cost(big.second)).toEqual(cost(small.second));
+});
+
 // Skips read keys only. An unfiltered skip reads the compact keys of KEYS (`KSK`, ~75 bytes an entry): the
 // issue's 1 unit per 100 records. A slot's keys carry the full created sort and the slot's partition value
 // (~115 bytes): ~1.4 per 100.
