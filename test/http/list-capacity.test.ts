@@ -271,7 +271,8 @@ test('a bare page=N skips through keys only, whatever the items weigh', async ()
   const page1 = await list(shops.big, 'page_size=10');
   const pageN = await list(shops.big, 'page=100&page_size=10');
   expect(ids(pageN)).toEqual(shops.big.allIds.slice(990, 1000));
-  expect(cost(pageN).units).toBeLessThanOrEqual((990 / 100) * SKIP_UNITS_PER_100 + cost(page1).units);
+  // (+ 0.5: the skip's Query rounds its bytes up to the next 4 KB.)
+  expect(cost(pageN).units).toBeLessThanOrEqual((990 / 100) * SKIP_UNITS_PER_100 + cost(page1).units + 0.5);
   // The same filter paged deep: the slot partition is keys only too.
   const filtered1 = await list(shops.big, 'channel=common&page_size=10');
   const deep = await list(shops.big, 'channel=common&page=50&page_size=10');
