@@ -152,7 +152,8 @@ try {
         ats: rare ? 'greenhouse' : 'sandbox',
         status: rare ? 'invited' : 'active',
         partner_company_id: `PCO-${i}`,
-        entitlements: [],
+        // Common ones sync (sandbox is connected without credentials); rare ones (greenhouse, unconnected) do not.
+        entitlements: rare ? [] : ['job_sync', 'candidate_sync'],
       });
     }
     const seeded = Math.round((Date.now() - started) / 1000);
@@ -182,7 +183,9 @@ try {
     await a('exact, many matches', `partner=${partner.id}`);
     await a('combined, 10 matches', 'channel=rare&sync_status=FAILURE');
     await a('date, 10 matches', 'applied_at=2026-09-01');
-    await a('date, many matches', 'applied_at=2024-01-01');
+    const broad = await a('date, many matches', 'applied_at=2024-01-01');
+    await a('date, many matches, next page', new URL(broad.body.next!).search.slice(1));
+    rows[rows.length - 1].request = '/applications/?applied_at=2024-01-01&page=2&cursor=…';
     await a('date, many matches', `created_at=2026-06-01`);
 
     const j = (kind: string, query: string) => record(size, 'jobs', kind, `/jobs?${query}`, key, company.id);
@@ -197,11 +200,20 @@ try {
     const c = (kind: string, query: string) => record(size, 'companies', kind, `/companies/?${query}`, key);
     await c('unfiltered, first page', 'page_size=10');
     await c('bare page=N', `page_size=10&page=${Math.floor(companies / 20)}`);
-    for (const query of ['status=invited', 'ats=greenhouse']) await c('exact, 10 matches', query);
+    await c('bare page=N', `page_size=10&ordering=name&page=${Math.floor(companies / 20)}`);
+    for (const query of ['status=invited', 'ats=greenhouse', 'candidate_sync_active=false', 'job_sync_active=false'])
+      await c('exact, 10 matches', query);
     await c('exact, 1 match', 'partner_company_id=PCO-3');
+    await c('exact, many matches', 'status=active');
+    await c('combined, 10 matches', 'status=invited&ats=greenhouse');
     await c('contains, 10 matches', 'name=rare%20widg');
-    await c('ordering', 'ordering=name');
-    await c('ordering', 'ordering=-updated_at');
+    await c('contains, 10 matches', 'search=rare');
+    for (const ordering of ['name', '-name', 'status', '-status', 'updated_at', '-updated_at', 'created_at'])
+      await c('ordering', `ordering=${ordering}`);
+    const byName = await c('ordering', 'ordering=name&page_size=10');
+    await c('ordering, next page', new URL(byName.body.next!).search.slice(1));
+    rows[rows.length - 1].request = '/companies/?ordering=name&page_size=10&page=2&cursor=…';
+    await c('ordering + exact, many matches', 'ordering=name&status=active');
     process.stderr.write(`scale ${size}: seeded in ${seeded} s, measured\n`);
   }
 } finally {

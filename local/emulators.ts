@@ -51,8 +51,11 @@ async function startFauxqsOnLoopback(options: Parameters<typeof startFauxqs>[0])
 async function ensureTable(tableName: string): Promise<boolean> {
   try {
     const out = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName }));
-    const present = new Set((out.Table?.GlobalSecondaryIndexes ?? []).map((i) => i.IndexName));
-    const missing = tableDefinition.globalSecondaryIndexes.filter((i) => !present.has(i.name));
+    // An index missing, or one whose keys changed (KEYS took the compact `KSK` sort key): rebuild.
+    const present = new Map(
+      (out.Table?.GlobalSecondaryIndexes ?? []).map((i) => [i.IndexName, (i.KeySchema ?? []).map((k) => k.AttributeName).join('/')]),
+    );
+    const missing = tableDefinition.globalSecondaryIndexes.filter((i) => present.get(i.name) !== `${i.partitionKey}/${i.sortKey}`);
     if (missing.length) await rebuildTable(tableName);
     return false;
   } catch (error) {

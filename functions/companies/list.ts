@@ -1,4 +1,4 @@
-import { listCompanies } from '#companies/companies.js';
+import { listCompanies } from '#companies/company-list.js';
 import { api } from '#http/http.js';
 
 export const handler = api('ListCompanies', async ({ principal, query, link, publicBase }) => ({

@@ -12,8 +12,9 @@ import { now } from '#platform/clock.js';
 import { counterAdd, counterReader, readCount } from '#platform/counts.js';
 import { NotFoundError } from '#platform/errors.js';
 import { getJobs, type JobRecord } from '#jobs/jobs.js';
-import { collections, indexKeys, keys, type Key } from '#platform/keys.js';
+import { collections, compactCreatedSort, indexKeys, keys, type Key } from '#platform/keys.js';
 import {
+  broadDateWalk,
   chooseSource,
   countPartition,
   readPage,
@@ -275,6 +276,7 @@ export function toApplicationItem(r: ApplicationRecord): Record<string, unknown>
     ...keys.application(r.id),
     GSI1PK: indexKeys.companyApplications(r.company),
     GSI1SK: created,
+    KSK: compactCreatedSort(created),
     GSI2PK: indexKeys.applicationsByEmail(r.company, email),
     GSI2SK: created,
     GSI3PK: indexKeys.applicationsByJob(r.company, r.job),
@@ -577,7 +579,9 @@ export async function applicationQuery(
     const answered = appliedAt ? 'applied_at' : 'updated_at';
     const rest = dated.filter((c) => c.attr !== answered);
     if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
-    return { index, partitionValue: collection, sortKeyFrom: appliedAt ?? updatedAt, conditions: rest };
+    const range: CollectionQuery = { index, partitionValue: collection, sortKeyFrom: appliedAt ?? updatedAt, conditions: rest };
+    const walk: CollectionQuery = { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated };
+    return (await broadDateWalk(range, walk, () => readCount(collection), { cursorIndex, skipping })) ?? range;
   }
   return { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
 }

@@ -4,11 +4,12 @@
  * transaction with everything it adds), resumes after a crash (its Scan position is saved after every
  * page) and reports its progress.
  */
-import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { APPLICATION_INDEX_VERSION, counterUpdates, fromApplicationItem, toApplicationItem } from '#applications/applications.js';
+import { COMPANY_INDEX_VERSION, migrateCompanyItem } from '#companies/companies.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
-import { keys } from '#platform/keys.js';
+import { compactCreatedSort, keys } from '#platform/keys.js';
 import { tableDefinition } from '#platform/table.js';
 
 export interface MigrationProgress {
@@ -84,7 +85,50 @@ const applicationIndexes: Step = {
   },
 };
 
-export const MIGRATIONS: readonly Step[] = [applicationIndexes];
+/**
+ * Companies (issue 11): the list's slot, ordering and slim attributes, and the partner's company totals.
+ * An item is counted by the same conditional transaction that sets its `index_version`, so once only.
+ */
+const companyIndexes: Step = {
+  name: 'company-indexes-v1',
+  description: 'Company index attributes (filter slots, orderings, search text) and partner company counters',
+  filter: {
+    expression: 'begins_with(PK, :prefix) AND SK = :sk AND (attribute_not_exists(index_version) OR index_version < :version)',
+    values: { ':prefix': 'COMPANY#', ':sk': 'COMPANY', ':version': COMPANY_INDEX_VERSION },
+  },
+  migrate: migrateCompanyItem,
+};
+
+/**
+ * Compact skip keys (issue 11): every item of a GSI1 collection (companies, jobs, applications) gets `KSK`,
+ * the compact form of its `GSI1SK`, by which the KEYS index sorts. Derived from the item alone: no counters.
+ */
+const skipKeys: Step = {
+  name: 'skip-keys-v1',
+  description: 'Compact skip keys (KSK) of every collection item',
+  filter: { expression: 'attribute_exists(GSI1SK) AND attribute_not_exists(KSK)', values: {} },
+  async migrate(item) {
+    const compact = typeof item.GSI1SK === 'string' ? compactCreatedSort(item.GSI1SK) : undefined;
+    if (!compact) return false;
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: { PK: item.PK, SK: item.SK },
+          UpdateExpression: 'SET KSK = :k',
+          ConditionExpression: 'GSI1SK = :sk AND attribute_not_exists(KSK)',
+          ExpressionAttributeValues: { ':k': compact, ':sk': item.GSI1SK },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+};
+
+export const MIGRATIONS: readonly Step[] = [applicationIndexes, companyIndexes, skipKeys];
 
 async function progressOf(step: Step): Promise<MigrationProgress & { lastKey?: Record<string, unknown> }> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.migration(step.name), ConsistentRead: true }));
@@ -111,7 +155,7 @@ export async function runMigrations(
         new ScanCommand({
           TableName: config().tableName,
           FilterExpression: step.filter.expression,
-          ExpressionAttributeValues: step.filter.values,
+          ...(Object.keys(step.filter.values).length ? { ExpressionAttributeValues: step.filter.values } : {}),
           ExclusiveStartKey: progress.lastKey,
           Limit: options.pageSize ?? 500,
         }),

@@ -2,17 +2,19 @@
  * Companies: the stored record, the Company object of the interface, the list with its filters and
  * ordering, the partial update, and creation (admin only).
  */
+import { createHash } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '#platform/batch.js';
+import { counterAdd } from '#platform/counts.js';
+import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import { atsBySlug, atsSlugs } from '#companies/ats.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { isEntitlement, type Entitlement } from '#companies/entitlements.js';
-import { ConflictError, NotFoundError, ValidationError, invalidField } from '#platform/errors.js';
+import { ConflictError, NotFoundError, ValidationError, invalidField, isConditionFailure } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
-import { indexKeys, keys } from '#platform/keys.js';
-import { envelope, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
+import { compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
 import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
 import { validator } from '#platform/field-errors.js';
 import { loadCompanyPatchValidator } from '#companies/validators.generated.js';
@@ -128,8 +130,10 @@ export async function presentCompany(c: CompanyRecord, base: string | undefined)
   return toCompany(c, await magicLinkUrl(c.id, c.magic_link_token, base));
 }
 
-function fromItem(item: Record<string, unknown>): CompanyRecord {
-  const { PK, SK, GSI1PK, GSI1SK, GSI3PK, GSI3SK, ...record } = item;
+/** The record of a company item: without its key, index and bookkeeping attributes. */
+export function fromItem(item: Record<string, unknown>): CompanyRecord {
+  const record = { ...item };
+  for (const name of INTERNAL_ATTRIBUTES) delete record[name];
   return record as unknown as CompanyRecord;
 }
 
@@ -137,16 +141,6 @@ function fromItem(item: Record<string, unknown>): CompanyRecord {
 export async function getCompanyRecord(id: number): Promise<CompanyRecord | undefined> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.company(id), ConsistentRead: true }));
   return out.Item ? fromItem(out.Item) : undefined;
-}
-
-/** All companies of a partner, from the partner's company collection (GSI1). */
-async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
-  const items = await queryAll({
-    IndexName: 'GSI1',
-    KeyConditionExpression: 'GSI1PK = :pk',
-    ExpressionAttributeValues: { ':pk': indexKeys.partnerCompanies(partnerId) },
-  });
-  return items.map(fromItem);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -213,8 +207,11 @@ export function matchesCompany(c: CompanyRecord, f: CompanyFilter): boolean {
   return true;
 }
 
+/** The list order; also applied to slim index entries, which carry only the ordering fields (name lower-cased). */
+export type SortableCompany = Pick<CompanyRecord, 'id' | 'name' | 'status' | 'created_at' | 'updated_at'>;
+
 export function compareCompanies(ordering: CompanyFilter['ordering']) {
-  return (a: CompanyRecord, b: CompanyRecord): number => {
+  return (a: SortableCompany, b: SortableCompany): number => {
     for (const { field, descending } of ordering) {
       const x = field === 'name' ? a.name.toLowerCase() : a[field];
       const y = field === 'name' ? b.name.toLowerCase() : b[field];
@@ -226,35 +223,6 @@ export function compareCompanies(ordering: CompanyFilter['ordering']) {
 }
 
 export type CompanyScope = { partnerId: number; companyId?: number };
-
-/**
- * Lists the companies a key may see: the partner's companies, or only its own for a company key. A
- * partner's companies are read whole from one index partition and filtered and ordered in memory,
- * since the spec allows ordering on four fields and free-text search across three.
- */
-export async function listCompanies(
-  scope: CompanyScope,
-  q: QueryParams,
-  link: LinkContext,
-  publicBase?: string,
-): Promise<PageEnvelope<Company>> {
-  const filter = parseCompanyFilter(q);
-  const request = pageRequest(q, {
-    scope: `companies:partner:${scope.partnerId}:${scope.companyId ?? '*'}`,
-    filterParams: COMPANY_FILTERS,
-  });
-  let candidates: CompanyRecord[];
-  if (scope.companyId !== undefined) {
-    const own = await getCompanyRecord(scope.companyId);
-    candidates = own ? [own] : [];
-  } else {
-    candidates = await partnerCompanies(scope.partnerId);
-  }
-  const matching = candidates.filter((c) => matchesCompany(c, filter)).sort(compareCompanies(filter.ordering));
-  const start = (request.page - 1) * request.pageSize;
-  const page = await Promise.all(matching.slice(start, start + request.pageSize).map((c) => presentCompany(c, publicBase)));
-  return envelope(link, request, matching.length, page, undefined);
-}
 
 // ---------------------------------------------------------------------------------------------------
 // Partial update
@@ -313,30 +281,10 @@ export function parseCompanyPatch(body: unknown): CompanyPatch {
 
 /** Applies a validated patch to the company `id`, which must be the company acted for. */
 export async function updateCompany(id: number, patch: CompanyPatch, publicBase?: string): Promise<Company> {
-  const fields = Object.entries(patch);
-  const names: Record<string, string> = { '#updated_at': 'updated_at' };
-  const values: Record<string, unknown> = { ':updated_at': isoNow() };
-  const sets = ['#updated_at = :updated_at'];
-  fields.forEach(([field, value], i) => {
-    names[`#p${i}`] = field;
-    values[`:p${i}`] = value;
-    sets.push(`#p${i} = :p${i}`);
-  });
   try {
-    const out = await db().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.company(id),
-        UpdateExpression: `SET ${sets.join(', ')}`,
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-        ReturnValues: 'ALL_NEW',
-      }),
-    );
-    return await presentCompany(fromItem(out.Attributes!), publicBase);
+    return await presentCompany(await writeCompanyChange(id, { ...(patch as Partial<CompanyRecord>), updated_at: isoNow() }), publicBase);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError();
+    if (error instanceof NotFoundError) throw new NotFoundError();
     throw error;
   }
 }
@@ -434,8 +382,10 @@ export async function createCompany(input: NewCompany): Promise<Company> {
                   ...keys.company(id),
                   GSI1PK: indexKeys.partnerCompanies(input.partner),
                   GSI1SK: indexKeys.createdSort(now, id),
+                  KSK: compactCreatedSort(indexKeys.createdSort(now, id)),
                   GSI3PK: indexKeys.allCompanies(),
                   GSI3SK: indexKeys.companyIdSort(id),
+                  ...companyIndexAttributes(record),
                   ...record,
                 },
                 ConditionExpression: 'attribute_not_exists(PK)',
@@ -444,6 +394,8 @@ export async function createCompany(input: NewCompany): Promise<Company> {
             ...(input.magic_link
               ? [{ Put: { TableName: config().tableName, Item: input.magic_link.item, ConditionExpression: 'attribute_not_exists(PK)' } }]
               : []),
+            // The partner's company totals count it in the same transaction (issue 11).
+            { Update: companyCounterMove(undefined, record)! },
           ],
         }),
       );
@@ -474,28 +426,10 @@ export type MaintainedCompanyFields = Partial<
   >
 >;
 
-/** The UpdateCommand input that sets fields the service maintains (for use in a transaction too). */
-export function companyFieldsUpdate(id: number, fields: MaintainedCompanyFields) {
-  const entries = Object.entries(fields);
-  return {
-    TableName: config().tableName,
-    Key: keys.company(id),
-    UpdateExpression: `SET ${entries.map((_, i) => `#f${i} = :f${i}`).join(', ')}`,
-    ConditionExpression: 'attribute_exists(PK)',
-    ExpressionAttributeNames: Object.fromEntries(entries.map(([k], i) => [`#f${i}`, k])),
-    ExpressionAttributeValues: Object.fromEntries(entries.map(([, v], i) => [`:f${i}`, v])),
-  };
-}
-
-/** Sets fields the service maintains (import status, fallback job, connection, entitlements). */
+/** Sets fields the service maintains (import status, fallback job, connection, entitlements), with the index attributes and counters. */
 export async function setCompanyFields(id: number, fields: MaintainedCompanyFields): Promise<void> {
   if (!Object.keys(fields).length) return;
-  try {
-    await db().send(new UpdateCommand(companyFieldsUpdate(id, fields)));
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') throw new NotFoundError(`Company ${id} does not exist.`);
-    throw error;
-  }
+  await writeCompanyChange(id, fields);
 }
 
 /** The company or a 404 naming it (admin commands). */
@@ -541,12 +475,7 @@ export async function setCompanyStatus(id: number, status: string, also: StatusC
     updated_at: isoNow(),
     ...(status === 'active' ? { job_import_failures: 0 } : {}),
   };
-  if (also.transactItems?.length) {
-    await db().send(new TransactWriteCommand({ TransactItems: [{ Update: companyFieldsUpdate(id, fields) }, ...also.transactItems] }));
-  } else {
-    await setCompanyFields(id, fields);
-  }
-  return toCompany((await getCompanyRecord(id))!);
+  return toCompany(await writeCompanyChange(id, fields, { with: also.transactItems ?? [] }));
 }
 
 /**
@@ -585,20 +514,11 @@ export async function recordJobImportFailure(id: number): Promise<number> {
 /** Turns an `active` company `failing` (repeated import failures, rejected credentials); other states stay. */
 export async function markCompanyFailing(id: number): Promise<void> {
   const timestamp = isoNow();
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.company(id),
-        UpdateExpression: 'SET #status = :failing, updated_at = :now',
-        ConditionExpression: '#status = :active',
-        ExpressionAttributeNames: { '#status': 'status' },
-        ExpressionAttributeValues: { ':failing': 'failing', ':active': 'active', ':now': timestamp },
-      }),
-    )
-    .catch((error: Error) => {
-      if (error.name !== 'ConditionalCheckFailedException') throw error;
-    });
+  await writeCompanyChange(id, (c) => (c.status === 'active' ? { status: 'failing', updated_at: timestamp } : undefined)).catch(
+    (error: Error) => {
+      if (!(error instanceof NotFoundError)) throw error;
+    },
+  );
 }
 
 /** Every company (GSI3 `COMPANIES`), for the scheduled job import's fan-out. */
@@ -609,4 +529,209 @@ export async function allCompanies(): Promise<CompanyRecord[]> {
     ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
   });
   return items.map(fromItem);
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Index attributes and counters (issue 11, docs/access-patterns.md "Companies"). One place computes a
+// company item's list-index attributes and its share of the partner's counters from the record, and every
+// writer goes through `writeCompanyChange` (or, for a new company, `companyIndexAttributes` and
+// `companyCounterMove` inside the create transaction), so that no caller has to remember them.
+
+/** The layout of a company item's index attributes; `hiring-admin migrate` brings older items to it. */
+export const COMPANY_INDEX_VERSION = 1;
+
+/** Exact filters of the company list, each on a keys-only slot index (partition `<partner's companies>#<filter>=<value>`). */
+export const COMPANY_FILTER_SLOTS = {
+  status: 'SLOT1',
+  ats: 'SLOT2',
+  partner_company_id: 'SLOT3',
+  candidate_sync_active: 'SLOT4',
+  job_sync_active: 'SLOT5',
+} as const satisfies Record<string, IndexName>;
+export type CompanySlotFilter = keyof typeof COMPANY_FILTER_SLOTS;
+
+/** Slot filters whose per-value totals sit on the partner's company counter item (bounded values). */
+export const COMPANY_TOTALS_FILTERS = ['status', 'ats', 'candidate_sync_active', 'job_sync_active'] as const;
+
+/**
+ * Orderings other than `created_at` (which is GSI1's own sort key): a keys-only index of the partner's
+ * company collection whose sort key is the list order, ties broken by id.
+ */
+export const COMPANY_ORDER_INDEXES = { name: 'DATE1', updated_at: 'DATE2', status: 'GSI4' } as const satisfies Record<string, IndexName>;
+
+/** Code units of the lower-case name the name ordering sorts by (4 hex digits each: the key stays under 1 KB). */
+const NAME_SORT_UNITS = 200;
+
+/** Separates the fields of the `search` haystack; a search term containing it is answered without the index. */
+export const SEARCH_SEPARATOR = '\n';
+
+const INTERNAL_ATTRIBUTES = /* @__PURE__ */ companyInternalAttributes();
+function companyInternalAttributes(): string[] {
+  return [...keyAttributes(), 'title_lc', 'city_lc', 'candidate_sync_active', 'job_sync_active', 'index_version', 'rev'];
+}
+
+/** The partition of one exact filter value among a partner's companies (a long value is keyed by its hash). */
+export function companySlot(partnerId: number, filter: CompanySlotFilter, value: string | boolean): string {
+  const text = String(value);
+  const keyed = Buffer.byteLength(text) > 512 ? `sha256:${createHash('sha256').update(text).digest('hex')}` : text;
+  return indexKeys.filterSlot(indexKeys.partnerCompanies(partnerId), filter, keyed);
+}
+
+/** The value a company has for a slot filter (derived for the two sync flags, D15); undefined when it has none. */
+export function companyFilterValue(c: CompanyRecord, filter: CompanySlotFilter): string | boolean | undefined {
+  if (filter === 'candidate_sync_active') return syncActive(c, 'candidate_sync');
+  if (filter === 'job_sync_active') return syncActive(c, 'job_sync');
+  return c[filter] ?? undefined;
+}
+
+/** The name ordering's sort key: the lower-case name as UTF-16 code units (so DynamoDB's byte order is JS string order), then the id. */
+export function companyNameSort(name: string, id: number): string {
+  const lower = name.toLowerCase();
+  let hex = '';
+  for (let i = 0; i < Math.min(lower.length, NAME_SORT_UNITS); i++) hex += lower.charCodeAt(i).toString(16).padStart(4, '0');
+  return `${hex}#${indexKeys.companyIdSort(id)}`;
+}
+
+/** The search haystack: name, ATS slug and partner company id, lower case, one separator apart. */
+export function companySearchText(c: Pick<CompanyRecord, 'name' | 'ats' | 'partner_company_id'>): string {
+  return [c.name, c.ats ?? '', c.partner_company_id ?? ''].map((v) => v.toLowerCase()).join(SEARCH_SEPARATOR);
+}
+
+/** Every list-index attribute of a company item, computed from the record (undefined: the item has none). */
+export function companyIndexAttributes(c: CompanyRecord): Record<string, string | number | boolean | undefined> {
+  const slots: Record<string, string | undefined> = {};
+  for (const [filter, slot] of Object.entries(COMPANY_FILTER_SLOTS) as [CompanySlotFilter, IndexName][]) {
+    const value = companyFilterValue(c, filter);
+    slots[partitionKeyOf(slot)] = value === undefined ? undefined : companySlot(c.partner, filter, value);
+  }
+  const id = indexKeys.companyIdSort(c.id);
+  return {
+    ...slots,
+    XSK: indexKeys.createdSort(c.created_at, c.id),
+    D1SK: companyNameSort(c.name, c.id),
+    D2SK: `${c.updated_at}#${id}`,
+    GSI4PK: indexKeys.partnerCompanies(c.partner),
+    GSI4SK: `${c.status}#${id}`,
+    title_lc: c.name.toLowerCase(),
+    city_lc: companySearchText(c),
+    candidate_sync_active: syncActive(c, 'candidate_sync'),
+    job_sync_active: syncActive(c, 'job_sync'),
+    index_version: COMPANY_INDEX_VERSION,
+  };
+}
+
+/** The counter attributes one company adds to its partner's company counter item. */
+function companyCounts(c: CompanyRecord): Map<string, number> {
+  const counts = new Map<string, number>([['count', 1]]);
+  for (const filter of COMPANY_TOTALS_FILTERS) {
+    const value = companyFilterValue(c, filter);
+    if (value !== undefined) counts.set(`${filter}#${String(value)}`, 1);
+  }
+  return counts;
+}
+
+/**
+ * The Update of the partner's company counter item that a change from `old` (undefined: not counted yet,
+ * a new or unmigrated company) to `next` needs; undefined when no total changes.
+ */
+export function companyCounterMove(old: CompanyRecord | undefined, next: CompanyRecord) {
+  const delta = companyCounts(next);
+  if (old) for (const [name, n] of companyCounts(old)) delta.set(name, (delta.get(name) ?? 0) - n);
+  for (const [name, n] of delta) if (n === 0) delta.delete(name);
+  return delta.size ? counterAdd(keys.countOf(indexKeys.partnerCompanies(next.partner)), delta) : undefined;
+}
+
+/** A company item as stored: the record, the index layout it is in and its revision (bumped by every change). */
+export interface StoredCompany {
+  record: CompanyRecord;
+  indexVersion: number;
+  rev: number;
+}
+
+export function storedCompany(item: Record<string, unknown>): StoredCompany {
+  return { record: fromItem(item), indexVersion: Number(item.index_version ?? 0), rev: Number(item.rev ?? 0) };
+}
+
+/**
+ * The transaction items of one change to a stored company: the Update that sets the changed fields, the
+ * index attributes of the new record and the next revision (conditional on the revision read, so two
+ * writers never move the counters from the same old state), and the counter Update when a total moves.
+ */
+export function companyChangeItems(stored: StoredCompany, fields: MaintainedCompanyFields | Partial<CompanyRecord>) {
+  const next: CompanyRecord = { ...stored.record, ...fields };
+  const counted = stored.indexVersion >= COMPANY_INDEX_VERSION;
+  const counter = companyCounterMove(counted ? stored.record : undefined, next);
+  const names: Record<string, string> = { '#rev': 'rev' };
+  const values: Record<string, unknown> = { ':rev': stored.rev + 1 };
+  const sets = ['#rev = :rev'];
+  const removes: string[] = [];
+  [...Object.entries(fields), ...Object.entries(companyIndexAttributes(next))].forEach(([name, value], i) => {
+    names[`#f${i}`] = name;
+    if (value === undefined) return removes.push(`#f${i}`);
+    values[`:f${i}`] = value;
+    sets.push(`#f${i} = :f${i}`);
+  });
+  if (stored.rev) values[':oldrev'] = stored.rev;
+  const update = {
+    TableName: config().tableName,
+    Key: keys.company(next.id),
+    UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+    ConditionExpression: stored.rev ? '#rev = :oldrev' : 'attribute_exists(PK) AND attribute_not_exists(#rev)',
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  };
+  return { next, items: [{ Update: update }, ...(counter ? [{ Update: counter }] : [])] };
+}
+
+async function readStoredCompany(id: number): Promise<StoredCompany | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.company(id), ConsistentRead: true }));
+  return out.Item ? storedCompany(out.Item) : undefined;
+}
+
+/** A change to one company: the fields to set, or a function of the current record (undefined: no change). */
+export type CompanyChange = MaintainedCompanyFields | Partial<CompanyRecord> | ((c: CompanyRecord) => Partial<CompanyRecord> | undefined);
+
+/**
+ * The one writer of an existing company: reads it, applies the change with its index attributes and counter
+ * moves (plus `with`'s items, such as the sealed credentials, in the same transaction), and tries again from
+ * a fresh read when another writer changed the company in between. Returns the new record.
+ */
+export async function writeCompanyChange(
+  id: number,
+  change: CompanyChange,
+  options: { with?: Record<string, unknown>[] } = {},
+): Promise<CompanyRecord> {
+  for (let attempt = 0; ; attempt++) {
+    const stored = await readStoredCompany(id);
+    if (!stored) throw new NotFoundError(`Company ${id} does not exist.`);
+    const fields = typeof change === 'function' ? change(stored.record) : change;
+    if (!fields) return stored.record;
+    const { next, items } = companyChangeItems(stored, fields);
+    const extra = options.with ?? [];
+    try {
+      if (items.length === 1 && !extra.length) await db().send(new UpdateCommand(items[0].Update));
+      else await db().send(new TransactWriteCommand({ TransactItems: [...extra, ...items] }));
+      return next;
+    } catch (error) {
+      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+      const companyFailed = reasons ? reasons[extra.length]?.Code === 'ConditionalCheckFailed' : isConditionFailure(error);
+      if (!companyFailed || attempt >= 4) throw error;
+    }
+  }
+}
+
+/** `hiring-admin migrate`: brings one company item to the current index layout and counts it; false when already there. */
+export async function migrateCompanyItem(item: Record<string, unknown>): Promise<boolean> {
+  let stored: StoredCompany | undefined = storedCompany(item);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    if (attempt) stored = await readStoredCompany(Number(stored.record.id));
+    if (!stored || stored.indexVersion >= COMPANY_INDEX_VERSION) return false;
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: companyChangeItems(stored, {}).items }));
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+    }
+  }
+  return false;
 }

@@ -3,10 +3,9 @@
  * company that is not `active` yet (the old one is revoked in the same transaction). Both return the
  * Company object with `magic_link` = `{base}/connect/{token}`.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { companyFieldsUpdate, createCompany, requireCompany, toCompany, type Company } from '#companies/companies.js';
+import { createCompany, writeCompanyChange, requireCompany, toCompany, type Company } from '#companies/companies.js';
 import { newMagicLink, spendMagicLinkUpdate } from '#companies/magic-links.js';
-import { config, db } from '#platform/clients.js';
+import { config } from '#platform/clients.js';
 import { isoNow, now } from '#platform/clock.js';
 import { ConflictError, isConditionFailure } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
@@ -56,14 +55,15 @@ export async function reissueMagicLink(companyId: number, base: string): Promise
   // The old lookup item exists until TTL removes it (30 days after its expiry); revoke it while it does.
   const revoke = previous && Date.parse(previous.expires_at) + 29 * 86_400_000 > now().getTime();
   try {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
+    await writeCompanyChange(
+      companyId,
+      { magic_link_token: link.stored, updated_at: isoNow() },
+      {
+        with: [
           { Put: { TableName: config().tableName, Item: link.item, ConditionExpression: 'attribute_not_exists(PK)' } },
-          { Update: companyFieldsUpdate(companyId, { magic_link_token: link.stored, updated_at: isoNow() }) },
           ...(revoke ? [{ Update: spendMagicLinkUpdate(previous.hash, 'revoked') }] : []),
         ],
-      }),
+      },
     );
   } catch (error) {
     if (isConditionFailure(error))

@@ -4,10 +4,9 @@
  * `ats`, its connection and status `active`, in one transaction; on any failure it throws a D2 error
  * naming what failed and stores nothing. `disconnectCompany` removes them.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { atsBySlug } from '#companies/ats.js';
-import { companyFieldsUpdate, getCompanyRecord, requireCompany, toCompany, type Company } from '#companies/companies.js';
-import { config, db } from '#platform/clients.js';
+import { requireCompany, toCompany, writeCompanyChange, type Company } from '#companies/companies.js';
+import { config } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { ApiError, CompanyInactiveError, invalidField, isConditionFailure } from '#platform/errors.js';
 import { spendMagicLinkUpdate } from '#companies/magic-links.js';
@@ -73,29 +72,17 @@ export async function connectCompany(
     magic_link_token: null,
     updated_at: now,
   };
-  await db()
-    .send(
-      new TransactWriteCommand({
-        TransactItems: [
-          atsBySlug(ats)!.credentials
-            ? {
-                Put: {
-                  TableName: config().tableName,
-                  Item: await credentialsItem(companyId, ats, credentials, now),
-                },
-              }
-            : { Delete: deleteCredentialsInput(companyId) },
-          { Update: companyFieldsUpdate(companyId, fields) },
-          // Through the connect page: the link is spent in the same transaction, and only if it is still active.
-          ...(options.magicLinkHash ? [{ Update: spendMagicLinkUpdate(options.magicLinkHash, 'used') }] : []),
-        ],
-      }),
-    )
-    .catch((error: unknown) => {
-      if (options.magicLinkHash && isConditionFailure(error)) throw new MagicLinkGoneError();
-      throw error;
-    });
-  return toCompany((await getCompanyRecord(companyId))!);
+  // The credentials change in the same transaction as the company (its index attributes and counters move with it);
+  // through the connect page the link is spent there too, and only if it is still active.
+  const credentialsWrite = atsBySlug(ats)!.credentials
+    ? { Put: { TableName: config().tableName, Item: await credentialsItem(companyId, ats, credentials, now) } }
+    : { Delete: deleteCredentialsInput(companyId) };
+  const spend = options.magicLinkHash ? [{ Update: spendMagicLinkUpdate(options.magicLinkHash, 'used') }] : [];
+  const next = await writeCompanyChange(companyId, fields, { with: [credentialsWrite, ...spend] }).catch((error: unknown) => {
+    if (options.magicLinkHash && isConditionFailure(error)) throw new MagicLinkGoneError();
+    throw error;
+  });
+  return toCompany(next);
 }
 
 export interface ConnectOptions {
@@ -113,13 +100,10 @@ export class MagicLinkGoneError extends ApiError {
 /** `hiring-admin company disconnect C`: deletes the stored credentials; the syncs stop being active (D15). */
 export async function disconnectCompany(companyId: number): Promise<Company> {
   await requireCompany(companyId);
-  await db().send(
-    new TransactWriteCommand({
-      TransactItems: [
-        { Delete: deleteCredentialsInput(companyId) },
-        { Update: companyFieldsUpdate(companyId, { ats_connection: null, updated_at: isoNow() }) },
-      ],
-    }),
+  const next = await writeCompanyChange(
+    companyId,
+    { ats_connection: null, updated_at: isoNow() },
+    { with: [{ Delete: deleteCredentialsInput(companyId) }] },
   );
-  return toCompany((await getCompanyRecord(companyId))!);
+  return toCompany(next);
 }

@@ -11,8 +11,9 @@ import { isoNow } from '#platform/clock.js';
 import { getCompanyRecord, setCompanyFields } from '#companies/companies.js';
 import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
-import { collections, indexKeys, keys } from '#platform/keys.js';
+import { collections, compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
 import {
+  broadDateWalk,
   chooseSource,
   countPartition,
   readPage,
@@ -353,6 +354,7 @@ function toItem(r: JobRecord): Record<string, unknown> {
     ...keys.job(r.company, r.id),
     GSI1PK: indexKeys.companyJobs(r.company),
     GSI1SK: created,
+    KSK: compactCreatedSort(created),
     GSI2PK: indexKeys.jobByExternalId(r.company, String(r.external_id)),
     GSI2SK: created,
     ...slots,
@@ -489,7 +491,13 @@ export async function jobQuery(
     const answered = contentAt ? 'last_content_update_at' : 'updated_at';
     const rest = others(answered);
     if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
-    return { index: contentAt ? 'DATE1' : 'DATE2', partitionValue: collection, sortKeyFrom: contentAt ?? updatedAt, conditions: rest };
+    const range: CollectionQuery = {
+      index: contentAt ? 'DATE1' : 'DATE2',
+      partitionValue: collection,
+      sortKeyFrom: contentAt ?? updatedAt,
+      conditions: rest,
+    };
+    return (await broadDateWalk(range, everything, () => readCount(collection), { cursorIndex, skipping })) ?? range;
   }
   return { ...everything, total: () => readCount(collection) };
 }

@@ -105,6 +105,35 @@ export function pendingUploadDue(dueEpochSeconds: number, objectKey: string): { 
   return { TTLPK: TTLPK.replace(/^TTL#/, 'PENDINGUPLOAD#'), TTLSK };
 }
 
+/**
+ * Compact skip keys (the KEYS index): the created sort `<created_at>#<id:016>` as base36 epoch milliseconds
+ * (9 digits) and base36 id (11 digits), in the same order in 20 characters instead of 41, so a bare `page=N`
+ * skips ~130 records per unit instead of ~80. Decoded back for the GSI1 position after a skip.
+ */
+const SKIP_MS_WIDTH = 9;
+const SKIP_ID_WIDTH = 11;
+
+export function compactCreatedSort(createdSort: string): string | undefined {
+  const at = createdSort.lastIndexOf('#');
+  const ms = Date.parse(createdSort.slice(0, at));
+  const id = Number(createdSort.slice(at + 1));
+  if (at < 0 || !Number.isSafeInteger(ms) || ms < 0 || !Number.isSafeInteger(id) || new Date(ms).toISOString() !== createdSort.slice(0, at))
+    return undefined;
+  return ms.toString(36).padStart(SKIP_MS_WIDTH, '0') + id.toString(36).padStart(SKIP_ID_WIDTH, '0');
+}
+
+export function createdSortOfCompact(compact: string): string {
+  const ms = parseInt(compact.slice(0, -SKIP_ID_WIDTH), 36);
+  const id = parseInt(compact.slice(-SKIP_ID_WIDTH), 36);
+  return indexKeys.createdSort(new Date(ms).toISOString(), id);
+}
+
+/** The compact key bound of `created_at >= <iso>` (every compact key of a later or equal creation is ≥ it). */
+export function compactFrom(iso: string): string {
+  const ms = Date.parse(iso);
+  return Number.isNaN(ms) || ms <= 0 ? '0' : ms.toString(36).padStart(SKIP_MS_WIDTH, '0');
+}
+
 /** The created sort (`<created_at>#<id:016>`) inside a date index's sort key. */
 export function createdSortOfDateSort(dateSort: string): string {
   return dateSort.slice(dateSort.indexOf('#') + 1);

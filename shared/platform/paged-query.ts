@@ -16,7 +16,7 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { BadRequestError } from '#platform/errors.js';
-import { createdSortOfDateSort } from '#platform/keys.js';
+import { compactFrom, createdSortOfCompact, createdSortOfDateSort } from '#platform/keys.js';
 import { tableDefinition, type IndexName } from '#platform/table.js';
 import type { PageRequest } from '#platform/pagination.js';
 
@@ -36,6 +36,12 @@ export interface CollectionQuery {
   total?: () => Promise<number>;
   /** The number of matches, when a counter already knows it (a broad filter walked on its collection). */
   matches?: () => Promise<number>;
+  /** Oldest (smallest sort key) first instead of newest first. */
+  ascending?: boolean;
+  /** A keys-only index whose sort key is itself the list order (an ordering index), read as a `keys` source. */
+  ordered?: boolean;
+  /** Entries read per wanted match when filtering (the partition's size over the matches, when known): without it, twice ahead. */
+  readAhead?: number;
 }
 
 export interface PageResult<T> {
@@ -59,18 +65,20 @@ function indexOf(name: IndexName) {
   return index;
 }
 
-/** Whether an items index has the keys-only twin with the same keys (GSI1 and KEYS). */
+/** The sort key KEYS holds in compact form (keys.ts `compactCreatedSort`). */
+const SKIP_TWIN_SORT_KEY = 'GSI1SK';
+
+/** Whether an index has the keys-only twin in the same order (GSI1 and SLIM: KEYS, sorted by the compact GSI1SK). */
 function hasKeysTwin(name: IndexName): boolean {
   const index = indexOf(name);
-  const twin = indexOf(SKIP_INDEX);
-  return index.partitionKey === twin.partitionKey && index.sortKey === twin.sortKey;
+  return index.partitionKey === indexOf(SKIP_INDEX).partitionKey && index.sortKey === SKIP_TWIN_SORT_KEY;
 }
 
 function kindOf(query: CollectionQuery): SourceKind {
   const index = indexOf(query.index);
   if (index.projection === 'ALL') return 'items';
   if (index.projection === 'INCLUDE') return 'slim';
-  return DATE_SORT_KEYS.has(index.sortKey) ? 'dateRange' : 'keys';
+  return DATE_SORT_KEYS.has(index.sortKey) && !query.ordered ? 'dateRange' : 'keys';
 }
 
 /** In-memory form of a condition, for items read by key. */
@@ -90,7 +98,8 @@ function baseInput(query: CollectionQuery, index: IndexName = query.index): Quer
   let keyCondition = '#pk = :pk';
   if (query.sortKeyFrom !== undefined) {
     names['#sk'] = definition.sortKey;
-    values[':sk'] = query.sortKeyFrom;
+    // A twin read on KEYS bounds its compact sort key by the same instant.
+    values[':sk'] = index === SKIP_INDEX && query.index !== SKIP_INDEX ? compactFrom(query.sortKeyFrom) : query.sortKeyFrom;
     keyCondition += ' AND #sk >= :sk';
   }
   const filters: string[] = [];
@@ -111,7 +120,7 @@ function baseInput(query: CollectionQuery, index: IndexName = query.index): Quer
     ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
-    ScanIndexForward: false,
+    ScanIndexForward: query.ascending === true,
   };
 }
 
@@ -179,7 +188,11 @@ async function collect(
   while (items.length < wanted) {
     const remaining = wanted - items.length;
     // Unfiltered, every entry read is returned, so the Limit is exact; filtered, read a little ahead.
-    const limit = filtered ? Math.min(Math.max(remaining * 2, 25), 200) : Math.min(remaining, 1000);
+    const limit = !filtered
+      ? Math.min(remaining, 1000)
+      : query.readAhead
+        ? Math.min(Math.ceil(remaining * query.readAhead) + 1, 200)
+        : Math.min(Math.max(remaining * 2, 25), 200);
     const out = await db().send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: exclusiveStartKey }));
     const entries = out.Items ?? [];
     // A keys-only or slim source reads whole items for what it returns (a slim one: only for its matches).
@@ -213,6 +226,8 @@ async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): P
       const out = await db().send(new QueryCommand({ ...input, Limit: Math.min(remaining, 1000), ExclusiveStartKey: exclusiveStartKey }));
       const entries = out.Items ?? [];
       if (entries.length) last = entries[entries.length - 1];
+      // On KEYS the position in GSI1 is the decoded compact key.
+      if (last && keysIndex === SKIP_INDEX && typeof last.KSK === 'string') last = { ...last, GSI1SK: createdSortOfCompact(last.KSK) };
       remaining -= entries.length;
       if (!out.LastEvaluatedKey) break;
       exclusiveStartKey = out.LastEvaluatedKey;
@@ -306,7 +321,7 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   if (request.cursor && request.cursor.position.index !== query.index) request = { ...request, cursor: undefined };
   if (kind === 'dateRange') return readDateRange(query, request);
   const skip = (request.page - 1) * request.pageSize;
-  if (kind === 'keys' && query.conditions.length && !request.cursor) {
+  if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches) {
     // Counting a filtered keys partition means reading its matches: the same read serves the page.
     const all = await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER);
     const items = all.items.slice(skip, skip + request.pageSize);
@@ -334,4 +349,27 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   // The count says how many the page can hold, so the read stops there instead of at the partition's end.
   const page = await collect(query, kind, from, Math.min(request.pageSize, count - skip));
   return { items: page.items, count, position: page.position };
+}
+
+/** The share of a collection above which a date range is paged on the collection itself (see broadDateWalk). */
+const BROAD_DATE_SHARE = 0.25;
+
+/**
+ * A date `>=` filter that matches much of a collection: its range is counted as keys (`Select=COUNT` on the
+ * date index, first page only) and paged by walking the collection in list order with the date as a
+ * FilterExpression, so a page reads about the page (ahead by the share that matches) and later pages carry
+ * the count in the cursor, instead of every page reading and sorting the whole range. Undefined: page the
+ * range itself (few matches, other filters, or a bare `page=N`, which the range answers by slicing).
+ */
+export async function broadDateWalk(
+  range: CollectionQuery,
+  walk: CollectionQuery,
+  total: () => Promise<number>,
+  state: { cursorIndex?: unknown; skipping?: boolean },
+): Promise<CollectionQuery | undefined> {
+  if (state.cursorIndex === walk.index) return walk;
+  if (state.cursorIndex !== undefined || state.skipping || range.conditions.length) return undefined;
+  const [matches, all] = await Promise.all([countPartition(range), total()]);
+  if (matches < BROAD_DATE_SHARE * all) return undefined;
+  return { ...walk, matches: () => Promise.resolve(matches), readAhead: Math.min(1 / BROAD_DATE_SHARE, all / Math.max(matches, 1)) };
 }

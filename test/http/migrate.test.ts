@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { DeleteCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createApplication, parseApplication } from '#applications/application-create.js';
 import { runMigrations } from '#applications/migrations.js';
-import { getCompanyRecord } from '#companies/companies.js';
+import { createCompany, getCompanyRecord, setCompanyStatus } from '#companies/companies.js';
 import { syncApplication } from '#delivery/sync.js';
 import { config, db } from '#platform/clients.js';
 import { keys } from '#platform/keys.js';
@@ -125,7 +125,12 @@ test('old items are invisible to the filters until migrate runs; then every filt
   const first = await cli('migrate');
   expect(first.code).toBe(0);
   expect(JSON.parse(first.stdout)).toEqual({
-    migrations: [{ name: 'application-indexes-v2', scanned: expect.any(Number), migrated: 12, done: true }],
+    migrations: [
+      { name: 'application-indexes-v2', scanned: expect.any(Number), migrated: 12, done: true },
+      // Companies created by this version are in the current layout from the start.
+      { name: 'company-indexes-v1', scanned: expect.any(Number), migrated: 0, done: true },
+      { name: 'skip-keys-v1', scanned: expect.any(Number), migrated: 0, done: true },
+    ],
   });
   expect(first.stderr).toMatch(/^migrate: application-indexes-v2: \d+ items scanned, 12 migrated, done$/m);
   expect(await counts()).toEqual(expected);
@@ -159,4 +164,104 @@ test('a run that crashes part-way resumes where it stopped and counts every item
   const [result] = await runMigrations(() => {}, { pageSize: 5 });
   expect(result.done).toBe(true);
   expect(await counts()).toEqual(expected);
+});
+
+describe('companies (issue 11): the list indexes and the partner totals', () => {
+  const COMPANY_LAYOUT = ['X1PK', 'X2PK', 'X3PK', 'X4PK', 'X5PK', 'XSK', 'D1SK', 'D2SK', 'GSI4PK', 'GSI4SK'];
+  const OLD_EXTRAS = ['title_lc', 'city_lc', 'candidate_sync_active', 'job_sync_active', 'index_version', 'rev'];
+  let owner: Awaited<ReturnType<typeof aPartner>>;
+  const made: number[] = [];
+
+  /** Puts the partner's companies back to how the previous version wrote them: no index attributes, no counter. */
+  async function companiesToOldLayout(): Promise<void> {
+    for (const id of made)
+      await db().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: keys.company(id),
+          UpdateExpression: `REMOVE ${[...COMPANY_LAYOUT, ...OLD_EXTRAS].join(', ')}`,
+        }),
+      );
+    await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.countOf(`PARTNER#${owner.id}#COMPANIES`) }));
+    await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.migration('company-indexes-v1') }));
+  }
+
+  const companies = (query: string) => api.get(`/companies/?${query}`, { key: owner.key });
+  async function companyCounts() {
+    const out: Record<string, unknown> = {};
+    for (const query of ['page_size=50', 'status=invited', 'ats=greenhouse', 'partner_company_id=PCO-2', 'candidate_sync_active=true'])
+      out[query] = (await companies(query)).body.count;
+    out['ordering=name'] = (await companies('ordering=name&page_size=3')).body.results.map((c: { name: string }) => c.name);
+    return out;
+  }
+  const expectedCompanies = {
+    'page_size=50': 6,
+    'status=invited': 3,
+    'ats=greenhouse': 2,
+    'partner_company_id=PCO-2': 1,
+    'candidate_sync_active=true': 2,
+    'ordering=name': ['Company A', 'Company B', 'Company C'],
+  };
+
+  beforeAll(async () => {
+    owner = await aPartner();
+    for (const [i, name] of ['Company F', 'Company C', 'Company A', 'Company E', 'Company B', 'Company D'].entries())
+      made.push(
+        (
+          await createCompany({
+            partner: owner.id,
+            name,
+            ats: i < 2 ? 'greenhouse' : 'sandbox',
+            status: i % 2 ? 'invited' : 'active',
+            partner_company_id: `PCO-${i}`,
+            entitlements: i >= 4 ? ['candidate_sync'] : [],
+          })
+        ).id,
+      );
+  });
+
+  test('old companies are found by no filter until migrate runs; then every filter, total and ordering is exact, once', async () => {
+    expect(await companyCounts()).toEqual(expectedCompanies);
+    await companiesToOldLayout();
+    expect((await companies('status=invited')).body.count).toBe(0);
+    // A write before the migration reaches the company brings it to the new layout and counts it (once).
+    await setCompanyStatus(made[1], 'invited');
+
+    const [, companyStep] = await runMigrations();
+    expect(companyStep).toMatchObject({ name: 'company-indexes-v1', migrated: 5, done: true });
+    expect(await companyCounts()).toEqual(expectedCompanies);
+    const again = await cli('migrate');
+    expect(JSON.parse(again.stdout).migrations[1]).toMatchObject({ name: 'company-indexes-v1', migrated: 5, done: true });
+    expect(await companyCounts()).toEqual(expectedCompanies);
+  });
+
+  test('a company migration that crashes part-way resumes and counts every company once', async () => {
+    await companiesToOldLayout();
+    let pages = 0;
+    await expect(
+      runMigrations(
+        (p) => {
+          if (p.name === 'company-indexes-v1' && ++pages === 1) throw new Error('crash');
+        },
+        { pageSize: 40 },
+      ),
+    ).rejects.toThrow('crash');
+    const results = await runMigrations(() => {}, { pageSize: 40 });
+    expect(results[1]).toMatchObject({ name: 'company-indexes-v1', done: true });
+    expect(await companyCounts()).toEqual(expectedCompanies);
+  });
+});
+
+test('skip-keys-v1 gives items written before the compact skip keys their KSK: a bare page=N finds them again', async () => {
+  const all = (await list('page_size=50')).body.results.map((a: { id: number }) => a.id);
+  const skipped = async () => (await list('page=2&page_size=5')).body.results.map((a: { id: number }) => a.id);
+  expect(await skipped()).toEqual(all.slice(5, 10));
+  for (const id of created)
+    await db().send(new UpdateCommand({ TableName: config().tableName, Key: keys.application(id), UpdateExpression: 'REMOVE KSK' }));
+  await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.migration('skip-keys-v1') }));
+  expect(await skipped()).not.toEqual(all.slice(5, 10));
+  const results = await runMigrations();
+  expect(results[2]).toMatchObject({ name: 'skip-keys-v1', migrated: created.length, done: true });
+  expect(await skipped()).toEqual(all.slice(5, 10));
+  expect((await runMigrations())[2]).toMatchObject({ migrated: created.length, done: true });
 });

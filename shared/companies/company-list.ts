@@ -1,0 +1,251 @@
+/**
+ * The company list (GET /companies/) on indexes, counters and cursors (issue 11, docs/access-patterns.md,
+ * "Companies"): a page costs the page, not the partner's whole company list.
+ *
+ * - `created_at` ordering (the default, either way): the partner's collection (GSI1), or the slot of the most
+ *   selective exact filter, walked with a cursor like the jobs list;
+ * - `name`, `status`, `updated_at` ordering: a keys-only index whose sort key is that order (DATE1, GSI4,
+ *   DATE2); a filter matching many companies is applied in memory while walking it, a filter matching few is
+ *   read whole (its slot) and sorted in memory;
+ * - `name` and `search` (contains): the slim projection (lower-case name and search text, status, dates)
+ *   scanned once, sorted in memory, and only the page's items read;
+ * - totals: the partner's counter item for the unfiltered list and single exact filters.
+ * What none of these serve (several `ordering` terms, several `status` values without another exact filter, a
+ * search term containing a line break, a company-scoped key) reads the candidates whole, as before.
+ */
+import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
+import { counterReader } from '#platform/counts.js';
+import { indexKeys, keys } from '#platform/keys.js';
+import { partitionKeyOf } from '#platform/table.js';
+import {
+  chooseSource,
+  countPartition,
+  readPage,
+  type CollectionQuery,
+  type Condition,
+  type SourceCandidate,
+} from '#platform/paged-query.js';
+import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope, type PageRequest } from '#platform/pagination.js';
+import type { QueryParams } from '#platform/query-params.js';
+import {
+  COMPANY_FILTERS,
+  COMPANY_FILTER_SLOTS,
+  COMPANY_ORDER_INDEXES,
+  COMPANY_TOTALS_FILTERS,
+  SEARCH_SEPARATOR,
+  compareCompanies,
+  companySlot,
+  fromItem,
+  getCompanyRecord,
+  matchesCompany,
+  parseCompanyFilter,
+  presentCompany,
+  type Company,
+  type CompanyFilter,
+  type CompanyRecord,
+  type CompanyScope,
+  type CompanySlotFilter,
+} from '#companies/companies.js';
+
+/**
+ * A filter under a non-created ordering walks the ordering index when at least this share of the partner's
+ * companies match (a page then reads at most 1 / share entries per match); below it, its matches are read
+ * whole from its slot and sorted in memory.
+ */
+const WALK_FROM_SHARE = 0.25;
+
+/** The plan of one list request: an index walk with cursors, or a small candidate set sorted in memory. */
+type Plan = { walk: CollectionQuery } | { memory: () => Promise<{ count: number; page: CompanyRecord[] }> };
+
+/** `publicBase` is the service's public address, the base of an active `magic_link` (D20). */
+export async function listCompanies(
+  scope: CompanyScope,
+  q: QueryParams,
+  link: LinkContext,
+  publicBase?: string,
+): Promise<PageEnvelope<Company>> {
+  const present = (records: CompanyRecord[]) => Promise.all(records.map((c) => presentCompany(c, publicBase)));
+  const filter = parseCompanyFilter(q);
+  const options = { scope: `companies:partner:${scope.partnerId}:${scope.companyId ?? '*'}`, filterParams: COMPANY_FILTERS };
+  const request = pageRequest(q, options);
+  const plan: Plan =
+    scope.companyId === undefined
+      ? await planList(scope.partnerId, filter, request)
+      : { memory: () => inMemory(ownCompany(scope.companyId!), filter, request) };
+  if ('memory' in plan) {
+    const { count, page } = await plan.memory();
+    return envelope(link, request, count, await present(page), undefined);
+  }
+  const page = await readPage(plan.walk, request);
+  const next = page.position
+    ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
+    : undefined;
+  return envelope(link, request, page.count, await present(page.items.map((item) => fromItem(item))), next);
+}
+
+async function ownCompany(id: number): Promise<CompanyRecord[]> {
+  const own = await getCompanyRecord(id);
+  return own ? [own] : [];
+}
+
+/** Filters, orders and pages candidate records in memory (the spec's semantics, `matchesCompany`/`compareCompanies`). */
+async function inMemory(candidates: Promise<CompanyRecord[]>, filter: CompanyFilter, request: PageRequest) {
+  const matching = (await candidates).filter((c) => matchesCompany(c, filter)).sort(compareCompanies(filter.ordering));
+  const start = (request.page - 1) * request.pageSize;
+  return { count: matching.length, page: matching.slice(start, start + request.pageSize) };
+}
+
+/** Every company of a partner, whole (GSI1): only for what no index serves. */
+async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
+  const items = await queryAll({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': indexKeys.partnerCompanies(partnerId) },
+  });
+  return items.map(fromItem);
+}
+
+/** The whole companies of an exact filter's slot (keys, then one BatchGet per 100). */
+async function slotCompanies(query: CollectionQuery): Promise<CompanyRecord[]> {
+  const entries = await queryAll({
+    IndexName: query.index,
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': partitionKeyOf(query.index) },
+    ExpressionAttributeValues: { ':pk': query.partitionValue },
+  });
+  const items = await batchGetItems(entries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
+  return [...items.values()].map(fromItem);
+}
+
+/**
+ * Contains filters on the slim projection: every match's slim entry (lower-case name and search text, status,
+ * dates, keys) is read once and ordered in memory; only the page's items are read whole.
+ */
+async function slimPage(partnerId: number, filter: CompanyFilter, request: PageRequest) {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':pk': indexKeys.partnerCompanies(partnerId) };
+  const filters: string[] = [];
+  if (filter.name !== undefined) {
+    names['#name'] = 'title_lc';
+    values[':name'] = filter.name.toLowerCase();
+    filters.push('contains(#name, :name)');
+  }
+  if (filter.search !== undefined) {
+    names['#search'] = 'city_lc';
+    values[':search'] = filter.search.toLowerCase();
+    filters.push('contains(#search, :search)');
+  }
+  const statuses = [...new Set(filter.status)];
+  if (statuses.length) {
+    names['#status'] = 'status';
+    statuses.forEach((s, i) => (values[`:s${i}`] = s));
+    filters.push(`#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`);
+  }
+  const entries = await queryAll({
+    IndexName: 'SLIM',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    FilterExpression: filters.join(' AND '),
+    ExpressionAttributeNames: names,
+    ExpressionAttributeValues: values,
+  });
+  const sortable = entries.map((e) => ({
+    id: Number(String(e.PK).slice('COMPANY#'.length)),
+    name: String(e.title_lc ?? ''),
+    status: e.status as CompanyRecord['status'],
+    created_at: String(e.GSI1SK).slice(0, String(e.GSI1SK).indexOf('#')),
+    updated_at: String(e.updated_at ?? ''),
+  }));
+  sortable.sort(compareCompanies(filter.ordering));
+  const start = (request.page - 1) * request.pageSize;
+  const pageIds = sortable.slice(start, start + request.pageSize).map((s) => s.id);
+  const items = await batchGetItems(pageIds.map((id) => keys.company(id)));
+  const page = pageIds.flatMap((id) => {
+    const item = items.get(primaryKeyOf(keys.company(id)));
+    return item ? [fromItem(item)] : [];
+  });
+  return { count: sortable.length, page };
+}
+
+async function planList(partnerId: number, filter: CompanyFilter, request: PageRequest): Promise<Plan> {
+  const collection = indexKeys.partnerCompanies(partnerId);
+  const counterKey = keys.countOf(collection);
+  const counted = counterReader([counterKey]);
+  const statuses = [...new Set(filter.status)];
+  const exact = new Map<CompanySlotFilter, string | boolean>();
+  if (statuses.length === 1) exact.set('status', statuses[0]);
+  for (const name of ['ats', 'partner_company_id', 'candidate_sync_active', 'job_sync_active'] as const)
+    if (filter[name] !== undefined) exact.set(name, filter[name]);
+  const contains = filter.name !== undefined || filter.search !== undefined;
+  const [first, ...more] = filter.ordering;
+  const whole = (): Plan => ({ memory: () => inMemory(partnerCompanies(partnerId), filter, request) });
+  if (more.length || [filter.name, filter.search].some((v) => v?.includes(SEARCH_SEPARATOR))) return whole();
+
+  const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
+  const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
+  const ascending = !first.descending;
+  const candidates: SourceCandidate[] = [...exact].map(([name, value]) => {
+    const query: CollectionQuery = {
+      index: COMPANY_FILTER_SLOTS[name],
+      partitionValue: companySlot(partnerId, name, value),
+      conditions: others(name),
+      ascending,
+    };
+    const size = (COMPANY_TOTALS_FILTERS as readonly string[]).includes(name)
+      ? () => counted(counterKey, `${name}#${String(value)}`)
+      : () => countPartition({ ...query, conditions: [] });
+    return { query, size };
+  });
+  const smallest = async () => {
+    const sizes = await Promise.all(candidates.map((c) => c.size()));
+    const i = sizes.indexOf(Math.min(...sizes));
+    return { candidate: candidates[i], size: sizes[i] };
+  };
+
+  if (contains) {
+    // Exact filters the slim projection does not carry (ats, partner id, sync flags) narrow by their slot.
+    if (candidates.some((c) => c.query.index !== COMPANY_FILTER_SLOTS.status)) {
+      const { candidate } = await smallest();
+      return { memory: () => inMemory(slotCompanies(candidate.query), filter, request) };
+    }
+    return { memory: () => slimPage(partnerId, filter, request) };
+  }
+  if (statuses.length > 1) {
+    if (!candidates.length) return whole();
+    const { candidate } = await smallest();
+    return { memory: () => inMemory(slotCompanies(candidate.query), filter, request) };
+  }
+
+  if (first.field === 'created_at') {
+    const everything: CollectionQuery = { index: 'GSI1', partitionValue: collection, conditions, ascending };
+    const skipping = request.page > 1 && !request.cursor;
+    const chosen = await chooseSource(
+      candidates,
+      request.cursor?.position.index,
+      skipping ? undefined : { query: everything, total: () => counted(counterKey) },
+    );
+    return { walk: chosen ?? { ...everything, total: () => counted(counterKey) } };
+  }
+
+  // Ordered by name, status or updated_at: the ordering index, keys only, in list order.
+  const ordered: CollectionQuery = {
+    index: COMPANY_ORDER_INDEXES[first.field],
+    partitionValue: collection,
+    conditions,
+    ascending,
+    ordered: true,
+  };
+  if (!candidates.length) return { walk: { ...ordered, total: () => counted(counterKey) } };
+  // Read ahead in proportion to how many of the partner's companies match (at most four times).
+  const readAhead = async (matches: number) => Math.min(1 / WALK_FROM_SHARE, (await counted(counterKey)) / Math.max(matches, 1));
+  if (request.cursor?.position.index === ordered.index) {
+    const matches = request.cursor.count;
+    return { walk: { ...ordered, matches: () => Promise.resolve(matches), readAhead: await readAhead(matches) } };
+  }
+  const { candidate, size } = await smallest();
+  // Few matches: read them whole and sort them; many matches of one filter: walk the ordering index with
+  // the filter applied to the items read (its counter is the count); several filters: the smallest slot.
+  const partnerTotal = await counted(counterKey);
+  if (candidates.length > 1 || size <= request.pageSize || size < WALK_FROM_SHARE * partnerTotal)
+    return { memory: () => inMemory(slotCompanies(candidate.query), filter, request) };
+  return { walk: { ...ordered, matches: () => Promise.resolve(size), readAhead: await readAhead(size) } };
+}
