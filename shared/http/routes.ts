@@ -110,7 +110,7 @@ export const pageRoutes: readonly RouteDefinition[] = [
     path: '/connect/{token}',
     handler: 'pages/connect-submit',
     companyHeader: false,
-    access: { table: 'write', credentials: 'encrypt', ats: true, events: 'publish', cursorSecret: true },
+    access: { table: 'write', credentials: 'encrypt', ats: true, cursorSecret: true },
     summary: "The connect page's form: checks and stores the ATS credentials",
     public: true,
   },
