@@ -19,7 +19,7 @@ test('the committed page is the one rendered from docs/openapi.json now', () => 
     ...(page === html ? [] : [API_REFERENCE_PAGE_FILE]),
     ...(module === readFileSync(`shared/http/${API_REFERENCE_MODULE_FILE}`, 'utf8') ? [] : [API_REFERENCE_MODULE_FILE]),
   ];
-  if (stale.length) throw new Error(`shared/http/${stale.join(', ')} stale: run \`npm run api-reference\` and commit the result.`);
+  if (stale.length) throw new Error(`stale in shared/http: ${stale.join(', ')}; run \`npm run api-reference\` and commit the result.`);
 }, 60_000);
 
 test('every script is inline, allowed by its hash, and nothing is loaded from another host', () => {
