@@ -2,7 +2,7 @@
  * The project's Lambda function: every function of the service is one of these, so runtime, architecture,
  * bundling, logging and tracing are decided once.
  */
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -50,6 +50,23 @@ export const FUNCTION_BUNDLING = {
   // Local esbuild only: `cdk synth` must work offline and without Docker.
   forceDockerBundling: false,
 } as const satisfies BundlingOptions;
+
+/**
+ * Data files a function reads at run time, by handler module: copied (project-relative path → same base
+ * name) beside its `index.mjs` after bundling, where the code finds them next to itself, as it does next to
+ * its source module. The API reference page is 2.6 MB of HTML, which as a string in the bundle would make
+ * ApiDocs the largest function by four times (P167).
+ */
+export const BUNDLE_FILES: Readonly<Record<string, readonly string[]>> = {
+  'pages/docs': ['shared/http/api-reference.generated.html'],
+};
+
+/** The commands CDK runs after esbuild (locally: with bash, in the project root; no Docker): copy the data files. */
+export function bundleFileCommands(handlerModule: string, inputDir: string, outputDir: string): string[] {
+  return (BUNDLE_FILES[handlerModule] ?? []).map(
+    (file) => `cp ${JSON.stringify(join(inputDir, file))} ${JSON.stringify(join(outputDir, basename(file)))}`,
+  );
+}
 
 /** The bundling options `esbuildOptions()` knows how to translate; anything else must be added there first. */
 const TRANSLATED = new Set([
@@ -139,7 +156,16 @@ export class ServiceFunction extends NodejsFunction {
         LOG_LEVEL: stage.logLevel,
         ...environment,
       },
-      bundling: FUNCTION_BUNDLING,
+      bundling: BUNDLE_FILES[handlerModule]
+        ? {
+            ...FUNCTION_BUNDLING,
+            commandHooks: {
+              beforeBundling: () => [],
+              beforeInstall: () => [],
+              afterBundling: (inputDir, outputDir) => bundleFileCommands(handlerModule, inputDir, outputDir),
+            },
+          }
+        : FUNCTION_BUNDLING,
     });
     this.handlerModule = handlerModule;
     Validations.of(role).acknowledge({

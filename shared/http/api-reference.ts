@@ -3,12 +3,20 @@
  * with Redoc's script inlined (`npm run api-reference`), so the page loads nothing from any other host. Its
  * Content-Security-Policy allows exactly its own inline scripts (by hash) and Redoc's inline styles, and no
  * connection anywhere but this origin; it may not be framed.
+ *
+ * The page (about 2.6 MB) is data, not code (P167): `api-reference.generated.html` sits beside this module in
+ * the sources and beside `index.mjs` in the ApiDocs bundle (copied there by `lib/service-function.ts`), and is
+ * read once, on the first request.
  */
 import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '#platform/logger.js';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
-import { API_REFERENCE_HTML, API_REFERENCE_SCRIPT_HASHES } from '#http/api-reference.generated.js';
+import { API_REFERENCE_SCRIPT_HASHES } from '#http/api-reference.generated.js';
+
+/** Beside this module (sources) and beside the bundle (Lambda): the same relative name in both. */
+export const API_REFERENCE_PAGE = 'api-reference.generated.html';
 
 export const API_REFERENCE_CSP = [
   "default-src 'none'",
@@ -24,8 +32,20 @@ export const API_REFERENCE_CSP = [
   "form-action 'none'",
 ].join('; ');
 
+let page: Promise<string> | undefined;
+
+/** The page, read on first use and kept for the life of the instance (a failed read is retried next time). */
+export function apiReferencePage(): Promise<string> {
+  page ??= readFile(new URL(`./${API_REFERENCE_PAGE}`, import.meta.url), 'utf8').catch((error: unknown) => {
+    page = undefined;
+    throw error;
+  });
+  return page;
+}
+
 export async function apiReference(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
   const requestId = event.requestContext?.requestId ?? randomUUID();
+  const body = await apiReferencePage();
   logger.info('request', { route: 'ApiDocs', status: 200, requestId });
   return {
     statusCode: 200,
@@ -39,6 +59,6 @@ export async function apiReference(event: APIGatewayProxyEvent): Promise<APIGate
       'Referrer-Policy': 'no-referrer',
       'X-Request-Id': requestId,
     },
-    body: API_REFERENCE_HTML,
+    body,
   };
 }

@@ -44,9 +44,7 @@ test('every function of the stack has a budget', () => {
     ['authorizer', ...routes.map((r) => r.handler), ...backgroundFunctions.map((f) => f.handler)].sort(),
   );
   expect(budgets.find((b) => b.id === 'Authorizer')?.maxBytes).toBe(BUDGETS.authorizer.maxBytes);
-  expect(budgets.filter((b) => b.kind === 'read').map((b) => b.id)).toEqual(
-    routes.filter((r) => r.method === 'GET' && !r.public).map((r) => r.id),
-  );
+  expect(budgets.filter((b) => b.kind === 'read').map((b) => b.id)).toEqual(routes.filter((r) => r.method === 'GET').map((r) => r.id));
 });
 
 test.each(budgets.map((b) => [b.id, b] as const))('%s stays within its size budget (minified, no source map)', (id, budget) => {

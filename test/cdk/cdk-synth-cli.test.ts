@@ -68,6 +68,33 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
       existsSync(join(outdir, r.Metadata['aws:asset:path'], 'index.mjs')),
   );
   expect(esmBundles).toHaveLength(routes.length + backgroundFunctions.length + 1);
+
+  // The API reference page is a file beside ApiDocs' bundle (P167), and the bundled handler serves it.
+  const docs = Object.values<any>(template.Resources).find(
+    (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Description ?? '').startsWith('ApiDocs: '),
+  );
+  const asset = join(outdir, docs.Metadata['aws:asset:path']);
+  const page = readFileSync(join(projectRoot, 'shared', 'http', 'api-reference.generated.html'), 'utf8');
+  expect(readFileSync(join(asset, 'api-reference.generated.html'), 'utf8') === page).toBe(true);
+  const invoke = [
+    'const { handler } = await import(process.argv[1]);',
+    "const r = await handler({ requestContext: { requestId: 'synth' } });",
+    'process.stdout.write(`\n${JSON.stringify({ status: r.statusCode, type: r.headers["Content-Type"], bytes: Buffer.byteLength(r.body) })}`);',
+  ].join(' ');
+  const served = await run(process.execPath, ['--input-type=module', '-e', invoke, join(asset, 'index.mjs')], {
+    ...env,
+    LOG_LEVEL: 'ERROR',
+  });
+  expect(JSON.parse(served.stdout.trim().split('\n').pop()!)).toEqual({
+    status: 200,
+    type: 'text/html; charset=utf-8',
+    bytes: Buffer.byteLength(page),
+  });
+  // No other function carries the page.
+  const copies = Object.values<any>(template.Resources).filter(
+    (r) => r.Metadata?.['aws:asset:path'] && existsSync(join(outdir, r.Metadata['aws:asset:path'], 'api-reference.generated.html')),
+  );
+  expect(copies).toHaveLength(1);
 }, 300_000);
 
 test('`cdk synth -c largeBodies=true` too: the container image is staged for a deploy-time build, no Docker needed', async () => {
