@@ -11,7 +11,7 @@ import { sqs } from '#platform/clients.js';
 import { advanceClock, resetClock } from '#platform/clock.js';
 import { publishEvent } from '#platform/events.js';
 import { importJobs } from '#jobs/jobs.js';
-import { relayStreamRecords } from '#delivery/event-relay.js';
+import { relayStreamRecords, replayOutbox } from '#delivery/event-relay.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { allItems } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -250,5 +250,25 @@ describe('hiring-admin outbox (P171): what waits after a relay failure, and its 
     expect(copies.length).toBeLessThanOrEqual(2);
     expect(new Set(copies.map((e) => e.id))).toEqual(new Set([event.id]));
     expect(await outboxItems()).toEqual([]);
+  });
+
+  test('a replay that cannot publish stops each shard at its failure, keeps every item, and reports it; the next replay publishes them', async () => {
+    await api.runtime.relay.drain();
+    await received();
+    const a = await publishEvent('job.archived', 44, { job_id: 5, external_id: 'O-5', status: 'archived', run_id: 'r' });
+    const b = await publishEvent('job.archived', 44, { job_id: 6, external_id: 'O-6', status: 'archived', run_id: 'r' });
+    const topic = process.env.EVENTS_TOPIC_ARN;
+    delete process.env.EVENTS_TOPIC_ARN;
+    try {
+      const failed = await replayOutbox(0);
+      expect(failed).toMatchObject({ published: 0, waiting: 2 });
+      expect(failed.shards[4]).toEqual({ shard: 4, published: 0, error: expect.stringMatching(/EVENTS_TOPIC_ARN/) });
+      expect(failed.shards.filter((s) => s.error)).toHaveLength(1);
+    } finally {
+      process.env.EVENTS_TOPIC_ARN = topic;
+    }
+    expect(await received()).toEqual([]);
+    expect(await replayOutbox(0)).toMatchObject({ published: 2, waiting: 0 });
+    expect((await received()).map((e) => e.id)).toEqual([a.id, b.id]);
   });
 });
