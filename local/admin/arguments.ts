@@ -35,6 +35,12 @@ function positiveInteger(value: string): number | Refused {
   return n;
 }
 
+function nonNegativeInteger(value: string): number | Refused {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) return new Refused(['Must be a whole number of seconds (0 or more).']);
+  return n;
+}
+
 /** The service's one rule for URLs it stores and hands out (web-formats.ts). */
 function httpUrl(value: string): string | Refused {
   return isHttpUrl(value) ? value : new Refused(['Must be an http(s) URL.']);
@@ -45,6 +51,8 @@ function httpUrl(value: string): string | Refused {
 export const text = parser((v) => v);
 /** A positive integer (ids are positive integers below 2^53). */
 export const id = parser(positiveInteger);
+/** A duration in whole seconds, 0 or more. */
+export const seconds = parser(nonNegativeInteger);
 /** An http(s) URL. */
 export const url = parser(httpUrl);
 /** A flag without a value (so that a repeated flag is refused like any repeated option). */

@@ -16,6 +16,7 @@ import { Session } from './context.js';
 import { jobsCommands } from './jobs.js';
 import { keyCommands } from './keys.js';
 import { migrateCommands } from './migrate.js';
+import { outboxCommands } from './outbox.js';
 import { errorBody, UsageError, write } from './output.js';
 import { partnerCommands } from './partners.js';
 import { webhookCommands } from './webhooks.js';
@@ -28,6 +29,7 @@ const AREAS = [
   connectionCommands,
   channelCommands,
   webhookCommands,
+  outboxCommands,
   migrateCommands,
 ];
 

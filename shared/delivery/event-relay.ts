@@ -13,7 +13,8 @@ import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
 import { config, db, sns } from '#platform/clients.js';
 import type { ServiceEvent } from '#platform/events.js';
-import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
+import { now } from '#platform/clock.js';
+import { crashPoint, isSimulatedCrash, rethrowIfCrash } from '#platform/faults.js';
 import { OUTBOX_PREFIX, OUTBOX_SHARDS } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
 
@@ -68,37 +69,155 @@ export async function relayStreamRecords(records: DynamoDBRecord[]): Promise<Dyn
   return { batchItemFailures: [] };
 }
 
+/** What one outbox partition's pass did: events published (and deleted), and the failure it stopped at. */
+export interface ShardPass {
+  shard: number;
+  published: number;
+  error?: string;
+}
+
+/**
+ * Publishes one outbox partition's items in key order through `relayOutboxItem`, stopping at the first
+ * failure. `before`: only items whose `occurred_at` (the start of the sort key) is earlier than this ISO time.
+ */
+async function drainShard(shard: number, before?: string, progress = { published: 0 }): Promise<number> {
+  let start: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(
+      new QueryCommand({
+        TableName: config().tableName,
+        KeyConditionExpression: before === undefined ? 'PK = :pk' : 'PK = :pk AND SK < :before',
+        ExpressionAttributeValues: { ':pk': `${OUTBOX_PREFIX}${shard}`, ...(before === undefined ? {} : { ':before': before }) },
+        ConsistentRead: true,
+        Limit: 100,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      await relayOutboxItem(item as unknown as OutboxEntry);
+      progress.published += 1;
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return progress.published;
+}
+
+/**
+ * Every outbox partition side by side, each in key order up to its first failure; resolves to each
+ * partition's outcome (a simulated crash rejects, after the other partitions have finished).
+ */
+async function passOverShards(before?: string): Promise<ShardPass[]> {
+  const progress = Array.from({ length: OUTBOX_SHARDS }, () => ({ published: 0 }));
+  const results = await Promise.allSettled(progress.map((p, shard) => drainShard(shard, before, p)));
+  const crash = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && isSimulatedCrash(r.reason));
+  if (crash) throw crash.reason;
+  return results.map((r, shard) => ({
+    shard,
+    published: progress[shard].published,
+    ...(r.status === 'rejected' ? { error: r.reason instanceof Error ? r.reason.message : String(r.reason) } : {}),
+  }));
+}
+
 /**
  * The local relay's pass: every outbox partition in key order (partitions side by side, each one item after
  * the other, stopping at its first failure). Resolves to the number of events published; a failure (or a
  * simulated crash) rejects after the other partitions have finished, leaving the failed item for the next pass.
  */
 export async function drainOutbox(): Promise<number> {
-  const results = await Promise.allSettled(
+  const results = await Promise.allSettled(Array.from({ length: OUTBOX_SHARDS }, (_, shard) => drainShard(shard)));
+  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return results.reduce((sum, r) => sum + (r.status === 'fulfilled' ? r.value : 0), 0);
+}
+
+/** The `occurred_at` at the start of an outbox item's sort key (`<occurred_at>#<sequence>#<id>`). */
+const occurredAt = (sk: string) => sk.split('#')[0];
+const ageSeconds = (at: string | null, nowMs: number) => (at === null ? null : Math.max(0, Math.floor((nowMs - Date.parse(at)) / 1000)));
+
+export interface OutboxStatus {
+  waiting: number;
+  oldest_at: string | null;
+  oldest_age_seconds: number | null;
+  shards: { shard: number; waiting: number; oldest_at: string | null; oldest_age_seconds: number | null }[];
+}
+
+/**
+ * What waits in the outbox (`hiring-admin outbox status`): items per partition (counted with
+ * `Select=COUNT`, strongly consistent) and the oldest one's time and age. On AWS items wait only while the
+ * stream relay works on them, or after their batch went to the relay's DLQ (P117); locally, until the
+ * runtime's relay passes.
+ */
+export async function outboxStatus(): Promise<OutboxStatus> {
+  const nowMs = now().getTime();
+  const shards = await Promise.all(
     Array.from({ length: OUTBOX_SHARDS }, async (_, shard) => {
-      let published = 0;
+      const pk = { ':pk': `${OUTBOX_PREFIX}${shard}` };
+      const first = await db().send(
+        new QueryCommand({
+          TableName: config().tableName,
+          KeyConditionExpression: 'PK = :pk',
+          ExpressionAttributeValues: pk,
+          ConsistentRead: true,
+          Limit: 1,
+          ProjectionExpression: 'SK',
+        }),
+      );
+      let waiting = 0;
       let start: Record<string, unknown> | undefined;
       do {
         const out = await db().send(
           new QueryCommand({
             TableName: config().tableName,
             KeyConditionExpression: 'PK = :pk',
-            ExpressionAttributeValues: { ':pk': `${OUTBOX_PREFIX}${shard}` },
+            ExpressionAttributeValues: pk,
             ConsistentRead: true,
-            Limit: 100,
+            Select: 'COUNT',
             ExclusiveStartKey: start,
           }),
         );
-        for (const item of out.Items ?? []) {
-          await relayOutboxItem(item as unknown as OutboxEntry);
-          published += 1;
-        }
+        waiting += out.Count ?? 0;
         start = out.LastEvaluatedKey;
       } while (start);
-      return published;
+      const sk = first.Items?.[0]?.SK as string | undefined;
+      const oldest = sk === undefined ? null : occurredAt(sk);
+      return { shard, waiting, oldest_at: oldest, oldest_age_seconds: ageSeconds(oldest, nowMs) };
     }),
   );
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  return results.reduce((sum, r) => sum + (r.status === 'fulfilled' ? r.value : 0), 0);
+  const oldest = shards.reduce<string | null>(
+    (min, s) => (s.oldest_at !== null && (min === null || s.oldest_at < min) ? s.oldest_at : min),
+    null,
+  );
+  return {
+    waiting: shards.reduce((sum, s) => sum + s.waiting, 0),
+    oldest_at: oldest,
+    oldest_age_seconds: ageSeconds(oldest, nowMs),
+    shards,
+  };
+}
+
+export interface OutboxReplay {
+  /** Items older than this were replayed (all waiting items when `--older-than` is 0). */
+  older_than: string;
+  published: number;
+  shards: ShardPass[];
+  /** What still waits afterwards (newer items, items after a failure, items written meanwhile). */
+  waiting: number;
+}
+
+/**
+ * `hiring-admin outbox replay`: publishes the waiting outbox items whose event is at least `olderThanSeconds`
+ * old through the relay's own path (`relayOutboxItem`: publish, then delete), each partition in key order up
+ * to its first failure, like the relay. Idempotent: an item is deleted once published, so a second replay
+ * finds nothing; an event that the stream relay publishes too arrives twice with the same `id`, which
+ * consumers deduplicate on (P115).
+ */
+export async function replayOutbox(olderThanSeconds: number): Promise<OutboxReplay> {
+  const before = new Date(now().getTime() - olderThanSeconds * 1000).toISOString();
+  const shards = await passOverShards(before);
+  return {
+    older_than: before,
+    published: shards.reduce((sum, s) => sum + s.published, 0),
+    shards,
+    waiting: (await outboxStatus()).waiting,
+  };
 }

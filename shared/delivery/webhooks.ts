@@ -16,7 +16,10 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { request as httpsRequest } from 'node:https';
+import { rootCertificates } from 'node:tls';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { getCompanyRecord } from '#companies/companies.js';
@@ -58,6 +61,18 @@ export const webhookRetryBaseSeconds = () => Number(process.env.WEBHOOK_RETRY_BA
 const timeoutMs = () => Number(process.env.WEBHOOK_TIMEOUT_MS ?? 10_000);
 /** Tests and local runs only: plain-http receivers on loopback addresses (never set on AWS). */
 export const addressPolicy = (): AddressPolicy => ({ allowLoopback: process.env.WEBHOOK_ALLOW_LOOPBACK_HTTP === 'true' });
+
+/**
+ * Tests and local runs only: a PEM file of extra CA certificates trusted for https receivers, besides
+ * Node's bundled roots (never set on AWS; the stack test checks). Read once per path.
+ */
+let extraCa: { file: string; ca: string[] } | undefined;
+function trustedCas(): string[] | undefined {
+  const file = process.env.WEBHOOK_EXTRA_CA_FILE;
+  if (!file) return undefined;
+  if (extraCa?.file !== file) extraCa = { file, ca: [...rootCertificates, readFileSync(file, 'utf8')] };
+  return extraCa.ca;
+}
 
 /** The wait before attempt `attempt + 1`: base × 2^(attempt−1), at most 12 hours; no jitter, partners can plan on it. */
 export function webhookRetryDelaySeconds(attempt: number): number {
@@ -392,7 +407,10 @@ async function post(url: URL, headers: Record<string, string>, body: string): Pr
           'content-length': String(Buffer.byteLength(body)),
           'user-agent': 'hiring-integration-service-webhooks/1',
         },
-        // The connection goes to the address just checked, not to a second DNS answer.
+        // The connection goes to the address just checked, not to a second DNS answer; TLS still checks the
+        // certificate against the URL's host name (the SNI and identity check use `hostname`, not the address).
+        ...(url.protocol === 'https:' && !isIP(url.hostname.replace(/^\[|\]$/g, '')) ? { servername: url.hostname } : {}),
+        ...(url.protocol === 'https:' && trustedCas() ? { ca: trustedCas() } : {}),
         lookup: ((_host: string, options: { all?: boolean }, callback: (...args: unknown[]) => void) =>
           options?.all ? callback(null, addresses) : callback(null, addresses[0].address, addresses[0].family)) as never,
         agent: false,

@@ -216,6 +216,7 @@ test('webhooks (D19): a queue with a DLQ subscribed raw to the events topic, a w
   // webhook.endpoint_disabled goes through the outbox (P115): the worker does not publish itself.
   expect(Object.keys(worker.Properties.Environment.Variables)).not.toContain('EVENTS_TOPIC_ARN');
   expect(worker.Properties.Environment.Variables.WEBHOOK_ALLOW_LOOPBACK_HTTP).toBeUndefined();
+  expect(worker.Properties.Environment.Variables.WEBHOOK_EXTRA_CA_FILE).toBeUndefined();
   const actions = policyActions(workerId);
   expect(actions).toEqual(expect.arrayContaining(['sqs:SendMessage', 'sqs:ChangeMessageVisibility', 'kms:Decrypt', 'dynamodb:PutItem']));
   for (const forbidden of ['sns:Publish', 's3:GetObject', 'ses:SendRawEmail', 'kms:Encrypt', 'kms:GenerateDataKey*'])

@@ -68,6 +68,8 @@ const COMMANDS: Record<string, string[]> = {
   'webhook list': ['--partner'],
   'webhook delete': ['WEBHOOK_ID'],
   'webhook deliveries': ['WEBHOOK_ID', '--limit'],
+  'outbox status': [],
+  'outbox replay': ['--older-than'],
   migrate: [],
 };
 const GROUPS = [
@@ -141,7 +143,7 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
       errors: { command: ['Missing command.'] },
     });
     expect(usageError(unknown).errors).toEqual({
-      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, webhook, migrate.'],
+      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, webhook, outbox, migrate.'],
     });
     expect(usageError(noAction).errors).toEqual({
       command: [
@@ -171,11 +173,13 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
   });
 
   test('a bad integer names the option or argument', async () => {
-    const [option, equals, argument, negative] = await Promise.all([
+    const [option, equals, argument, negative, olderThan, fraction] = await Promise.all([
       cli('key', 'create', '--partner', 'abc'),
       cli('jobs', 'import', '--company=1e3', '--file', 'jobs.json'),
       cli('key', 'revoke', '7x'),
       cli('company', 'set-fallback-job', '-3', '--job', '0'),
+      cli('outbox', 'replay', '--older-than', 'an hour'),
+      cli('outbox', 'replay', '--older-than=1.5'),
     ]);
     expect(usageError(option)).toEqual({
       detail: 'Invalid value for "--partner": Must be a positive integer.',
@@ -185,6 +189,8 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
     expect(usageError(equals).errors).toEqual({ '--company': ['Must be a positive integer.'] });
     expect(usageError(argument).errors).toEqual({ KEY_ID: ['Must be a positive integer.'] });
     expect(usageError(negative).errors).toEqual({ COMPANY_ID: ['Must be a positive integer.'], '--job': ['Must be a positive integer.'] });
+    expect(usageError(olderThan).errors).toEqual({ '--older-than': ['Must be a whole number of seconds (0 or more).'] });
+    expect(usageError(fraction).errors).toEqual({ '--older-than': ['Must be a whole number of seconds (0 or more).'] });
   });
 
   test('unknown options, options without their value, repeated options, surplus arguments', async () => {

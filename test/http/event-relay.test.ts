@@ -3,12 +3,15 @@
  * hold no personal data, and reach the topic only through the relay, which deletes each item after the
  * publish; the stream handler skips what is not an outbox INSERT and reports its first failure.
  */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import type { DynamoDBRecord } from 'aws-lambda';
 import { sqs } from '#platform/clients.js';
+import { advanceClock, resetClock } from '#platform/clock.js';
 import { publishEvent } from '#platform/events.js';
 import { importJobs } from '#jobs/jobs.js';
-import { relayStreamRecords } from '#delivery/event-relay.js';
+import { relayStreamRecords, replayOutbox } from '#delivery/event-relay.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { allItems } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -22,6 +25,28 @@ beforeAll(async () => {
   api.runtime.emulators.fauxqs.subscribe({ topic: 'his-local-events', queue: EVENTS_QUEUE });
 });
 afterAll(() => api.stop());
+
+/** The admin tool (the bin shim in a child process) against this file's runtime, whose relay runs only when a test drains it. */
+function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; json: any }> {
+  const base = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: api.runtime.dataDir, LOG_LEVEL: 'SILENT' };
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args],
+      { env: { ...base, ...env } },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        let json: unknown;
+        try {
+          json = JSON.parse(code === 0 ? stdout : stderr);
+        } catch {
+          json = { stdout, stderr };
+        }
+        resolve({ code, json });
+      },
+    );
+  });
+}
 
 const outboxItems = async () => (await allItems()).filter((item) => String(item.PK).startsWith('OUTBOX#'));
 
@@ -152,4 +177,98 @@ test('a job import writes one event per created or changed job across transactio
       .sort(),
   );
   expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+});
+
+describe('hiring-admin outbox (P171): what waits after a relay failure, and its replay through the relay', () => {
+  afterEach(() => resetClock());
+
+  test('status counts the waiting events per shard with the oldest; replay --older-than publishes the older ones, then the rest, once', async () => {
+    await api.runtime.relay.drain();
+    await received();
+    // Events wait as after a stream batch went to the relay's DLQ: the runtime's relay does not run until a test drains it.
+    // Companies 41 and 42 land in shards 1 and 2; the third event is written two hours later (the test clock).
+    const old1 = await publishEvent('job.archived', 41, { job_id: 1, external_id: 'O-1', status: 'archived', run_id: 'r' });
+    const old2 = await publishEvent('job.archived', 42, { job_id: 2, external_id: 'O-2', status: 'archived', run_id: 'r' });
+    advanceClock(2 * 3600_000);
+    const recent = await publishEvent('job.archived', 41, { job_id: 3, external_id: 'O-3', status: 'archived', run_id: 'r' });
+    const stored = new Map((await outboxItems()).map((i) => [JSON.parse(String(i.event)).id as string, i]));
+    expect([...stored.keys()].sort()).toEqual([old1.id, old2.id, recent.id].sort());
+    // The admin tool's clock is the test clock's: two hours on.
+    const fakeNow = { FAKE_NOW: new Date(Date.now() + 2 * 3600_000).toISOString() };
+
+    const status = await admin(['outbox', 'status'], fakeNow);
+    expect(status.code).toBe(0);
+    expect(status.json).toMatchObject({ waiting: 3, oldest_at: old1.occurred_at });
+    expect(status.json.oldest_age_seconds).toBeGreaterThanOrEqual(2 * 3600 - 5);
+    expect(status.json.oldest_age_seconds).toBeLessThanOrEqual(2 * 3600 + 60);
+    expect(status.json.shards).toHaveLength(8);
+    expect(status.json.shards[1]).toMatchObject({ shard: 1, waiting: 2, oldest_at: old1.occurred_at });
+    expect(status.json.shards[2]).toMatchObject({ shard: 2, waiting: 1, oldest_at: old2.occurred_at });
+    expect(status.json.shards.filter((s: any) => s.waiting === 0)).toHaveLength(6);
+    expect(status.json.shards[0]).toEqual({ shard: 0, waiting: 0, oldest_at: null, oldest_age_seconds: null });
+    expect(await received()).toEqual([]);
+
+    // Older than one hour: the two old events are published (same id, same envelope) and deleted; the recent one waits.
+    const older = await admin(['outbox', 'replay', '--older-than', '3600'], fakeNow);
+    expect(older.code).toBe(0);
+    expect(older.json).toMatchObject({ published: 2, waiting: 1 });
+    expect(older.json.shards[1]).toEqual({ shard: 1, published: 1 });
+    expect(older.json.shards[2]).toEqual({ shard: 2, published: 1 });
+    const first = await received();
+    expect(first.map((e) => e.id).sort()).toEqual([old1.id, old2.id].sort());
+    for (const event of first) {
+      const { attributes, ...envelope } = event;
+      expect(envelope).toEqual(JSON.parse(String(stored.get(event.id)!.event)));
+      expect(attributes.type).toEqual({ Type: 'String', Value: 'job.archived' });
+    }
+    expect((await outboxItems()).map((i) => JSON.parse(String(i.event)).id)).toEqual([recent.id]);
+
+    // Without --older-than: everything that waits; a second replay finds nothing (idempotent).
+    const rest = await admin(['outbox', 'replay'], fakeNow);
+    expect(rest.json).toMatchObject({ published: 1, waiting: 0 });
+    expect((await received()).map((e) => e.id)).toEqual([recent.id]);
+    const again = await admin(['outbox', 'replay'], fakeNow);
+    expect(again.code).toBe(0);
+    expect(again.json).toMatchObject({ published: 0, waiting: 0 });
+    expect(await received()).toEqual([]);
+    expect(await admin(['outbox', 'status'], fakeNow)).toMatchObject({
+      code: 0,
+      json: { waiting: 0, oldest_at: null, oldest_age_seconds: null },
+    });
+    // The relay, running again, has nothing left either.
+    expect(await api.runtime.relay.drain()).toBe(0);
+  });
+
+  test('a replay racing the relay publishes an event at most twice, with the same id (consumers deduplicate)', async () => {
+    await api.runtime.relay.drain();
+    await received();
+    const event = await publishEvent('job.archived', 43, { job_id: 4, external_id: 'O-4', status: 'archived', run_id: 'r' });
+    const [replayed] = await Promise.all([admin(['outbox', 'replay']), api.runtime.relay.drain()]);
+    expect(replayed.code).toBe(0);
+    const copies = await received();
+    expect(copies.length).toBeGreaterThanOrEqual(1);
+    expect(copies.length).toBeLessThanOrEqual(2);
+    expect(new Set(copies.map((e) => e.id))).toEqual(new Set([event.id]));
+    expect(await outboxItems()).toEqual([]);
+  });
+
+  test('a replay that cannot publish stops each shard at its failure, keeps every item, and reports it; the next replay publishes them', async () => {
+    await api.runtime.relay.drain();
+    await received();
+    const a = await publishEvent('job.archived', 44, { job_id: 5, external_id: 'O-5', status: 'archived', run_id: 'r' });
+    const b = await publishEvent('job.archived', 44, { job_id: 6, external_id: 'O-6', status: 'archived', run_id: 'r' });
+    const topic = process.env.EVENTS_TOPIC_ARN;
+    delete process.env.EVENTS_TOPIC_ARN;
+    try {
+      const failed = await replayOutbox(0);
+      expect(failed).toMatchObject({ published: 0, waiting: 2 });
+      expect(failed.shards[4]).toEqual({ shard: 4, published: 0, error: expect.stringMatching(/EVENTS_TOPIC_ARN/) });
+      expect(failed.shards.filter((s) => s.error)).toHaveLength(1);
+    } finally {
+      process.env.EVENTS_TOPIC_ARN = topic;
+    }
+    expect(await received()).toEqual([]);
+    expect(await replayOutbox(0)).toMatchObject({ published: 2, waiting: 0 });
+    expect((await received()).map((e) => e.id)).toEqual([a.id, b.id]);
+  });
 });

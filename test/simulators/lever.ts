@@ -4,7 +4,8 @@
  * (404 for an unknown site), and the application POST to `/v0/postings/{site}/{id}?key=…`, multipart with
  * the `resume` file part, `name` and `email` required, answering `{"ok": true, "applicationId"}` or
  * `{"ok": false, "error"}`. Its documented limit: more than 2 application POSTs per second per key get 429
- * (no Retry-After). It merges candidates by e-mail: no duplicate error.
+ * (no Retry-After). It merges candidates by e-mail: no duplicate error; a second application with a known
+ * e-mail is recorded under the same `contactId` (the one person Lever shows).
  */
 import { randomUUID } from 'node:crypto';
 import { startSimulatorServer, type RecordedRequest, type SimulatorServer } from './server.js';
@@ -34,6 +35,8 @@ export interface LeverApplication {
   fields: Record<string, string[]>;
   resume?: { filename: string; contentType: string; bytes: Buffer };
   applicationId: string;
+  /** The merged candidate: the same for every application with the same e-mail (case-insensitive). */
+  contactId: string;
 }
 
 export interface LeverSimulator {
@@ -76,6 +79,7 @@ export function leverPostingJson(sim: LeverSimulator, site: string, p: LeverPost
 export async function startLeverSimulator(): Promise<LeverSimulator> {
   const sim = { sites: new Map(), applications: [], postStatuses: [], postTimes: [], rateLimitNext: 0 } as unknown as LeverSimulator;
   const posts = new Map<string, number[]>();
+  const contacts = new Map<string, string>();
   sim.server = await startSimulatorServer((req) => {
     const match = /^\/lever\/v0\/postings\/([^/]+)(?:\/([^/]+))?$/.exec(req.path);
     const site = match ? sim.sites.get(decodeURIComponent(match[1])) : undefined;
@@ -111,11 +115,14 @@ export async function startLeverSimulator(): Promise<LeverSimulator> {
       return reply(400, { ok: false, error: 'Expected multipart form data' });
     for (const field of ['name', 'email']) if (!req.fields[field]?.[0]) return reply(400, { ok: false, error: `Missing ${field}` });
     const resume = req.files.find((f) => f.field === 'resume');
+    const email = req.fields.email[0].trim().toLowerCase();
+    if (!contacts.has(email)) contacts.set(email, randomUUID());
     const application: LeverApplication = {
       postingId: posting.id,
       fields: req.fields,
       ...(resume ? { resume: { filename: resume.filename, contentType: resume.contentType, bytes: resume.bytes } } : {}),
       applicationId: randomUUID(),
+      contactId: contacts.get(email)!,
     };
     sim.applications.push(application);
     return reply(200, { ok: true, applicationId: application.applicationId });

@@ -1,9 +1,12 @@
 /**
- * A partner's webhook receiver, as a partner would write one: a plain HTTP server on loopback that verifies
+ * A partner's webhook receiver, as a partner would write one: an HTTP (or, given a key and certificate, HTTPS)
+ * server on loopback that verifies
  * each delivery's Standard Webhooks signature with the `standardwebhooks` library and its signing secret,
  * records it, and answers with whatever status the test chose for that request.
  */
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { TLSSocket } from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 
@@ -20,6 +23,10 @@ export interface Delivery {
   /** The status the receiver answered. */
   status: number;
   receivedAt: number;
+  /** HTTPS only: the server name the client sent (SNI). */
+  servername?: string;
+  /** The address the connection arrived at. */
+  localAddress?: string;
 }
 
 export interface WebhookReceiver {
@@ -32,9 +39,10 @@ export interface WebhookReceiver {
   stop(): Promise<void>;
 }
 
-export async function startWebhookReceiver(path = '/hook'): Promise<WebhookReceiver> {
+/** `tls`: serve HTTPS with this key and certificate, at `https://localhost:<port>` (the certificate's name). */
+export async function startWebhookReceiver(path = '/hook', tls?: { key: string; cert: string }): Promise<WebhookReceiver> {
   const receiver: WebhookReceiver = { url: '', deliveries: [], respond: () => 200, stop: async () => undefined };
-  const server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
@@ -68,13 +76,17 @@ export async function startWebhookReceiver(path = '/hook'): Promise<WebhookRecei
         signedCorrectly,
         status,
         receivedAt: Date.now(),
+        servername: tls ? ((req.socket as TLSSocket).servername as string | false) || undefined : undefined,
+        localAddress: req.socket.localAddress,
       });
       res.writeHead(status, { 'content-type': 'text/plain' });
       res.end(status < 300 ? 'ok' : 'not now');
     });
-  });
+  };
+  const server = tls ? createHttpsServer({ key: tls.key, cert: tls.cert }, handle) : createServer(handle);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`;
+  const port = (server.address() as AddressInfo).port;
+  receiver.url = tls ? `https://localhost:${port}${path}` : `http://127.0.0.1:${port}${path}`;
   receiver.stop = () =>
     new Promise<void>((resolve) => {
       server.close(() => resolve());
