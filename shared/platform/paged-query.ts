@@ -153,7 +153,7 @@ async function itemsFor(entries: Item[]): Promise<(Item | undefined)[]> {
   return entries.map((e) => found.get(primaryKeyOf(e as { PK: unknown; SK: unknown })));
 }
 
-async function countMatching(query: CollectionQuery, kind: SourceKind): Promise<number> {
+async function countMatching(query: CollectionQuery, kind: SourceKind, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
   if (query.matches) return query.matches();
   if (query.total && !query.conditions.length && query.sortKeyFrom === undefined) return query.total();
   if (kind === 'keys' && query.conditions.length) return (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items.length;
@@ -164,10 +164,12 @@ async function countMatching(query: CollectionQuery, kind: SourceKind): Promise<
   let count = 0;
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const out = await db().send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }));
+    // Bounded (a filter weighed against a smaller one): the Query stops once the limit is reached.
+    const bound = limit - count < 10_000 ? { Limit: limit - count } : {};
+    const out = await db().send(new QueryCommand({ ...input, ...bound, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }));
     count += out.Count ?? 0;
     exclusiveStartKey = out.LastEvaluatedKey;
-  } while (exclusiveStartKey);
+  } while (exclusiveStartKey && count < limit);
   return count;
 }
 
@@ -276,9 +278,12 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
   return { items, count, position: last ? { index: query.index, after: created(last.entry) } : undefined };
 }
 
-/** How many entries of a source match (its FilterExpression, or its residual conditions read in memory). */
-export async function countPartition(query: CollectionQuery): Promise<number> {
-  return countMatching({ ...query, total: undefined }, kindOf(query));
+/**
+ * How many entries of a source match (its FilterExpression, or its residual conditions read in memory); with
+ * `limit`, counting stops there (a partition without conditions, read as keys: the answer is then ≥ limit).
+ */
+export async function countPartition(query: CollectionQuery, limit?: number): Promise<number> {
+  return countMatching({ ...query, total: undefined }, kindOf(query), limit);
 }
 
 /** A partition that can answer a list: one exact filter's slot, a lookup index, a date range. */
@@ -286,6 +291,8 @@ export interface SourceCandidate {
   query: CollectionQuery;
   /** How many records the partition holds (a counter item, or the count of a small partition). */
   size: () => Promise<number>;
+  /** For a partition counted by its keys: the count, but only up to `limit` (it is then at least that). */
+  countUpTo?: (limit: number) => Promise<number>;
 }
 
 /**
@@ -301,7 +308,7 @@ export async function chooseSource(
   if (broad && cursorIndex === broad.query.index) return broad.query;
   const resumed = candidates.find((c) => c.query.index === cursorIndex);
   if (resumed) return { ...resumed.query, total: resumed.size };
-  const sizes = await Promise.all(candidates.map((c) => c.size()));
+  const sizes = await candidateSizes(candidates);
   const smallest = sizes.indexOf(Math.min(...sizes));
   const chosen = candidates[smallest];
   // A lone filter that matches most of the collection is cheaper walked on the collection itself with a
@@ -310,6 +317,21 @@ export async function chooseSource(
   if (broad && candidates.length === 1 && !chosen.query.conditions.length && sizes[smallest] >= BROAD_SHARE * (await broad.total()))
     return { ...broad.query, matches: () => Promise.resolve(sizes[smallest]) };
   return { ...chosen.query, total: () => Promise.resolve(sizes[smallest]) };
+}
+
+/**
+ * The candidates' sizes: counters first, then the partitions counted by their keys, each only up to one more
+ * than the smallest size known so far (it cannot be chosen beyond that), so a large uncounted filter next to
+ * a selective one costs about the selective one's matches (P160).
+ */
+async function candidateSizes(candidates: SourceCandidate[]): Promise<number[]> {
+  const sizes = await Promise.all(candidates.map((c) => (c.countUpTo ? undefined : c.size())));
+  for (const [i, candidate] of candidates.entries()) {
+    if (!candidate.countUpTo) continue;
+    const known = sizes.filter((s): s is number => s !== undefined);
+    sizes[i] = known.length ? await candidate.countUpTo(Math.min(...known) + 1) : await candidate.size();
+  }
+  return sizes as number[];
 }
 
 /** The share of a collection above which one exact filter is walked on the collection (see chooseSource). */
