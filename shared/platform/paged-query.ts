@@ -42,6 +42,12 @@ export interface CollectionQuery {
   ordered?: boolean;
   /** Entries read per wanted match when filtering (the partition's size over the matches, when known): without it, twice ahead. */
   readAhead?: number;
+  /**
+   * Other exact filters that are keys-only partitions of their own (slots): a first page intersects their keys
+   * with this partition's instead of reading every candidate item to count (P161). `attr` is the condition
+   * each answers.
+   */
+  keyFilters?: { attr: string; query: CollectionQuery; size: () => Promise<number>; countUpTo?: (limit: number) => Promise<number> }[];
 }
 
 export interface PageResult<T> {
@@ -214,6 +220,55 @@ async function collect(
   return { items, position: items.length ? positionOf(query, items[items.length - 1]) : undefined };
 }
 
+/** Every key of a keys-only partition (from `sortKeyFrom`), in its order. */
+async function readKeys(query: CollectionQuery): Promise<Item[]> {
+  const input = baseInput({ ...query, conditions: [] });
+  const entries: Item[] = [];
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: exclusiveStartKey }));
+    entries.push(...(out.Items ?? []));
+    exclusiveStartKey = out.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  return entries;
+}
+
+/**
+ * A key entry costs about a thirtieth of the item it names (~115 bytes against a 0.5-unit read): another
+ * filter's keys are read to intersect while it holds fewer than this many times the entries left (P161).
+ */
+const KEY_INTERSECT_FACTOR = 20;
+/** The most entries read per wanted match when a cursor says how many match. */
+const MAX_READ_AHEAD = 4;
+
+/**
+ * The keys of a partition that also lie in the other filters' partitions, read as keys only: the smallest
+ * other filters first, each while its keys cost less than reading the remaining entries' items. Returns the
+ * entries in the partition's order and the conditions still to check on items.
+ */
+async function intersectKeys(query: CollectionQuery, pageSize: number, read: Item[]): Promise<{ entries: Item[]; residual: Condition[] }> {
+  let entries = read;
+  const residual = [...query.conditions];
+  // Items of a page are read anyway: only the entries past a page are worth saving. A filter counted by its
+  // keys is counted only as far as the threshold (past it, its keys are not read).
+  const worth = (left: number) => KEY_INTERSECT_FACTOR * (left - pageSize);
+  if (worth(entries.length) <= 0) return { entries, residual };
+  const limit = worth(entries.length) + 1;
+  const filters = await Promise.all(
+    (query.keyFilters ?? []).map(async (f) => ({ ...f, size: f.countUpTo ? await f.countUpTo(limit) : await f.size() })),
+  );
+  for (const filter of filters.sort((a, b) => a.size - b.size)) {
+    if (filter.size > worth(entries.length)) break;
+    const members = new Set((await readKeys({ ...filter.query, sortKeyFrom: query.sortKeyFrom })).map((e) => String(e.PK)));
+    entries = entries.filter((e) => members.has(String(e.PK)));
+    residual.splice(
+      residual.findIndex((c) => c.attr === filter.attr),
+      1,
+    );
+  }
+  return { entries, residual };
+}
+
 /** Skips `skip` matches without reading items where the source allows it; returns the position after them. */
 async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): Promise<Record<string, unknown> | undefined> {
   const unfiltered = !query.conditions.length;
@@ -316,7 +371,18 @@ export async function chooseSource(
   // (A caller that must skip leaves `broad` out: skipping reads keys only on the slot.)
   if (broad && candidates.length === 1 && !chosen.query.conditions.length && sizes[smallest] >= BROAD_SHARE * (await broad.total()))
     return { ...broad.query, matches: () => Promise.resolve(sizes[smallest]) };
-  return { ...chosen.query, total: () => Promise.resolve(sizes[smallest]) };
+  return { ...chosen.query, total: () => Promise.resolve(sizes[smallest]), keyFilters: keyFiltersFor(chosen, candidates) };
+}
+
+/** The other candidates that are keys-only slots answering one exact condition of the chosen one (P161). */
+function keyFiltersFor(chosen: SourceCandidate, candidates: SourceCandidate[]): CollectionQuery['keyFilters'] {
+  if (kindOf(chosen.query) !== 'keys') return undefined;
+  return candidates.flatMap((c) => {
+    if (c === chosen || kindOf(c.query) !== 'keys' || c.query.ordered) return [];
+    const answered = chosen.query.conditions.filter((x) => !c.query.conditions.some((y) => y.attr === x.attr));
+    if (answered.length !== 1 || answered[0].op !== 'eq') return [];
+    return [{ attr: answered[0].attr, query: { ...c.query, conditions: [] }, size: c.size, countUpTo: c.countUpTo }];
+  });
 }
 
 /**
@@ -343,6 +409,23 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   if (request.cursor && request.cursor.position.index !== query.index) request = { ...request, cursor: undefined };
   if (kind === 'dateRange') return readDateRange(query, request);
   const skip = (request.page - 1) * request.pageSize;
+  if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches && query.keyFilters?.length) {
+    // Other exact filters with slots of their own: count by intersecting keys, then read only what is left.
+    const read = await readKeys(query);
+    const { entries, residual } = await intersectKeys({ ...query, keyFilters: query.keyFilters }, request.pageSize, read);
+    // Later pages read the partition's items from the cursor, ahead by its share that matches.
+    const ahead = (count: number) => ({ ahead: String(Math.min(MAX_READ_AHEAD, Math.max(1, read.length / Math.max(count, 1)))) });
+    if (!residual.length) {
+      const page = entries.slice(skip, skip + request.pageSize);
+      const items = (await itemsFor(page)).filter((i): i is Item => Boolean(i));
+      const last = page[page.length - 1];
+      return { items, count: entries.length, position: last ? { ...positionOf(query, last), ...ahead(entries.length) } : undefined };
+    }
+    const matching = (await itemsFor(entries)).filter((i): i is Item => Boolean(i) && matchesAll(i!, residual));
+    const items = matching.slice(skip, skip + request.pageSize);
+    const last = items[items.length - 1];
+    return { items, count: matching.length, position: last ? { ...positionOf(query, last), ...ahead(matching.length) } : undefined };
+  }
   if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches) {
     // Counting a filtered keys partition means reading its matches: the same read serves the page.
     const all = await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER);
@@ -358,6 +441,10 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
     const last = entries[entries.length - 1];
     return { items, count: all.items.length, position: last ? positionOf(query, last) : undefined };
   }
+  // A cursor of an intersected walk says how far ahead to read (P161).
+  const ahead = Number(request.cursor?.position.ahead);
+  if (kind === 'keys' && query.conditions.length && Number.isFinite(ahead) && ahead >= 1)
+    query = { ...query, readAhead: Math.min(MAX_READ_AHEAD, ahead) };
   const count = request.cursor ? request.cursor.count : await countMatching(query, kind);
   if (skip >= count) return { items: [], count };
   let from: Record<string, unknown> | undefined;

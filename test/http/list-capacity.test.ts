@@ -232,6 +232,25 @@ test('combined filters read at most the matches of the most selective one', asyn
   expect(cost(none).units).toBeLessThanOrEqual(8);
 });
 
+test('a combined filter whose most selective one is broad counts through keys only, on the first page; next pages carry it', async () => {
+  const query = 'channel=common&sync_status=NOTSENT&partner_company_id=PC-common&page_size=10';
+  const first = await list(shops.big, query);
+  expect(first.body.count).toBe(BIG - RARE);
+  expect(ids(first)).toEqual(shops.big.allIds.slice(0, 10));
+  // The keys of the three slots (~1.4 units per 100) and the page's items; reading the matches' items to
+  // count them would cost 0.5 each (~1,000 units here).
+  expect(cost(first).units).toBeLessThanOrEqual(3 * (BIG / 100) * 1.5 + 10);
+  const second = await api.get(first.body.next.replace(api.url, ''), { key: partner.key, companyId: shops.big.id });
+  expect(second.body.count).toBe(BIG - RARE);
+  expect(ids(second)).toEqual(shops.big.allIds.slice(10, 20));
+  expect(cost(second).units).toBeLessThanOrEqual(10);
+  // An uncounted filter (P160) next to a broad counted one: the same, through keys.
+  const mixed = await list(shops.big, 'channel=common&partner_job_id=PJ-common&page_size=10');
+  expect(mixed.body.count).toBe(BIG - RARE);
+  expect(ids(mixed)).toEqual(shops.big.allIds.slice(0, 10));
+  expect(cost(mixed).units).toBeLessThanOrEqual(3 * (BIG / 100) * 1.5 + 10);
+});
+
 test('date >= filters read only the matching range', async () => {
   for (const query of [`updated_at=${encodeURIComponent(since)}`, 'applied_at=2026-01-01']) {
     const small = await list(shops.small, query);
