@@ -167,6 +167,8 @@ async function countMatching(query: CollectionQuery, kind: SourceKind, limit = N
   // index (the slot itself, or GSI1's twin), since a Query's cost is what it reads, not what it returns.
   const keysTwin = kind === 'items' && !query.conditions.length && hasKeysTwin(query.index);
   const input = baseInput(query, keysTwin ? SKIP_INDEX : query.index);
+  if (query.total && !query.conditions.length && query.sortKeyFrom !== undefined && limit === Number.MAX_SAFE_INTEGER)
+    return countEitherSide(input, query.total);
   let count = 0;
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -177,6 +179,35 @@ async function countMatching(query: CollectionQuery, kind: SourceKind, limit = N
     exclusiveStartKey = out.LastEvaluatedKey;
   } while (exclusiveStartKey && count < limit);
   return count;
+}
+
+/**
+ * The keys of a range `>= bound` in a partition whose whole size a counter knows (P162): the range and its
+ * complement (`< bound`) are counted side by side, a page of keys each, and whichever ends first answers
+ * (the complement's count taken from the total). A broad date filter then reads the few keys before its
+ * bound, a narrow one its few matches: at most twice the smaller side, never the whole partition unless the
+ * bound splits it in the middle.
+ */
+async function countEitherSide(input: QueryCommandInput, total: () => Promise<number>): Promise<number> {
+  const below: QueryCommandInput = { ...input, KeyConditionExpression: input.KeyConditionExpression!.replace('#sk >= :sk', '#sk < :sk') };
+  const sides = [
+    { input, count: 0, start: undefined as Record<string, unknown> | undefined, done: false },
+    { input: below, count: 0, start: undefined as Record<string, unknown> | undefined, done: false },
+  ];
+  const all = total();
+  // Steps of keys that double (100, 200, 400, …): the side that ends first has read at most about as many as the other.
+  for (let limit = 100; ; limit = Math.min(limit * 2, 10_000)) {
+    await Promise.all(
+      sides.map(async (side) => {
+        const out = await db().send(new QueryCommand({ ...side.input, Limit: limit, Select: 'COUNT', ExclusiveStartKey: side.start }));
+        side.count += out.Count ?? 0;
+        side.start = out.LastEvaluatedKey;
+        side.done = !side.start;
+      }),
+    );
+    if (sides[0].done) return sides[0].count;
+    if (sides[1].done) return Math.max(0, (await all) - sides[1].count);
+  }
 }
 
 /** Reads matching items after `from` until `wanted` are collected or the partition ends. */
@@ -478,7 +509,7 @@ export async function broadDateWalk(
 ): Promise<CollectionQuery | undefined> {
   if (state.cursorIndex === walk.index) return walk;
   if (state.cursorIndex !== undefined || state.skipping || range.conditions.length) return undefined;
-  const [matches, all] = await Promise.all([countPartition(range), total()]);
+  const [matches, all] = await Promise.all([countMatching({ ...range, total }, 'dateRange'), total()]);
   if (matches < BROAD_DATE_SHARE * all) return undefined;
   return { ...walk, matches: () => Promise.resolve(matches), readAhead: Math.min(1 / BROAD_DATE_SHARE, all / Math.max(matches, 1)) };
 }

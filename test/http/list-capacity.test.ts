@@ -281,6 +281,23 @@ test('a date >= filter matching most records: counted as keys on page 1, then ev
   expect(cost(big.second)).toEqual(cost(small.second));
 });
 
+test('a broad date count reads the keys before its bound, not its matches: the same at ten times the size', async () => {
+  for (const query of ['applied_at=2024-01-01&page_size=10', 'created_at=2020-01-01&page_size=10', 'updated_at=2020-01-01&page_size=10']) {
+    const small = await list(shops.small, query);
+    const big = await list(shops.big, query);
+    expect(big.body.count).toBe(BIG);
+    expect(small.body.count).toBe(SMALL);
+    expect(ids(big)).toEqual(shops.big.allIds.slice(0, 10));
+    // Within a unit of the small company's cost (the page read ahead by the share that matches).
+    expect([query, cost(big).units]).toEqual([query, expect.any(Number)]);
+    expect(cost(big).units).toBeLessThanOrEqual(cost(small).units + 1);
+    expect(cost(big).units).toBeLessThanOrEqual(10);
+  }
+  // A bound after every record: the matching side ends at once.
+  const after = await list(shops.big, `created_at=${encodeURIComponent(new Date(Date.parse(since) - 1).toISOString())}&page_size=10`);
+  expect(after.body.count).toBe(0);
+});
+
 // Skips read keys only. An unfiltered skip reads the compact keys of KEYS (`KSK`, ~75 bytes an entry): the
 // issue's 1 unit per 100 records. A slot's keys carry the full created sort and the slot's partition value
 // (~115 bytes): ~1.4 per 100.
