@@ -617,8 +617,8 @@ export async function applicationQuery(
     candidates.push({ query, size: () => counted(valueCounterKey(companyId, 'job', job)) });
   }
   if (email !== undefined) {
-    // The e-mail range starts at the D10 cutoff, so its partition is counted in that range: a candidate has a
-    // handful of applications, fewer than a counter per address would be worth.
+    // The e-mail range starts at the D10 cutoff; its partition is counted as keys (a candidate has a handful
+    // of applications, fewer than a counter per address would be worth).
     const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
     const query: CollectionQuery = {
       index: 'GSI2',
@@ -626,7 +626,8 @@ export async function applicationQuery(
       sortKeyFrom: from,
       conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
     };
-    candidates.push({ query, size: () => countPartition({ ...query, conditions: [] }) });
+    // Its size is the whole partition's (a candidate's size is its partition's total, P162).
+    candidates.push({ query, size: () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] }) });
   }
   const chosen = await chooseSource(
     candidates,
