@@ -182,6 +182,7 @@ try {
     await a('exact, many matches', 'sync_status=NOTSENT');
     await a('exact, many matches', `partner=${partner.id}`);
     await a('combined, 10 matches', 'channel=rare&sync_status=FAILURE');
+    await a('combined, many matches', 'channel=common&sync_status=NOTSENT&partner_company_id=PC-common');
     await a('date, 10 matches', 'applied_at=2026-09-01');
     const broad = await a('date, many matches', 'applied_at=2024-01-01');
     await a('date, many matches, next page', new URL(broad.body.next!).search.slice(1));

@@ -4,7 +4,7 @@
  * Apart from `applications.ts` so that the read routes do not bundle the validator, the S3 upload and the
  * queue and topic clients.
  */
-import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
   ATTACHMENT_TYPES,
   checkAttachments,
@@ -17,8 +17,11 @@ import {
 import { storeAttachments, type AttachmentStaging } from '#applications/attachment-upload.js';
 import { getChannel, getChannelBySlug, type TalentChannel } from '#applications/channels.js';
 import {
+  CounterFold,
   MAX_APPLICATION_BYTES,
+  applicationCounterKey,
   counterTargets,
+  hasFoldedValues,
   counterUpdates,
   toApplicationItem,
   type ApplicationIn,
@@ -170,13 +173,24 @@ export function newApplicationRecord(a: {
 export async function seedApplications(records: ApplicationRecord[]): Promise<void> {
   await batchPut(records.map(toApplicationItem));
   const sums = new Map<string, { key: { PK: string; SK: string }; amounts: Map<string, number> }>();
-  for (const record of records)
-    for (const { key, attributes } of counterTargets(record)) {
+  const folds = new Map<number, CounterFold>();
+  for (const record of records) {
+    if (!folds.has(record.company)) folds.set(record.company, new CounterFold(await readCounterItem(record.company, true)));
+    for (const { key, attributes } of counterTargets(record, { total: true, fold: folds.get(record.company) })) {
       const entry = sums.get(primaryKeyOf(key)) ?? { key, amounts: new Map<string, number>() };
       sums.set(primaryKeyOf(key), entry);
-      for (const attribute of attributes) entry.amounts.set(attribute, (entry.amounts.get(attribute) ?? 0) + 1);
+      for (const [attribute, n] of attributes) entry.amounts.set(attribute, (entry.amounts.get(attribute) ?? 0) + n);
     }
+  }
   for (const { key, amounts } of sums.values()) await db().send(new UpdateCommand(counterAdd(key, amounts)));
+}
+
+/** The company's application counter item (where the folded totals are, P160). */
+async function readCounterItem(companyId: number, consistent = false): Promise<Record<string, unknown> | undefined> {
+  const out = await db().send(
+    new GetCommand({ TableName: config().tableName, Key: applicationCounterKey(companyId), ConsistentRead: consistent }),
+  );
+  return out.Item;
 }
 
 /**
@@ -192,11 +206,14 @@ export async function createApplication(
   staging?: AttachmentStaging,
 ): Promise<CreatedApplication> {
   // The company is read afresh: the access check's copy may be cached and its entitlements stale.
-  const [job, channel, partner, current] = await Promise.all([
+  // The company's counter item says where a channel's or partner company id's total is kept (P160).
+  const folding = input.channel !== undefined || input.partner_company_id !== undefined;
+  const [job, channel, partner, current, counter] = await Promise.all([
     resolveJob(company.id, input),
     resolveChannel(input),
     getPartner(partnerId),
     getCompanyRecord(company.id),
+    folding ? readCounterItem(company.id) : undefined,
   ]);
   const entitled = current ?? company;
   // D17: a deactivated (or deleted) company refuses new applications; its records stay readable.
@@ -242,7 +259,7 @@ export async function createApplication(
         TransactItems: [
           { Put: { TableName: config().tableName, Item: toApplicationItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
           // Every total the application counts in moves in the same transaction (docs/access-patterns.md).
-          ...counterUpdates(record, 1),
+          ...counterUpdates(record, 1, { total: true, fold: hasFoldedValues(record) ? new CounterFold(counter) : undefined }),
           // Its objects stop being pending uploads (which the reconciler would delete) in the same commit.
           ...stored.map((a) => clearPendingUpload(a.key)),
           outboxPut(created),

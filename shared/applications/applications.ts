@@ -191,8 +191,19 @@ type SlotFilter = keyof typeof APPLICATION_FILTER_SLOTS;
 
 /** Filters whose per-value totals are attributes of the company's application counter (few values each). */
 const TOTALS_FILTERS = ['sync_status', 'partner', 'agency'] as const;
-/** Filters whose per-value totals are counter items of their own: values a client chooses, unbounded in number. */
-const COUNTED_FILTERS = ['job', 'channel', 'partner_job_id', 'partner_company_id', 'agency_job_id'] as const;
+/**
+ * Client-chosen values with few of them per company in practice (a company's channels, the partner's ids for
+ * it): their totals are folded into the company's counter item while it holds fewer than `FOLD_LIMIT` such
+ * values, and kept on a counter item of their own beyond (P160). A value's total is the sum of both places.
+ */
+const FOLDED_FILTERS = ['channel', 'partner_company_id'] as const;
+/** Filters whose per-value totals are counter items of their own (a company has thousands of jobs). */
+const COUNTED_FILTERS = ['job', ...FOLDED_FILTERS] as const;
+/** Values folded into one company counter item at most, and the longest attribute name folded (P160). */
+export const FOLD_LIMIT = 16;
+const FOLD_MAX_ATTRIBUTE = 96;
+/** The company counter's attribute that counts the values folded into it. */
+const FOLDED_COUNT = 'folded';
 type CountedFilter = (typeof TOTALS_FILTERS)[number] | (typeof COUNTED_FILTERS)[number];
 
 const filterValue = (r: ApplicationRecord, filter: SlotFilter | CountedFilter) => r[filter] as string | number | null | undefined;
@@ -217,35 +228,80 @@ function valueCounterKey(companyId: number, filter: (typeof COUNTED_FILTERS)[num
   return keys.countOf(indexKeys.filterSlot(collections.companyApplications(companyId), filter, value));
 }
 
-/** The attribute of the company's application counter that totals one value of a few-valued filter. */
-const totalsAttribute = (filter: (typeof TOTALS_FILTERS)[number], value: string | number) => `${filter}#${value}`;
+/** The attribute of the company's application counter that totals one value of a few-valued (or folded) filter. */
+const totalsAttribute = (filter: CountedFilter, value: string | number) => `${filter}#${value}`;
+
+/** The company's application counter item, for `CounterFold`. */
+export function applicationCounterKey(companyId: number): Key {
+  return keys.countOf(collections.companyApplications(companyId));
+}
 
 /**
- * Every counter an application counts in, and the attributes of each: the company's application counter
- * (`count` and the few-valued filters' totals) and one item per client-chosen filter value. The migration
- * leaves out the company total, which counted the application from the start.
+ * Where the folded filters' totals go (P160): a value already on the company's counter item stays there, a
+ * new one joins it while fewer than `FOLD_LIMIT` values are folded, and otherwise gets its own counter item.
+ * Built from the counter item as read (absent: nothing folded yet); `place` remembers what it folded, so one
+ * fold can serve a batch. A concurrent writer may fold past the limit by a few: the limit bounds the item's
+ * size, not the totals, which are exact wherever each increment went.
  */
-export function counterTargets(r: ApplicationRecord, options: { total: boolean } = { total: true }): { key: Key; attributes: string[] }[] {
-  const totals = [
-    ...(options.total ? ['count'] : []),
-    ...TOTALS_FILTERS.flatMap((filter) => {
-      const value = filterValue(r, filter);
-      return value === null || value === undefined ? [] : [totalsAttribute(filter, value)];
-    }),
-  ];
-  return [
-    ...(totals.length ? [{ key: keys.countOf(collections.companyApplications(r.company)), attributes: totals }] : []),
-    ...COUNTED_FILTERS.flatMap((filter) => {
-      const value = filterValue(r, filter);
-      return value === null || value === undefined ? [] : [{ key: valueCounterKey(r.company, filter, value), attributes: ['count'] }];
-    }),
-  ];
+export class CounterFold {
+  private readonly present: Set<string>;
+  private folded: number;
+  constructor(item?: Record<string, unknown>) {
+    this.present = new Set(Object.keys(item ?? {}));
+    this.folded = Number(item?.[FOLDED_COUNT] ?? 0);
+  }
+  /** Whether the attribute goes onto the company item; `fresh` when it is new there (the fold count moves). */
+  place(attribute: string): { onCompany: boolean; fresh: boolean } {
+    if (this.present.has(attribute)) return { onCompany: true, fresh: false };
+    if (this.folded >= FOLD_LIMIT || attribute.length > FOLD_MAX_ATTRIBUTE) return { onCompany: false, fresh: false };
+    this.present.add(attribute);
+    this.folded++;
+    return { onCompany: true, fresh: true };
+  }
+}
+
+/** Whether the record carries a value of a folded filter (the create then reads the company counter first). */
+export function hasFoldedValues(r: ApplicationRecord): boolean {
+  return FOLDED_FILTERS.some((filter) => r[filter] !== null && r[filter] !== undefined);
+}
+
+/**
+ * Every counter an application counts in, and the amount of each attribute: the company's application counter
+ * (`count`, the few-valued filters' totals and the folded values) and one item per other counted value. The
+ * migration leaves out the company total, which counted the application from the start; without a fold every
+ * folded value goes to its own item (a total is the sum of both places). `partner_application_id`,
+ * `partner_job_id` and `agency_job_id` have no counter: their totals are a keys count of their slot (P160).
+ */
+export function counterTargets(
+  r: ApplicationRecord,
+  options: { total: boolean; fold?: CounterFold } = { total: true },
+): { key: Key; attributes: Map<string, number> }[] {
+  const company = new Map<string, number>();
+  if (options.total) company.set('count', 1);
+  for (const filter of TOTALS_FILTERS) {
+    const value = filterValue(r, filter);
+    if (value !== null && value !== undefined) company.set(totalsAttribute(filter, value), 1);
+  }
+  const own: { key: Key; attributes: Map<string, number> }[] = [];
+  for (const filter of COUNTED_FILTERS) {
+    const value = filterValue(r, filter);
+    if (value === null || value === undefined) continue;
+    const folding = (FOLDED_FILTERS as readonly string[]).includes(filter) && options.fold;
+    const placed = folding ? options.fold!.place(totalsAttribute(filter, value)) : { onCompany: false, fresh: false };
+    if (placed.onCompany) {
+      company.set(totalsAttribute(filter, value), 1);
+      if (placed.fresh) company.set(FOLDED_COUNT, (company.get(FOLDED_COUNT) ?? 0) + 1);
+    } else {
+      own.push({ key: valueCounterKey(r.company, filter, value), attributes: new Map([['count', 1]]) });
+    }
+  }
+  return [...(company.size ? [{ key: applicationCounterKey(r.company), attributes: company }] : []), ...own];
 }
 
 /** Transaction items that add `delta` to every counter an application counts in (create: +1). */
-export function counterUpdates(r: ApplicationRecord, delta: number, options: { total: boolean } = { total: true }) {
+export function counterUpdates(r: ApplicationRecord, delta: number, options: { total: boolean; fold?: CounterFold } = { total: true }) {
   return counterTargets(r, options).map(({ key, attributes }) => ({
-    Update: counterAdd(key, new Map(attributes.map((a) => [a, delta]))),
+    Update: counterAdd(key, new Map([...attributes].map(([a, n]) => [a, a === FOLDED_COUNT ? n : n * delta]))),
   }));
 }
 
@@ -523,7 +579,7 @@ export async function applicationQuery(
   const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
 
   const counted = counterReader([
-    keys.countOf(collection),
+    applicationCounterKey(companyId),
     ...COUNTED_FILTERS.flatMap((f) => {
       const value = f === 'job' ? job : exact.get(f as SlotFilter);
       return value === undefined ? [] : [valueCounterKey(companyId, f, value)];
@@ -537,12 +593,19 @@ export async function applicationQuery(
       sortKeyFrom: createdAt,
       conditions: others(filter),
     };
-    const size = (TOTALS_FILTERS as readonly string[]).includes(filter)
-      ? () => counted(keys.countOf(collection), totalsAttribute(filter as (typeof TOTALS_FILTERS)[number], value))
-      : (COUNTED_FILTERS as readonly string[]).includes(filter)
-        ? () => counted(valueCounterKey(companyId, filter as (typeof COUNTED_FILTERS)[number], value))
-        : () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] });
-    candidates.push({ query, size });
+    if ((TOTALS_FILTERS as readonly string[]).includes(filter)) {
+      candidates.push({ query, size: () => counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value)) });
+    } else if ((FOLDED_FILTERS as readonly string[]).includes(filter)) {
+      // Folded or on its own item (P160): the total is the sum of both places.
+      const own = valueCounterKey(companyId, filter as (typeof FOLDED_FILTERS)[number], value);
+      const size = async () =>
+        (await counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value))) + (await counted(own));
+      candidates.push({ query, size });
+    } else {
+      // No counter (P160): the slot's keys are counted, only as far as the smallest counted filter needs.
+      const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
+      candidates.push({ query, size: () => countPartition(whole), countUpTo: (limit) => countPartition(whole, limit) });
+    }
   }
   if (job !== undefined) {
     const query: CollectionQuery = {
@@ -554,8 +617,8 @@ export async function applicationQuery(
     candidates.push({ query, size: () => counted(valueCounterKey(companyId, 'job', job)) });
   }
   if (email !== undefined) {
-    // The e-mail range starts at the D10 cutoff, so its partition is counted in that range: a candidate has a
-    // handful of applications, fewer than a counter per address would be worth.
+    // The e-mail range starts at the D10 cutoff; its partition is counted as keys (a candidate has a handful
+    // of applications, fewer than a counter per address would be worth).
     const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
     const query: CollectionQuery = {
       index: 'GSI2',
@@ -563,7 +626,8 @@ export async function applicationQuery(
       sortKeyFrom: from,
       conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
     };
-    candidates.push({ query, size: () => countPartition({ ...query, conditions: [] }) });
+    // Its size is the whole partition's (a candidate's size is its partition's total, P162).
+    candidates.push({ query, size: () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] }) });
   }
   const chosen = await chooseSource(
     candidates,

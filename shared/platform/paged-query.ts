@@ -42,6 +42,12 @@ export interface CollectionQuery {
   ordered?: boolean;
   /** Entries read per wanted match when filtering (the partition's size over the matches, when known): without it, twice ahead. */
   readAhead?: number;
+  /**
+   * Other exact filters that are keys-only partitions of their own (slots): a first page intersects their keys
+   * with this partition's instead of reading every candidate item to count (P161). `attr` is the condition
+   * each answers.
+   */
+  keyFilters?: { attr: string; query: CollectionQuery; size: () => Promise<number>; countUpTo?: (limit: number) => Promise<number> }[];
 }
 
 export interface PageResult<T> {
@@ -153,7 +159,7 @@ async function itemsFor(entries: Item[]): Promise<(Item | undefined)[]> {
   return entries.map((e) => found.get(primaryKeyOf(e as { PK: unknown; SK: unknown })));
 }
 
-async function countMatching(query: CollectionQuery, kind: SourceKind): Promise<number> {
+async function countMatching(query: CollectionQuery, kind: SourceKind, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
   if (query.matches) return query.matches();
   if (query.total && !query.conditions.length && query.sortKeyFrom === undefined) return query.total();
   if (kind === 'keys' && query.conditions.length) return (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items.length;
@@ -161,14 +167,47 @@ async function countMatching(query: CollectionQuery, kind: SourceKind): Promise<
   // index (the slot itself, or GSI1's twin), since a Query's cost is what it reads, not what it returns.
   const keysTwin = kind === 'items' && !query.conditions.length && hasKeysTwin(query.index);
   const input = baseInput(query, keysTwin ? SKIP_INDEX : query.index);
+  if (query.total && !query.conditions.length && query.sortKeyFrom !== undefined && limit === Number.MAX_SAFE_INTEGER)
+    return countEitherSide(input, query.total);
   let count = 0;
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const out = await db().send(new QueryCommand({ ...input, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }));
+    // Bounded (a filter weighed against a smaller one): the Query stops once the limit is reached.
+    const bound = limit - count < 10_000 ? { Limit: limit - count } : {};
+    const out = await db().send(new QueryCommand({ ...input, ...bound, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }));
     count += out.Count ?? 0;
     exclusiveStartKey = out.LastEvaluatedKey;
-  } while (exclusiveStartKey);
+  } while (exclusiveStartKey && count < limit);
   return count;
+}
+
+/**
+ * The keys of a range `>= bound` in a partition whose whole size a counter knows (P162): the range and its
+ * complement (`< bound`) are counted side by side, a page of keys each, and whichever ends first answers
+ * (the complement's count taken from the total). A broad date filter then reads the few keys before its
+ * bound, a narrow one its few matches: at most twice the smaller side, never the whole partition unless the
+ * bound splits it in the middle.
+ */
+async function countEitherSide(input: QueryCommandInput, total: () => Promise<number>): Promise<number> {
+  const below: QueryCommandInput = { ...input, KeyConditionExpression: input.KeyConditionExpression!.replace('#sk >= :sk', '#sk < :sk') };
+  const sides = [
+    { input, count: 0, start: undefined as Record<string, unknown> | undefined, done: false },
+    { input: below, count: 0, start: undefined as Record<string, unknown> | undefined, done: false },
+  ];
+  const all = total();
+  // Steps of keys that double (100, 200, 400, …): the side that ends first has read at most about as many as the other.
+  for (let limit = 100; ; limit = Math.min(limit * 2, 10_000)) {
+    await Promise.all(
+      sides.map(async (side) => {
+        const out = await db().send(new QueryCommand({ ...side.input, Limit: limit, Select: 'COUNT', ExclusiveStartKey: side.start }));
+        side.count += out.Count ?? 0;
+        side.start = out.LastEvaluatedKey;
+        side.done = !side.start;
+      }),
+    );
+    if (sides[0].done) return sides[0].count;
+    if (sides[1].done) return Math.max(0, (await all) - sides[1].count);
+  }
 }
 
 /** Reads matching items after `from` until `wanted` are collected or the partition ends. */
@@ -210,6 +249,55 @@ async function collect(
     exclusiveStartKey = out.LastEvaluatedKey;
   }
   return { items, position: items.length ? positionOf(query, items[items.length - 1]) : undefined };
+}
+
+/** Every key of a keys-only partition (from `sortKeyFrom`), in its order. */
+async function readKeys(query: CollectionQuery): Promise<Item[]> {
+  const input = baseInput({ ...query, conditions: [] });
+  const entries: Item[] = [];
+  let exclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const out = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: exclusiveStartKey }));
+    entries.push(...(out.Items ?? []));
+    exclusiveStartKey = out.LastEvaluatedKey;
+  } while (exclusiveStartKey);
+  return entries;
+}
+
+/**
+ * A key entry costs about a thirtieth of the item it names (~115 bytes against a 0.5-unit read): another
+ * filter's keys are read to intersect while it holds fewer than this many times the entries left (P161).
+ */
+const KEY_INTERSECT_FACTOR = 20;
+/** The most entries read per wanted match when a cursor says how many match. */
+const MAX_READ_AHEAD = 4;
+
+/**
+ * The keys of a partition that also lie in the other filters' partitions, read as keys only: the smallest
+ * other filters first, each while its keys cost less than reading the remaining entries' items. Returns the
+ * entries in the partition's order and the conditions still to check on items.
+ */
+async function intersectKeys(query: CollectionQuery, pageSize: number, read: Item[]): Promise<{ entries: Item[]; residual: Condition[] }> {
+  let entries = read;
+  const residual = [...query.conditions];
+  // Items of a page are read anyway: only the entries past a page are worth saving. A filter counted by its
+  // keys is counted only as far as the threshold (past it, its keys are not read).
+  const worth = (left: number) => KEY_INTERSECT_FACTOR * (left - pageSize);
+  if (worth(entries.length) <= 0) return { entries, residual };
+  const limit = worth(entries.length) + 1;
+  const filters = await Promise.all(
+    (query.keyFilters ?? []).map(async (f) => ({ ...f, size: f.countUpTo ? await f.countUpTo(limit) : await f.size() })),
+  );
+  for (const filter of filters.sort((a, b) => a.size - b.size)) {
+    if (filter.size > worth(entries.length)) break;
+    const members = new Set((await readKeys({ ...filter.query, sortKeyFrom: query.sortKeyFrom })).map((e) => String(e.PK)));
+    entries = entries.filter((e) => members.has(String(e.PK)));
+    residual.splice(
+      residual.findIndex((c) => c.attr === filter.attr),
+      1,
+    );
+  }
+  return { entries, residual };
 }
 
 /** Skips `skip` matches without reading items where the source allows it; returns the position after them. */
@@ -276,9 +364,12 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
   return { items, count, position: last ? { index: query.index, after: created(last.entry) } : undefined };
 }
 
-/** How many entries of a source match (its FilterExpression, or its residual conditions read in memory). */
-export async function countPartition(query: CollectionQuery): Promise<number> {
-  return countMatching({ ...query, total: undefined }, kindOf(query));
+/**
+ * How many entries of a source match (its FilterExpression, or its residual conditions read in memory); with
+ * `limit`, counting stops there (a partition without conditions, read as keys: the answer is then ≥ limit).
+ */
+export async function countPartition(query: CollectionQuery, limit?: number): Promise<number> {
+  return countMatching({ ...query, total: undefined }, kindOf(query), limit);
 }
 
 /** A partition that can answer a list: one exact filter's slot, a lookup index, a date range. */
@@ -286,6 +377,8 @@ export interface SourceCandidate {
   query: CollectionQuery;
   /** How many records the partition holds (a counter item, or the count of a small partition). */
   size: () => Promise<number>;
+  /** For a partition counted by its keys: the count, but only up to `limit` (it is then at least that). */
+  countUpTo?: (limit: number) => Promise<number>;
 }
 
 /**
@@ -301,7 +394,7 @@ export async function chooseSource(
   if (broad && cursorIndex === broad.query.index) return broad.query;
   const resumed = candidates.find((c) => c.query.index === cursorIndex);
   if (resumed) return { ...resumed.query, total: resumed.size };
-  const sizes = await Promise.all(candidates.map((c) => c.size()));
+  const sizes = await candidateSizes(candidates);
   const smallest = sizes.indexOf(Math.min(...sizes));
   const chosen = candidates[smallest];
   // A lone filter that matches most of the collection is cheaper walked on the collection itself with a
@@ -309,7 +402,33 @@ export async function chooseSource(
   // (A caller that must skip leaves `broad` out: skipping reads keys only on the slot.)
   if (broad && candidates.length === 1 && !chosen.query.conditions.length && sizes[smallest] >= BROAD_SHARE * (await broad.total()))
     return { ...broad.query, matches: () => Promise.resolve(sizes[smallest]) };
-  return { ...chosen.query, total: () => Promise.resolve(sizes[smallest]) };
+  return { ...chosen.query, total: () => Promise.resolve(sizes[smallest]), keyFilters: keyFiltersFor(chosen, candidates) };
+}
+
+/** The other candidates that are keys-only slots answering one exact condition of the chosen one (P161). */
+function keyFiltersFor(chosen: SourceCandidate, candidates: SourceCandidate[]): CollectionQuery['keyFilters'] {
+  if (kindOf(chosen.query) !== 'keys') return undefined;
+  return candidates.flatMap((c) => {
+    if (c === chosen || kindOf(c.query) !== 'keys' || c.query.ordered) return [];
+    const answered = chosen.query.conditions.filter((x) => !c.query.conditions.some((y) => y.attr === x.attr));
+    if (answered.length !== 1 || answered[0].op !== 'eq') return [];
+    return [{ attr: answered[0].attr, query: { ...c.query, conditions: [] }, size: c.size, countUpTo: c.countUpTo }];
+  });
+}
+
+/**
+ * The candidates' sizes: counters first, then the partitions counted by their keys, each only up to one more
+ * than the smallest size known so far (it cannot be chosen beyond that), so a large uncounted filter next to
+ * a selective one costs about the selective one's matches (P160).
+ */
+async function candidateSizes(candidates: SourceCandidate[]): Promise<number[]> {
+  const sizes = await Promise.all(candidates.map((c) => (c.countUpTo ? undefined : c.size())));
+  for (const [i, candidate] of candidates.entries()) {
+    if (!candidate.countUpTo) continue;
+    const known = sizes.filter((s): s is number => s !== undefined);
+    sizes[i] = known.length ? await candidate.countUpTo(Math.min(...known) + 1) : await candidate.size();
+  }
+  return sizes as number[];
 }
 
 /** The share of a collection above which one exact filter is walked on the collection (see chooseSource). */
@@ -321,6 +440,23 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   if (request.cursor && request.cursor.position.index !== query.index) request = { ...request, cursor: undefined };
   if (kind === 'dateRange') return readDateRange(query, request);
   const skip = (request.page - 1) * request.pageSize;
+  if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches && query.keyFilters?.length) {
+    // Other exact filters with slots of their own: count by intersecting keys, then read only what is left.
+    const read = await readKeys(query);
+    const { entries, residual } = await intersectKeys({ ...query, keyFilters: query.keyFilters }, request.pageSize, read);
+    // Later pages read the partition's items from the cursor, ahead by its share that matches.
+    const ahead = (count: number) => ({ ahead: String(Math.min(MAX_READ_AHEAD, Math.max(1, read.length / Math.max(count, 1)))) });
+    if (!residual.length) {
+      const page = entries.slice(skip, skip + request.pageSize);
+      const items = (await itemsFor(page)).filter((i): i is Item => Boolean(i));
+      const last = page[page.length - 1];
+      return { items, count: entries.length, position: last ? { ...positionOf(query, last), ...ahead(entries.length) } : undefined };
+    }
+    const matching = (await itemsFor(entries)).filter((i): i is Item => Boolean(i) && matchesAll(i!, residual));
+    const items = matching.slice(skip, skip + request.pageSize);
+    const last = items[items.length - 1];
+    return { items, count: matching.length, position: last ? { ...positionOf(query, last), ...ahead(matching.length) } : undefined };
+  }
   if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches) {
     // Counting a filtered keys partition means reading its matches: the same read serves the page.
     const all = await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER);
@@ -336,6 +472,10 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
     const last = entries[entries.length - 1];
     return { items, count: all.items.length, position: last ? positionOf(query, last) : undefined };
   }
+  // A cursor of an intersected walk says how far ahead to read (P161).
+  const ahead = Number(request.cursor?.position.ahead);
+  if (kind === 'keys' && query.conditions.length && Number.isFinite(ahead) && ahead >= 1)
+    query = { ...query, readAhead: Math.min(MAX_READ_AHEAD, ahead) };
   const count = request.cursor ? request.cursor.count : await countMatching(query, kind);
   if (skip >= count) return { items: [], count };
   let from: Record<string, unknown> | undefined;
@@ -369,7 +509,7 @@ export async function broadDateWalk(
 ): Promise<CollectionQuery | undefined> {
   if (state.cursorIndex === walk.index) return walk;
   if (state.cursorIndex !== undefined || state.skipping || range.conditions.length) return undefined;
-  const [matches, all] = await Promise.all([countPartition(range), total()]);
+  const [matches, all] = await Promise.all([countMatching({ ...range, total }, 'dateRange'), total()]);
   if (matches < BROAD_DATE_SHARE * all) return undefined;
   return { ...walk, matches: () => Promise.resolve(matches), readAhead: Math.min(1 / BROAD_DATE_SHARE, all / Math.max(matches, 1)) };
 }

@@ -8,6 +8,7 @@
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createApplication, newApplicationRecord, parseApplication, seedApplications } from '#applications/application-create.js';
+import { FOLD_LIMIT } from '#applications/applications.js';
 import type { JobRecord } from '#jobs/jobs.js';
 import { nextId } from '#platform/ids.js';
 import { compareCompanies, createCompany, getCompanyRecord, parseCompanyFilter, type Company } from '#companies/companies.js';
@@ -231,6 +232,25 @@ test('combined filters read at most the matches of the most selective one', asyn
   expect(cost(none).units).toBeLessThanOrEqual(8);
 });
 
+test('a combined filter whose most selective one is broad counts through keys only, on the first page; next pages carry it', async () => {
+  const query = 'channel=common&sync_status=NOTSENT&partner_company_id=PC-common&page_size=10';
+  const first = await list(shops.big, query);
+  expect(first.body.count).toBe(BIG - RARE);
+  expect(ids(first)).toEqual(shops.big.allIds.slice(0, 10));
+  // The keys of the three slots (~1.4 units per 100) and the page's items; reading the matches' items to
+  // count them would cost 0.5 each (~1,000 units here).
+  expect(cost(first).units).toBeLessThanOrEqual(3 * (BIG / 100) * 1.5 + 10);
+  const second = await api.get(first.body.next.replace(api.url, ''), { key: partner.key, companyId: shops.big.id });
+  expect(second.body.count).toBe(BIG - RARE);
+  expect(ids(second)).toEqual(shops.big.allIds.slice(10, 20));
+  expect(cost(second).units).toBeLessThanOrEqual(10);
+  // An uncounted filter (P160) next to a broad counted one: the same, through keys.
+  const mixed = await list(shops.big, 'channel=common&partner_job_id=PJ-common&page_size=10');
+  expect(mixed.body.count).toBe(BIG - RARE);
+  expect(ids(mixed)).toEqual(shops.big.allIds.slice(0, 10));
+  expect(cost(mixed).units).toBeLessThanOrEqual(3 * (BIG / 100) * 1.5 + 10);
+});
+
 test('date >= filters read only the matching range', async () => {
   for (const query of [`updated_at=${encodeURIComponent(since)}`, 'applied_at=2026-01-01']) {
     const small = await list(shops.small, query);
@@ -259,6 +279,23 @@ test('a date >= filter matching most records: counted as keys on page 1, then ev
   // A next page reads the page (and what the filter passes), the same at ten times the size.
   expect(cost(big.second).units).toBeLessThanOrEqual(10);
   expect(cost(big.second)).toEqual(cost(small.second));
+});
+
+test('a broad date count reads the keys before its bound, not its matches: the same at ten times the size', async () => {
+  for (const query of ['applied_at=2024-01-01&page_size=10', 'created_at=2020-01-01&page_size=10', 'updated_at=2020-01-01&page_size=10']) {
+    const small = await list(shops.small, query);
+    const big = await list(shops.big, query);
+    expect(big.body.count).toBe(BIG);
+    expect(small.body.count).toBe(SMALL);
+    expect(ids(big)).toEqual(shops.big.allIds.slice(0, 10));
+    // Within a unit of the small company's cost (the page read ahead by the share that matches).
+    expect([query, cost(big).units]).toEqual([query, expect.any(Number)]);
+    expect(cost(big).units).toBeLessThanOrEqual(cost(small).units + 1);
+    expect(cost(big).units).toBeLessThanOrEqual(10);
+  }
+  // A bound after every record: the matching side ends at once.
+  const after = await list(shops.big, `created_at=${encodeURIComponent(new Date(Date.parse(since) - 1).toISOString())}&page_size=10`);
+  expect(after.body.count).toBe(0);
 });
 
 // Skips read keys only. An unfiltered skip reads the compact keys of KEYS (`KSK`, ~75 bytes an entry): the
@@ -477,6 +514,92 @@ describe('companies: exact filters, totals, orderings and contains cost the page
       const res = await companies(portfolios.big, query);
       expect(res.status).toBe(200);
       expect(ids(res).some((id: number) => foreign.has(id))).toBe(false);
+    }
+  });
+});
+
+describe('creates stay cheap (target 7)', () => {
+  // docs/access-patterns.md: the create with a channel, four partner ids, notes and answers cost 6.5 units
+  // before issue 11 (dynalite's accounting: reads, and 2 per item of the transaction).
+  const BEFORE_ISSUE_11 = 6.5;
+
+  test('a create carrying every partner id costs ≤ 2 × the create before issue 11, whatever the company holds', async () => {
+    const owner = await aPartner(undefined, 'agency');
+    const company = await aCompany(owner.id);
+    await withJobs(company.id, [{ external_id: 'J-1', title: 'Job' }]);
+    const job = (await api.get('/jobs?external_id=J-1', { key: owner.key, companyId: company.id })).body.results[0].id;
+    const create = (i: number) =>
+      api.request('POST', '/applications/', {
+        key: owner.key,
+        companyId: company.id,
+        body: {
+          job,
+          candidate: { email: `c${i}@example.com`, full_name: 'Ada Lovelace' },
+          channel: `channel-${i % 3}`,
+          partner_job_id: `PJ-${i}`,
+          partner_company_id: 'PC-1',
+          partner_application_id: `PA-${i}`,
+          agency_job_id: `AJ-${i}`,
+          notes: 'Strong profile',
+          screening_questions: [{ id: 'q1', question: 'Work permit?', answer_type: 'boolean', answer: 'true' }],
+        },
+      });
+    const costs: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const res = await create(i);
+      expect(res.status).toBe(201);
+      costs.push(cost(res).units);
+    }
+    // (The first create of an instance also allocates a block of ids.)
+    for (const units of costs.slice(1)) expect(units).toBeLessThanOrEqual(2 * BEFORE_ISSUE_11);
+    // Every total the create moved is exact.
+    for (const [query, count] of [
+      ['channel=channel-0', 2],
+      ['partner_company_id=PC-1', 6],
+      ['partner_job_id=PJ-4', 1],
+      ['agency_job_id=AJ-2', 1],
+      [`job=${job}`, 6],
+      ['partner_company_id=PC-1&channel=channel-1', 2],
+    ] as const) {
+      const res = await api.get(`/applications/?${query}`, { key: owner.key, companyId: company.id });
+      expect([query, res.body.count]).toEqual([query, count]);
+    }
+  });
+
+  test('values past the fold limit get counter items of their own: every total stays exact', async () => {
+    const company = await aCompany(partner.id);
+    await withJobs(company.id, [{ external_id: 'J-1', title: 'Job' }]);
+    const job = (await api.get('/jobs?external_id=J-1', { key: partner.key, companyId: company.id })).body.results[0].id;
+    const record = (await getCompanyRecord(company.id))!;
+    const channels = FOLD_LIMIT + 4;
+    await pool(2 * channels, 4, async (i) => {
+      const { input } = parseApplication(
+        { job, candidate: { email: `f${i}@example.com`, full_name: 'F' }, channel: `ch-${i % channels}` },
+        [],
+      );
+      await createApplication(record, partner.id, input, []);
+    });
+    // The same shape through the batched seeding path.
+    const seeded = [];
+    for (let i = 0; i < channels; i++) {
+      seeded.push(
+        newApplicationRecord({
+          id: await nextId('application'),
+          company: company.id,
+          partner: { id: partner.id },
+          job: { id: job } as JobRecord,
+          channel: undefined,
+          input: parseApplication({ job, candidate: { email: `s${i}@example.com`, full_name: 'S' }, channel: `ch-${i}` }, []).input,
+          timestamp: new Date().toISOString(),
+          syncDue: false,
+        }),
+      );
+    }
+    await seedApplications(seeded);
+    for (const i of [0, FOLD_LIMIT - 1, FOLD_LIMIT, channels - 1]) {
+      const res = await api.get(`/applications/?channel=ch-${i}&page_size=1`, { key: partner.key, companyId: company.id });
+      expect([i, res.body.count]).toEqual([i, 3]);
+      expect(cost(res).units).toBeLessThanOrEqual(3);
     }
   });
 });
