@@ -25,6 +25,26 @@ const CONTRAST = [
 export const API_REFERENCE_PAGE_FILE = 'api-reference.generated.html';
 export const API_REFERENCE_MODULE_FILE = 'api-reference.generated.ts';
 
+/**
+ * Redoc's media-type and variant dropdowns are buttons named by an `aria-label` ("Payload media type") that
+ * does not contain their visible text ("application/json"), which fails WCAG 2.5.3 (axe's
+ * `label-content-name-mismatch`). This script, inlined into the page and allowed by its hash like Redoc's
+ * own, names each such button by its visible text followed by the label, whenever Redoc renders or changes one.
+ */
+const LABEL_IN_NAME = `(function () {
+  function fix() {
+    document.querySelectorAll('button[aria-label][aria-haspopup]').forEach(function (b) {
+      if (!b.hasAttribute('data-label')) b.setAttribute('data-label', b.getAttribute('aria-label'));
+      var label = b.getAttribute('data-label');
+      var text = (b.textContent || '').trim();
+      var name = text ? text + ' (' + label + ')' : label;
+      if (b.getAttribute('aria-label') !== name) b.setAttribute('aria-label', name);
+    });
+  }
+  new MutationObserver(fix).observe(document.documentElement, { subtree: true, childList: true, characterData: true });
+  fix();
+})();`;
+
 /** The page, and the module source with the hashes of the page's inline scripts. */
 export function renderApiReference(): { page: string; module: string } {
   const work = mkdtempSync(join(tmpdir(), 'his-api-reference-'));
@@ -45,7 +65,10 @@ export function renderApiReference(): { page: string; module: string } {
       { cwd: root, encoding: 'utf8', env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
     );
     if (run.status !== 0) throw new Error(`redocly build-docs failed: ${run.stderr}`);
-    const html = readFileSync(output, 'utf8').replace('</head>', `<style>${CONTRAST}</style>\n</head>`);
+    const rendered = readFileSync(output, 'utf8').replace('</head>', `<style>${CONTRAST}</style>\n</head>`);
+    // Before the page's own closing tag, the last one: Redoc's inlined script contains the string too.
+    const end = rendered.lastIndexOf('</body>');
+    const html = `${rendered.slice(0, end)}<script>${LABEL_IN_NAME}</script>\n${rendered.slice(end)}`;
     const hashes = [...html.matchAll(/<script(?:\s[^>]*)?>([\s\S]*?)<\/script>/g)].map(
       (m) => `sha256-${createHash('sha256').update(m[1], 'utf8').digest('base64')}`,
     );
