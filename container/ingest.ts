@@ -12,6 +12,7 @@ import { NotFoundError } from '#platform/errors.js';
 import { errorResponse } from '#http/http.js';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
 import { isLargeBodyPath, largeBodyRoutes, routes } from '#http/routes.js';
+import { logger } from '#platform/logger.js';
 import { createHttpAdapter } from '../local/http-adapter.js';
 import { loadRouteHandler } from './handlers.js';
 
@@ -88,17 +89,14 @@ function accessLog(req: IncomingMessage, res: ServerResponse): void {
     }
     if (path === HEALTH_PATH) return;
     const requestId = res.getHeader('X-Request-Id');
-    console.log(
-      JSON.stringify({
-        level: 'INFO',
-        message: 'request',
-        method: req.method,
-        path: path.slice(0, 200),
-        status: res.statusCode,
-        duration_ms: Math.round(performance.now() - started),
-        request_id: typeof requestId === 'string' ? requestId : undefined,
-      }),
-    );
+    // Ids only: the path names ids, never personal data (the body is not logged).
+    logger.info('request', {
+      method: req.method,
+      path: path.slice(0, 200),
+      status: res.statusCode,
+      duration_ms: Math.round(performance.now() - started),
+      request_id: typeof requestId === 'string' ? requestId : undefined,
+    });
   });
 }
 

@@ -4,17 +4,18 @@
  * and lets the requests in flight finish.
  */
 import type { AddressInfo } from 'node:net';
+import { logger } from '#platform/logger.js';
 import { checkEnvironment, createContainerServer, SERVER_MODES, type ServerMode } from './ingest.js';
 
 const mode = (process.argv[2] ?? process.env.SERVER_MODE ?? 'ingest') as ServerMode;
 if (!SERVER_MODES.includes(mode)) {
-  console.error(`unknown mode "${mode}": use ${SERVER_MODES.join(' or ')}`);
+  logger.error(`unknown mode "${mode}": use ${SERVER_MODES.join(' or ')}`);
   process.exit(2);
 }
 try {
   checkEnvironment(mode);
 } catch (error) {
-  console.error((error as Error).message);
+  logger.error((error as Error).message);
   process.exit(2);
 }
 
@@ -24,14 +25,14 @@ const server = createContainerServer({
 });
 server.listen(Number(process.env.PORT ?? 8080), process.env.HOST ?? '0.0.0.0', () => {
   const { address, port } = server.address() as AddressInfo;
-  console.log(JSON.stringify({ level: 'INFO', message: 'listening', mode, address, port }));
+  logger.info('listening', { mode, address, port });
 });
 
 let stopping = false;
 function shutdown(signal: string): void {
   if (stopping) return;
   stopping = true;
-  console.log(JSON.stringify({ level: 'INFO', message: 'shutting down', signal }));
+  logger.info('shutting down', { signal });
   server.close(() => process.exit(0));
   server.closeIdleConnections();
   // ECS sends SIGKILL after its stop timeout (30 s); leave before that.

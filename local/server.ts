@@ -1,5 +1,6 @@
 /** `npm start`: the service on this machine, with data in DATA_DIR (default .data) on PORT (default 3000). */
 import { resolve } from 'node:path';
+import { logger } from '#platform/logger.js';
 import { startRuntime } from './runtime.js';
 
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
@@ -7,22 +8,28 @@ const port = Number(process.env.PORT ?? 3000);
 
 const runtime = await startRuntime({ dataDir, port, host: process.env.HOST ?? '127.0.0.1', seed: process.env.DEMO !== '0' });
 
-console.log(`Hiring Integration Service listening on ${runtime.url}`);
-console.log(`Data directory: ${dataDir}`);
-console.log(`API reference: ${runtime.url}/docs`);
-if (runtime.demo) {
-  console.log(`Demo partner ${runtime.demo.partnerId}, demo company ${runtime.demo.companyId}. Try:`);
-  console.log(
-    `  curl -s -H "Authorization: Bearer ${runtime.demo.partnerKey}" -H "Company-Id: ${runtime.demo.companyId}" ${runtime.url}/jobs`,
-  );
-  console.log(`  curl -s -H "Authorization: Bearer ${runtime.demo.partnerKey}" ${runtime.url}/companies/`);
-}
+// The start banner is the command's own output for the person at the terminal, not a log; it names no key
+// (the demo keys stay in DATA_DIR/demo.json).
+const banner = [
+  `Hiring Integration Service listening on ${runtime.url}`,
+  `Data directory: ${dataDir}`,
+  `API reference: ${runtime.url}/docs`,
+  ...(runtime.demo
+    ? [
+        `Demo partner ${runtime.demo.partnerId}, demo company ${runtime.demo.companyId}. Try:`,
+        `  KEY=$(node -p "require('${dataDir}/demo.json').partnerKey")`,
+        `  curl -s -H "Authorization: Bearer $KEY" -H "Company-Id: ${runtime.demo.companyId}" ${runtime.url}/jobs`,
+        `  curl -s -H "Authorization: Bearer $KEY" ${runtime.url}/companies/`,
+      ]
+    : []),
+];
+process.stdout.write(`${banner.join('\n')}\n`);
 
 let stopping = false;
 async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
-  console.log(`${signal}: shutting down`);
+  logger.info('shutting down', { signal });
   await runtime.stop();
   process.exit(0);
 }

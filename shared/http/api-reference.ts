@@ -4,9 +4,8 @@
  * Content-Security-Policy allows exactly its own inline scripts (by hash) and Redoc's inline styles, and no
  * connection anywhere but this origin; it may not be framed.
  *
- * The page (about 2.6 MB) is data, not code (P167): `api-reference.generated.html` sits beside this module in
- * the sources and beside `index.mjs` in the ApiDocs bundle (copied there by `lib/service-function.ts`), and is
- * read once, on the first request.
+ * The page (about 2.6 MB) is data, not code (P167): `docs/api-reference.html` in the sources, copied beside
+ * `index.mjs` in the ApiDocs bundle by `lib/service-function.ts`; read once, on the first request.
  */
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -15,8 +14,22 @@ import { logger } from '#platform/logger.js';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
 import { API_REFERENCE_SCRIPT_HASHES } from '#http/api-reference.generated.js';
 
-/** Beside this module (sources) and beside the bundle (Lambda): the same relative name in both. */
-export const API_REFERENCE_PAGE = 'api-reference.generated.html';
+/** The page's file name: beside the bundle (Lambda), in docs/ (sources). */
+export const API_REFERENCE_PAGE = 'api-reference.html';
+
+/** Where the page is: beside the bundle's `index.mjs`, else in the sources' docs/ (this module is shared/http/). */
+const PAGE_LOCATIONS = [new URL(`./${API_REFERENCE_PAGE}`, import.meta.url), new URL(`../../docs/${API_REFERENCE_PAGE}`, import.meta.url)];
+
+async function readPage(): Promise<string> {
+  for (const [i, location] of PAGE_LOCATIONS.entries()) {
+    try {
+      return await readFile(location, 'utf8');
+    } catch (error) {
+      if (i === PAGE_LOCATIONS.length - 1 || (error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
+  }
+  throw new Error('unreachable');
+}
 
 export const API_REFERENCE_CSP = [
   "default-src 'none'",
@@ -36,7 +49,7 @@ let page: Promise<string> | undefined;
 
 /** The page, read on first use and kept for the life of the instance (a failed read is retried next time). */
 export function apiReferencePage(): Promise<string> {
-  page ??= readFile(new URL(`./${API_REFERENCE_PAGE}`, import.meta.url), 'utf8').catch((error: unknown) => {
+  page ??= readPage().catch((error: unknown) => {
     page = undefined;
     throw error;
   });

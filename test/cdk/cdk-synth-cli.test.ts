@@ -74,8 +74,8 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
     (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Description ?? '').startsWith('ApiDocs: '),
   );
   const asset = join(outdir, docs.Metadata['aws:asset:path']);
-  const page = readFileSync(join(projectRoot, 'shared', 'http', 'api-reference.generated.html'), 'utf8');
-  expect(readFileSync(join(asset, 'api-reference.generated.html'), 'utf8') === page).toBe(true);
+  const page = readFileSync(join(projectRoot, 'docs', 'api-reference.html'), 'utf8');
+  expect(readFileSync(join(asset, 'api-reference.html'), 'utf8') === page).toBe(true);
   const invoke = [
     'const { handler } = await import(process.argv[1]);',
     "const r = await handler({ requestContext: { requestId: 'synth' } });",
@@ -92,7 +92,7 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
   });
   // No other function carries the page.
   const copies = Object.values<any>(template.Resources).filter(
-    (r) => r.Metadata?.['aws:asset:path'] && existsSync(join(outdir, r.Metadata['aws:asset:path'], 'api-reference.generated.html')),
+    (r) => r.Metadata?.['aws:asset:path'] && existsSync(join(outdir, r.Metadata['aws:asset:path'], 'api-reference.html')),
   );
   expect(copies).toHaveLength(1);
 }, 300_000);

@@ -159,7 +159,7 @@ beforeAll(async () => {
   // The emulators (and the in-process runtime, used here only to read job ids) stand in for AWS.
   api = await startTestRuntime();
   const { FAKE_NOW: _fakeNow, CRASH_POINTS: _crashPoints, ...parent } = process.env;
-  env = { ...parent, ...api.runtime.emulators.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'SILENT' };
+  env = { ...parent, ...api.runtime.emulators.env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'INFO' };
   partner = await aPartner();
   company = await aCompany(partner.id);
   stranger = await aPartner();

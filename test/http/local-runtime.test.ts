@@ -85,8 +85,11 @@ test('npm start prints the base URL and a curl, and exits cleanly on SIGTERM', a
     for (let i = 0; i < 300 && !output.includes('curl'); i++) await new Promise((r) => setTimeout(r, 100));
     const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
     expect(url).toBeDefined();
-    expect(output).toMatch(/curl -s -H "Authorization: Bearer his_[\w-]+" -H "Company-Id: \d+" http:\/\/127\.0\.0\.1:\d+\/jobs/);
+    expect(output).toMatch(/curl -s -H "Authorization: Bearer \$KEY" -H "Company-Id: \d+" http:\/\/127\.0\.0\.1:\d+\/jobs/);
     const key = JSON.parse(readFileSync(join(dir, 'demo.json'), 'utf8')).partnerKey;
+    // The banner points at demo.json for the key and never prints a key itself.
+    expect(output).toContain(`require('${dir}/demo.json').partnerKey`);
+    expect(output).not.toContain(key);
     expect((await get(`${url}/companies/`, key)).status).toBe(200);
     const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
     child.kill('SIGTERM');

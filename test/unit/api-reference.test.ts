@@ -1,5 +1,5 @@
 /**
- * The API reference page (issue 14): shared/http/api-reference.generated.html (and the hashes of its scripts
+ * The API reference page (issue 14): docs/api-reference.html (and the hashes of its scripts
  * in api-reference.generated.ts) is what `npm run api-reference` renders from docs/openapi.json now (so it
  * cannot go stale), and it needs no other host: Redoc's script is inlined and the only scripts are the inline
  * ones the CSP allows by hash. The handler serves that file (P167), within Lambda's response limit.
@@ -11,7 +11,7 @@ import { API_REFERENCE_MODULE_FILE, API_REFERENCE_PAGE_FILE, renderApiReference 
 import { API_REFERENCE_SCRIPT_HASHES } from '#http/api-reference.generated.js';
 import { API_REFERENCE_CSP, API_REFERENCE_PAGE, apiReference } from '#http/api-reference.js';
 
-const html = readFileSync(`shared/http/${API_REFERENCE_PAGE_FILE}`, 'utf8');
+const html = readFileSync(`docs/${API_REFERENCE_PAGE_FILE}`, 'utf8');
 
 test('the committed page is the one rendered from docs/openapi.json now', () => {
   const { page, module } = renderApiReference();
