@@ -11,6 +11,7 @@ import { createApplication, newApplicationRecord, parseApplication, seedApplicat
 import { FOLD_LIMIT } from '#applications/applications.js';
 import type { JobRecord } from '#jobs/jobs.js';
 import { nextId } from '#platform/ids.js';
+import { forgetCachedCompany } from '#companies/api-keys.js';
 import { compareCompanies, createCompany, getCompanyRecord, parseCompanyFilter, type Company } from '#companies/companies.js';
 import { syncApplication } from '#delivery/sync.js';
 import { config, db } from '#platform/clients.js';
@@ -170,10 +171,16 @@ function cost(res: TestResponse): { units: number; calls: number } {
 }
 
 // Measured warm: the same request once before, so the per-instance caches in front of every list (the D3
-// company check, 10 s; the read-time copies, 60 s) are filled and only the list's own reads are counted.
+// company check, 10 s; the read-time copies, 60 s) are filled and only the list's own reads are counted. An
+// entry the warm-up still found can expire just before the measured request (a slow beforeAll put the big
+// company's check ~10 s back), so the company check is refilled first and the cheaper of two measured
+// requests is the warm cost: a cache can only add reads, never remove the list's own.
 const list = async (shop: Shop, query: string) => {
-  await api.get(`/applications/?${query}`, { key: partner.key, companyId: shop.id });
-  return api.get(`/applications/?${query}`, { key: partner.key, companyId: shop.id });
+  forgetCachedCompany(shop.id);
+  const get = () => api.get(`/applications/?${query}`, { key: partner.key, companyId: shop.id });
+  await get();
+  const [first, second] = [await get(), await get()];
+  return cost(second).units < cost(first).units ? second : first;
 };
 const ids = (res: TestResponse) => res.body.results.map((a: { id: number }) => a.id);
 
