@@ -31,6 +31,13 @@ const PROCESS_TIMEOUT_MS = 30_000;
 /** Reads, the authorizer and the SDK reference are also measured warm: this call's own time. */
 const WARM_CALL = 10;
 const COMMAND = 'npm run bench:cold';
+/**
+ * For investigating one function: `BENCH_ONLY=CreateApplication,ListJobs` measures only those (and the two
+ * baselines) and prints the table without touching docs/; `BENCH_CPU_PROF=<dir>` also writes a V8 CPU profile
+ * of every measured process there (`--cpu-prof`, open it in Chrome's DevTools).
+ */
+const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
+const CPU_PROF = process.env.BENCH_CPU_PROF;
 
 interface Target {
   id: string;
@@ -324,7 +331,9 @@ try {
   const targets: Target[] = [
     { id: 'hello-world', label: 'hello-world', bundle: await bundleBaseline('hello-world', scratch), event: {} },
     { id: 'sdk-reference', label: 'SDK reference (GetItem)', bundle: await bundleBaseline('sdk-reference', scratch), event: {} },
-    ...budgets.map((budget) => ({ id: budget.id, label: budget.id, bundle: bundleFor(assets, budget), event: events[budget.id], budget })),
+    ...budgets
+      .filter((budget) => !ONLY || ONLY.has(budget.id))
+      .map((budget) => ({ id: budget.id, label: budget.id, bundle: bundleFor(assets, budget), event: events[budget.id], budget })),
   ];
   const eventFiles = new Map(
     targets.map((t) => {
@@ -349,7 +358,11 @@ try {
     CONNECT_ATTEMPTS_PER_ADDRESS: '1000000',
     CONNECT_ATTEMPTS_PER_LINK: '1000000',
   };
-  const variants = { deployed: { ...baseEnv, NODE_OPTIONS: '' }, sourceMaps: { ...baseEnv, NODE_OPTIONS: '--enable-source-maps' } };
+  const profile = CPU_PROF ? ` --cpu-prof --cpu-prof-dir=${CPU_PROF}` : '';
+  const variants = {
+    deployed: { ...baseEnv, NODE_OPTIONS: profile.trim() },
+    sourceMaps: { ...baseEnv, NODE_OPTIONS: `--enable-source-maps${profile}` },
+  };
   const samples = new Map<string, Sample[]>();
   // Each function's wall time is also divided by an SDK reference process run just before it: on a shared
   // machine, load comes in bursts, and adjacent processes see about the same.
@@ -431,40 +444,47 @@ try {
     load_average_at_end: loadavg().map(round2),
   };
   const result = { command: COMMAND, date: new Date().toISOString(), machine, rounds: ROUNDS, figures: 'medians', rows };
-  // Only this benchmark's key: bench:memory, bench:load and bench:scale keep theirs in the same file.
-  const jsonPath = join(projectRoot, 'docs', 'benchmarks.json');
-  let json: Record<string, unknown> = {};
-  try {
-    json = JSON.parse(readFileSync(jsonPath, 'utf8')) as Record<string, unknown>;
-  } catch {
-    // a first run writes the file
-  }
-  // Earlier runs wrote their figures at the top level.
-  for (const key of ['command', 'date', 'machine', 'rounds', 'figures', 'rows']) delete json[key];
-  json.cold = result;
-  writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`);
+  if (ONLY || CPU_PROF) {
+    console.log(JSON.stringify(rows, null, 2));
+    process.exitCode = 0;
+  } else {
+    // Only this benchmark's key: bench:memory, bench:load and bench:scale keep theirs in the same file.
+    const jsonPath = join(projectRoot, 'docs', 'benchmarks.json');
+    let json: Record<string, unknown> = {};
+    try {
+      json = JSON.parse(readFileSync(jsonPath, 'utf8')) as Record<string, unknown>;
+    } catch {
+      // a first run writes the file
+    }
+    // Earlier runs wrote their figures at the top level.
+    for (const key of ['command', 'date', 'machine', 'rounds', 'figures', 'rows']) delete json[key];
+    json.cold = result;
+    writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`);
 
-  const verdict = (v: boolean | null) => (v === null ? '' : v ? ' (met)' : ' **(not met)**');
-  const yesNo = (v: boolean | null) => (v === null ? '–' : v ? 'met' : '**not met**');
-  const lines = [
-    '<!-- bench:cold -->',
-    `Command: \`${COMMAND}\` (runs \`bench/cold-start.ts\`). ${result.date.slice(0, 10)}, ${machine.cpu}, ${machine.memory_GiB} GiB, ${machine.os}, Node ${machine.node}, load average ${machine.load_average_at_end.join(' / ')} at the end (the machine is shared); medians of ${ROUNDS} fresh processes per row, rounds interleaved, emulators on loopback.`,
-    '',
-    `| function | bundle kB (max) | size | process wall ms | × hello-world | × SDK reference (max) | time | import ms | 1st call ms | 2nd call ms | of it waiting on the emulators ms (requests) | 2nd call own ms (reads ≤ 5) | 2nd call CPU ms (reads ≤ 5) | ${WARM_CALL}th call own ms (CPU ms) | with \`--enable-source-maps\` ms | CPU ms (× SDK ref) | time by CPU | 1st call gave |`,
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map(
-      (r) =>
-        `| ${r.function} | ${r.bundle_kB}${r.max_kB ? ` (${r.max_kB})` : ''} | ${yesNo(r.size_met)} | ${r.process_wall_ms} | ${r.x_hello_world} | ${r.x_sdk_reference}${r.max_x_sdk_reference ? ` (${r.max_x_sdk_reference})` : ''} | ${yesNo(r.time_met)} | ${r.import_ms} | ${r.first_invocation_ms} | ${r.second_invocation_ms}${r.second_met === false ? ' **(> 5)**' : ''} | ${r.second_invocation_waiting_on_emulators_ms} (${r.second_invocation_requests}) | ${r.second_invocation_own_ms}${verdict(r.second_own_met)} | ${r.second_invocation_cpu_ms}${verdict(r.second_cpu_met)} | ${r.warm_invocation_own_ms === null ? '–' : `${r.warm_invocation_own_ms} (${r.warm_invocation_cpu_ms})`} | ${r.with_source_maps_ms} (${signed(r.source_maps_cost_ms)}; CPU ${signed(r.source_maps_cost_cpu_ms)}) | ${r.cpu_ms} (${r.x_sdk_reference_cpu}×) | ${yesNo(r.time_met_cpu)} | ${r.first_call_outcome} |`,
-    ),
-    '<!-- /bench:cold -->',
-  ];
-  const docPath = join(projectRoot, 'docs', 'benchmarks.md');
-  const doc = readFileSync(docPath, 'utf8');
-  const marked = /<!-- bench:cold -->[\s\S]*<!-- \/bench:cold -->/;
-  // A function replacer: `$` in the table is not a replacement pattern.
-  writeFileSync(docPath, marked.test(doc) ? doc.replace(marked, () => lines.join('\n')) : `${doc.trimEnd()}\n\n${lines.join('\n')}\n`);
-  console.log(lines.slice(3, -1).join('\n'));
+    const verdict = (v: boolean | null) => (v === null ? '' : v ? ' (met)' : ' **(not met)**');
+    const yesNo = (v: boolean | null) => (v === null ? '–' : v ? 'met' : '**not met**');
+    const lines = [
+      '<!-- bench:cold -->',
+      `Command: \`${COMMAND}\` (runs \`bench/cold-start.ts\`). ${result.date.slice(0, 10)}, ${machine.cpu}, ${machine.memory_GiB} GiB, ${machine.os}, Node ${machine.node}, load average ${machine.load_average_at_end.join(' / ')} at the end (the machine is shared); medians of ${ROUNDS} fresh processes per row, rounds interleaved, emulators on loopback.`,
+      '',
+      `| function | bundle kB (max) | size | process wall ms | × hello-world | × SDK reference (max) | time | import ms | 1st call ms | 2nd call ms | of it waiting on the emulators ms (requests) | 2nd call own ms (reads ≤ 5) | 2nd call CPU ms (reads ≤ 5) | ${WARM_CALL}th call own ms (CPU ms) | with \`--enable-source-maps\` ms | CPU ms (× SDK ref) | time by CPU | 1st call gave |`,
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      ...rows.map(
+        (r) =>
+          `| ${r.function} | ${r.bundle_kB}${r.max_kB ? ` (${r.max_kB})` : ''} | ${yesNo(r.size_met)} | ${r.process_wall_ms} | ${r.x_hello_world} | ${r.x_sdk_reference}${r.max_x_sdk_reference ? ` (${r.max_x_sdk_reference})` : ''} | ${yesNo(r.time_met)} | ${r.import_ms} | ${r.first_invocation_ms} | ${r.second_invocation_ms}${r.second_met === false ? ' **(> 5)**' : ''} | ${r.second_invocation_waiting_on_emulators_ms} (${r.second_invocation_requests}) | ${r.second_invocation_own_ms}${verdict(r.second_own_met)} | ${r.second_invocation_cpu_ms}${verdict(r.second_cpu_met)} | ${r.warm_invocation_own_ms === null ? '–' : `${r.warm_invocation_own_ms} (${r.warm_invocation_cpu_ms})`} | ${r.with_source_maps_ms} (${signed(r.source_maps_cost_ms)}; CPU ${signed(r.source_maps_cost_cpu_ms)}) | ${r.cpu_ms} (${r.x_sdk_reference_cpu}×) | ${yesNo(r.time_met_cpu)} | ${r.first_call_outcome} |`,
+      ),
+      '<!-- /bench:cold -->',
+    ];
+    const docPath = join(projectRoot, 'docs', 'benchmarks.md');
+    const doc = readFileSync(docPath, 'utf8');
+    const marked = /<!-- bench:cold -->[\s\S]*<!-- \/bench:cold -->/;
+    // A function replacer: `$` in the table is not a replacement pattern.
+    writeFileSync(docPath, marked.test(doc) ? doc.replace(marked, () => lines.join('\n')) : `${doc.trimEnd()}\n\n${lines.join('\n')}\n`);
+    console.log(lines.slice(3, -1).join('\n'));
+  }
 } finally {
   await service.stop();
-  rmSync(scratch, { recursive: true, force: true });
+  // A profile names the bundles it ran: they stay for reading it.
+  if (CPU_PROF) console.error(`bundles kept in ${scratch}`);
+  else rmSync(scratch, { recursive: true, force: true });
 }

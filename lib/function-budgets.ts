@@ -45,6 +45,7 @@ const CREATE_ONLY = [
   '@aws-sdk/lib-storage',
   'shared/http/request-body.ts',
   'shared/http/idempotency.ts',
+  'shared/http/form-body.ts',
   'shared/applications/application-create.ts',
   'shared/applications/validators.generated.ts',
 ];

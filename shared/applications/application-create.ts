@@ -208,18 +208,20 @@ export async function createApplication(
   // The company is read afresh: the access check's copy may be cached and its entitlements stale.
   // The company's counter item says where a channel's or partner company id's total is kept (P160).
   const folding = input.channel !== undefined || input.partner_company_id !== undefined;
-  const [job, channel, partner, current, counter] = await Promise.all([
+  // The id is taken beside the reads (usually from the instance's block; a cold instance reserves one, a
+  // round trip that need not wait for the others). A refused create leaves a gap, as ids may have (P156, P175).
+  // Attachments staged while the body was read already name the id in their keys.
+  const [job, channel, partner, current, counter, id] = await Promise.all([
     resolveJob(company.id, input),
     resolveChannel(input),
     getPartner(partnerId),
     getCompanyRecord(company.id),
     folding ? readCounterItem(company.id) : undefined,
+    staging ? staging.applicationId() : nextId('application'),
   ]);
   const entitled = current ?? company;
   // D17: a deactivated (or deleted) company refuses new applications; its records stay readable.
   if (entitled.status === 'deactivated' || entitled.status === 'deleted') throw new CompanyInactiveError();
-  // Attachments staged while the body was read already name the id in their keys.
-  const id = staging ? await staging.applicationId() : await nextId('application');
   // D12: the worker has something to do when the ATS sync is active or the e-mail fallback is entitled.
   const syncDue = syncActive(entitled, 'candidate_sync') || entitled.entitlements.includes('email_fallback');
   const timestamp = now().toISOString();
