@@ -98,12 +98,16 @@ export async function runJobImport(companyId: number): Promise<ImportResult> {
   const company = await requireCompany(companyId);
   checkImportable(company);
   const connector = connectorFor(company.ats)!;
-  if (!(await claimRun(companyId)))
-    throw new ConflictError(`A job import of company ${companyId} is already running.`, 'job_import_running');
+  // The credentials are read while the run is claimed (one round trip fewer); a failure to read them counts
+  // once the claim is held, as before.
+  const [claimed, credentials] = await Promise.allSettled([claimRun(companyId), loadCredentials(company)]);
+  if (claimed.status === 'rejected') throw claimed.reason;
+  if (!claimed.value) throw new ConflictError(`A job import of company ${companyId} is already running.`, 'job_import_running');
   try {
     let feed;
     try {
-      feed = await connector.listPublishedJobs(company, await loadCredentials(company));
+      if (credentials.status === 'rejected') throw credentials.reason;
+      feed = await connector.listPublishedJobs(company, credentials.value);
     } catch (error) {
       if (!(error instanceof ConnectorError)) throw error;
       const reason = error.kind === 'credentials_rejected' ? 'credentials_rejected' : error.retryable ? 'ats_unreachable' : 'invalid_feed';

@@ -3,7 +3,7 @@
  * import run of D14 that creates, updates and archives a company's jobs from an ATS feed.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetByKey, batchPut, queryAll } from '#platform/batch.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import { config, db } from '#platform/clients.js';
@@ -636,17 +636,20 @@ async function writeJobTotals(companyId: number, before: JobRecord[], after: Job
       }
     }
   const names = [...totals.keys()];
-  await db().send(
-    new UpdateCommand({
-      TableName: config().tableName,
-      Key: keys.countOf(collection),
-      UpdateExpression: `SET ${names.map((_, i) => `#t${i} = :t${i}`).join(', ')}`,
-      ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#t${i}`, name])),
-      ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:t${i}`, totals.get(name)])),
-    }),
-  );
-  for (const { filter, value, count } of valueCounts.values())
-    await db().send(new PutCommand({ TableName: config().tableName, Item: { ...jobValueCounterKey(companyId, filter, value), count } }));
+  // The collection's counter and the per-value ones are separate items, written side by side.
+  const values = [...valueCounts.values()].map(({ filter, value, count }) => ({ ...jobValueCounterKey(companyId, filter, value), count }));
+  await Promise.all([
+    db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.countOf(collection),
+        UpdateExpression: `SET ${names.map((_, i) => `#t${i} = :t${i}`).join(', ')}`,
+        ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#t${i}`, name])),
+        ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:t${i}`, totals.get(name)])),
+      }),
+    ),
+    batchPut(values),
+  ]);
 }
 
 /**
@@ -660,11 +663,10 @@ export async function importJobs(
   options: { complete?: boolean; source?: string } = {},
 ): Promise<ImportResult> {
   const inputs = parseJobFeed(feed);
-  const company = await getCompanyRecord(companyId);
+  const [company, { jobs: before, current: layoutCurrent }] = await Promise.all([getCompanyRecord(companyId), companyJobs(companyId)]);
   if (!company) throw new NotFoundError(`Company ${companyId} does not exist.`);
   const runId = randomUUID();
   const now = isoNow();
-  const { jobs: before, current: layoutCurrent } = await companyJobs(companyId);
   const existing = new Map(before.map((job) => [String(job.external_id), job]));
   const creates: JobRecord[] = [];
   const updates: JobRecord[] = [];
@@ -765,13 +767,16 @@ export async function importJobs(
   await batchPut(updates.filter((job) => job.updated_at !== now).map(toItem));
   const after = new Map(before.map((job) => [job.id, job]));
   for (const job of [...creates, ...updates]) after.set(job.id, job);
-  await writeJobTotals(companyId, before, [...after.values()]);
-  // D14: a successful run ends a series of failures, and turns a `failing` company `active` again.
-  await setCompanyFields(companyId, {
-    jobs_last_synced_at: now,
-    job_import_failures: 0,
-    ...(company.status === 'failing' ? { status: 'active' } : {}),
-  });
+  // The totals and the company's own fields are different items: written side by side.
+  await Promise.all([
+    writeJobTotals(companyId, before, [...after.values()]),
+    // D14: a successful run ends a series of failures, and turns a `failing` company `active` again.
+    setCompanyFields(companyId, {
+      jobs_last_synced_at: now,
+      job_import_failures: 0,
+      ...(company.status === 'failing' ? { status: 'active' } : {}),
+    }),
+  ]);
   return result;
 }
 
