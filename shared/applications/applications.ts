@@ -16,9 +16,11 @@ import { collections, compactCreatedSort, indexKeys, keys, type Key } from '#pla
 import {
   broadDateWalk,
   chooseSource,
+  countByComplements,
   countPartition,
   readPage,
   type CollectionQuery,
+  type Complement,
   type Condition,
   type SourceCandidate,
 } from '#platform/paged-query.js';
@@ -189,6 +191,15 @@ export const APPLICATION_FILTER_SLOTS = {
 } as const satisfies Record<string, IndexName>;
 type SlotFilter = keyof typeof APPLICATION_FILTER_SLOTS;
 
+/**
+ * Optional filters of few values whose slot also holds the records *without* a value (`absentSlot`), so that
+ * the records a filter does not match (its complement) can be read as keys: every other value's partition
+ * plus this one (P177). `sync_status` and `partner` are always set.
+ */
+export const ABSENT_SLOT_FILTERS = ['agency', 'channel', 'partner_company_id'] as const;
+/** Filters whose complement is readable: their values are all enumerable from the company's counter item. */
+const COMPLEMENT_FILTERS = ['sync_status', 'partner', ...ABSENT_SLOT_FILTERS] as const;
+
 /** Filters whose per-value totals are attributes of the company's application counter (few values each). */
 const TOTALS_FILTERS = ['sync_status', 'partner', 'agency'] as const;
 /**
@@ -327,6 +338,8 @@ export function toApplicationItem(r: ApplicationRecord): Record<string, unknown>
   for (const [filter, slot] of Object.entries(APPLICATION_FILTER_SLOTS) as [SlotFilter, IndexName][]) {
     const value = filterValue(r, filter);
     if (value !== null && value !== undefined) slots[partitionKeyOf(slot)] = applicationSlot(r.company, filter, value);
+    else if ((ABSENT_SLOT_FILTERS as readonly string[]).includes(filter))
+      slots[partitionKeyOf(slot)] = indexKeys.absentSlot(collections.companyApplications(r.company), filter);
   }
   return {
     ...keys.application(r.id),
@@ -629,6 +642,11 @@ export async function applicationQuery(
     // Its size is the whole partition's (a candidate's size is its partition's total, P162).
     candidates.push({ query, size: () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] }) });
   }
+  // Several exact filters of few values, each matching most records: counted from their complements (P177).
+  if (cursorIndex === undefined && !skipping && !createdAt && exact.size >= 2 && conditions.length === exact.size) {
+    const broad = await complementQuery(companyId, exact, candidates, counted);
+    if (broad) return broad;
+  }
   const chosen = await chooseSource(
     candidates,
     cursorIndex,
@@ -648,6 +666,56 @@ export async function applicationQuery(
     return (await broadDateWalk(range, walk, () => readCount(collection), { cursorIndex, skipping })) ?? range;
   }
   return { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
+}
+
+/**
+ * A first page of several exact filters that each match most of a company (P177): the count is the company's
+ * total minus the records outside any of them, read as the keys of every other value's slot partition and
+ * of the filter's absent slot; the values come from the company's counter item. Used when those keys are
+ * fewer than the smallest filter's matches (which the other path reads at least); the page then walks the
+ * smallest filter's slot, its other conditions checked on the items. Undefined: count the usual way (a
+ * filter without an enumerable complement, complements larger than the matches, or keys that do not add up).
+ */
+async function complementQuery(
+  companyId: number,
+  exact: Map<SlotFilter, string | number>,
+  candidates: SourceCandidate[],
+  counted: ReturnType<typeof counterReader>,
+): Promise<CollectionQuery | undefined> {
+  const filters = [...exact];
+  if (!filters.every(([filter]) => (COMPLEMENT_FILTERS as readonly string[]).includes(filter))) return undefined;
+  // Candidates were made in the order of `exact`, one each (no other condition).
+  const sizes = await Promise.all(candidates.map((c) => c.size()));
+  const counter = (await counted.item(applicationCounterKey(companyId))) ?? {};
+  const total = Number(counter.count ?? 0);
+  const smallest = sizes.indexOf(Math.min(...sizes));
+  const outside = sizes.reduce((sum, size) => sum + Math.max(0, total - size), 0);
+  if (outside >= sizes[smallest]) return undefined;
+  const collection = collections.companyApplications(companyId);
+  const complements: Complement[] = filters.map(([filter, value], i) => {
+    const index = APPLICATION_FILTER_SLOTS[filter];
+    const partitions: CollectionQuery[] = [];
+    let valued = 0;
+    for (const [attribute, amount] of Object.entries(counter)) {
+      if (!attribute.startsWith(`${filter}#`) || typeof amount !== 'number') continue;
+      valued += amount;
+      const other = attribute.slice(filter.length + 1);
+      if (other !== String(value) && amount > 0)
+        partitions.push({ index, partitionValue: applicationSlot(companyId, filter, other), conditions: [] });
+    }
+    if ((ABSENT_SLOT_FILTERS as readonly string[]).includes(filter) && total > valued)
+      partitions.push({ index, partitionValue: indexKeys.absentSlot(collection, filter), conditions: [] });
+    return { partitions, size: Math.max(0, total - sizes[i]) };
+  });
+  const matches = await countByComplements(total, complements);
+  if (matches === undefined) return undefined;
+  const walked = candidates[smallest];
+  return {
+    ...walked.query,
+    total: () => Promise.resolve(sizes[smallest]),
+    matches: () => Promise.resolve(matches),
+    readAhead: Math.min(4, sizes[smallest] / Math.max(matches, 1)),
+  };
 }
 
 export async function listApplications(

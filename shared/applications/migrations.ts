@@ -5,12 +5,19 @@
  * page) and reports its progress.
  */
 import { GetCommand, PutCommand, ScanCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { APPLICATION_INDEX_VERSION, counterUpdates, fromApplicationItem, toApplicationItem } from '#applications/applications.js';
+import {
+  ABSENT_SLOT_FILTERS,
+  APPLICATION_FILTER_SLOTS,
+  APPLICATION_INDEX_VERSION,
+  counterUpdates,
+  fromApplicationItem,
+  toApplicationItem,
+} from '#applications/applications.js';
 import { COMPANY_INDEX_VERSION, migrateCompanyItem } from '#companies/companies.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { compactCreatedSort, keys } from '#platform/keys.js';
-import { tableDefinition } from '#platform/table.js';
+import { partitionKeyOf, tableDefinition } from '#platform/table.js';
 
 export interface MigrationProgress {
   name: string;
@@ -128,7 +135,45 @@ const skipKeys: Step = {
   },
 };
 
-export const MIGRATIONS: readonly Step[] = [applicationIndexes, companyIndexes, skipKeys];
+/** The slot attributes that an application without an agency, channel or partner company id now sets too (P177). */
+const ABSENT_SLOT_ATTRIBUTES = ABSENT_SLOT_FILTERS.map((filter) => partitionKeyOf(APPLICATION_FILTER_SLOTS[filter]));
+
+/**
+ * Absent slots (issue 11, P177): an application without an agency, channel or partner company id gets the
+ * entry of that filter's absent slot, so that a broad filter's complement can be read as keys. Derived from
+ * the item alone: no counters.
+ */
+const absentSlots: Step = {
+  name: 'absent-slots-v1',
+  description: 'Absent-value slot entries of applications (agency, channel, partner company id)',
+  filter: {
+    expression: `begins_with(PK, :prefix) AND SK = :sk AND (${ABSENT_SLOT_ATTRIBUTES.map((a) => `attribute_not_exists(${a})`).join(' OR ')})`,
+    values: { ':prefix': 'APPLICATION#', ':sk': 'APPLICATION' },
+  },
+  async migrate(item) {
+    const target = toApplicationItem(fromApplicationItem(item));
+    const missing = ABSENT_SLOT_ATTRIBUTES.filter((name) => item[name] === undefined && typeof target[name] === 'string');
+    if (!missing.length) return false;
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: { PK: item.PK, SK: item.SK },
+          UpdateExpression: `SET ${missing.map((_, i) => `#a${i} = :a${i}`).join(', ')}`,
+          ConditionExpression: ['attribute_exists(PK)', ...missing.map((_, i) => `attribute_not_exists(#a${i})`)].join(' AND '),
+          ExpressionAttributeNames: Object.fromEntries(missing.map((name, i) => [`#a${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(missing.map((name, i) => [`:a${i}`, target[name]])),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+};
+
+export const MIGRATIONS: readonly Step[] = [applicationIndexes, companyIndexes, skipKeys, absentSlots];
 
 async function progressOf(step: Step): Promise<MigrationProgress & { lastKey?: Record<string, unknown> }> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.migration(step.name), ConsistentRead: true }));

@@ -13,12 +13,14 @@ export async function readCount(collection: string): Promise<number> {
  * Counter items read together, once, on first use: a list that weighs several filters reads all their
  * counters in one BatchGet. `attribute` names a per-value total kept on a collection's counter item.
  */
-export function counterReader(counterKeys: Key[]): (key: Key, attribute?: string) => Promise<number> {
+export function counterReader(
+  counterKeys: Key[],
+): ((key: Key, attribute?: string) => Promise<number>) & { item(key: Key): Promise<Record<string, unknown> | undefined> } {
   let items: Promise<Map<string, Record<string, unknown>>> | undefined;
-  return async (key, attribute = 'count') => {
-    items ??= batchGetItems(counterKeys);
-    return Number((await items).get(primaryKeyOf(key))?.[attribute] ?? 0);
-  };
+  const load = () => (items ??= batchGetItems(counterKeys));
+  const read = async (key: Key, attribute = 'count') => Number((await load()).get(primaryKeyOf(key))?.[attribute] ?? 0);
+  // The whole counter item (from the same read), for callers that enumerate its attributes.
+  return Object.assign(read, { item: async (key: Key) => (await load()).get(primaryKeyOf(key)) });
 }
 
 /** The Update input that adds each amount to its attribute of one counter item (`ADD`, so absent ones start at 0). */

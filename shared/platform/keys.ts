@@ -82,6 +82,11 @@ export const indexKeys = {
   syncDue: (applicationId: number) => `SYNCDUE#${applicationId % SYNC_DUE_SHARDS}`,
   /** The partition of an exact-filter slot: the members of `collection` whose `filter` equals `value`. */
   filterSlot: (collection: string, filter: string, value: string | number | boolean) => `${collection}#${filter}=${value}`,
+  /**
+   * The slot partition of the members of `collection` that have no `filter` value (never a value's: those
+   * have `=`), so that a filter's complement can be read as keys (P177).
+   */
+  absentSlot: (collection: string, filter: string) => `${collection}#${filter}!absent`,
   /** A date index's sort key: the date, then the created sort, so a range read can be put in list order. */
   dateSort: (date: string, createdAt: string, id: number) => `${date}#${createdAt}#${pad(id)}`,
 } as const;

@@ -264,6 +264,28 @@ async function readKeys(query: CollectionQuery): Promise<Item[]> {
   return entries;
 }
 
+/** The records one filter does not match: partitions that together hold exactly them, and how many they are. */
+export interface Complement {
+  partitions: CollectionQuery[];
+  size: number;
+}
+
+/**
+ * How many records match every filter, from what they do not match (P177): the collection's total minus the
+ * union of the filters' complements, read as keys (a broad filter's complement is small). Undefined when a
+ * complement's keys do not come to its size (a record without its index entry, a value the caller could not
+ * enumerate, a write in between): the caller then counts another way.
+ */
+export async function countByComplements(total: number, complements: Complement[]): Promise<number | undefined> {
+  const outside = new Set<string>();
+  const read = await Promise.all(complements.map(async (c) => (await Promise.all(c.partitions.map((p) => readKeys(p)))).flat()));
+  for (const [i, entries] of read.entries()) {
+    if (entries.length !== complements[i].size) return undefined;
+    for (const entry of entries) outside.add(String(entry.PK));
+  }
+  return total - outside.size;
+}
+
 /**
  * A key entry costs about a thirtieth of the item it names (~115 bytes against a 0.5-unit read): another
  * filter's keys are read to intersect while it holds fewer than this many times the entries left (P161).
@@ -488,7 +510,9 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   }
   // The count says how many the page can hold, so the read stops there instead of at the partition's end.
   const page = await collect(query, kind, from, Math.min(request.pageSize, count - skip));
-  return { items: page.items, count, position: page.position };
+  // A filtered keys walk that knows its share of matches passes it on, as an intersected one does (P161, P177).
+  const share = kind === 'keys' && query.conditions.length && query.readAhead ? { ahead: String(query.readAhead) } : {};
+  return { items: page.items, count, position: page.position ? { ...page.position, ...share } : undefined };
 }
 
 /** The share of a collection above which a date range is paged on the collection itself (see broadDateWalk). */
