@@ -333,7 +333,7 @@ async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): P
     let exclusiveStartKey: Record<string, unknown> | undefined;
     let last: Item | undefined;
     while (remaining > 0) {
-      const out = await db().send(new QueryCommand({ ...input, Limit: Math.min(remaining, 1000), ExclusiveStartKey: exclusiveStartKey }));
+      const out = await db().send(new QueryCommand({ ...input, Limit: Math.min(remaining, 10_000), ExclusiveStartKey: exclusiveStartKey }));
       const entries = out.Items ?? [];
       if (entries.length) last = entries[entries.length - 1];
       // On KEYS the position in GSI1 is the decoded compact key.
