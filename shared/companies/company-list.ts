@@ -10,13 +10,15 @@
  * - `name` and `search` (contains): the slim projection (lower-case name and search text, status, dates)
  *   scanned once, sorted in memory, and only the page's items read;
  * - totals: the partner's counter item for the unfiltered list and single exact filters.
- * What none of these serve (several `ordering` terms, several `status` values without another exact filter, a
- * search term containing a line break, a company-scoped key) reads the candidates whole, as before.
+ * - several `status` values: their counters count; the order's index is walked, or few matches are found
+ *   in their slots (P178).
+ * What none of these serve (several `ordering` terms, a search term containing a line break, a company-scoped
+ * key) reads the candidates whole, as before.
  */
 import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
 import { indexKeys, keys } from '#platform/keys.js';
-import { partitionKeyOf } from '#platform/table.js';
+import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
 import {
   chooseSource,
   countPartition,
@@ -166,6 +168,82 @@ async function slimPage(partnerId: number, filter: CompanyFilter, request: PageR
   return { count: sortable.length, page };
 }
 
+/**
+ * Several `status` values and no other exact filter (the spec's repeated parameter). Their total is the sum of
+ * the partner's status counters. When they match at least `WALK_FROM_SHARE` of the companies, the order's
+ * index is walked with the statuses checked on what it reads (GSI1's FilterExpression in created order),
+ * reading ahead by their share; fewer are found in the statuses' slots: in created order their keys are
+ * merged and only the page is read, in another order they are read whole and sorted.
+ */
+async function severalStatuses(
+  partnerId: number,
+  statuses: string[],
+  filter: CompanyFilter,
+  request: PageRequest,
+  counted: ReturnType<typeof counterReader>,
+): Promise<Plan> {
+  const collection = indexKeys.partnerCompanies(partnerId);
+  const counterKey = keys.countOf(collection);
+  const [order] = filter.ordering;
+  const ascending = !order.descending;
+  const field = order.field;
+  const created = field === 'created_at';
+  const walk: CollectionQuery = {
+    index: field === 'created_at' ? 'GSI1' : COMPANY_ORDER_INDEXES[field],
+    partitionValue: collection,
+    conditions: [{ attr: 'status', op: 'in', value: statuses }],
+    ascending,
+    ...(created ? {} : { ordered: true }),
+  };
+  const [sizes, partnerTotal] = await Promise.all([
+    Promise.all(statuses.map((s) => counted(counterKey, `status#${s}`))),
+    counted(counterKey),
+  ]);
+  const matches = sizes.reduce((sum, size) => sum + size, 0);
+  if (request.cursor?.position.index === walk.index || matches >= WALK_FROM_SHARE * partnerTotal)
+    return {
+      walk: {
+        ...walk,
+        matches: () => Promise.resolve(matches),
+        readAhead: Math.min(1 / WALK_FROM_SHARE, partnerTotal / Math.max(matches, 1)),
+      },
+    };
+  const slots = statuses.map((status) => ({
+    index: COMPANY_FILTER_SLOTS.status,
+    partitionValue: companySlot(partnerId, 'status', status),
+    conditions: [],
+  }));
+  if (created) return { memory: () => mergedSlotsPage(slots, ascending, request) };
+  return { memory: async () => inMemory(Promise.resolve((await Promise.all(slots.map(slotCompanies))).flat()), filter, request) };
+}
+
+/** Slots in created order (their sort key), merged as keys: the page's items only are read. */
+async function mergedSlotsPage(slots: CollectionQuery[], ascending: boolean, request: PageRequest) {
+  const sortKey = sortKeyOf(COMPANY_FILTER_SLOTS.status);
+  const entries = (
+    await Promise.all(
+      slots.map((slot) =>
+        queryAll({
+          IndexName: slot.index,
+          KeyConditionExpression: '#pk = :pk',
+          ExpressionAttributeNames: { '#pk': partitionKeyOf(slot.index) },
+          ExpressionAttributeValues: { ':pk': slot.partitionValue },
+        }),
+      ),
+    )
+  ).flat();
+  const order = ascending ? 1 : -1;
+  entries.sort((a, b) => (String(a[sortKey]) < String(b[sortKey]) ? -order : String(a[sortKey]) > String(b[sortKey]) ? order : 0));
+  const start = (request.page - 1) * request.pageSize;
+  const pageEntries = entries.slice(start, start + request.pageSize);
+  const items = await batchGetItems(pageEntries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
+  const page = pageEntries.flatMap((e) => {
+    const item = items.get(primaryKeyOf({ PK: e.PK, SK: e.SK }));
+    return item ? [fromItem(item)] : [];
+  });
+  return { count: entries.length, page };
+}
+
 async function planList(partnerId: number, filter: CompanyFilter, request: PageRequest): Promise<Plan> {
   const collection = indexKeys.partnerCompanies(partnerId);
   const counterKey = keys.countOf(collection);
@@ -210,9 +288,11 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     return { memory: () => slimPage(partnerId, filter, request) };
   }
   if (statuses.length > 1) {
-    if (!candidates.length) return whole();
-    const { candidate } = await smallest();
-    return { memory: () => inMemory(slotCompanies(candidate.query), filter, request) };
+    if (candidates.length) {
+      const { candidate } = await smallest();
+      return { memory: () => inMemory(slotCompanies(candidate.query), filter, request) };
+    }
+    return severalStatuses(partnerId, statuses, filter, request, counted);
   }
 
   if (first.field === 'created_at') {

@@ -23,7 +23,8 @@ import type { PageRequest } from '#platform/pagination.js';
 export type Condition =
   | { attr: string; op: 'eq'; value: string | number | boolean }
   | { attr: string; op: 'contains'; value: string }
-  | { attr: string; op: 'gte'; value: string };
+  | { attr: string; op: 'gte'; value: string }
+  | { attr: string; op: 'in'; value: readonly string[] };
 
 export interface CollectionQuery {
   index: IndexName;
@@ -92,6 +93,7 @@ export function matchesAll(item: Item, conditions: Condition[]): boolean {
   return conditions.every((c) => {
     const value = item[c.attr];
     if (c.op === 'eq') return value === c.value;
+    if (c.op === 'in') return typeof value === 'string' && c.value.includes(value);
     if (typeof value !== 'string') return false;
     return c.op === 'gte' ? value >= c.value : value.includes(c.value);
   });
@@ -113,6 +115,11 @@ function baseInput(query: CollectionQuery, index: IndexName = query.index): Quer
   if (definition.projection === 'ALL' || definition.projection === 'INCLUDE') {
     query.conditions.forEach((condition, i) => {
       names[`#f${i}`] = condition.attr;
+      if (condition.op === 'in') {
+        condition.value.forEach((v, j) => (values[`:f${i}_${j}`] = v));
+        filters.push(`#f${i} IN (${condition.value.map((_, j) => `:f${i}_${j}`).join(', ')})`);
+        return;
+      }
       values[`:f${i}`] = condition.value;
       if (condition.op === 'eq') filters.push(`#f${i} = :f${i}`);
       else if (condition.op === 'gte') filters.push(`#f${i} >= :f${i}`);

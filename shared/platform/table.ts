@@ -54,6 +54,13 @@ export const tableDefinition = {
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['name'];
 
 /** The partition key attribute of an index. */
+/** The sort key attribute of an index. */
+export function sortKeyOf(name: IndexName): string {
+  const index = tableDefinition.globalSecondaryIndexes.find((i) => i.name === name);
+  if (!index) throw new Error(`unknown index ${name}`);
+  return index.sortKey;
+}
+
 export function partitionKeyOf(name: IndexName): string {
   const index = tableDefinition.globalSecondaryIndexes.find((i) => i.name === name);
   if (!index) throw new Error(`unknown index ${name}`);

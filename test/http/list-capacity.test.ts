@@ -475,6 +475,33 @@ describe('companies: exact filters, totals, orderings and contains cost the page
   });
 
   // (In `-name` order the ten rare ones come first: the walk then also reads the ten it passes, 12.5 units.)
+  test.each([
+    ['status=invited&status=deactivated', '-created_at'],
+    ['status=active&status=invited', '-created_at'],
+    ['status=invited&status=deactivated&ordering=name', 'name'],
+    ['status=active&status=invited&ordering=-name', '-name'],
+  ])('several statuses (%s): counters count, the page costs the page at any partner size', async (query, ordering) => {
+    const statuses = [...query.matchAll(/status=(\w+)/g)].map((m) => m[1]);
+    for (const p of [portfolios.small, portfolios.big]) {
+      const expected = p.companies
+        .filter((c) => statuses.includes(c.status))
+        .sort(compareCompanies(parseCompanyFilter({ ordering: [ordering] }).ordering))
+        .map((c) => c.id);
+      const first = await companies(p, `${query}&page_size=10`);
+      expect(first.body.count).toBe(expected.length);
+      expect(ids(first)).toEqual(expected.slice(0, 10));
+      expect(cost(first).units).toBeLessThanOrEqual(10);
+      if (first.body.next) {
+        const second = await api.get(first.body.next.replace(api.url, ''), { key: p.key });
+        expect(ids(second)).toEqual(expected.slice(10, 20));
+        expect(cost(second).units).toBeLessThanOrEqual(10);
+      }
+    }
+    expect(cost(await companies(portfolios.big, `${query}&page_size=10`))).toEqual(
+      cost(await companies(portfolios.small, `${query}&page_size=10`)),
+    );
+  });
+
   test('an ordering with a filter matching most companies walks the ordering index: the page, not the partner', async () => {
     const big = await companies(portfolios.big, 'ordering=name&status=active&page_size=10');
     const expected = portfolios.big.companies
