@@ -13,7 +13,7 @@ import {
   fromApplicationItem,
   toApplicationItem,
 } from '#applications/applications.js';
-import { COMPANY_INDEX_VERSION, migrateCompanyItem } from '#companies/companies.js';
+import { COMPANY_INDEX_VERSION, indexCompanySearch, migrateCompanyItem } from '#companies/companies.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { compactCreatedSort, keys } from '#platform/keys.js';
@@ -173,7 +173,15 @@ const absentSlots: Step = {
   },
 };
 
-export const MIGRATIONS: readonly Step[] = [applicationIndexes, companyIndexes, skipKeys, absentSlots];
+/** Companies' search documents (issue 11, P179): every company's entry in its partner's document. */
+const companySearch: Step = {
+  name: 'company-search-v1',
+  description: "Every company's entry in its partner's search document",
+  filter: { expression: 'begins_with(PK, :prefix) AND SK = :sk', values: { ':prefix': 'COMPANY#', ':sk': 'COMPANY' } },
+  migrate: indexCompanySearch,
+};
+
+export const MIGRATIONS: readonly Step[] = [applicationIndexes, companyIndexes, skipKeys, absentSlots, companySearch];
 
 async function progressOf(step: Step): Promise<MigrationProgress & { lastKey?: Record<string, unknown> }> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.migration(step.name), ConsistentRead: true }));

@@ -19,6 +19,7 @@ import { booleanParam, enumParams, stringParam, type QueryParams } from '#platfo
 import { validator } from '#platform/field-errors.js';
 import { loadCompanyPatchValidator } from '#companies/validators.generated.js';
 import { magicLinkUrl, type StoredMagicLink } from '#companies/magic-links.js';
+import { readSearchShard, searchShardPut, type SearchEntry } from '#companies/company-search.js';
 
 export const COMPANY_STATUSES = ['invited', 'requested', 'active', 'failing', 'deactivated', 'deleted'] as const;
 export type CompanyStatus = (typeof COMPANY_STATUSES)[number];
@@ -357,53 +358,61 @@ export async function createCompany(input: NewCompany): Promise<Company> {
   // A slug is unique: the plain one if free, else suffixed with the id (which is unique).
   for (const slug of [slugify(input.name), `${slugify(input.name)}-${id}`]) {
     record.slug = slug;
-    try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Put: {
-                TableName: config().tableName,
-                Item: { ...keys.companySlug(slug), company: id },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
+    for (let attempt = 0; ; attempt++) {
+      // Its entry in the partner's search document goes in the same transaction (P179).
+      const search = searchShardPut(await readSearchShard(input.partner, id), searchEntryOf(record));
+      const transactItems = [
+        {
+          Put: {
+            TableName: config().tableName,
+            Item: { ...keys.companySlug(slug), company: id },
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        {
+          ConditionCheck: {
+            TableName: config().tableName,
+            Key: keys.partner(input.partner),
+            ConditionExpression: 'attribute_exists(PK)',
+          },
+        },
+        {
+          Put: {
+            TableName: config().tableName,
+            Item: {
+              ...keys.company(id),
+              GSI1PK: indexKeys.partnerCompanies(input.partner),
+              GSI1SK: indexKeys.createdSort(now, id),
+              KSK: compactCreatedSort(indexKeys.createdSort(now, id)),
+              GSI3PK: indexKeys.allCompanies(),
+              GSI3SK: indexKeys.companyIdSort(id),
+              ...companyIndexAttributes(record),
+              ...record,
             },
-            {
-              ConditionCheck: {
-                TableName: config().tableName,
-                Key: keys.partner(input.partner),
-                ConditionExpression: 'attribute_exists(PK)',
-              },
-            },
-            {
-              Put: {
-                TableName: config().tableName,
-                Item: {
-                  ...keys.company(id),
-                  GSI1PK: indexKeys.partnerCompanies(input.partner),
-                  GSI1SK: indexKeys.createdSort(now, id),
-                  KSK: compactCreatedSort(indexKeys.createdSort(now, id)),
-                  GSI3PK: indexKeys.allCompanies(),
-                  GSI3SK: indexKeys.companyIdSort(id),
-                  ...companyIndexAttributes(record),
-                  ...record,
-                },
-                ConditionExpression: 'attribute_not_exists(PK)',
-              },
-            },
-            ...(input.magic_link
-              ? [{ Put: { TableName: config().tableName, Item: input.magic_link.item, ConditionExpression: 'attribute_not_exists(PK)' } }]
-              : []),
-            // The partner's company totals count it in the same transaction (issue 11).
-            { Update: companyCounterMove(undefined, record)! },
-          ],
-        }),
-      );
-      return toCompany(record);
-    } catch (error) {
-      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
-      if (reasons[1]?.Code === 'ConditionalCheckFailed') throw new NotFoundError(`Partner ${input.partner} does not exist.`);
-      if (reasons[0]?.Code !== 'ConditionalCheckFailed') throw error;
+            ConditionExpression: 'attribute_not_exists(PK)',
+          },
+        },
+        ...(input.magic_link
+          ? [{ Put: { TableName: config().tableName, Item: input.magic_link.item, ConditionExpression: 'attribute_not_exists(PK)' } }]
+          : []),
+        // The partner's company totals count it in the same transaction (issue 11).
+        { Update: companyCounterMove(undefined, record)! },
+        ...(search ? [search] : []),
+      ];
+      try {
+        await db().send(new TransactWriteCommand({ TransactItems: transactItems }));
+        return toCompany(record);
+      } catch (error) {
+        const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons ?? [];
+        if (reasons[1]?.Code === 'ConditionalCheckFailed') throw new NotFoundError(`Partner ${input.partner} does not exist.`);
+        const shardFailed = search !== undefined && reasons[transactItems.length - 1]?.Code === 'ConditionalCheckFailed';
+        if (shardFailed && attempt < SHARD_ATTEMPTS) {
+          await shardBackoff(attempt);
+          continue;
+        }
+        if (reasons[0]?.Code !== 'ConditionalCheckFailed') throw error;
+        break;
+      }
     }
   }
   throw new ConflictError('Could not reserve a unique slug for the company.');
@@ -597,6 +606,15 @@ export function companySearchText(c: Pick<CompanyRecord, 'name' | 'ats' | 'partn
   return [c.name, c.ats ?? '', c.partner_company_id ?? ''].map((v) => v.toLowerCase()).join(SEARCH_SEPARATOR);
 }
 
+/** A company's entry in its partner's search document (P179): what the contains filters and `status` read. */
+export function searchEntryOf(c: CompanyRecord): SearchEntry {
+  return [c.id, c.status, c.name.toLowerCase(), companySearchText(c)];
+}
+
+/** A shard another writer changed since it was read: wait a little (jittered), then read again. */
+const shardBackoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * (attempt + 1)));
+const SHARD_ATTEMPTS = 8;
+
 /** Every list-index attribute of a company item, computed from the record (undefined: the item has none). */
 export function companyIndexAttributes(c: CompanyRecord): Record<string, string | number | boolean | undefined> {
   const slots: Record<string, string | undefined> = {};
@@ -708,14 +726,19 @@ export async function writeCompanyChange(
     if (!fields) return stored.record;
     const { next, items } = companyChangeItems(stored, fields);
     const extra = options.with ?? [];
+    // Its search entry follows in the same transaction when the change moves it (or it is missing, P179).
+    const search = searchShardPut(await readSearchShard(next.partner, id), searchEntryOf(next));
+    const all = [...extra, ...items, ...(search ? [search] : [])];
     try {
-      if (items.length === 1 && !extra.length) await db().send(new UpdateCommand(items[0].Update));
-      else await db().send(new TransactWriteCommand({ TransactItems: [...extra, ...items] }));
+      if (all.length === 1) await db().send(new UpdateCommand(items[0].Update));
+      else await db().send(new TransactWriteCommand({ TransactItems: all }));
       return next;
     } catch (error) {
       const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
       const companyFailed = reasons ? reasons[extra.length]?.Code === 'ConditionalCheckFailed' : isConditionFailure(error);
-      if (!companyFailed || attempt >= 4) throw error;
+      const shardFailed = search !== undefined && reasons?.[all.length - 1]?.Code === 'ConditionalCheckFailed';
+      if (!(companyFailed || shardFailed) || attempt >= SHARD_ATTEMPTS) throw error;
+      if (shardFailed) await shardBackoff(attempt);
     }
   }
 }
@@ -723,14 +746,35 @@ export async function writeCompanyChange(
 /** `hiring-admin migrate`: brings one company item to the current index layout and counts it; false when already there. */
 export async function migrateCompanyItem(item: Record<string, unknown>): Promise<boolean> {
   let stored: StoredCompany | undefined = storedCompany(item);
-  for (let attempt = 0; attempt < 5; attempt++) {
+  for (let attempt = 0; attempt < SHARD_ATTEMPTS; attempt++) {
     if (attempt) stored = await readStoredCompany(Number(stored.record.id));
     if (!stored || stored.indexVersion >= COMPANY_INDEX_VERSION) return false;
+    const search = searchShardPut(await readSearchShard(stored.record.partner, stored.record.id), searchEntryOf(stored.record));
     try {
-      await db().send(new TransactWriteCommand({ TransactItems: companyChangeItems(stored, {}).items }));
+      await db().send(new TransactWriteCommand({ TransactItems: [...companyChangeItems(stored, {}).items, ...(search ? [search] : [])] }));
       return true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;
+    }
+  }
+  return false;
+}
+
+/**
+ * `hiring-admin migrate` (company-search-v1, P179): puts a company's entry into its partner's search
+ * document; false when it is there already. Conditional on the shard's revision, read again after a race.
+ */
+export async function indexCompanySearch(item: Record<string, unknown>): Promise<boolean> {
+  const record = fromItem(item);
+  for (let attempt = 0; attempt < SHARD_ATTEMPTS; attempt++) {
+    const search = searchShardPut(await readSearchShard(record.partner, record.id), searchEntryOf(record));
+    if (!search) return false;
+    try {
+      await db().send(new TransactWriteCommand({ TransactItems: [search] }));
+      return true;
+    } catch (error) {
+      if (!isConditionFailure(error)) throw error;
+      await shardBackoff(attempt);
     }
   }
   return false;

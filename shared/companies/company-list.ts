@@ -17,6 +17,7 @@
  */
 import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
+import { readSearchDocument } from '#companies/company-search.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
 import {
@@ -244,6 +245,39 @@ async function mergedSlotsPage(slots: CollectionQuery[], ascending: boolean, req
   return { count: entries.length, page };
 }
 
+/** What the slim projection costs per company scanned (units; ~220-byte entries, P179). */
+const SLIM_UNITS_PER_COMPANY = 0.03;
+
+/**
+ * Contains filters (with `status`) on the partner's search document (P179): a few kilobytes for all its
+ * companies, whose matches are then read whole and ordered (the document holds no dates). The slim
+ * projection answers instead when the document does not hold every company of the partner (companies
+ * written before it, until `hiring-admin migrate` runs company-search-v1) or when reading the matches whole
+ * would cost more than scanning the slim entries.
+ */
+async function searchPage(partnerId: number, filter: CompanyFilter, request: PageRequest, total: () => Promise<number>) {
+  const [entries, companies] = await Promise.all([readSearchDocument(partnerId), total()]);
+  if (entries.length !== companies) return slimPage(partnerId, filter, request);
+  const name = filter.name?.toLowerCase();
+  const search = filter.search?.toLowerCase();
+  const statuses = new Set<string>(filter.status);
+  const ids = entries
+    .filter(
+      ([, status, entryName, text]) =>
+        (name === undefined || entryName.includes(name)) &&
+        (search === undefined || text.includes(search)) &&
+        (!statuses.size || statuses.has(status)),
+    )
+    .map(([id]) => id);
+  if (ids.length > request.pageSize && ids.length * 0.5 > SLIM_UNITS_PER_COMPANY * companies) return slimPage(partnerId, filter, request);
+  const items = await batchGetItems(ids.map((id) => keys.company(id)));
+  const records = ids.flatMap((id) => {
+    const item = items.get(primaryKeyOf(keys.company(id)));
+    return item ? [fromItem(item)] : [];
+  });
+  return inMemory(Promise.resolve(records), filter, request);
+}
+
 async function planList(partnerId: number, filter: CompanyFilter, request: PageRequest): Promise<Plan> {
   const collection = indexKeys.partnerCompanies(partnerId);
   const counterKey = keys.countOf(collection);
@@ -285,7 +319,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
       const { candidate } = await smallest();
       return { memory: () => inMemory(slotCompanies(candidate.query), filter, request) };
     }
-    return { memory: () => slimPage(partnerId, filter, request) };
+    return { memory: () => searchPage(partnerId, filter, request, () => counted(counterKey)) };
   }
   if (statuses.length > 1) {
     if (candidates.length) {
