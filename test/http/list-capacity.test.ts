@@ -546,6 +546,29 @@ describe('companies: exact filters, totals, orderings and contains cost the page
     }
   });
 
+  test('a PATCH that moves a search entry rewrites its shard in the transaction: a few units, the same at ten times the companies', async () => {
+    const patch = async (p: Portfolio, body: Record<string, string>) => {
+      const target = p.companies[RARE + 20];
+      const res = await api.request('PATCH', `/companies/${target.id}/`, { key: p.key, companyId: target.id, body });
+      expect(res.status).toBe(200);
+      return cost(res);
+    };
+    const costs = [];
+    for (const p of [portfolios.small, portfolios.big]) {
+      const target = p.companies[RARE + 20];
+      // A field outside the search entry leaves the shard alone: the company's own write, and the shard read.
+      const city = await patch(p, { city: 'Hamburg' });
+      const renamed = await patch(p, { name: 'Patched Numbat' });
+      expect(ids(await companies(p, 'name=numbat'))).toEqual([target.id]);
+      await patch(p, { name: target.name });
+      // The shard (a 600-company partner's is under 1 KB deflated) costs two more units in the transaction.
+      expect(renamed.units - city.units).toBeLessThanOrEqual(2);
+      expect(renamed.units).toBeLessThanOrEqual(8);
+      costs.push(renamed);
+    }
+    expect(costs[1]).toEqual(costs[0]);
+  });
+
   test('a company renamed, or its status changed, is found by its new name at once; concurrent writes lose no entry', async () => {
     const p = portfolios.small;
     const [first, second] = p.companies.slice(RARE, RARE + 2);
