@@ -505,6 +505,12 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   const ahead = Number(request.cursor?.position.ahead);
   if (kind === 'keys' && query.conditions.length && Number.isFinite(ahead) && ahead >= 1)
     query = { ...query, readAhead: Math.min(MAX_READ_AHEAD, ahead) };
+  if (!request.cursor && skip === 0 && !query.conditions.length && query.sortKeyFrom === undefined) {
+    // An unfiltered first page reads exactly its Limit whatever the total: the count and the page are read
+    // side by side (one round trip instead of two; a write in between can make the page hold one more).
+    const [count, page] = await Promise.all([countMatching(query, kind), collect(query, kind, undefined, request.pageSize)]);
+    return { items: page.items, count, position: page.position };
+  }
   const count = request.cursor ? request.cursor.count : await countMatching(query, kind);
   if (skip >= count) return { items: [], count };
   let from: Record<string, unknown> | undefined;
