@@ -108,16 +108,31 @@ async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
   return items.map(fromItem);
 }
 
-/** The whole companies of an exact filter's slot (keys, then one BatchGet per 100). */
-async function slotCompanies(query: CollectionQuery): Promise<CompanyRecord[]> {
-  const entries = await queryAll({
+/** Every key entry of an exact filter's slot. */
+function slotKeys(query: CollectionQuery): Promise<Record<string, unknown>[]> {
+  return queryAll({
     IndexName: query.index,
     KeyConditionExpression: '#pk = :pk',
     ExpressionAttributeNames: { '#pk': partitionKeyOf(query.index) },
     ExpressionAttributeValues: { ':pk': query.partitionValue },
   });
-  const items = await batchGetItems(entries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
-  return [...items.values()].map(fromItem);
+}
+
+/** Companies by id, whole (one BatchGet per 100), in the order given; one gone meanwhile is left out. */
+async function companiesById(ids: number[]): Promise<CompanyRecord[]> {
+  const items = await batchGetItems(ids.map((id) => keys.company(id)));
+  return ids.flatMap((id) => {
+    const item = items.get(primaryKeyOf(keys.company(id)));
+    return item ? [fromItem(item)] : [];
+  });
+}
+
+/** The id of the company a key entry names (`COMPANY#<id>`). */
+const entryId = (entry: Record<string, unknown>) => Number(String(entry.PK).slice('COMPANY#'.length));
+
+/** The whole companies of an exact filter's slot (keys, then one BatchGet per 100). */
+async function slotCompanies(query: CollectionQuery): Promise<CompanyRecord[]> {
+  return companiesById((await slotKeys(query)).map(entryId));
 }
 
 /**
@@ -152,7 +167,7 @@ async function slimPage(partnerId: number, filter: CompanyFilter, request: PageR
     ExpressionAttributeValues: values,
   });
   const sortable = entries.map((e) => ({
-    id: Number(String(e.PK).slice('COMPANY#'.length)),
+    id: entryId(e),
     name: String(e.title_lc ?? ''),
     status: e.status as CompanyRecord['status'],
     created_at: String(e.GSI1SK).slice(0, String(e.GSI1SK).indexOf('#')),
@@ -160,12 +175,7 @@ async function slimPage(partnerId: number, filter: CompanyFilter, request: PageR
   }));
   sortable.sort(compareCompanies(filter.ordering));
   const start = (request.page - 1) * request.pageSize;
-  const pageIds = sortable.slice(start, start + request.pageSize).map((s) => s.id);
-  const items = await batchGetItems(pageIds.map((id) => keys.company(id)));
-  const page = pageIds.flatMap((id) => {
-    const item = items.get(primaryKeyOf(keys.company(id)));
-    return item ? [fromItem(item)] : [];
-  });
+  const page = await companiesById(sortable.slice(start, start + request.pageSize).map((s) => s.id));
   return { count: sortable.length, page };
 }
 
@@ -221,28 +231,11 @@ async function severalStatuses(
 /** Slots in created order (their sort key), merged as keys: the page's items only are read. */
 async function mergedSlotsPage(slots: CollectionQuery[], ascending: boolean, request: PageRequest) {
   const sortKey = sortKeyOf(COMPANY_FILTER_SLOTS.status);
-  const entries = (
-    await Promise.all(
-      slots.map((slot) =>
-        queryAll({
-          IndexName: slot.index,
-          KeyConditionExpression: '#pk = :pk',
-          ExpressionAttributeNames: { '#pk': partitionKeyOf(slot.index) },
-          ExpressionAttributeValues: { ':pk': slot.partitionValue },
-        }),
-      ),
-    )
-  ).flat();
+  const entries = (await Promise.all(slots.map(slotKeys))).flat();
   const order = ascending ? 1 : -1;
   entries.sort((a, b) => (String(a[sortKey]) < String(b[sortKey]) ? -order : String(a[sortKey]) > String(b[sortKey]) ? order : 0));
   const start = (request.page - 1) * request.pageSize;
-  const pageEntries = entries.slice(start, start + request.pageSize);
-  const items = await batchGetItems(pageEntries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
-  const page = pageEntries.flatMap((e) => {
-    const item = items.get(primaryKeyOf({ PK: e.PK, SK: e.SK }));
-    return item ? [fromItem(item)] : [];
-  });
-  return { count: entries.length, page };
+  return { count: entries.length, page: await companiesById(entries.slice(start, start + request.pageSize).map(entryId)) };
 }
 
 /** What the slim projection costs per company scanned (units; ~220-byte entries, P179). */
@@ -270,12 +263,7 @@ async function searchPage(partnerId: number, filter: CompanyFilter, request: Pag
     )
     .map(([id]) => id);
   if (ids.length > request.pageSize && ids.length * 0.5 > SLIM_UNITS_PER_COMPANY * companies) return slimPage(partnerId, filter, request);
-  const items = await batchGetItems(ids.map((id) => keys.company(id)));
-  const records = ids.flatMap((id) => {
-    const item = items.get(primaryKeyOf(keys.company(id)));
-    return item ? [fromItem(item)] : [];
-  });
-  return inMemory(Promise.resolve(records), filter, request);
+  return inMemory(companiesById(ids), filter, request);
 }
 
 async function planList(partnerId: number, filter: CompanyFilter, request: PageRequest): Promise<Plan> {

@@ -17,7 +17,7 @@ import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { BadRequestError } from '#platform/errors.js';
 import { compactFrom, createdSortOfCompact, createdSortOfDateSort } from '#platform/keys.js';
-import { tableDefinition, type IndexName } from '#platform/table.js';
+import { indexDefinition, tableDefinition, type IndexName } from '#platform/table.js';
 import type { PageRequest } from '#platform/pagination.js';
 
 export type Condition =
@@ -66,23 +66,17 @@ const DATE_SORT_KEYS = new Set(['D1SK', 'D2SK']);
 /** Keys-only index with the same keys as GSI1: where unfiltered collections skip. */
 const SKIP_INDEX: IndexName = 'KEYS';
 
-function indexOf(name: IndexName) {
-  const index = tableDefinition.globalSecondaryIndexes.find((i) => i.name === name);
-  if (!index) throw new Error(`unknown index ${name}`);
-  return index;
-}
-
 /** The sort key KEYS holds in compact form (keys.ts `compactCreatedSort`). */
 const SKIP_TWIN_SORT_KEY = 'GSI1SK';
 
 /** Whether an index has the keys-only twin in the same order (GSI1 and SLIM: KEYS, sorted by the compact GSI1SK). */
 function hasKeysTwin(name: IndexName): boolean {
-  const index = indexOf(name);
-  return index.partitionKey === indexOf(SKIP_INDEX).partitionKey && index.sortKey === SKIP_TWIN_SORT_KEY;
+  const index = indexDefinition(name);
+  return index.partitionKey === indexDefinition(SKIP_INDEX).partitionKey && index.sortKey === SKIP_TWIN_SORT_KEY;
 }
 
 function kindOf(query: CollectionQuery): SourceKind {
-  const index = indexOf(query.index);
+  const index = indexDefinition(query.index);
   if (index.projection === 'ALL') return 'items';
   if (index.projection === 'INCLUDE') return 'slim';
   return DATE_SORT_KEYS.has(index.sortKey) && !query.ordered ? 'dateRange' : 'keys';
@@ -100,7 +94,7 @@ export function matchesAll(item: Item, conditions: Condition[]): boolean {
 }
 
 function baseInput(query: CollectionQuery, index: IndexName = query.index): QueryCommandInput {
-  const definition = indexOf(index);
+  const definition = indexDefinition(index);
   const names: Record<string, string> = { '#pk': definition.partitionKey };
   const values: Record<string, unknown> = { ':pk': query.partitionValue };
   let keyCondition = '#pk = :pk';
@@ -138,7 +132,7 @@ function baseInput(query: CollectionQuery, index: IndexName = query.index): Quer
 }
 
 function positionOf(query: CollectionQuery, entry: Item): Record<string, unknown> {
-  const index = indexOf(query.index);
+  const index = indexDefinition(query.index);
   const position: Record<string, unknown> = { index: query.index };
   for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, index.sortKey])
     position[name] = entry[name];
@@ -149,7 +143,7 @@ const invalidCursor = () => new BadRequestError('The "cursor" parameter is not v
 
 /** The start key for a position, with the partition forced to this query's own (tenant) partition. */
 function startKey(query: CollectionQuery, position: Record<string, unknown>): Record<string, unknown> {
-  const index = indexOf(query.index);
+  const index = indexDefinition(query.index);
   const key: Record<string, unknown> = {};
   for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.sortKey]) {
     if (typeof position[name] !== 'string' || !position[name]) throw invalidCursor();
@@ -357,7 +351,7 @@ async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): P
 
 /** A date range in list order: every key of the range, newest created first. */
 async function readDateRange(query: CollectionQuery, request: PageRequest): Promise<PageResult<Item>> {
-  const sortKey = indexOf(query.index).sortKey;
+  const sortKey = indexDefinition(query.index).sortKey;
   const entries: Item[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {

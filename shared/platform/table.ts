@@ -53,18 +53,21 @@ export const tableDefinition = {
 
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['name'];
 
-/** The partition key attribute of an index. */
-/** The sort key attribute of an index. */
-export function sortKeyOf(name: IndexName): string {
+/** An index's definition by name. */
+export function indexDefinition(name: IndexName) {
   const index = tableDefinition.globalSecondaryIndexes.find((i) => i.name === name);
   if (!index) throw new Error(`unknown index ${name}`);
-  return index.sortKey;
+  return index;
 }
 
+/** The partition key attribute of an index. */
 export function partitionKeyOf(name: IndexName): string {
-  const index = tableDefinition.globalSecondaryIndexes.find((i) => i.name === name);
-  if (!index) throw new Error(`unknown index ${name}`);
-  return index.partitionKey;
+  return indexDefinition(name).partitionKey;
+}
+
+/** The sort key attribute of an index. */
+export function sortKeyOf(name: IndexName): string {
+  return indexDefinition(name).sortKey;
 }
 
 /** Every key attribute the table and its indexes use (all strings). */
