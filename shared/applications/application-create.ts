@@ -22,12 +22,15 @@ import {
   applicationCounterKey,
   counterTargets,
   hasFoldedValues,
+  hasJobValues,
   counterUpdates,
+  jobCounterKey,
+  registerJobValues,
   toApplicationItem,
   type ApplicationIn,
   type ApplicationRecord,
 } from '#applications/applications.js';
-import { batchPut, primaryKeyOf } from '#platform/batch.js';
+import { batchGetItems, batchPut, primaryKeyOf } from '#platform/batch.js';
 import { loadApplicationInValidator } from '#applications/validators.generated.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
@@ -38,9 +41,10 @@ import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
 import { nextId } from '#platform/ids.js';
 import { findJobByExternalId, getJobs, type JobRecord } from '#jobs/jobs.js';
-import { getPartner } from '#companies/partners.js';
+import { getPartnerKind } from '#companies/partners.js';
 import { enqueueSync, sweepGraceSeconds } from '#platform/sync-queue.js';
 import { counterAdd } from '#platform/counts.js';
+import type { Key } from '#platform/keys.js';
 
 const ATTACHMENT_RECORD_BYTES = 700;
 
@@ -174,22 +178,30 @@ export async function seedApplications(records: ApplicationRecord[]): Promise<vo
   await batchPut(records.map(toApplicationItem));
   const sums = new Map<string, { key: { PK: string; SK: string }; amounts: Map<string, number> }>();
   const folds = new Map<number, CounterFold>();
+  // Each job's counter item, read once, takes the job values folded into it (P181).
+  const jobs = new Map(records.filter(hasJobValues).map((r) => [primaryKeyOf(jobCounterKey(r.company, r.job)), r]));
+  const jobItems = await batchGetItems([...jobs.values()].map((r) => jobCounterKey(r.company, r.job)));
+  const jobFolds = new Map([...jobs.keys()].map((key) => [key, new CounterFold(jobItems.get(key))]));
   for (const record of records) {
     if (!folds.has(record.company)) folds.set(record.company, new CounterFold(await readCounterItem(record.company, true)));
-    for (const { key, attributes } of counterTargets(record, { total: true, fold: folds.get(record.company) })) {
+    const jobFold = jobFolds.get(primaryKeyOf(jobCounterKey(record.company, record.job)));
+    for (const { key, attributes } of counterTargets(record, { total: true, fold: folds.get(record.company), jobFold })) {
       const entry = sums.get(primaryKeyOf(key)) ?? { key, amounts: new Map<string, number>() };
       sums.set(primaryKeyOf(key), entry);
       for (const [attribute, n] of attributes) entry.amounts.set(attribute, (entry.amounts.get(attribute) ?? 0) + n);
     }
   }
+  for (const [key, fold] of jobFolds) await registerJobValues(jobs.get(key)!.job, fold);
   for (const { key, amounts } of sums.values()) await db().send(new UpdateCommand(counterAdd(key, amounts)));
 }
 
 /** The company's application counter item (where the folded totals are, P160). */
-async function readCounterItem(companyId: number, consistent = false): Promise<Record<string, unknown> | undefined> {
-  const out = await db().send(
-    new GetCommand({ TableName: config().tableName, Key: applicationCounterKey(companyId), ConsistentRead: consistent }),
-  );
+function readCounterItem(companyId: number, consistent = false): Promise<Record<string, unknown> | undefined> {
+  return readItem(applicationCounterKey(companyId), consistent);
+}
+
+async function readItem(key: Key, consistent = false): Promise<Record<string, unknown> | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: key, ConsistentRead: consistent }));
   return out.Item;
 }
 
@@ -207,17 +219,21 @@ export async function createApplication(
 ): Promise<CreatedApplication> {
   // The company is read afresh: the access check's copy may be cached and its entitlements stale.
   // The company's counter item says where a channel's or partner company id's total is kept (P160).
-  const folding = input.channel !== undefined || input.partner_company_id !== undefined;
+  const folding = hasFoldedValues({ channel: input.channel ?? null, partner_company_id: input.partner_company_id ?? null });
+  // A job value's total is folded into its job's counter item, which says whether it is there yet (P181).
+  const jobValues = hasJobValues({ partner_job_id: input.partner_job_id ?? null, agency_job_id: input.agency_job_id ?? null });
+  const jobCounter = (jobId: number) => readItem(jobCounterKey(company.id, jobId));
   // The id is taken beside the reads (usually from the instance's block; a cold instance reserves one, a
   // round trip that need not wait for the others). A refused create leaves a gap, as ids may have (P156, P175).
   // Attachments staged while the body was read already name the id in their keys.
-  const [job, channel, partner, current, counter, id] = await Promise.all([
+  const [job, channel, partnerKind, current, counter, id, jobCounterRead] = await Promise.all([
     resolveJob(company.id, input),
     resolveChannel(input),
-    getPartner(partnerId),
+    getPartnerKind(partnerId),
     getCompanyRecord(company.id),
     folding ? readCounterItem(company.id) : undefined,
     staging ? staging.applicationId() : nextId('application'),
+    jobValues && input.job !== undefined ? jobCounter(input.job) : undefined,
   ]);
   const entitled = current ?? company;
   // D17: a deactivated (or deleted) company refuses new applications; its records stay readable.
@@ -228,7 +244,7 @@ export async function createApplication(
   const record = newApplicationRecord({
     id,
     company: company.id,
-    partner: { id: partnerId, kind: partner?.kind },
+    partner: { id: partnerId, kind: partnerKind },
     job,
     channel,
     input,
@@ -244,7 +260,9 @@ export async function createApplication(
       ],
     });
   }
-  const stored = await storeAttachments(company.id, id, attachments);
+  const jobFold = jobValues ? new CounterFold(jobCounterRead ?? (await jobCounter(job.id))) : undefined;
+  const counters = counterUpdates(record, 1, { total: true, fold: folding ? new CounterFold(counter) : undefined, jobFold });
+  const [stored] = await Promise.all([storeAttachments(company.id, id, attachments), registerJobValues(job.id, jobFold)]);
   crashPoint('create.after-upload');
   record.attachments = stored;
   // The application's first event; it goes into the outbox in the same transaction (P115).
@@ -261,7 +279,7 @@ export async function createApplication(
         TransactItems: [
           { Put: { TableName: config().tableName, Item: toApplicationItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
           // Every total the application counts in moves in the same transaction (docs/access-patterns.md).
-          ...counterUpdates(record, 1, { total: true, fold: hasFoldedValues(record) ? new CounterFold(counter) : undefined }),
+          ...counters,
           // Its objects stop being pending uploads (which the reconciler would delete) in the same commit.
           ...stored.map((a) => clearPendingUpload(a.key)),
           outboxPut(created),

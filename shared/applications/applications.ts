@@ -3,7 +3,7 @@
  * record, the Application object with the D9 quirks and D10 anonymization, reads and the filtered list.
  * Creating one is `application-create.ts`, which only the create route loads.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { FromSchema } from 'json-schema-to-ts';
 import { ATTACHMENT_TYPES, type StoredAttachment } from '#applications/attachments.js';
 import { getChannel, getChannels, type TalentChannel } from '#applications/channels.js';
@@ -167,7 +167,13 @@ export interface ApplicationRecord {
  * brought to it by `hiring-admin migrate` (applications/migrations.ts), which also counts them in the
  * per-filter totals.
  */
-export const APPLICATION_INDEX_VERSION = 2;
+export const APPLICATION_INDEX_VERSION = 3;
+/**
+ * The layout since which an item counts in the company's per-filter totals (`sync_status` among them): the
+ * worker moves those totals for items at this version or later. Version 3 added the totals of
+ * `partner_job_id` and `agency_job_id` (P181).
+ */
+export const FILTER_TOTALS_VERSION = 2;
 
 /** Everything the item holds besides the record: every key attribute of the table, search copies, the layout. */
 const INTERNAL_ATTRIBUTES = /* @__PURE__ */ internalAttributes();
@@ -210,6 +216,15 @@ const TOTALS_FILTERS = ['sync_status', 'partner', 'agency'] as const;
 const FOLDED_FILTERS = ['channel', 'partner_company_id'] as const;
 /** Filters whose per-value totals are counter items of their own (a company has thousands of jobs). */
 const COUNTED_FILTERS = ['job', ...FOLDED_FILTERS] as const;
+/**
+ * A partner's or agency's id for a job (one per job and sender): its totals are folded into the counter item
+ * of the job the application is for, while that item holds fewer than `FOLD_LIMIT` such values. The value's
+ * own item (`valueCounterKey`) lists those jobs (`jobs`, written before the first total moves onto a job's
+ * item) and counts what was not folded (`unfolded`): the total is `unfolded` plus the value's attribute on
+ * each listed job's item (P181).
+ */
+const JOB_VALUE_FILTERS = ['partner_job_id', 'agency_job_id'] as const;
+type JobValueFilter = (typeof JOB_VALUE_FILTERS)[number];
 /** Values folded into one company counter item at most, and the longest attribute name folded (P160). */
 export const FOLD_LIMIT = 16;
 const FOLD_MAX_ATTRIBUTE = 96;
@@ -234,13 +249,18 @@ export function syncStatusIndex(r: Pick<ApplicationRecord, 'company'>, status: s
   return { attribute: partitionKeyOf(APPLICATION_FILTER_SLOTS.sync_status), value: applicationSlot(r.company, 'sync_status', status) };
 }
 
-/** The counter item of one filter value with a counter of its own. */
-function valueCounterKey(companyId: number, filter: (typeof COUNTED_FILTERS)[number], value: string | number) {
+/** The counter item of one filter value with a counter of its own (for a job value: its jobs and what was not folded). */
+function valueCounterKey(companyId: number, filter: (typeof COUNTED_FILTERS)[number] | JobValueFilter, value: string | number) {
   return keys.countOf(indexKeys.filterSlot(collections.companyApplications(companyId), filter, value));
 }
 
 /** The attribute of the company's application counter that totals one value of a few-valued (or folded) filter. */
-const totalsAttribute = (filter: CountedFilter, value: string | number) => `${filter}#${value}`;
+const totalsAttribute = (filter: CountedFilter | JobValueFilter, value: string | number) => `${filter}#${value}`;
+
+/** The counter item of one job's applications (`count`, and the job values folded into it, P181). */
+export function jobCounterKey(companyId: number, jobId: number): Key {
+  return valueCounterKey(companyId, 'job', jobId);
+}
 
 /** The company's application counter item, for `CounterFold`. */
 export function applicationCounterKey(companyId: number): Key {
@@ -257,6 +277,11 @@ export function applicationCounterKey(companyId: number): Key {
 export class CounterFold {
   private readonly present: Set<string>;
   private folded: number;
+  /**
+   * Job values newly folded into this (job's) counter item: their own items must list the job before the
+   * totals move (`registerJobValues`), so that a reader that finds a value on a job's item also finds the job.
+   */
+  readonly registrations: Key[] = [];
   constructor(item?: Record<string, unknown>) {
     this.present = new Set(Object.keys(item ?? {}));
     this.folded = Number(item?.[FOLDED_COUNT] ?? 0);
@@ -272,20 +297,46 @@ export class CounterFold {
 }
 
 /** Whether the record carries a value of a folded filter (the create then reads the company counter first). */
-export function hasFoldedValues(r: ApplicationRecord): boolean {
+export function hasFoldedValues(r: Pick<ApplicationRecord, (typeof FOLDED_FILTERS)[number]>): boolean {
   return FOLDED_FILTERS.some((filter) => r[filter] !== null && r[filter] !== undefined);
+}
+
+/** Whether the record carries a job value (the create then reads its job's counter item first, P181). */
+export function hasJobValues(r: Pick<ApplicationRecord, JobValueFilter>): boolean {
+  return JOB_VALUE_FILTERS.some((filter) => r[filter] !== null && r[filter] !== undefined);
+}
+
+/**
+ * Lists the job on the own items of the values newly folded into its counter item (`CounterFold.registrations`).
+ * Written before the transaction that moves the totals, outside it (1 WCU each instead of 2): should that
+ * transaction fail, the list names a job whose item holds nothing of the value, which adds 0 to its total.
+ */
+export async function registerJobValues(jobId: number, fold: CounterFold | undefined): Promise<void> {
+  await Promise.all(
+    (fold?.registrations ?? []).map((key) =>
+      db().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: key,
+          UpdateExpression: 'ADD jobs :job',
+          ExpressionAttributeValues: { ':job': new Set([jobId]) },
+        }),
+      ),
+    ),
+  );
 }
 
 /**
  * Every counter an application counts in, and the amount of each attribute: the company's application counter
  * (`count`, the few-valued filters' totals and the folded values) and one item per other counted value. The
  * migration leaves out the company total, which counted the application from the start; without a fold every
- * folded value goes to its own item (a total is the sum of both places). `partner_application_id`,
- * `partner_job_id` and `agency_job_id` have no counter: their totals are a keys count of their slot (P160).
+ * folded value goes to its own item (a total is the sum of both places); the same goes for the job values
+ * and their job's counter item (`jobFold`, P181). `partner_application_id` has no counter: its total is a
+ * keys count of its slot (one partner's id for one application, P160).
  */
 export function counterTargets(
   r: ApplicationRecord,
-  options: { total: boolean; fold?: CounterFold } = { total: true },
+  options: { total: boolean; fold?: CounterFold; jobFold?: CounterFold } = { total: true },
 ): { key: Key; attributes: Map<string, number> }[] {
   const company = new Map<string, number>();
   if (options.total) company.set('count', 1);
@@ -306,11 +357,46 @@ export function counterTargets(
       own.push({ key: valueCounterKey(r.company, filter, value), attributes: new Map([['count', 1]]) });
     }
   }
+  // A job value goes onto its job's counter item while that holds fewer than FOLD_LIMIT of them, else onto
+  // its own item's `unfolded`; without a fold (the migration) always the latter (P181).
+  for (const filter of JOB_VALUE_FILTERS) {
+    const value = r[filter];
+    if (value === null || value === undefined) continue;
+    const attribute = totalsAttribute(filter, value);
+    const placed = options.jobFold ? options.jobFold.place(attribute) : { onCompany: false, fresh: false };
+    const jobItem = own.find((t) => t.key.PK === jobCounterKey(r.company, r.job).PK);
+    if (placed.onCompany && jobItem) {
+      jobItem.attributes.set(attribute, 1);
+      if (placed.fresh) {
+        jobItem.attributes.set(FOLDED_COUNT, (jobItem.attributes.get(FOLDED_COUNT) ?? 0) + 1);
+        options.jobFold!.registrations.push(valueCounterKey(r.company, filter, value));
+      }
+    } else {
+      own.push({ key: valueCounterKey(r.company, filter, value), attributes: new Map([['unfolded', 1]]) });
+    }
+  }
   return [...(company.size ? [{ key: applicationCounterKey(r.company), attributes: company }] : []), ...own];
 }
 
+/**
+ * The transaction items of the migration to layout 3 (P181): an application of layout 2 is already in every
+ * other total, so only its job values are counted (on their own items' `unfolded`).
+ */
+export function jobValueCounterUpdates(r: ApplicationRecord) {
+  return JOB_VALUE_FILTERS.flatMap((filter) => {
+    const value = r[filter];
+    return value === null || value === undefined
+      ? []
+      : [{ Update: counterAdd(valueCounterKey(r.company, filter, value), new Map([['unfolded', 1]])) }];
+  });
+}
+
 /** Transaction items that add `delta` to every counter an application counts in (create: +1). */
-export function counterUpdates(r: ApplicationRecord, delta: number, options: { total: boolean; fold?: CounterFold } = { total: true }) {
+export function counterUpdates(
+  r: ApplicationRecord,
+  delta: number,
+  options: { total: boolean; fold?: CounterFold; jobFold?: CounterFold } = { total: true },
+) {
   return counterTargets(r, options).map(({ key, attributes }) => ({
     Update: counterAdd(key, new Map([...attributes].map(([a, n]) => [a, a === FOLDED_COUNT ? n : n * delta]))),
   }));
@@ -449,7 +535,7 @@ export function toApplication(
 // Reads
 
 /** Strongly consistent: the worker and a client reading right after the create must see it. */
-/** The application's sync status and whether its item is in the current index layout (consistent read). */
+/** The application's sync status and whether its item counts in the per-filter totals (consistent read). */
 export async function applicationLayout(id: number): Promise<{ sync_status?: string; indexed: boolean; event_sequence: number }> {
   const out = await db().send(
     new GetCommand({
@@ -462,7 +548,7 @@ export async function applicationLayout(id: number): Promise<{ sync_status?: str
   return {
     sync_status: out.Item?.sync_status as string | undefined,
     event_sequence: Number(out.Item?.event_sequence ?? 0),
-    indexed: Number(out.Item?.index_version ?? 0) >= APPLICATION_INDEX_VERSION,
+    indexed: Number(out.Item?.index_version ?? 0) >= FILTER_TOTALS_VERSION,
   };
 }
 
@@ -593,8 +679,8 @@ export async function applicationQuery(
 
   const counted = counterReader([
     applicationCounterKey(companyId),
-    ...COUNTED_FILTERS.flatMap((f) => {
-      const value = f === 'job' ? job : exact.get(f as SlotFilter);
+    ...[...COUNTED_FILTERS, ...JOB_VALUE_FILTERS].flatMap((f) => {
+      const value = f === 'job' ? job : exact.get(f);
       return value === undefined ? [] : [valueCounterKey(companyId, f, value)];
     }),
   ]);
@@ -614,6 +700,12 @@ export async function applicationQuery(
       const size = async () =>
         (await counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value))) + (await counted(own));
       candidates.push({ query, size });
+    } else if ((JOB_VALUE_FILTERS as readonly string[]).includes(filter)) {
+      const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
+      candidates.push({
+        query,
+        size: () => jobValueTotal(companyId, filter as JobValueFilter, value, counted, () => countPartition(whole)),
+      });
     } else {
       // No counter (P160): the slot's keys are counted, only as far as the smallest counted filter needs.
       const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
@@ -666,6 +758,27 @@ export async function applicationQuery(
     return (await broadDateWalk(range, walk, () => readCount(collection), { cursorIndex, skipping })) ?? range;
   }
   return { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
+}
+
+/**
+ * A job value's total (P181): its own item's `unfolded` plus the value's attribute on the counter item of each
+ * job it lists. A value without its own layout-3 item was last counted before layout 3 (until `hiring-admin
+ * migrate` has run): its slot's keys are counted instead.
+ */
+async function jobValueTotal(
+  companyId: number,
+  filter: JobValueFilter,
+  value: string | number,
+  counted: ReturnType<typeof counterReader>,
+  countKeys: () => Promise<number>,
+): Promise<number> {
+  const own = await counted.item(valueCounterKey(companyId, filter, value));
+  // (An item from before P160 holds only a `count` of the applications created then: not a layout-3 total.)
+  if (!own || (own.jobs === undefined && own.unfolded === undefined)) return countKeys();
+  const jobs = [...((own.jobs as Set<number> | undefined) ?? [])].map((jobId) => jobCounterKey(companyId, Number(jobId)));
+  const onJobs = counterReader(jobs);
+  const folded = await Promise.all(jobs.map((key) => onJobs(key, totalsAttribute(filter, value))));
+  return folded.reduce((sum, n) => sum + n, Number(own.unfolded ?? 0));
 }
 
 /**

@@ -9,7 +9,9 @@ import {
   ABSENT_SLOT_FILTERS,
   APPLICATION_FILTER_SLOTS,
   APPLICATION_INDEX_VERSION,
+  FILTER_TOTALS_VERSION,
   counterUpdates,
+  jobValueCounterUpdates,
   fromApplicationItem,
   toApplicationItem,
 } from '#applications/applications.js';
@@ -51,13 +53,14 @@ const applicationIndexes: Step = {
   description: 'Application index attributes (filter slots, date ranges) and per-filter counters',
   filter: {
     expression: 'begins_with(PK, :prefix) AND SK = :sk AND (attribute_not_exists(index_version) OR index_version < :version)',
-    values: { ':prefix': 'APPLICATION#', ':sk': 'APPLICATION', ':version': APPLICATION_INDEX_VERSION },
+    values: { ':prefix': 'APPLICATION#', ':sk': 'APPLICATION', ':version': FILTER_TOTALS_VERSION },
   },
   async migrate(item) {
     const record = fromApplicationItem(item);
+    // Straight to the current layout: every total it counts in, the job values' ones (P181) included.
     const target = toApplicationItem(record);
     const names: Record<string, string> = {};
-    const values: Record<string, unknown> = { ':version': APPLICATION_INDEX_VERSION };
+    const values: Record<string, unknown> = { ':version': FILTER_TOTALS_VERSION };
     const sets: string[] = [];
     for (const [i, name] of [...LAYOUT_V2_ATTRIBUTES, 'index_version'].entries()) {
       if (target[name] === undefined) continue;
@@ -81,6 +84,45 @@ const applicationIndexes: Step = {
             },
             // The company total counted it from the start; the per-filter totals count it from now.
             ...counterUpdates(record, 1, { total: false }),
+          ],
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+};
+
+/**
+ * The totals of `partner_job_id` and `agency_job_id` values (issue 11, P181): an application of layout 2 counts
+ * in every other total already; its job values are added to their own counter items (`unfolded`) in the
+ * conditional transaction that moves it to layout 3, so once only.
+ */
+const jobValueTotals: Step = {
+  name: 'job-value-totals-v1',
+  description: 'Totals of partner_job_id and agency_job_id values',
+  filter: {
+    expression: 'begins_with(PK, :prefix) AND SK = :sk AND index_version = :from',
+    values: { ':prefix': 'APPLICATION#', ':sk': 'APPLICATION', ':from': FILTER_TOTALS_VERSION },
+  },
+  async migrate(item) {
+    const record = fromApplicationItem(item);
+    try {
+      await db().send(
+        new TransactWriteCommand({
+          TransactItems: [
+            {
+              Update: {
+                TableName: config().tableName,
+                Key: keys.application(record.id),
+                UpdateExpression: 'SET index_version = :to',
+                ConditionExpression: 'index_version = :from',
+                ExpressionAttributeValues: { ':from': FILTER_TOTALS_VERSION, ':to': APPLICATION_INDEX_VERSION },
+              },
+            },
+            ...jobValueCounterUpdates(record),
           ],
         }),
       );
@@ -181,7 +223,7 @@ const companySearch: Step = {
   migrate: indexCompanySearch,
 };
 
-export const MIGRATIONS: readonly Step[] = [applicationIndexes, companyIndexes, skipKeys, absentSlots, companySearch];
+export const MIGRATIONS: readonly Step[] = [applicationIndexes, companyIndexes, skipKeys, absentSlots, companySearch, jobValueTotals];
 
 async function progressOf(step: Step): Promise<MigrationProgress & { lastKey?: Record<string, unknown> }> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.migration(step.name), ConsistentRead: true }));

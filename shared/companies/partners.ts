@@ -36,3 +36,18 @@ export async function getPartner(id: number): Promise<Partner | undefined> {
   const { PK, SK, ...partner } = out.Item;
   return partner as Partner;
 }
+
+/** Partner kinds by id, per instance: a partner's kind never changes once it is created. */
+const kinds = new Map<number, PartnerKind>();
+
+/** A partner's kind (the create reads it for every application: cached, as it cannot change). */
+export async function getPartnerKind(id: number): Promise<PartnerKind | undefined> {
+  const known = kinds.get(id);
+  if (known) return known;
+  const partner = await getPartner(id);
+  if (partner) {
+    if (kinds.size > 10_000) kinds.clear();
+    kinds.set(id, partner.kind);
+  }
+  return partner?.kind;
+}

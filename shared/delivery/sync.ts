@@ -11,7 +11,7 @@
  */
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  APPLICATION_INDEX_VERSION,
+  FILTER_TOTALS_VERSION,
   applicationLayout,
   getApplicationRecord,
   syncStatusCounterMove,
@@ -147,7 +147,7 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<
       db().send(
         new TransactWriteCommand({
           TransactItems: [
-            { Update: update('index_version >= :version', previous, { ':version': APPLICATION_INDEX_VERSION }) },
+            { Update: update('index_version >= :version', previous, { ':version': FILTER_TOTALS_VERSION }) },
             syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status),
             outboxPut(eventOf(previous)),
           ],

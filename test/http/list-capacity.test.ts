@@ -6,9 +6,9 @@
  * rare ones are made by the create itself, the rest by the batched seeding path that writes the same items. A
  * filter for them must cost the same in both companies and stay within the budgets of the issue.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createApplication, newApplicationRecord, parseApplication, seedApplications } from '#applications/application-create.js';
-import { FOLD_LIMIT } from '#applications/applications.js';
+import { FOLD_LIMIT, jobCounterKey } from '#applications/applications.js';
 import type { JobRecord } from '#jobs/jobs.js';
 import { nextId } from '#platform/ids.js';
 import { forgetCachedCompany } from '#companies/api-keys.js';
@@ -220,14 +220,22 @@ describe('one exact filter: a first page of 10 matches costs ≤ 10 units, the s
   });
 });
 
-test('the total of a single exact filter comes from a counter: a filter matching most records costs its page', async () => {
-  const res = await list(shops.big, 'channel=common&page_size=10');
-  expect(res.body.count).toBe(BIG - RARE);
-  expect(ids(res)).toEqual(shops.big.allIds.slice(0, 10));
-  const small = await list(shops.small, 'channel=common&page_size=10');
-  expect(cost(res)).toEqual(cost(small));
-  expect(cost(res).units).toBeLessThanOrEqual(10);
-});
+test.each(['channel=common', 'partner_job_id=PJ-common', 'agency_job_id=AJ-common'])(
+  'the total of a single exact filter comes from counters (%s): a filter matching most records costs its page',
+  async (filter) => {
+    const res = await list(shops.big, `${filter}&page_size=10`);
+    expect(res.body.count).toBe(BIG - RARE);
+    expect(ids(res)).toEqual(shops.big.allIds.slice(0, 10));
+    const small = await list(shops.small, `${filter}&page_size=10`);
+    expect(cost(res)).toEqual(cost(small));
+    expect(cost(res).units).toBeLessThanOrEqual(10);
+    // The total alone (the first page's cost above the next page's): ≤ 2 units (target 3). A job value's
+    // total is its own counter item and the counter item of the one job it was sent for (P181).
+    const next = await api.get(res.body.next.replace(api.url, ''), { key: partner.key, companyId: shops.big.id });
+    expect(next.body.count).toBe(BIG - RARE);
+    expect(cost(res).units - cost(next).units).toBeLessThanOrEqual(2);
+  },
+);
 
 test('combined filters read at most the matches of the most selective one', async () => {
   for (const query of ['channel=rare&sync_status=EXPECTED_FAILURE', 'sync_status=EXPECTED_FAILURE&partner_job_id=PJ-rare&channel=rare']) {
@@ -265,7 +273,8 @@ test('combined filters that each match most records count from their complements
   expect(second.body.count).toBe(BIG - RARE);
   expect(ids(second)).toEqual(shops.big.allIds.slice(10, 20));
   expect(cost(second).units).toBeLessThanOrEqual(10);
-  // An uncounted filter (P160) next to a broad counted one: the same, through keys.
+  // A filter without an enumerable complement (a job value) next to a broad few-valued one: counted through
+  // the two filters' keys (P161).
   const mixed = await list(shops.big, 'channel=common&partner_job_id=PJ-common&page_size=10');
   expect(mixed.body.count).toBe(BIG - RARE);
   expect(ids(mixed)).toEqual(shops.big.allIds.slice(0, 10));
@@ -647,14 +656,19 @@ describe('creates stay cheap (target 7)', () => {
     }
     // (The first create of an instance also allocates a block of ids.)
     for (const units of costs.slice(1)) expect(units).toBeLessThanOrEqual(2 * BEFORE_ISSUE_11);
+    // A job value's first application for a job lists the job on the value's counter item (P181, 1 unit per
+    // new value); later ones only add to the job's counter item, which the create writes anyway.
+    const again = await create(4);
+    expect(again.status).toBe(201);
+    expect(cost(again).units).toBe(costs[4] - 2);
     // Every total the create moved is exact.
     for (const [query, count] of [
       ['channel=channel-0', 2],
-      ['partner_company_id=PC-1', 6],
-      ['partner_job_id=PJ-4', 1],
+      ['partner_company_id=PC-1', 7],
+      ['partner_job_id=PJ-4', 2],
       ['agency_job_id=AJ-2', 1],
-      [`job=${job}`, 6],
-      ['partner_company_id=PC-1&channel=channel-1', 2],
+      [`job=${job}`, 7],
+      ['partner_company_id=PC-1&channel=channel-1', 3],
     ] as const) {
       const res = await api.get(`/applications/?${query}`, { key: owner.key, companyId: company.id });
       expect([query, res.body.count]).toEqual([query, count]);
@@ -669,7 +683,13 @@ describe('creates stay cheap (target 7)', () => {
     const channels = FOLD_LIMIT + 4;
     await pool(2 * channels, 4, async (i) => {
       const { input } = parseApplication(
-        { job, candidate: { email: `f${i}@example.com`, full_name: 'F' }, channel: `ch-${i % channels}` },
+        {
+          job,
+          candidate: { email: `f${i}@example.com`, full_name: 'F' },
+          channel: `ch-${i % channels}`,
+          partner_job_id: `pj-${i % channels}`,
+          agency_job_id: `aj-${i % channels}`,
+        },
         [],
       );
       await createApplication(record, partner.id, input, []);
@@ -684,17 +704,33 @@ describe('creates stay cheap (target 7)', () => {
           partner: { id: partner.id },
           job: { id: job } as JobRecord,
           channel: undefined,
-          input: parseApplication({ job, candidate: { email: `s${i}@example.com`, full_name: 'S' }, channel: `ch-${i}` }, []).input,
+          input: parseApplication(
+            {
+              job,
+              candidate: { email: `s${i}@example.com`, full_name: 'S' },
+              channel: `ch-${i}`,
+              partner_job_id: `pj-${i}`,
+              agency_job_id: `aj-${i}`,
+            },
+            [],
+          ).input,
           timestamp: new Date().toISOString(),
           syncDue: false,
         }),
       );
     }
     await seedApplications(seeded);
-    for (const i of [0, FOLD_LIMIT - 1, FOLD_LIMIT, channels - 1]) {
-      const res = await api.get(`/applications/?channel=ch-${i}&page_size=1`, { key: partner.key, companyId: company.id });
-      expect([i, res.body.count]).toEqual([i, 3]);
-      expect(cost(res).units).toBeLessThanOrEqual(3);
-    }
+    for (const filter of ['channel=ch', 'partner_job_id=pj', 'agency_job_id=aj'])
+      for (const i of [0, FOLD_LIMIT / 2, FOLD_LIMIT - 1, FOLD_LIMIT, channels - 1]) {
+        const res = await api.get(`/applications/?${filter}-${i}&page_size=1`, { key: partner.key, companyId: company.id });
+        expect([filter, i, res.body.count]).toEqual([filter, i, 3]);
+        expect(cost(res).units).toBeLessThanOrEqual(3);
+      }
+    // The job's counter item took FOLD_LIMIT of the 40 job values, and a few more from the concurrent creates
+    // (four at a time, two values each, decided on what each read).
+    const jobCounter = await db().send(new GetCommand({ TableName: config().tableName, Key: jobCounterKey(company.id, job) }));
+    const folded = Object.keys(jobCounter.Item ?? {}).filter((name) => /^(partner_job_id|agency_job_id)#/.test(name));
+    expect(folded.length).toBeGreaterThanOrEqual(FOLD_LIMIT);
+    expect(folded.length).toBeLessThanOrEqual(FOLD_LIMIT + 2 * 4);
   });
 });

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { DeleteCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createApplication, parseApplication } from '#applications/application-create.js';
 import { runMigrations } from '#applications/migrations.js';
 import { createCompany, getCompanyRecord, setCompanyStatus } from '#companies/companies.js';
@@ -134,6 +134,8 @@ test('old items are invisible to the filters until migrate runs; then every filt
       { name: 'absent-slots-v1', scanned: expect.any(Number), migrated: 0, done: true },
       // Companies created by this version are in their partner's search document from the start.
       { name: 'company-search-v1', scanned: expect.any(Number), migrated: 0, done: true },
+      // The first step brought the applications straight to layout 3, job-value totals included.
+      { name: 'job-value-totals-v1', scanned: expect.any(Number), migrated: 0, done: true },
     ],
   });
   expect(first.stderr).toMatch(/^migrate: application-indexes-v2: \d+ items scanned, 12 migrated, done$/m);
@@ -168,6 +170,79 @@ test('a run that crashes part-way resumes where it stopped and counts every item
   const [result] = await runMigrations(() => {}, { pageSize: 5 });
   expect(result.done).toBe(true);
   expect(await counts()).toEqual(expected);
+});
+
+/** Puts the company's applications and counters back to layout 2: no totals of `partner_job_id`/`agency_job_id`. */
+async function toLayout2(): Promise<void> {
+  for (const id of created)
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.application(id),
+        UpdateExpression: 'SET index_version = :v',
+        ExpressionAttributeValues: { ':v': 2 },
+      }),
+    );
+  const counters = await db().send(
+    new ScanCommand({
+      TableName: config().tableName,
+      FilterExpression: 'begins_with(PK, :p)',
+      ExpressionAttributeValues: { ':p': `COUNT#COMPANY#${company.id}#APPS#` },
+    }),
+  );
+  for (const item of counters.Items ?? []) {
+    if (/#(partner_job_id|agency_job_id)=/.test(String(item.PK))) {
+      await db().send(new DeleteCommand({ TableName: config().tableName, Key: { PK: item.PK, SK: item.SK } }));
+      continue;
+    }
+    const folded = Object.keys(item).filter((name) => /^(partner_job_id|agency_job_id)#|^folded$/.test(name));
+    if (folded.length)
+      await db().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: { PK: item.PK, SK: item.SK },
+          UpdateExpression: `REMOVE ${folded.map((_, i) => `#r${i}`).join(', ')}`,
+          ExpressionAttributeNames: Object.fromEntries(folded.map((name, i) => [`#r${i}`, name])),
+        }),
+      );
+  }
+  await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.migration('job-value-totals-v1') }));
+}
+
+test('layout 2 to 3 (P181): job-value totals are keys counts until migrate adds them to their counters, once', async () => {
+  await toLayout2();
+  const pj = async () => (await list('partner_job_id=PJ-1')).body.count;
+  // A value without a counter item of its own is counted as keys: exact before the migration.
+  expect(await pj()).toBe(6);
+  // So is one whose item is from before P160 (a `count` of what was created then, never read).
+  await db().send(
+    new PutCommand({
+      TableName: config().tableName,
+      Item: { PK: `COUNT#COMPANY#${company.id}#APPS#partner_job_id=PJ-0`, SK: 'COUNT', count: 2 },
+    }),
+  );
+  expect((await list('partner_job_id=PJ-0')).body.count).toBe(6);
+  // An application created after the upgrade counts in the value's new counters from the start...
+  const record = (await getCompanyRecord(company.id))!;
+  const job = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id;
+  const { input } = parseApplication({ job, candidate: { email: 'late@example.com', full_name: 'L' }, partner_job_id: 'PJ-1' }, []);
+  await createApplication(record, partner.id, input, []);
+  // ...which hold only it until the migration has counted the older ones.
+  expect(await pj()).toBe(1);
+  const run = await cli('migrate');
+  expect(JSON.parse(run.stdout).migrations.at(-1)).toEqual({
+    name: 'job-value-totals-v1',
+    scanned: expect.any(Number),
+    migrated: 12,
+    done: true,
+  });
+  expect(await pj()).toBe(7);
+  // Run again from the start (its progress record gone): every item is in layout 3, nothing counts twice.
+  await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.migration('job-value-totals-v1') }));
+  const again = await cli('migrate');
+  expect(JSON.parse(again.stdout).migrations.at(-1)).toMatchObject({ name: 'job-value-totals-v1', migrated: 0 });
+  expect(await pj()).toBe(7);
+  expect((await list('partner_job_id=PJ-0')).body.count).toBe(6);
 });
 
 describe('companies (issue 11): the list indexes and the partner totals', () => {
