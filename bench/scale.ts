@@ -182,6 +182,8 @@ try {
     await a('exact, many matches', 'channel=common');
     await a('exact, many matches', 'sync_status=NOTSENT');
     await a('exact, many matches', `partner=${partner.id}`);
+    await a('exact, many matches', 'partner_job_id=PJ-common');
+    await a('exact, many matches', 'agency_job_id=AJ-common');
     await a('combined, 10 matches', 'channel=rare&sync_status=FAILURE');
     await a('combined, many matches', 'channel=common&sync_status=NOTSENT&partner_company_id=PC-common');
     await a('date, 10 matches', 'applied_at=2026-09-01');
