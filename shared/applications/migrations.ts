@@ -15,7 +15,7 @@ import {
   fromApplicationItem,
   toApplicationItem,
 } from '#applications/applications.js';
-import { COMPANY_INDEX_VERSION, indexCompanySearch, migrateCompanyItem } from '#companies/companies.js';
+import { COMPANY_INDEX_VERSION, companySortKeys, indexCompanySearch, migrateCompanyItem } from '#companies/companies.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { compactCreatedSort, keys } from '#platform/keys.js';
@@ -223,7 +223,61 @@ const companySearch: Step = {
   migrate: indexCompanySearch,
 };
 
-export const MIGRATIONS: readonly Step[] = [applicationIndexes, companyIndexes, skipKeys, absentSlots, companySearch, jobValueTotals];
+/**
+ * Compact ordering keys of companies (issue 11, P182): `D1SK`, `D2SK` and `GSI4SK` rewritten from the forms
+ * before P182 (the name as UTF-16 hex, the ISO `updated_at` and the status with a 16-digit id). Derived from the
+ * item alone; conditional on the keys it read, so a company changed meanwhile (which wrote compact keys
+ * itself) is left as it is.
+ */
+const companySortKeyStep: Step = {
+  name: 'company-sort-keys-v2',
+  description: 'Compact ordering keys (D1SK, D2SK, GSI4SK) of companies',
+  filter: {
+    expression: 'begins_with(PK, :prefix) AND SK = :sk AND attribute_exists(D1SK)',
+    values: { ':prefix': 'COMPANY#', ':sk': 'COMPANY' },
+  },
+  async migrate(item) {
+    const target: Record<string, string> = companySortKeys({
+      id: Number(item.id),
+      name: String(item.name ?? ''),
+      updated_at: String(item.updated_at ?? ''),
+      status: String(item.status ?? '') as never,
+    });
+    const changed = Object.keys(target).filter((name) => item[name] !== target[name]);
+    if (!changed.length) return false;
+    try {
+      await db().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: { PK: item.PK, SK: item.SK },
+          UpdateExpression: `SET ${changed.map((_, i) => `#k${i} = :new${i}`).join(', ')}`,
+          ConditionExpression: changed.map((_, i) => `#k${i} = :old${i}`).join(' AND '),
+          ExpressionAttributeNames: Object.fromEntries(changed.map((name, i) => [`#k${i}`, name])),
+          ExpressionAttributeValues: Object.fromEntries(
+            changed.flatMap((name, i) => [
+              [`:new${i}`, target[name]],
+              [`:old${i}`, item[name]],
+            ]),
+          ),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionFailure(error)) return false;
+      throw error;
+    }
+  },
+};
+
+export const MIGRATIONS: readonly Step[] = [
+  applicationIndexes,
+  companyIndexes,
+  skipKeys,
+  absentSlots,
+  companySearch,
+  jobValueTotals,
+  companySortKeyStep,
+];
 
 async function progressOf(step: Step): Promise<MigrationProgress & { lastKey?: Record<string, unknown> }> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.migration(step.name), ConsistentRead: true }));

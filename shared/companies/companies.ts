@@ -568,8 +568,12 @@ export const COMPANY_TOTALS_FILTERS = ['status', 'ats', 'candidate_sync_active',
  */
 export const COMPANY_ORDER_INDEXES = { name: 'DATE1', updated_at: 'DATE2', status: 'GSI4' } as const satisfies Record<string, IndexName>;
 
-/** Code units of the lower-case name the name ordering sorts by (4 hex digits each: the key stays under 1 KB). */
-const NAME_SORT_UNITS = 200;
+/** Bytes of the lower-case name the name ordering sorts by (a GSI sort key holds at most 1 KB; ≥ 255 characters of a name in a script of 1–3 bytes a character). */
+const NAME_SORT_BYTES = 900;
+/** Base-36 digits of the id that breaks ties in the orderings (up to 7.8 × 10^10). */
+const NAME_SORT_ID_WIDTH = 7;
+/** Ends the name in the name ordering's sort key: below every unit of a name, so a prefix sorts first. */
+const NAME_SORT_END = '\u0001\u0001';
 
 /** Separates the fields of the `search` haystack; a search term containing it is answered without the index. */
 export const SEARCH_SEPARATOR = '\n';
@@ -593,18 +597,58 @@ export function companyFilterValue(c: CompanyRecord, filter: CompanySlotFilter):
   return c[filter] ?? undefined;
 }
 
-/** The name ordering's sort key: the lower-case name as UTF-16 code units (so DynamoDB's byte order is JS string order), then the id. */
+/**
+ * The name ordering's sort key (P182): the lower-case name in a compact form whose UTF-8 byte order (DynamoDB's)
+ * is JS string order, i.e. the order of UTF-16 code units: a unit from U+0002 to U+D7FF stands for itself (in
+ * that range the two orders agree); U+0000–U+0001 and U+D800–U+FFFF (surrogates sort below U+E000 in UTF-16,
+ * above it as UTF-8) become two characters that sort where the unit belongs. Then `NAME_SORT_END` and the id in
+ * base 36. A name of 20 ASCII characters makes a key of 29 bytes (97 as the UTF-16 hex of P108), so skipping
+ * by name reads ~1 unit per 100 companies instead of ~1.9.
+ */
 export function companyNameSort(name: string, id: number): string {
   const lower = name.toLowerCase();
-  let hex = '';
-  for (let i = 0; i < Math.min(lower.length, NAME_SORT_UNITS); i++) hex += lower.charCodeAt(i).toString(16).padStart(4, '0');
-  return `${hex}#${indexKeys.companyIdSort(id)}`;
+  let key = '';
+  let bytes = 0;
+  for (let i = 0; i < lower.length; i++) {
+    const u = lower.charCodeAt(i);
+    const [unit, size] =
+      u < 0x02
+        ? ['\u0001' + String.fromCharCode(0x30 + u), 2]
+        : u < 0xd800
+          ? [lower[i], u < 0x80 ? 1 : u < 0x800 ? 2 : 3]
+          : [String.fromCharCode(0xe000 + ((u - 0xd800) >> 6), 0xe000 + ((u - 0xd800) & 0x3f)), 6];
+    if (bytes + size > NAME_SORT_BYTES) break;
+    key += unit;
+    bytes += size;
+  }
+  return `${key}${NAME_SORT_END}${compactCompanyId(id)}`;
 }
 
 /** The search haystack: name, ATS slug and partner company id, lower case, one separator apart. */
 export function companySearchText(c: Pick<CompanyRecord, 'name' | 'ats' | 'partner_company_id'>): string {
   return [c.name, c.ats ?? '', c.partner_company_id ?? ''].map((v) => v.toLowerCase()).join(SEARCH_SEPARATOR);
 }
+
+/**
+ * The sort keys of the name, `updated_at` and `status` orderings (DATE1, DATE2, GSI4), compact (P182): a skip
+ * reads them as keys, so their size is its cost. `updated_at` as the compact created sort (base-36 ms and id,
+ * as KSK), the status with the id in base 36.
+ */
+export function companySortKeys(c: Pick<CompanyRecord, 'id' | 'name' | 'updated_at' | 'status'>): {
+  D1SK: string;
+  D2SK: string;
+  GSI4SK: string;
+} {
+  const updated = indexKeys.createdSort(c.updated_at, c.id);
+  return {
+    D1SK: companyNameSort(c.name, c.id),
+    D2SK: compactCreatedSort(updated) ?? updated,
+    GSI4SK: `${c.status}#${compactCompanyId(c.id)}`,
+  };
+}
+
+/** A company id in an ordering's sort key: base 36, fixed width (order-preserving up to 7.8 × 10^10). */
+const compactCompanyId = (id: number) => id.toString(36).padStart(NAME_SORT_ID_WIDTH, '0');
 
 /** A company's entry in its partner's search document (P179): what the contains filters and `status` read. */
 export function searchEntryOf(c: CompanyRecord): SearchEntry {
@@ -622,14 +666,11 @@ export function companyIndexAttributes(c: CompanyRecord): Record<string, string 
     const value = companyFilterValue(c, filter);
     slots[partitionKeyOf(slot)] = value === undefined ? undefined : companySlot(c.partner, filter, value);
   }
-  const id = indexKeys.companyIdSort(c.id);
   return {
     ...slots,
     XSK: indexKeys.createdSort(c.created_at, c.id),
-    D1SK: companyNameSort(c.name, c.id),
-    D2SK: `${c.updated_at}#${id}`,
+    ...companySortKeys(c),
     GSI4PK: indexKeys.partnerCompanies(c.partner),
-    GSI4SK: `${c.status}#${id}`,
     title_lc: c.name.toLowerCase(),
     city_lc: companySearchText(c),
     candidate_sync_active: syncActive(c, 'candidate_sync'),

@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { DeleteCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, QueryCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createApplication, parseApplication } from '#applications/application-create.js';
 import { runMigrations } from '#applications/migrations.js';
 import { createCompany, getCompanyRecord, setCompanyStatus } from '#companies/companies.js';
@@ -136,6 +136,8 @@ test('old items are invisible to the filters until migrate runs; then every filt
       { name: 'company-search-v1', scanned: expect.any(Number), migrated: 0, done: true },
       // The first step brought the applications straight to layout 3, job-value totals included.
       { name: 'job-value-totals-v1', scanned: expect.any(Number), migrated: 0, done: true },
+      // Companies created by this version have the compact name key from the start.
+      { name: 'company-sort-keys-v2', scanned: expect.any(Number), migrated: 0, done: true },
     ],
   });
   expect(first.stderr).toMatch(/^migrate: application-indexes-v2: \d+ items scanned, 12 migrated, done$/m);
@@ -230,7 +232,7 @@ test('layout 2 to 3 (P181): job-value totals are keys counts until migrate adds 
   // ...which hold only it until the migration has counted the older ones.
   expect(await pj()).toBe(1);
   const run = await cli('migrate');
-  expect(JSON.parse(run.stdout).migrations.at(-1)).toEqual({
+  expect(JSON.parse(run.stdout).migrations.find((m: { name: string }) => m.name === 'job-value-totals-v1')).toEqual({
     name: 'job-value-totals-v1',
     scanned: expect.any(Number),
     migrated: 12,
@@ -240,7 +242,10 @@ test('layout 2 to 3 (P181): job-value totals are keys counts until migrate adds 
   // Run again from the start (its progress record gone): every item is in layout 3, nothing counts twice.
   await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.migration('job-value-totals-v1') }));
   const again = await cli('migrate');
-  expect(JSON.parse(again.stdout).migrations.at(-1)).toMatchObject({ name: 'job-value-totals-v1', migrated: 0 });
+  expect(JSON.parse(again.stdout).migrations.find((m: { name: string }) => m.name === 'job-value-totals-v1')).toMatchObject({
+    name: 'job-value-totals-v1',
+    migrated: 0,
+  });
   expect(await pj()).toBe(7);
   expect((await list('partner_job_id=PJ-0')).body.count).toBe(6);
 });
@@ -343,6 +348,53 @@ test('skip-keys-v1 gives items written before the compact skip keys their KSK: a
   expect(results[2]).toMatchObject({ name: 'skip-keys-v1', migrated: created.length, done: true });
   expect(await skipped()).toEqual(all.slice(5, 10));
   expect((await runMigrations())[2]).toMatchObject({ migrated: created.length, done: true });
+});
+
+test('company-sort-keys-v2 rewrites the ordering keys of the forms before P182: orderings and their skips are right after it', async () => {
+  const owner = await aPartner();
+  const names = ['beta', 'Alpha', 'gamma', 'Delta', 'alphabet', 'Ähre'];
+  const made = [];
+  for (const name of names) made.push(await aCompany(owner.id, { name }));
+  await setCompanyStatus(made[2].id, 'deactivated');
+  // Created after the upgrade: compact keys from the start, among old ones until the migration.
+  const late = await aCompany(owner.id, { name: 'Alpine' });
+  const order = (ordering: string, page = 'page_size=10') =>
+    api.get(`/companies/?ordering=${ordering}&${page}`, { key: owner.key }).then((r) => r.body.results.map((c: { id: number }) => c.id));
+  const expected = new Map<string, number[]>();
+  for (const ordering of ['name', '-name', 'status', '-updated_at']) expected.set(ordering, await order(ordering));
+  expect(expected.get('name')).toEqual(
+    [...made, late].sort((a, b) => (a.name.toLowerCase() < b.name.toLowerCase() ? -1 : 1)).map((c) => c.id),
+  );
+  // The keys as the previous version wrote them: the lower-case name as UTF-16 hex, the ISO updated_at and
+  // the status, each with '#' and the 16-digit id.
+  const pad = (id: number) => String(id).padStart(16, '0');
+  for (const c of made) {
+    const item = (await db().send(new GetCommand({ TableName: config().tableName, Key: keys.company(c.id) }))).Item!;
+    const hex = [...String(item.name).toLowerCase()].map((ch) => ch.charCodeAt(0).toString(16).padStart(4, '0')).join('');
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.company(c.id),
+        UpdateExpression: 'SET D1SK = :n, D2SK = :u, GSI4SK = :s',
+        ExpressionAttributeValues: {
+          ':n': `${hex}#${pad(c.id)}`,
+          ':u': `${item.updated_at}#${pad(c.id)}`,
+          ':s': `${item.status}#${pad(c.id)}`,
+        },
+      }),
+    );
+  }
+  // Old and compact keys do not sort together: the late company is out of place until the migration.
+  expect(await order('name')).not.toEqual(expected.get('name'));
+  await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.migration('company-sort-keys-v2') }));
+  const results = await runMigrations();
+  expect(results.find((r) => r.name === 'company-sort-keys-v2')).toMatchObject({ migrated: names.length, done: true });
+  for (const [ordering, ids] of expected) {
+    expect([ordering, await order(ordering)]).toEqual([ordering, ids]);
+    expect([ordering, await order(ordering, 'page=2&page_size=2')]).toEqual([ordering, ids.slice(2, 4)]);
+  }
+  await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.migration('company-sort-keys-v2') }));
+  expect((await runMigrations()).find((r) => r.name === 'company-sort-keys-v2')).toMatchObject({ migrated: 0, done: true });
 });
 
 test('absent-slots-v1 gives applications without a channel their absent entry; broad combined counts stay exact before and after', async () => {
