@@ -28,6 +28,17 @@ export interface MigrationProgress {
   done: boolean;
 }
 
+/** A migration's conditional write: true when it was made, false when its condition found the item migrated. */
+async function written(write: Promise<unknown>): Promise<boolean> {
+  try {
+    await write;
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 interface Step {
   name: string;
   description: string;
@@ -68,8 +79,8 @@ const applicationIndexes: Step = {
       values[`:a${i}`] = target[name];
       sets.push(`#a${i} = :a${i}`);
     }
-    try {
-      await db().send(
+    return written(
+      db().send(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -86,12 +97,8 @@ const applicationIndexes: Step = {
             ...counterUpdates(record, 1, { total: false }),
           ],
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 };
 
@@ -109,8 +116,8 @@ const jobValueTotals: Step = {
   },
   async migrate(item) {
     const record = fromApplicationItem(item);
-    try {
-      await db().send(
+    return written(
+      db().send(
         new TransactWriteCommand({
           TransactItems: [
             {
@@ -125,12 +132,8 @@ const jobValueTotals: Step = {
             ...jobValueCounterUpdates(record),
           ],
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 };
 
@@ -159,8 +162,8 @@ const skipKeys: Step = {
   async migrate(item) {
     const compact = typeof item.GSI1SK === 'string' ? compactCreatedSort(item.GSI1SK) : undefined;
     if (!compact) return false;
-    try {
-      await db().send(
+    return written(
+      db().send(
         new UpdateCommand({
           TableName: config().tableName,
           Key: { PK: item.PK, SK: item.SK },
@@ -168,12 +171,8 @@ const skipKeys: Step = {
           ConditionExpression: 'GSI1SK = :sk AND attribute_not_exists(KSK)',
           ExpressionAttributeValues: { ':k': compact, ':sk': item.GSI1SK },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 };
 
@@ -196,8 +195,8 @@ const absentSlots: Step = {
     const target = toApplicationItem(fromApplicationItem(item));
     const missing = ABSENT_SLOT_ATTRIBUTES.filter((name) => item[name] === undefined && typeof target[name] === 'string');
     if (!missing.length) return false;
-    try {
-      await db().send(
+    return written(
+      db().send(
         new UpdateCommand({
           TableName: config().tableName,
           Key: { PK: item.PK, SK: item.SK },
@@ -206,12 +205,8 @@ const absentSlots: Step = {
           ExpressionAttributeNames: Object.fromEntries(missing.map((name, i) => [`#a${i}`, name])),
           ExpressionAttributeValues: Object.fromEntries(missing.map((name, i) => [`:a${i}`, target[name]])),
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 };
 
@@ -245,8 +240,8 @@ const companySortKeyStep: Step = {
     });
     const changed = Object.keys(target).filter((name) => item[name] !== target[name]);
     if (!changed.length) return false;
-    try {
-      await db().send(
+    return written(
+      db().send(
         new UpdateCommand({
           TableName: config().tableName,
           Key: { PK: item.PK, SK: item.SK },
@@ -260,12 +255,8 @@ const companySortKeyStep: Step = {
             ]),
           ),
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionFailure(error)) return false;
-      throw error;
-    }
+      ),
+    );
   },
 };
 
