@@ -680,6 +680,43 @@ describe('creates stay cheap (target 7)', () => {
     }
   });
 
+  test('a partner job id sent for several jobs at once: each job item counts its share, the value lists every job (P181)', async () => {
+    const company = await aCompany(partner.id);
+    await withJobs(company.id, [
+      { external_id: 'J-1', title: 'One' },
+      { external_id: 'J-2', title: 'Two' },
+      { external_id: 'J-3', title: 'Three' },
+    ]);
+    const jobIds = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results.map((j: { id: number }) => j.id);
+    const record = (await getCompanyRecord(company.id))!;
+    // Concurrent first applications of the same value for three jobs: each finds it new on its job's item.
+    await pool(12, 6, async (i) => {
+      const { input } = parseApplication(
+        {
+          job: jobIds[i % 3],
+          candidate: { email: `m${i}@example.com`, full_name: 'M' },
+          partner_job_id: 'PJ-shared',
+          agency_job_id: `AJ-${i % 2}`,
+        },
+        [],
+      );
+      await createApplication(record, partner.id, input, []);
+    });
+    const count = (query: string) =>
+      api.get(`/applications/?${query}&page_size=1`, { key: partner.key, companyId: company.id }).then((r) => r.body);
+    expect((await count('partner_job_id=PJ-shared')).count).toBe(12);
+    // The value's own item lists the three jobs (each create that found the value new on its job added it).
+    const own = await db().send(
+      new GetCommand({
+        TableName: config().tableName,
+        Key: { PK: `COUNT#COMPANY#${company.id}#APPS#partner_job_id=PJ-shared`, SK: 'COUNT' },
+      }),
+    );
+    expect([...(own.Item?.jobs as Set<number>)].sort()).toEqual([...jobIds].sort());
+    expect((await count('agency_job_id=AJ-0')).count).toBe(6);
+    for (const job of jobIds) expect((await count(`partner_job_id=PJ-shared&job=${job}`)).count).toBe(4);
+  });
+
   test('values past the fold limit get counter items of their own: every total stays exact', async () => {
     const company = await aCompany(partner.id);
     await withJobs(company.id, [{ external_id: 'J-1', title: 'Job' }]);
