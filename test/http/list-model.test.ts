@@ -316,7 +316,7 @@ const path = (filters: Query, extra: Record<string, number | undefined>) => {
 const get = (url: string): Promise<TestResponse> => api.get(url.replace(api.url, ''), { key: partner.key, companyId: company.id });
 const ids = (res: TestResponse) => res.body.results.map((a: { id: number }) => a.id);
 
-test('every query answers as the model does: the page, its count and its links', async () => {
+test('every query answers as the model does: the page, its count, next and previous', async () => {
   await fc.assert(
     fc.asyncProperty(queryArbitrary(), async ({ filters, pageSize, page }) => {
       const expected = model.filter((m) => matches(m, filters)).map((m) => m.id);
@@ -328,6 +328,13 @@ test('every query answers as the model does: the page, its count and its links',
       expect(ids(res)).toEqual(expected.slice((n - 1) * size, n * size));
       expect(res.body.next === null).toBe(n * size >= expected.length);
       if (n === 1) expect(res.body.previous).toBeNull();
+      else {
+        // `previous` names the page before, with the same filters and size; past the end, the last page (P13).
+        const before = await get(res.body.previous);
+        const p = Math.min(n - 1, Math.max(1, Math.ceil(expected.length / size)));
+        expect(before.body.count).toBe(expected.length);
+        expect(ids(before)).toEqual(expected.slice((p - 1) * size, p * size));
+      }
     }),
     { seed: SEED, numRuns: 300 * RUNS, endOnFailure: true },
   );
