@@ -69,7 +69,7 @@ export class ServiceData extends Construct {
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: tableDefinition.ttlAttribute,
       // The event relay reads the outbox items' INSERTs from the stream (P115); its filter drops every other record.
-      stream: StreamViewType.NEW_IMAGE,
+      stream: StreamViewType[tableDefinition.streamViewType],
       deletionProtection: stage.retainData,
       removalPolicy: stage.removalPolicy,
     });

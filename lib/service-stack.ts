@@ -5,9 +5,8 @@
 import { CfnOutput, Duration, Stack, type StackProps } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq, SqsEventSource } from 'aws-cdk-lib/aws-lambda-event-sources';
-import { OUTBOX_PREFIX } from '#platform/keys.js';
 import type { Construct } from 'constructs';
 import { resources } from '#platform/resources.js';
 import { allRoutes, type RouteDefinition } from '#http/routes.js';
@@ -130,12 +129,7 @@ export class ServiceStack extends Stack {
           retryAttempts: trigger.retryAttempts,
           reportBatchItemFailures: true,
           onFailure: new SqsDlq(this.data.eventRelayDeadLetterQueue),
-          filters: [
-            FilterCriteria.filter({
-              eventName: FilterRule.isEqual('INSERT'),
-              dynamodb: { Keys: { PK: { S: FilterRule.beginsWith(OUTBOX_PREFIX) } } },
-            }),
-          ],
+          filters: [FilterCriteria.filter(trigger.filter)],
         }),
       );
     } else if (trigger.kind === 'webhookQueue') {

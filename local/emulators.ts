@@ -1,25 +1,30 @@
 /**
- * The embedded stand-ins for AWS: dynalite (DynamoDB) and fauxqs (SQS, SNS, S3), started in-process on
- * loopback with their data under one directory, and the table, queues, topic and bucket created from the
- * same definitions the CDK stack uses. Pointing the environment at them is all the service code sees.
+ * The embedded stand-ins for AWS: AWS's DynamoDB Local (a JVM, `dynamodb-local.ts`) and fauxqs (SQS, SNS,
+ * S3, in-process), on loopback with their data under one directory, and the table (with its stream and TTL),
+ * queues, topic and bucket created from the same definitions the CDK stack uses. Pointing the environment at
+ * them is all the service code sees. A test run shares one DynamoDB Local (started by Jest's global set-up,
+ * `DYNAMODB_LOCAL_ENDPOINT`), with a table of its own per runtime.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
 import net from 'node:net';
-import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
-import { batchPut } from '#platform/batch.js';
-import dynalite from 'dynalite';
+import { join, resolve } from 'node:path';
+import {
+  CreateTableCommand,
+  DeleteTableCommand,
+  DescribeTableCommand,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { startFauxqs } from 'fauxqs';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll } from '#platform/batch.js';
-import { EXPIRY_SHARDS } from '#platform/keys.js';
 import { db, dynamoClient, resetClients } from '#platform/clients.js';
 import { forgetIdBlocks } from '#platform/ids.js';
 import { LOCAL_PREFIX, resources } from '#platform/resources.js';
 import { createTableInput, tableDefinition } from '#platform/table.js';
 import { ensureLocalKeyFile } from '#platform/secrets.js';
-import { startTransactionProxy } from './dynamo-transactions.js';
+import { logger } from '#platform/logger.js';
+import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
 
 export interface Emulators {
   /** Environment variables that point the service at the emulators. */
@@ -30,8 +35,16 @@ export interface Emulators {
   stop(): Promise<void>;
 }
 
+export interface EmulatorOptions {
+  /** Delete the table when stopping (a test runtime's table in the shared DynamoDB Local). */
+  dropTable?: boolean;
+}
+
 const ACCOUNT = '000000000000';
 const REGION = 'us-east-1';
+
+/** Set by Jest's global set-up: the DynamoDB Local every runtime of the test run shares. */
+export const SHARED_DYNAMODB_VARIABLE = 'DYNAMODB_LOCAL_ENDPOINT';
 
 /** fauxqs listens on every interface; ours must listen on loopback only, so its one listen call is steered. */
 async function startFauxqsOnLoopback(options: Parameters<typeof startFauxqs>[0]) {
@@ -48,56 +61,112 @@ async function startFauxqsOnLoopback(options: Parameters<typeof startFauxqs>[0])
   }
 }
 
-async function ensureTable(tableName: string): Promise<boolean> {
-  try {
-    const out = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName }));
-    // An index missing, or one whose keys changed (KEYS took the compact `KSK` sort key): rebuild.
-    const present = new Map(
-      (out.Table?.GlobalSecondaryIndexes ?? []).map((i) => [i.IndexName, (i.KeySchema ?? []).map((k) => k.AttributeName).join('/')]),
-    );
-    const missing = tableDefinition.globalSecondaryIndexes.filter((i) => present.get(i.name) !== `${i.partitionKey}/${i.sortKey}`);
-    if (missing.length) await rebuildTable(tableName);
-    return false;
-  } catch (error) {
-    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+async function waitForTable(tableName: string, ready: (table: Awaited<ReturnType<typeof describe>>) => boolean): Promise<void> {
+  for (let waited = 0; ; waited += 20) {
+    if (ready(await describe(tableName))) return;
+    if (waited > 30_000) throw new Error(`table ${tableName} did not become ready`);
+    await new Promise((r) => setTimeout(r, 20));
   }
-  await createTable(tableName);
-  return true;
+}
+
+async function describe(tableName: string) {
+  return (await dynamoClient().send(new DescribeTableCommand({ TableName: tableName }))).Table;
 }
 
 /**
- * A data directory from before an index was added: DynamoDB adds indexes to a live table (CloudFormation,
- * one per deployment), dynalite cannot, so locally the table is rebuilt with every item kept. The
- * attributes the new indexes need are then written by `hiring-admin migrate`, as on AWS.
+ * Creates the table, or brings an existing one to the definition the way a deployment does on AWS: a
+ * missing index is added by UpdateTable (one at a time, as CloudFormation does), an index whose keys changed
+ * is deleted and added again, and the stream is enabled. `hiring-admin migrate` then writes what new
+ * indexes need, as on AWS.
  */
-async function rebuildTable(tableName: string): Promise<void> {
-  const items: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: start }));
-    items.push(...(out.Items ?? []));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  await dynamoClient().send(new DeleteTableCommand({ TableName: tableName }));
-  await createTable(tableName);
-  await batchPut(items);
+async function ensureTable(tableName: string): Promise<boolean> {
+  let table: Awaited<ReturnType<typeof describe>>;
+  try {
+    table = await describe(tableName);
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+    await createTable(tableName);
+    return true;
+  }
+  const input = createTableInput(tableName);
+  const present = new Map(
+    (table?.GlobalSecondaryIndexes ?? []).map((i) => [i.IndexName!, (i.KeySchema ?? []).map((k) => k.AttributeName).join('/')]),
+  );
+  const wanted = new Map(tableDefinition.globalSecondaryIndexes.map((i) => [i.name as string, `${i.partitionKey}/${i.sortKey}`]));
+  for (const [name, keys] of present) {
+    if (wanted.get(name) === keys) continue;
+    await dynamoClient().send(
+      new UpdateTableCommand({ TableName: tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: name } }] }),
+    );
+    await waitForTable(tableName, (t) => !(t?.GlobalSecondaryIndexes ?? []).some((i) => i.IndexName === name));
+    present.delete(name);
+  }
+  for (const index of input.GlobalSecondaryIndexes) {
+    if (present.has(index.IndexName)) continue;
+    await dynamoClient().send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: input.AttributeDefinitions,
+        GlobalSecondaryIndexUpdates: [{ Create: index }],
+      }),
+    );
+    await waitForTable(tableName, (t) =>
+      (t?.GlobalSecondaryIndexes ?? []).some((i) => i.IndexName === index.IndexName && i.IndexStatus === 'ACTIVE'),
+    );
+  }
+  if (!table?.StreamSpecification?.StreamEnabled)
+    await dynamoClient().send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: input.StreamSpecification }));
+  return false;
 }
 
 async function createTable(tableName: string): Promise<void> {
   await dynamoClient().send(new CreateTableCommand(createTableInput(tableName)));
-  // dynalite marks the table ACTIVE a tick later, asynchronously; until then it answers ResourceNotFound.
-  for (let waited = 0; ; waited += 10) {
-    const { Table } = await dynamoClient().send(new DescribeTableCommand({ TableName: tableName }));
-    if (Table?.TableStatus === 'ACTIVE') break;
-    if (waited > 10_000) throw new Error(`table ${tableName} did not become ACTIVE`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await waitForTable(tableName, (t) => t?.TableStatus === 'ACTIVE');
+  // DynamoDB Local deletes expired items itself, as AWS does (AWS within days; nothing may depend on when).
   await dynamoClient().send(
     new UpdateTimeToLiveCommand({
       TableName: tableName,
       TimeToLiveSpecification: { AttributeName: tableDefinition.ttlAttribute, Enabled: true },
     }),
   );
+}
+
+/**
+ * DynamoDB Local 3.3.1 deletes expired items of a table without indexes within a second, but never those of
+ * a table with global secondary indexes, as ours has (the probe: docs/access-patterns.md, "Where DynamoDB
+ * Local differs"). AWS deletes them within days. So `npm start` (not the tests, whose tables are short-lived)
+ * still reaps them every minute, with a Scan of the TTL attribute: local only, no index entries of its own,
+ * and nothing in the service depends on when (or whether yet) an item has gone.
+ */
+export async function reapExpiredItems(tableName: string): Promise<number> {
+  const now = Math.floor(Date.now() / 1000);
+  let start: Record<string, unknown> | undefined;
+  let deleted = 0;
+  do {
+    const out = await db().send(
+      new ScanCommand({
+        TableName: tableName,
+        FilterExpression: '#ttl < :now',
+        ExpressionAttributeNames: { '#ttl': tableDefinition.ttlAttribute },
+        ExpressionAttributeValues: { ':now': now },
+        ProjectionExpression: 'PK, SK',
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      await db().send(new DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
+      deleted += 1;
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return deleted;
+}
+
+/** Runs `reapExpiredItems` every minute until stopped. */
+export function startTtlReaper(tableName: string): { stop(): void } {
+  const timer = setInterval(() => void reapExpiredItems(tableName).catch(() => undefined), 60_000);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
 }
 
 function persistentSecret(dataDir: string): string {
@@ -107,52 +176,31 @@ function persistentSecret(dataDir: string): string {
 }
 
 /**
- * dynalite keeps items forever; DynamoDB deletes items whose TTL attribute (epoch seconds) has passed,
- * within a day or two. Locally a reaper does it every minute, so idempotency records and sandbox receipts
- * (which hold personal data) expire here too. It reads only what has expired: the EXPIRY index's shards
- * up to now, and Powertools' idempotency partition (24 hours of records at most).
+ * The DynamoDB Local this data directory uses: the test run's shared one (then the table is named after the
+ * directory, so runtimes and admin commands on the same directory meet), or a JVM of its own keeping its
+ * database file under `<dataDir>/dynamodb-local`.
  */
-export async function reapExpiredItems(tableName: string): Promise<void> {
-  const now = Math.floor(Date.now() / 1000);
-  const expired: Record<string, unknown>[] = [];
-  for (let shard = 0; shard < EXPIRY_SHARDS; shard++)
-    expired.push(
-      ...(await queryAll({
-        IndexName: 'EXPIRY',
-        KeyConditionExpression: 'TTLPK = :pk AND TTLSK < :now',
-        ExpressionAttributeValues: { ':pk': `TTL#${shard}`, ':now': String(now).padStart(12, '0') },
-      })),
+async function dynamoFor(dataDir: string): Promise<{ endpoint: string; tableName: string; own?: DynamoDbLocal }> {
+  const shared = process.env[SHARED_DYNAMODB_VARIABLE];
+  if (shared) {
+    const suffix = createHash('sha256').update(resolve(dataDir)).digest('hex').slice(0, 12);
+    return { endpoint: shared, tableName: `${LOCAL_PREFIX}-table-${suffix}` };
+  }
+  if (existsSync(join(dataDir, 'dynamodb')))
+    logger.warn(
+      `${join(dataDir, 'dynamodb')} holds data of dynalite, the emulator used before DynamoDB Local; it is not read (see docs/decisions.md, P184)`,
     );
-  expired.push(
-    ...(await queryAll({
-      KeyConditionExpression: 'PK = :pk',
-      FilterExpression: '#ttl < :now',
-      ExpressionAttributeNames: { '#ttl': tableDefinition.ttlAttribute },
-      ExpressionAttributeValues: { ':pk': 'IDEMPOTENCY', ':now': now },
-      ProjectionExpression: 'PK, SK',
-    })),
-  );
-  for (const item of expired) await db().send(new DeleteCommand({ TableName: tableName, Key: { PK: item.PK, SK: item.SK } }));
+  const dbPath = join(dataDir, 'dynamodb-local');
+  mkdirSync(dbPath, { recursive: true });
+  const own = await startDynamoDbLocal({ dbPath });
+  return { endpoint: own.endpoint, tableName: `${LOCAL_PREFIX}-table`, own };
 }
 
-function startTtlReaper(tableName: string): NodeJS.Timeout {
-  const timer = setInterval(() => void reapExpiredItems(tableName).catch(() => undefined), 60_000);
-  timer.unref();
-  return timer;
-}
-
-export async function startEmulators(dataDir: string): Promise<Emulators> {
-  mkdirSync(join(dataDir, 'dynamodb'), { recursive: true });
+export async function startEmulators(dataDir: string, options: EmulatorOptions = {}): Promise<Emulators> {
   mkdirSync(join(dataDir, 'fauxqs'), { recursive: true });
   mkdirSync(join(dataDir, 's3'), { recursive: true });
 
-  const dynamo = dynalite({ path: join(dataDir, 'dynamodb'), createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
-  await new Promise<void>((resolve, reject) => {
-    dynamo.once('error', reject);
-    dynamo.listen(0, '127.0.0.1', () => resolve());
-  });
-  const proxy = await startTransactionProxy((dynamo.address() as net.AddressInfo).port);
-  const dynamoPort = proxy.port;
+  const dynamo = await dynamoFor(dataDir);
   const fauxqs = await startFauxqsOnLoopback({
     port: 0,
     logger: false,
@@ -217,11 +265,11 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
 
   const env: Record<string, string> = {
     AWS_REGION: REGION,
-    AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${dynamoPort}`,
+    AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
     AWS_ENDPOINT_URL_SQS: sqsBase,
     AWS_ENDPOINT_URL_SNS: sqsBase,
     AWS_ENDPOINT_URL_S3: sqsBase,
-    TABLE_NAME: name('table'),
+    TABLE_NAME: dynamo.tableName,
     BUCKET_NAME: name(resources.attachmentsBucket.name),
     // Queue URLs on the loopback address: fauxqs routes by path, and *.localhost does not resolve here.
     SYNC_QUEUE_URL: `${sqsBase}/${ACCOUNT}/${name(resources.syncQueue.name)}`,
@@ -241,18 +289,18 @@ export async function startEmulators(dataDir: string): Promise<Emulators> {
   forgetIdBlocks();
   const fresh = await ensureTable(env.TABLE_NAME);
 
-  const reaper = startTtlReaper(env.TABLE_NAME);
-
   return {
     env,
     fresh,
     fauxqs,
     async stop() {
-      clearInterval(reaper);
+      if (options.dropTable)
+        await dynamoClient()
+          .send(new DeleteTableCommand({ TableName: env.TABLE_NAME }))
+          .catch(() => undefined);
       resetClients();
       await fauxqs.stop();
-      await proxy.close();
-      await new Promise<void>((resolve) => dynamo.close(() => resolve()));
+      await dynamo.own?.stop();
     },
   };
 }

@@ -7,6 +7,11 @@
  * The lean body path (issue 15): the create route's body is not read here. Its event has no body but a
  * stream of it (`#http/streamed-body.js`), which the route reads once, sending attachments to S3 as they
  * arrive; so the authorizer runs before the body is read, and what the route leaves unread is drained.
+ *
+ * A test-only clock per request (P183): once a test has called `acceptClockHeader()` in its process, a request
+ * with `X-Fake-Now: <ISO date-time>` runs (authorizer and route) with the service clock starting at that
+ * instant, and concurrent requests keep theirs. Nothing but tests turns it on, so `npm start` and the container
+ * (which runs this adapter on AWS) ignore the header; inside Lambda `runWithClock` ignores it as well.
  */
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -21,6 +26,7 @@ import {
   invalidField,
 } from '#platform/errors.js';
 import { isSimulatedCrash } from '#platform/faults.js';
+import { runWithClock } from '#platform/clock.js';
 import { isHostHeader } from '#platform/web-formats.js';
 import { errorResponse, header } from '#http/http.js';
 import { matchRoute, type RouteDefinition } from '#http/routes.js';
@@ -48,6 +54,27 @@ const ROUTE_MS = 29_000;
  * 2 Mbit/s. Elsewhere the body is read before the route is invoked, as the gateway does.
  */
 export const STREAMED_BODY_MS = 120_000;
+
+/** The test-only request header that sets the service clock for that request (P183). */
+export const CLOCK_HEADER = 'x-fake-now';
+let clockHeaderAccepted = false;
+
+/**
+ * Tests only: lets the adapters of this process honour `X-Fake-Now` (`false` turns it off again). Never called
+ * by the local runtime, the admin tool or the container, so no deployment can switch it on.
+ */
+export function acceptClockHeader(accept = true): void {
+  clockHeaderAccepted = accept;
+}
+
+/** The instant a request asks its clock to start at, when the header is accepted and sent. */
+function requestClock(req: IncomingMessage): Date | undefined {
+  const value = clockHeaderAccepted ? req.headers[CLOCK_HEADER] : undefined;
+  if (value === undefined) return undefined;
+  const at = new Date(Array.isArray(value) ? value[0] : value);
+  if (Number.isNaN(at.getTime())) throw invalidField('X-Fake-Now', 'Must be an ISO date-time.');
+  return at;
+}
 
 export type RouteHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -267,37 +294,43 @@ export function createHttpAdapter(options: AdapterOptions) {
     res.end(body);
   }
 
+  /** Routes one request (everything but answering its errors, which `handle` does). */
+  async function serve(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
+    // A Host that is not a host name (it would end up in page links) is refused, as a gateway would.
+    if (req.headers.host !== undefined && !isHostHeader(req.headers.host))
+      throw invalidField('Host', 'Must be a host name or address with an optional port.');
+    const url = requestUrl(req.url ?? '/');
+    const extra = options.extraRoutes?.[`${req.method} ${url.pathname}`];
+    if (extra) return extra(req, res);
+    const { match, methods } = matchRoute(req.method ?? 'GET', url.pathname);
+    if (!match) {
+      if (methods.length) throw new MethodNotAllowedError(req.method ?? '', methods);
+      throw new NotFoundError(`No route for ${url.pathname}.`);
+    }
+    const streamed = STREAMED_ROUTES.has(match.route.id);
+    if (streamed && Number(req.headers['content-length']) >= MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+    const body = streamed ? Buffer.alloc(0) : await readBody(req);
+    const event = toEvent(req, url, match.route, match.pathParameters, body, requestId);
+    if (streamed) attachStreamedBody(event, new StreamedBody(req, MAX_BODY_BYTES));
+    // Public pages (D20) have no authorizer in front of them, on AWS as here.
+    if (!match.route.public) {
+      const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/local/${event.httpMethod}${url.pathname}`;
+      const auth = await authorize(event, methodArn);
+      if (auth.policyDocument.Statement.some((s) => s.Effect === 'Deny'))
+        throw new ForbiddenError('The API key is not allowed to call this route.');
+      event.requestContext.authorizer = { ...(auth.context ?? {}), principalId: auth.principalId };
+    }
+    const handler = await loadHandler(match.route);
+    send(res, await handler(event, lambdaContext(match.route, requestId)), requestId);
+    // A streamed body the route did not read to the end (refused early, or too large) is drained.
+    discardRest(req);
+  }
+
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     try {
-      // A Host that is not a host name (it would end up in page links) is refused, as a gateway would.
-      if (req.headers.host !== undefined && !isHostHeader(req.headers.host))
-        throw invalidField('Host', 'Must be a host name or address with an optional port.');
-      const url = requestUrl(req.url ?? '/');
-      const extra = options.extraRoutes?.[`${req.method} ${url.pathname}`];
-      if (extra) return extra(req, res);
-      const { match, methods } = matchRoute(req.method ?? 'GET', url.pathname);
-      if (!match) {
-        if (methods.length) throw new MethodNotAllowedError(req.method ?? '', methods);
-        throw new NotFoundError(`No route for ${url.pathname}.`);
-      }
-      const streamed = STREAMED_ROUTES.has(match.route.id);
-      if (streamed && Number(req.headers['content-length']) >= MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
-      const body = streamed ? Buffer.alloc(0) : await readBody(req);
-      const event = toEvent(req, url, match.route, match.pathParameters, body, requestId);
-      if (streamed) attachStreamedBody(event, new StreamedBody(req, MAX_BODY_BYTES));
-      // Public pages (D20) have no authorizer in front of them, on AWS as here.
-      if (!match.route.public) {
-        const methodArn = `arn:aws:execute-api:us-east-1:000000000000:local/local/${event.httpMethod}${url.pathname}`;
-        const auth = await authorize(event, methodArn);
-        if (auth.policyDocument.Statement.some((s) => s.Effect === 'Deny'))
-          throw new ForbiddenError('The API key is not allowed to call this route.');
-        event.requestContext.authorizer = { ...(auth.context ?? {}), principalId: auth.principalId };
-      }
-      const handler = await loadHandler(match.route);
-      send(res, await handler(event, lambdaContext(match.route, requestId)), requestId);
-      // A streamed body the route did not read to the end (refused early, or too large) is drained.
-      discardRest(req);
+      const clock = requestClock(req);
+      await (clock ? runWithClock(clock, () => serve(req, res, requestId)) : serve(req, res, requestId));
     } catch (error) {
       // A simulated crash (fault-injection tests) is the death of the function: the connection drops, no answer.
       if (isSimulatedCrash(error)) {

@@ -6,12 +6,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startEmulators, type Emulators } from './emulators.js';
+import { startEmulators, startTtlReaper, type Emulators } from './emulators.js';
 import { openApiDocument } from '#http/openapi.js';
 import { ATS_URL_DEFAULTS } from '#delivery/connectors/http.js';
 import { createHttpAdapter } from './http-adapter.js';
 import { startQueuePoller, type QueuePoller } from './queue-poller.js';
-import { startEventRelay, type EventRelay } from './event-relay.js';
+import { startEventRelay, type EventRelay } from './stream-relay.js';
 import { startScheduler, type Scheduler } from './scheduler.js';
 import { readDemo, seedDemo, type Demo } from './seed.js';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
@@ -30,6 +30,8 @@ export interface RuntimeOptions {
    * `poller.runOnce`/`drain` and `relay.drain` instead).
    */
   poller?: boolean;
+  /** Delete the table when stopping (a test runtime's table in the test run's shared DynamoDB Local). */
+  dropTable?: boolean;
   /** Emulators already running (in another process, for `npm run bench:memory`); by default they start in this one. */
   emulators?: Emulators;
 }
@@ -43,7 +45,7 @@ export interface Runtime {
   poller: QueuePoller;
   /** Feeds the job import queue to the import worker (D14). */
   importPoller: QueuePoller;
-  /** Publishes the event outbox to the topic (P115): the local stand-in for the stream-fed relay. */
+  /** Feeds the table's stream to the event relay (P115, P184), as Lambda's event source mapping does on AWS. */
   relay: EventRelay;
   /** Feeds the webhook queue to the webhook worker (D19). */
   webhookPoller: QueuePoller;
@@ -56,7 +58,7 @@ export const RUNTIME_FILE = 'runtime.json';
 
 export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const host = options.host ?? '127.0.0.1';
-  const emulators = options.emulators ?? (await startEmulators(options.dataDir));
+  const emulators = options.emulators ?? (await startEmulators(options.dataDir, { dropTable: options.dropTable }));
   process.env.CAPACITY_HEADER ??= '1';
   const openApiJson = JSON.stringify(openApiDocument(), null, 2);
   const adapter = createHttpAdapter({
@@ -100,6 +102,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const importPoller = startQueuePoller({ background: options.poller ?? true, queue: 'jobImportQueue', idleMs: 1000 });
   const relay = startEventRelay({ background: options.poller ?? true });
   const webhookPoller = startQueuePoller({ background: options.poller ?? true, queue: 'webhookQueue' });
+  // With the schedules (npm start), expired items are reaped as AWS would (see reapExpiredItems).
+  const reaper = (options.schedules ?? true) ? startTtlReaper(emulators.env.TABLE_NAME) : undefined;
   const scheduler = startScheduler({ enabled: options.schedules ?? true, speedup: Number(process.env.LOCAL_SCHEDULE_SPEEDUP ?? 1) });
 
   let demo: Demo | undefined;
@@ -118,6 +122,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     webhookPoller,
     demo,
     async stop() {
+      reaper?.stop();
       scheduler.stop();
       await poller.stop();
       await importPoller.stop();

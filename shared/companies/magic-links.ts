@@ -71,7 +71,7 @@ export async function newMagicLink(companyId: number, partnerId: number) {
     state: 'active',
     link_expires_at: stored.expires_at,
     created_at: issued.toISOString(),
-    ...expiringAt(Math.ceil(expires.getTime() / 1000) + KEEP_AFTER_EXPIRY_SECONDS, hash),
+    ...expiringAt(Math.ceil(expires.getTime() / 1000) + KEEP_AFTER_EXPIRY_SECONDS),
   };
   return { token, stored, item };
 }

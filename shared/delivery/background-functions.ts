@@ -4,6 +4,33 @@
  * consumers with its poller and runs the scheduled ones with its scheduler.
  */
 import type { FunctionAccess } from '#platform/function-access.js';
+import { OUTBOX_PREFIX } from '#platform/keys.js';
+
+/**
+ * A Lambda event filter pattern over stream records (the subset used here: lists of exact values and
+ * `{ prefix }`): the stack hands it to the event source mapping, and the local stream poller applies it.
+ */
+export type EventFilterPattern = { [field: string]: EventFilterPattern | (string | { prefix: string })[] };
+
+/** The outbox relay's filter: only the outbox items' INSERTs reach it (P115). */
+export const OUTBOX_STREAM_FILTER: EventFilterPattern = {
+  eventName: ['INSERT'],
+  dynamodb: { Keys: { PK: { S: [{ prefix: OUTBOX_PREFIX }] } } },
+};
+
+/** Whether a record matches a filter pattern, as Lambda's event filtering decides. */
+export function matchesFilter(record: unknown, pattern: EventFilterPattern): boolean {
+  return Object.entries(pattern).every(([field, expected]) => {
+    const value =
+      record !== null && typeof record === 'object' && Object.hasOwn(record, field)
+        ? (record as Record<string, unknown>)[field]
+        : undefined;
+    if (!Array.isArray(expected)) return matchesFilter(value, expected);
+    return expected.some((rule) =>
+      typeof rule === 'string' ? value === rule : typeof value === 'string' && value.startsWith(rule.prefix),
+    );
+  });
+}
 
 export type BackgroundTrigger =
   /** Fed by the sync queue, with partial batch failures reported per message. */
@@ -11,7 +38,7 @@ export type BackgroundTrigger =
   /** Fed by the job import queue (D14): one message per company and run. */
   | { kind: 'jobImportQueue'; batchSize: number; maxConcurrency?: number }
   /** Fed by the table's DynamoDB stream, outbox INSERTs only (P115), with partial batch failures and a DLQ. */
-  | { kind: 'outboxStream'; batchSize: number; maxBatchingWindowSeconds?: number; retryAttempts: number }
+  | { kind: 'outboxStream'; batchSize: number; maxBatchingWindowSeconds?: number; retryAttempts: number; filter: EventFilterPattern }
   /** Fed by the webhook queue (D19): events from the topic to fan out, and one delivery per endpoint. */
   | { kind: 'webhookQueue'; batchSize: number; maxConcurrency?: number }
   /** An EventBridge rate expression: `rate(5 minutes)`, `rate(1 hour)`. */
@@ -47,8 +74,8 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     id: 'EventRelay',
     handler: 'event-relay',
     description: 'Publish the events of the outbox to the events topic, then delete their outbox items (P115)',
-    // Locally the runtime drains the outbox itself (local/event-relay.ts): dynalite has no streams.
-    trigger: { kind: 'outboxStream', batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10 },
+    // Locally the runtime's stream poller feeds it the same way (local/stream-relay.ts).
+    trigger: { kind: 'outboxStream', batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10, filter: OUTBOX_STREAM_FILTER },
     access: { table: 'outbox', events: 'publish' },
     timeoutSeconds: 60,
   },

@@ -4,9 +4,9 @@
  * the item. A death between the two leaves the item, so the event is published again with the same `id`:
  * events are at least once, and consumers deduplicate on `id`.
  *
- * On AWS, DynamoDB Streams feed it the outbox items' INSERTs (an event-source filter selects them) in the
- * order of each partition; locally (dynalite has no streams) the runtime drains the outbox partitions in
- * key order with `drainOutbox`.
+ * DynamoDB Streams feed it the outbox items' INSERTs (an event-source filter selects them) in the order of
+ * each partition: on AWS through Lambda's event source mapping, locally through the runtime's stream poller
+ * (`local/stream-relay.ts`), which hands the same handler the same batches.
  */
 import { PublishCommand } from '@aws-sdk/client-sns';
 import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
@@ -116,18 +116,6 @@ async function passOverShards(before?: string): Promise<ShardPass[]> {
     published: progress[shard].published,
     ...(r.status === 'rejected' ? { error: r.reason instanceof Error ? r.reason.message : String(r.reason) } : {}),
   }));
-}
-
-/**
- * The local relay's pass: every outbox partition in key order (partitions side by side, each one item after
- * the other, stopping at its first failure). Resolves to the number of events published; a failure (or a
- * simulated crash) rejects after the other partitions have finished, leaving the failed item for the next pass.
- */
-export async function drainOutbox(): Promise<number> {
-  const results = await Promise.allSettled(Array.from({ length: OUTBOX_SHARDS }, (_, shard) => drainShard(shard)));
-  const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
-  if (failed) throw failed.reason;
-  return results.reduce((sum, r) => sum + (r.status === 'fulfilled' ? r.value : 0), 0);
 }
 
 /** The `occurred_at` at the start of an outbox item's sort key (`<occurred_at>#<sequence>#<id>`). */

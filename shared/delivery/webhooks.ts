@@ -462,7 +462,7 @@ async function recordAttempt(
       TableName: config().tableName,
       Item: {
         ...keys.webhookAttempt(endpoint.id, at, attemptId),
-        ...expiringAt(expires, `${endpoint.id}#${attemptId}`),
+        ...expiringAt(expires),
         at,
         event_id: event.id,
         event_type: event.type,

@@ -54,13 +54,13 @@ async function overLimit(scope: string, max: number): Promise<number | undefined
   const nowSeconds = Math.floor(now().getTime() / 1000);
   const window = Math.floor(nowSeconds / WINDOW_SECONDS);
   const windowEnd = (window + 1) * WINDOW_SECONDS;
-  const ttl = expiringAt(windowEnd + 60, scope);
+  const ttl = expiringAt(windowEnd + 60);
   const out = await db().send(
     new UpdateCommand({
       TableName: config().tableName,
       Key: keys.attempts(scope, window),
-      UpdateExpression: 'ADD attempts :one SET expires_at = :exp, TTLPK = :ttlpk, TTLSK = :ttlsk',
-      ExpressionAttributeValues: { ':one': 1, ':exp': ttl.expires_at, ':ttlpk': ttl.TTLPK, ':ttlsk': ttl.TTLSK },
+      UpdateExpression: 'ADD attempts :one SET expires_at = :exp',
+      ExpressionAttributeValues: { ':one': 1, ':exp': ttl.expires_at },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
@@ -107,7 +107,7 @@ async function claimForm(nonce: string, expires: number): Promise<boolean> {
     await db().send(
       new PutCommand({
         TableName: config().tableName,
-        Item: { ...keys.formUse(nonce), ...expiringAt(expires + 60, nonce) },
+        Item: { ...keys.formUse(nonce), ...expiringAt(expires + 60) },
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );

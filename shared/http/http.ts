@@ -176,7 +176,12 @@ export function api(routeId: string, handler: ApiHandler, extra: MiddlewareObj[]
         status: response.statusCode,
         durationMs: Date.now() - started,
         requestId,
-        dynamodb: { calls: metrics.calls, capacityUnits: metrics.capacityUnits },
+        dynamodb: {
+          calls: metrics.calls,
+          capacityUnits: metrics.capacityUnits,
+          readUnits: metrics.readUnits,
+          writeUnits: metrics.writeUnits,
+        },
       });
       return response;
     });

@@ -652,6 +652,109 @@ async function writeJobTotals(companyId: number, before: JobRecord[], after: Job
   ]);
 }
 
+/** One action of a TransactWriteItems. */
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/**
+ * DynamoDB's limits on one TransactWriteItems: 100 actions, and 4 MB (4,194,304 bytes) for the aggregate
+ * size of its items ("Transaction payload size cannot exceed 4MB"; an item itself is at most 400 KB, 409,600
+ * bytes). An import run fills its transactions up to 100 actions and `TRANSACTION_BUDGET_BYTES` by
+ * `actionBytes` (P185): 3.5 MiB, an eighth below the limit. Against DynamoDB Local the estimate is its count
+ * to the byte for puts (items and condition expressions) and a few bytes above it for updates; the margin is
+ * for AWS, whose documentation calls its sizes approximate. At most 400 KB an item, a transaction under the
+ * budget still takes 8 jobs of the largest size.
+ */
+export const TRANSACTION_MAX_ACTIONS = 100;
+export const TRANSACTION_BUDGET_BYTES = 3.5 * 1024 * 1024;
+
+/**
+ * DynamoDB stores a number as base-100 digits aligned on the decimal point (two decimal digits a byte,
+ * leading and trailing zeros dropped), 1 byte of exponent, and 1 byte more when it is negative; zero is 1 byte.
+ */
+function numberBytes(value: number | bigint): number {
+  if (!value) return 1;
+  // The significant digits, and the power of ten of the first one.
+  const [mantissa, exponent] =
+    typeof value === 'bigint' ? [value.toString().replace(/^-/, ''), undefined] : Math.abs(value).toExponential().split('e');
+  const power = exponent === undefined ? mantissa.length - 1 : Number(exponent);
+  const digits = mantissa.replace('.', '').replace(/0+$/, '');
+  const pairs = Math.floor(power / 2) - Math.floor((power - digits.length + 1) / 2) + 1;
+  return pairs + 1 + (value < 0 ? 1 : 0);
+}
+
+function valueBytes(value: unknown): number {
+  if (value === null || typeof value === 'boolean') return 1;
+  if (typeof value === 'string') return Buffer.byteLength(value);
+  if (typeof value === 'number' || typeof value === 'bigint') return numberBytes(value);
+  if (value instanceof Uint8Array) return value.byteLength;
+  if (value instanceof Set) return 3 + [...(value as Set<unknown>)].reduce<number>((sum, v) => sum + 1 + valueBytes(v), 0);
+  // Lists and maps: 3 bytes, and 1 byte an element besides its name and value.
+  if (Array.isArray(value)) return 3 + value.reduce<number>((sum, v) => (v === undefined ? sum : sum + 1 + valueBytes(v)), 0);
+  if (typeof value === 'object') return 3 + Object.keys(value).length + itemBytes(value as Record<string, unknown>);
+  return 0;
+}
+
+/**
+ * The size DynamoDB gives an item (its "Item sizes and formats"): the UTF-8 bytes of each attribute's
+ * name and its value's size: a string its UTF-8 bytes, a number as `numberBytes`, binary its bytes, null and
+ * booleans 1 byte, lists and maps 3 bytes and 1 an element. Undefined values are not stored (the document
+ * client removes them). DynamoDB Local counts strings, numbers, null, booleans, lists and maps the same, to
+ * the byte.
+ */
+export function itemBytes(item: Record<string, unknown>): number {
+  let bytes = 0;
+  for (const [name, value] of Object.entries(item)) if (value !== undefined) bytes += Buffer.byteLength(name) + valueBytes(value);
+  return bytes;
+}
+
+/** What one action adds to a transaction's size: a put its item; any other its key, expressions and values. */
+export function actionBytes(action: TransactItem): number {
+  const { Put, Update, Delete, ConditionCheck } = action;
+  if (Put) return itemBytes(Put.Item ?? {}) + Buffer.byteLength(Put.ConditionExpression ?? '');
+  const other = Update ?? Delete ?? ConditionCheck;
+  if (!other) return 0;
+  const expressions = [Update?.UpdateExpression, other.ConditionExpression, ...Object.entries(other.ExpressionAttributeNames ?? {}).flat()];
+  return (
+    itemBytes(other.Key ?? {}) +
+    expressions.reduce<number>((sum, text) => sum + Buffer.byteLength(text ?? ''), 0) +
+    itemBytes(other.ExpressionAttributeValues ?? {})
+  );
+}
+
+/**
+ * Groups `items` in order into transactions within DynamoDB's limits: each item's actions (`actionsOf`,
+ * which must commit together) stay in one transaction, and `reserve` is what every transaction holds
+ * besides, at its largest (the import's counter update as if for 100 jobs). The actions of an item are made
+ * only when the item comes up, so a caller that writes each group before taking the next makes them just
+ * before its write.
+ * An item whose actions alone exceed the budget goes alone (DynamoDB then refuses what is over its limits).
+ */
+export function* transactionChunks<T>(
+  items: Iterable<T>,
+  actionsOf: (item: T) => TransactItem[],
+  reserve: TransactItem[] = [],
+): Generator<{ items: T[]; actions: TransactItem[] }> {
+  const reserveActions = reserve.length;
+  const reserveBytes = reserve.reduce((sum, action) => sum + actionBytes(action), 0);
+  let chunk: { items: T[]; actions: TransactItem[] } = { items: [], actions: [] };
+  let bytes = reserveBytes;
+  for (const item of items) {
+    const actions = actionsOf(item);
+    const size = actions.reduce((sum, action) => sum + actionBytes(action), 0);
+    const fits =
+      reserveActions + chunk.actions.length + actions.length <= TRANSACTION_MAX_ACTIONS && bytes + size <= TRANSACTION_BUDGET_BYTES;
+    if (chunk.items.length && !fits) {
+      yield chunk;
+      chunk = { items: [], actions: [] };
+      bytes = reserveBytes;
+    }
+    chunk.items.push(item);
+    chunk.actions.push(...actions);
+    bytes += size;
+  }
+  if (chunk.items.length) yield chunk;
+}
+
 /**
  * One import run: new jobs are created, changed ones updated (content, fingerprint and
  * last_content_update_at move only when the fingerprint changes), every job in the feed gets the run's
@@ -727,43 +830,36 @@ export async function importJobs(
   }
 
   // D13 (P115): each job created, changed or archived by this run is written in a transaction with its
-  // event in the outbox (unchanged jobs emit nothing); 49 jobs, their 49 events and the counter make 99 items.
+  // event in the outbox (unchanged jobs emit nothing). A transaction takes jobs in order while it stays
+  // within 100 actions (49 created jobs, their 49 events and the counter; 50 changed jobs and their events)
+  // and 3.5 MiB of items (P185): large jobs go in smaller transactions.
   const eventOf = (job: JobRecord, type: 'job.created' | 'job.updated' | 'job.archived'): ServiceEvent =>
     newEvent(type, companyId, { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId });
-  const put = (job: JobRecord, condition?: string) => ({
+  const put = (job: JobRecord, condition?: string): TransactItem => ({
     Put: { TableName: config().tableName, Item: toItem(job), ...(condition ? { ConditionExpression: condition } : {}) },
   });
+  const counterUpdate = (created: number): TransactItem => ({
+    Update: {
+      TableName: config().tableName,
+      Key: keys.countOf(collections.companyJobs(companyId)),
+      UpdateExpression: 'ADD #n :n',
+      ExpressionAttributeNames: { '#n': 'count' },
+      ExpressionAttributeValues: { ':n': created },
+    },
+  });
   // Creates go in transactions with the company's job counter, so the total never drifts from the items.
-  for (let i = 0; i < creates.length; i += 49) {
-    const chunk = creates.slice(i, i + 49);
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: [
-          ...chunk.flatMap((job) => [put(job, 'attribute_not_exists(PK)'), outboxPut(eventOf(job, 'job.created'))]),
-          {
-            Update: {
-              TableName: config().tableName,
-              Key: keys.countOf(collections.companyJobs(companyId)),
-              UpdateExpression: 'ADD #n :n',
-              ExpressionAttributeNames: { '#n': 'count' },
-              ExpressionAttributeValues: { ':n': chunk.length },
-            },
-          },
-        ],
-      }),
-    );
-  }
+  const createChunks = transactionChunks(creates, (job) => [put(job, 'attribute_not_exists(PK)'), outboxPut(eventOf(job, 'job.created'))], [
+    counterUpdate(TRANSACTION_MAX_ACTIONS),
+  ]);
+  for (const chunk of createChunks)
+    await db().send(new TransactWriteCommand({ TransactItems: [...chunk.actions, counterUpdate(chunk.items.length)] }));
   result.created = creates.length;
   const changed = updates.filter((job) => job.updated_at === now);
-  for (let i = 0; i < changed.length; i += 50) {
-    await db().send(
-      new TransactWriteCommand({
-        TransactItems: changed
-          .slice(i, i + 50)
-          .flatMap((job) => [put(job), outboxPut(eventOf(job, job.status === 'archived' ? 'job.archived' : 'job.updated'))]),
-      }),
-    );
-  }
+  const changeChunks = transactionChunks(changed, (job) => [
+    put(job),
+    outboxPut(eventOf(job, job.status === 'archived' ? 'job.archived' : 'job.updated')),
+  ]);
+  for (const chunk of changeChunks) await db().send(new TransactWriteCommand({ TransactItems: chunk.actions }));
   await batchPut(updates.filter((job) => job.updated_at !== now).map(toItem));
   const after = new Map(before.map((job) => [job.id, job]));
   for (const job of [...creates, ...updates]) after.set(job.id, job);

@@ -49,6 +49,26 @@ function base(endpointVariable: string) {
 const ACCOUNTED =
   /^(GetItem|PutItem|UpdateItem|DeleteItem|Query|Scan|BatchGetItem|BatchWriteItem|TransactGetItems|TransactWriteItems|Get|Put|Update|Delete|BatchGet|BatchWrite|TransactGet|TransactWrite)Command$/;
 
+/** Of those, the ones that write (their units are write units). */
+const WRITES = /^(PutItem|UpdateItem|DeleteItem|BatchWriteItem|TransactWriteItems|Put|Update|Delete|BatchWrite|TransactWrite)Command$/;
+
+/**
+ * A write that meets a transaction in progress on the same item, or a transaction that meets another write,
+ * is refused whole (`TransactionConflictException`, or a cancellation whose reasons are only
+ * `TransactionConflict` and `None`), with nothing written: DynamoDB's advice is to retry, which the SDK does
+ * not do for these. Our proxy over dynalite serialised them instead, so they never showed before P186.
+ */
+const CONFLICT_ATTEMPTS = 6;
+const CONFLICT_BACKOFF_MS = 10;
+
+export function isTransactionConflict(error: unknown): boolean {
+  const e = error as { name?: string; CancellationReasons?: { Code?: string }[] };
+  if (e?.name === 'TransactionConflictException') return true;
+  if (e?.name !== 'TransactionCanceledException' || !e.CancellationReasons?.length) return false;
+  const codes = e.CancellationReasons.map((r) => r.Code ?? 'None');
+  return codes.includes('TransactionConflict') && codes.every((c) => c === 'None' || c === 'TransactionConflict');
+}
+
 let dynamo: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
 let s3Client: S3Client | undefined;
@@ -69,10 +89,27 @@ export function dynamoClient(): DynamoDBClient {
         const input = args.input as Record<string, unknown>;
         if (accounted) input.ReturnConsumedCapacity ??= 'TOTAL';
         const result = await next(args);
-        if (accounted) recordDynamoCall((result.output as { ConsumedCapacity?: Parameters<typeof recordDynamoCall>[0] }).ConsumedCapacity);
+        if (accounted)
+          recordDynamoCall(
+            (result.output as { ConsumedCapacity?: Parameters<typeof recordDynamoCall>[0] }).ConsumedCapacity,
+            WRITES.test(String(context.commandName)) ? 'write' : 'read',
+          );
         return result;
       },
       { step: 'initialize', name: 'accountConsumedCapacity' },
+    );
+    dynamo.middlewareStack.add(
+      (next) => async (args) => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await next(args);
+          } catch (error) {
+            if (attempt >= CONFLICT_ATTEMPTS || !isTransactionConflict(error)) throw error;
+            await new Promise((r) => setTimeout(r, Math.random() * CONFLICT_BACKOFF_MS * 2 ** attempt));
+          }
+        }
+      },
+      { step: 'initialize', name: 'retryTransactionConflicts' },
     );
   }
   return dynamo;

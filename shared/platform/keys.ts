@@ -92,13 +92,11 @@ export const indexKeys = {
 } as const;
 
 /**
- * The attributes of an item that expires at `epochSeconds`: the TTL attribute DynamoDB deletes by, and its
- * entry in the EXPIRY index through which the local runtime finds what to delete without a Scan.
+ * The attributes of an item that expires at `epochSeconds`: the TTL attribute DynamoDB deletes by, on AWS
+ * within days and locally within seconds (DynamoDB Local), so nothing may depend on when it goes.
  */
-export function expiringAt(epochSeconds: number, shardOf: string): { expires_at: number; TTLPK: string; TTLSK: string } {
-  let hash = 0;
-  for (const char of shardOf) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  return { expires_at: epochSeconds, TTLPK: `TTL#${hash % EXPIRY_SHARDS}`, TTLSK: String(epochSeconds).padStart(12, '0') };
+export function expiringAt(epochSeconds: number): { expires_at: number } {
+  return { expires_at: epochSeconds };
 }
 
 /**
@@ -106,8 +104,11 @@ export function expiringAt(epochSeconds: number, shardOf: string): { expires_at:
  * has no TTL attribute, so DynamoDB never deletes the marker before the reconciler has deleted the object.
  */
 export function pendingUploadDue(dueEpochSeconds: number, objectKey: string): { TTLPK: string; TTLSK: string } {
-  const { TTLPK, TTLSK } = expiringAt(dueEpochSeconds, objectKey);
-  return { TTLPK: TTLPK.replace(/^TTL#/, 'PENDINGUPLOAD#'), TTLSK };
+  let hash = 0;
+  for (const char of objectKey) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
+  const TTLPK = `PENDINGUPLOAD#${hash % EXPIRY_SHARDS}`;
+  const TTLSK = String(dueEpochSeconds).padStart(12, '0');
+  return { TTLPK, TTLSK };
 }
 
 /**

@@ -2,32 +2,49 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 
 /**
  * Per-request DynamoDB accounting: every call of the document client adds its consumed capacity here,
- * so a response can report what the request cost (header `X-DynamoDB-Capacity`, log field `dynamodb`).
+ * so a response can report what the request cost (header `X-DynamoDB-Capacity`, log field `dynamodb`):
+ * total units, calls, and the units split into reads and writes (index writes included, as DynamoDB bills).
  */
 export interface RequestMetrics {
   calls: number;
   capacityUnits: number;
+  readUnits: number;
+  writeUnits: number;
 }
 
 const storage = new AsyncLocalStorage<RequestMetrics>();
 
 export function withRequestMetrics<T>(fn: () => Promise<T>): Promise<T> {
-  return storage.run({ calls: 0, capacityUnits: 0 }, fn);
+  return storage.run({ calls: 0, capacityUnits: 0, readUnits: 0, writeUnits: 0 }, fn);
 }
 
 export function currentMetrics(): RequestMetrics | undefined {
   return storage.getStore();
 }
 
-type Capacity = { CapacityUnits?: number } | undefined;
+type Capacity = { CapacityUnits?: number; ReadCapacityUnits?: number; WriteCapacityUnits?: number } | undefined;
 
-export function recordDynamoCall(consumed: Capacity | Capacity[]): void {
+/**
+ * Adds one call's consumed capacity. `kind` says whether the operation reads or writes; where DynamoDB
+ * reports the split itself (`ReadCapacityUnits`/`WriteCapacityUnits`), that wins.
+ */
+export function recordDynamoCall(consumed: Capacity | Capacity[], kind: 'read' | 'write'): void {
   const metrics = storage.getStore();
   if (!metrics) return;
   metrics.calls += 1;
-  for (const item of Array.isArray(consumed) ? consumed : [consumed]) metrics.capacityUnits += item?.CapacityUnits ?? 0;
+  for (const item of Array.isArray(consumed) ? consumed : [consumed]) {
+    const total = item?.CapacityUnits ?? 0;
+    metrics.capacityUnits += total;
+    if (item?.ReadCapacityUnits !== undefined || item?.WriteCapacityUnits !== undefined) {
+      metrics.readUnits += item.ReadCapacityUnits ?? 0;
+      metrics.writeUnits += item.WriteCapacityUnits ?? 0;
+    } else if (kind === 'read') metrics.readUnits += total;
+    else metrics.writeUnits += total;
+  }
 }
 
+const round = (n: number) => Math.round(n * 100) / 100;
+
 export function formatMetrics(metrics: RequestMetrics): string {
-  return `units=${Math.round(metrics.capacityUnits * 100) / 100}; calls=${metrics.calls}`;
+  return `units=${round(metrics.capacityUnits)}; calls=${metrics.calls}; read=${round(metrics.readUnits)}; write=${round(metrics.writeUnits)}`;
 }

@@ -15,6 +15,8 @@ export const tableDefinition = {
   partitionKey: 'PK',
   sortKey: 'SK',
   ttlAttribute: 'expires_at',
+  // The outbox relay reads the outbox items' INSERTs from the table's stream (P115), on AWS and locally.
+  streamViewType: 'NEW_IMAGE',
   globalSecondaryIndexes: [
     // Collections in creation order: a partner's companies, a company's jobs and applications.
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
@@ -85,6 +87,7 @@ export function createTableInput(tableName: string) {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST' as const,
+    StreamSpecification: { StreamEnabled: true, StreamViewType: tableDefinition.streamViewType },
     AttributeDefinitions: keyAttributes().map((name) => ({ AttributeName: name, AttributeType: 'S' as const })),
     KeySchema: [
       { AttributeName: tableDefinition.partitionKey, KeyType: 'HASH' as const },

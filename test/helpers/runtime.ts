@@ -37,6 +37,7 @@ export async function startTestRuntime(options: { authorizerCacheTtlMs?: number 
     seed: false,
     schedules: false,
     poller: false,
+    dropTable: true,
     authorizerCacheTtlMs: options.authorizerCacheTtlMs ?? 0,
   });
   // Connected tests refuse to run against anything but the local emulators.

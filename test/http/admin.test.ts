@@ -7,6 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getCompanyRecord } from '#companies/companies.js';
+import { importJobs, itemBytes } from '#jobs/jobs.js';
+import { queryAll } from '#platform/batch.js';
+import { keys } from '#platform/keys.js';
+import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const SHIM = join(process.cwd(), 'bin', 'hiring-admin.js');
@@ -252,6 +256,107 @@ describe('hiring-admin against a running server (runtime.json)', () => {
     expect(help.stdout).toMatch(/^Usage: hiring-admin jobs import --company COMPANY_ID --file FILE \[--partial\]/);
     expect(help.stdout).toContain('runtime.json');
   });
+});
+
+/** DynamoDB's limit on an item: 400 KB. No schema or connector bounds a job's description; this does. */
+const ITEM_LIMIT_BYTES = 409_600;
+
+/** Text of exactly `bytes` UTF-8 bytes, with characters of 1 to 4 bytes (the limits are in bytes, not characters). */
+function textOfBytes(bytes: number, prefix: string): string {
+  const unit = 'Größe für Entwicklung – 12 € 日本語 🚀 engineer. ';
+  const head = prefix + unit.repeat(Math.floor((bytes - Buffer.byteLength(prefix)) / Buffer.byteLength(unit)));
+  return head + 'x'.repeat(bytes - Buffer.byteLength(head));
+}
+
+describe('hiring-admin jobs import of jobs at the item size limit (P185)', () => {
+  test('50 jobs whose descriptions fill their items to 400 KB: created in transactions under 4 MB, all listed, then all updated', async () => {
+    const partner = await aPartner();
+    const company = await aCompany(partner.id);
+    const shape = (n: string, description: string) => ({
+      external_id: `big-${n}`,
+      title: `Large job ${n}`,
+      status: 'active',
+      remote: 'remote',
+      city: 'Berlin',
+      country: 'DE',
+      description,
+    });
+    const storedJobs = async () =>
+      queryAll({
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
+        ExpressionAttributeValues: { ':pk': keys.company(company.id).PK, ':job': 'JOB#' },
+      });
+    // What the item holds besides the description, from a job of the same shape with an empty one. Of the
+    // rest, only the id differs between jobs: the description leaves room for the widest id below 10^6.
+    await importJobs(company.id, [shape('pp', '')], { complete: false });
+    const [probe] = await storedJobs();
+    const rest = itemBytes(probe) - itemBytes({ id: probe.id }) + itemBytes({ id: 999_999 });
+    const largest = ITEM_LIMIT_BYTES - rest;
+    expect(largest).toBeGreaterThan(400_000);
+
+    const feed = Array.from({ length: 50 }, (_, i) => shape(String(i).padStart(2, '0'), textOfBytes(largest, `Job ${i}. `)));
+    // 49 of them (the old count per transaction) alone are about 20 MB, five times what a transaction takes.
+    expect(49 * ITEM_LIMIT_BYTES).toBeGreaterThan(4 * 1024 * 1024);
+    const run = await cli(['jobs', 'import', '--company', String(company.id), '--file', jobsFile('jobs-large.json', feed)], dataDir);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.json).toEqual({ run_id: expect.any(String), created: 50, updated: 0, unchanged: 0, archived: 1 });
+
+    const items = (await storedJobs()).filter((item) => item.external_id !== 'big-pp');
+    expect(items).toHaveLength(50);
+    for (const item of items) {
+      expect(item.id as number).toBeLessThan(999_999);
+      // Each item is at the limit, less what its id is narrower than the widest.
+      expect(itemBytes(item)).toBe(ITEM_LIMIT_BYTES - (itemBytes({ id: 999_999 }) - itemBytes({ id: item.id })));
+    }
+
+    const listed: any[] = [];
+    let page = await api.get('/jobs?status=active&page_size=25', { key: partner.key, companyId: company.id });
+    expect(page.status).toBe(200);
+    expect(page.body.count).toBe(50);
+    listed.push(...page.body.results);
+    while (page.body.next) {
+      const next = new URL(page.body.next);
+      page = await api.get(next.pathname + next.search, { key: partner.key, companyId: company.id });
+      expect(page.status).toBe(200);
+      listed.push(...page.body.results);
+    }
+    expect(listed.map((job) => job.external_id).sort()).toEqual(feed.map((job) => job.external_id));
+    const sent = new Map(feed.map((job) => [job.external_id, job.description]));
+    for (const job of listed) {
+      expect(Buffer.byteLength(job.description)).toBe(largest);
+      expect(job.description === sent.get(job.external_id)).toBe(true);
+      expect(job.run_id).toBe(run.json.run_id);
+    }
+
+    // The same jobs with other descriptions of the same size: 50 changed jobs and their events, also more
+    // than a transaction takes. Each description now fills its item to the byte, the job's id being known.
+    const ids = new Map(items.map((item) => [item.external_id as string, item.id]));
+    const changed = feed.map((job, i) =>
+      shape(
+        job.external_id.slice(4),
+        textOfBytes(largest + itemBytes({ id: 999_999 }) - itemBytes({ id: ids.get(job.external_id) }), `Changed ${i}. `),
+      ),
+    );
+    const again = await cli(['jobs', 'import', '--company', String(company.id), '--file', jobsFile('jobs-large-2.json', changed)], dataDir);
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+    expect(again.json).toEqual({ run_id: expect.any(String), created: 0, updated: 50, unchanged: 0, archived: 0 });
+    const updated = (await storedJobs()).filter((item) => item.external_id !== 'big-pp');
+    for (const item of updated) {
+      expect(itemBytes(item)).toBe(ITEM_LIMIT_BYTES);
+      expect(item.run_id).toBe(again.json.run_id);
+    }
+    const count = await api.get('/jobs?status=active&page_size=1', { key: partner.key, companyId: company.id });
+    expect(count.body.count).toBe(50);
+
+    // One byte more is over DynamoDB's limit: the run is refused and the job stays as it was.
+    const last = changed[changed.length - 1];
+    const over = { ...last, description: `${last.description}x` };
+    await expect(importJobs(company.id, [over], { complete: false })).rejects.toThrow('Item size has exceeded the maximum allowed size');
+    const [kept] = (await storedJobs()).filter((item) => item.external_id === last.external_id);
+    expect(kept.description === last.description).toBe(true);
+  }, 300_000);
 });
 
 describe('hiring-admin with no server running (embedded emulators on DATA_DIR)', () => {

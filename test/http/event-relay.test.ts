@@ -185,12 +185,21 @@ describe('hiring-admin outbox (P171): what waits after a relay failure, and its 
   test('status counts the waiting events per shard with the oldest; replay --older-than publishes the older ones, then the rest, once', async () => {
     await api.runtime.relay.drain();
     await received();
-    // Events wait as after a stream batch went to the relay's DLQ: the runtime's relay does not run until a test drains it.
+    // Events wait as after a stream batch went to the relay's DLQ (below).
     // Companies 41 and 42 land in shards 1 and 2; the third event is written two hours later (the test clock).
     const old1 = await publishEvent('job.archived', 41, { job_id: 1, external_id: 'O-1', status: 'archived', run_id: 'r' });
     const old2 = await publishEvent('job.archived', 42, { job_id: 2, external_id: 'O-2', status: 'archived', run_id: 'r' });
     advanceClock(2 * 3600_000);
     const recent = await publishEvent('job.archived', 41, { job_id: 3, external_id: 'O-3', status: 'archived', run_id: 'r' });
+    // The relay cannot publish (no topic): the stream's batch fails, is retried `retryAttempts` times and then
+    // passed over, as the event source mapping sends it to its DLQ on AWS. The outbox items stay.
+    const topic = process.env.EVENTS_TOPIC_ARN;
+    delete process.env.EVENTS_TOPIC_ARN;
+    try {
+      expect(await api.runtime.relay.drain()).toBe(3 * 11);
+    } finally {
+      process.env.EVENTS_TOPIC_ARN = topic;
+    }
     const stored = new Map((await outboxItems()).map((i) => [JSON.parse(String(i.event)).id as string, i]));
     expect([...stored.keys()].sort()).toEqual([old1.id, old2.id, recent.id].sort());
     // The admin tool's clock is the test clock's: two hours on.

@@ -1,4 +1,9 @@
+/**
+ * Retention (D10) through the API. The applications are created at instants in the past with a clock per
+ * request (`X-Fake-Now`, P183), concurrently: a process-wide `FAKE_NOW` would be shared by those requests.
+ */
 import { importJobs } from '#jobs/jobs.js';
+import { acceptClockHeader } from '../../local/http-adapter.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { allItems, objectKeys } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -10,43 +15,52 @@ let jobId: number;
 
 const PDF = Buffer.from('%PDF-1.4 retention test').toString('base64');
 
+/** Creates an application with the service clock of this request at `instant` (the real clock without one). */
 async function createAt(instant: string | undefined, email: string) {
-  if (instant) process.env.FAKE_NOW = instant;
-  try {
-    const res = await api.request('POST', '/applications/', {
-      key: partner.key,
-      companyId: company.id,
-      body: {
-        job: jobId,
-        candidate: { email, first_name: 'Secret', last_name: 'Person', phone: '+49 555 0101' },
-        notes: 'private note',
-        social_links: { li: 'https://li.example/secret' },
-        screening_questions: [{ id: 'q', answer: 'secret answer' }],
-        custom_fields: { salary_wish: 'secret' },
-        attachments: [{ type: 'cv', name: 'secret-cv.pdf', content_type: 'application/pdf', data: PDF }],
-      },
-    });
-    expect(res.status).toBe(201);
-    return res.body;
-  } finally {
-    delete process.env.FAKE_NOW;
-  }
+  const sentAt = Date.now();
+  const res = await api.request('POST', '/applications/', {
+    key: partner.key,
+    companyId: company.id,
+    headers: instant ? { 'X-Fake-Now': instant } : {},
+    body: {
+      job: jobId,
+      candidate: { email, first_name: 'Secret', last_name: 'Person', phone: '+49 555 0101' },
+      notes: 'private note',
+      social_links: { li: 'https://li.example/secret' },
+      screening_questions: [{ id: 'q', answer: 'secret answer' }],
+      custom_fields: { salary_wish: 'secret' },
+      attachments: [{ type: 'cv', name: 'secret-cv.pdf', content_type: 'application/pdf', data: PDF }],
+    },
+  });
+  expect(res.status).toBe(201);
+  // The record took this request's clock, whatever the requests beside it did.
+  const offset = Date.parse(res.body.created_at) - (instant ? Date.parse(instant) : sentAt);
+  expect(offset).toBeGreaterThanOrEqual(0);
+  expect(offset).toBeLessThan(Date.now() - sentAt + 1);
+  return res.body;
 }
 
 beforeAll(async () => {
+  acceptClockHeader();
   api = await startTestRuntime();
   partner = await aPartner();
   company = await aCompany(partner.id, { entitlements: [] });
   await importJobs(company.id, [{ external_id: 'R-1', title: 'Job' }]);
   jobId = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id;
 });
-afterAll(() => api.stop());
+afterAll(async () => {
+  acceptClockHeader(false);
+  await api.stop();
+});
 
 test('the scheduled retention run deletes the personal data of old applications from table and bucket, idempotently', async () => {
   const days = (n: number) => new Date(Date.now() - n * 24 * 3600 * 1000).toISOString();
-  const old = await Promise.all(['old-1@example.com', 'old-2@example.com', 'old-3@example.com'].map((email) => createAt(days(200), email)));
-  const borderline = await createAt(days(179), 'young@example.com');
-  const fresh = await createAt(undefined, 'fresh@example.com');
+  // All at once: each request keeps its own clock.
+  const [borderline, fresh, ...old] = await Promise.all([
+    createAt(days(179), 'young@example.com'),
+    createAt(undefined, 'fresh@example.com'),
+    ...['old-1@example.com', 'old-2@example.com', 'old-3@example.com'].map((email) => createAt(days(200), email)),
+  ]);
   const prefix = (id: number) => `companies/${company.id}/applications/${id}/`;
   for (const app of [...old, borderline, fresh]) expect(await objectKeys(prefix(app.id))).toHaveLength(1);
 

