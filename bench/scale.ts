@@ -4,8 +4,10 @@
  * with that many applications, a twentieth as many jobs and a partner with a fiftieth as many companies,
  * through the service's own write path (batched: `seedApplications`, `importJobs`, `createCompany`), then
  * sends every kind of list request through HTTP to the local runtime (a child process, as `npm start` runs
- * it) and records DynamoDB units and calls (`X-DynamoDB-Capacity`) and latency. Ten records of each kind
- * are "rare" (a value of their own in every filter), the rest share common values.
+ * it, with its own DynamoDB Local keeping its database on disk in the temporary data directory) and records
+ * DynamoDB units, their reads and writes (index writes included, as DynamoDB Local counts them) and calls
+ * (`X-DynamoDB-Capacity`) and latency. Ten records of each kind are "rare" (a value of their own in every
+ * filter), the rest share common values.
  *
  * Writes docs/benchmarks.json (key "scale") and the "Scale" section of docs/benchmarks.md.
  */
@@ -24,6 +26,9 @@ interface Row {
   request: string;
   kind: string;
   units: number;
+  /** Of the units: reads and writes (index writes included, as DynamoDB Local counts them). */
+  read: number;
+  write: number;
   calls: number;
   ms: number;
   count: number;
@@ -36,6 +41,8 @@ Object.assign(process.env, service.env, { LOG_LEVEL: 'ERROR', ID_BLOCK_SIZE: '10
 const { config, db } = await import('#platform/clients.js');
 const { indexKeys } = await import('#platform/keys.js');
 const rows: Row[] = [];
+/** Per size: seconds to seed, seconds to measure. */
+const timings: { size: number; seededSeconds: number; measuredSeconds: number }[] = [];
 
 /** A write's method and JSON body (reads: none). */
 type Write = { method: 'POST' | 'PATCH'; body: Record<string, unknown> };
@@ -48,9 +55,12 @@ async function measure(key: string, companyId: number | undefined, path: string,
   const res = await fetch(`${service.url}${path}`, { headers, method: write?.method, body: write && JSON.stringify(write.body) });
   const body = (await res.json()) as { id?: number; count?: number; next?: string | null; results?: unknown[] };
   const ms = performance.now() - started;
-  const match = /units=([\d.]+); calls=(\d+)/.exec(res.headers.get('x-dynamodb-capacity') ?? '');
+  const capacity = res.headers.get('x-dynamodb-capacity') ?? '';
+  const match = /units=([\d.]+); calls=(\d+); read=([\d.]+); write=([\d.]+)/.exec(capacity);
   if (res.status !== (write?.method === 'POST' ? 201 : 200)) throw new Error(`${path}: ${res.status} ${JSON.stringify(body)}`);
-  return { units: Number(match?.[1] ?? NaN), calls: Number(match?.[2] ?? NaN), ms, body };
+  if (!match) throw new Error(`${path}: no units, calls, read and write in X-DynamoDB-Capacity: "${capacity}"`);
+  const [units, calls, read, written] = match.slice(1).map(Number);
+  return { units, calls, read, write: written, ms, body };
 }
 
 /** Budgets of the issue per request kind (units; every request also ≤ 1 s). */
@@ -112,10 +122,12 @@ async function unitsToReadOnce(partition: string): Promise<number> {
 async function walkAll(size: number, key: string, companyId: number, partition: string): Promise<void> {
   const once = await unitsToReadOnce(partition);
   let path: string | null = '/applications/?page_size=50';
-  const total = { units: 0, calls: 0, ms: 0, pages: 0, count: 0 };
+  const total = { units: 0, read: 0, write: 0, calls: 0, ms: 0, pages: 0, count: 0 };
   while (path) {
     const page = await measure(key, companyId, path);
     total.units += page.units;
+    total.read += page.read;
+    total.write += page.write;
     total.calls += page.calls;
     total.ms += page.ms;
     total.pages += 1;
@@ -129,6 +141,8 @@ async function walkAll(size: number, key: string, companyId: number, partition: 
     request: `/applications/?page_size=50, then every next (${total.pages} pages)`,
     kind: 'next walk, all pages',
     units: total.units,
+    read: total.read,
+    write: total.write,
     calls: total.calls,
     ms: Math.round(total.ms),
     count: total.count,
@@ -146,6 +160,8 @@ async function record(size: number, list: Row['list'], kind: string, request: st
     request,
     kind,
     units: result.units,
+    read: result.read,
+    write: result.write,
     calls: result.calls,
     ms: Math.round(result.ms),
     count: result.body.count ?? 0,
@@ -235,6 +251,7 @@ try {
       });
     }
     const seeded = Math.round((Date.now() - started) / 1000);
+    const measuring = Date.now();
 
     const a = (kind: string, query: string) => record(size, 'applications', kind, `/applications/?${query}`, key, company.id);
     const first = await a('unfiltered, first page', 'page_size=10');
@@ -334,7 +351,9 @@ try {
       method: 'PATCH',
       body: { name: 'Renamed Trading' },
     });
-    process.stderr.write(`scale ${size}: seeded in ${seeded} s, measured\n`);
+    const measured = Math.round((Date.now() - measuring) / 1000);
+    timings.push({ size, seededSeconds: seeded, measuredSeconds: measured });
+    process.stderr.write(`scale ${size}: seeded in ${seeded} s, measured in ${measured} s\n`);
   }
 } finally {
   await service.stop();
@@ -349,18 +368,27 @@ try {
 } catch {
   // a first run writes the file
 }
-json.scale = { command: COMMAND, machine, date, rows };
+json.scale = { command: COMMAND, machine, date, timings, rows };
 writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`);
 
 const table = [
-  '| size | list | request | kind | units | calls | ms | count | target | met |',
-  '|---|---|---|---|---|---|---|---|---|---|',
+  '| size | list | request | kind | units | read | write | calls | ms | count | target | met |',
+  '|---|---|---|---|---|---|---|---|---|---|---|---|',
   ...rows.map(
     (r) =>
-      `| ${r.size} | ${r.list} | \`${r.request}\` | ${r.kind} | ${r.units} | ${r.calls} | ${r.ms} | ${r.count} | ${r.target} | ${r.met === null ? '–' : r.met ? 'yes' : '**no**'} |`,
+      `| ${r.size} | ${r.list} | \`${r.request}\` | ${r.kind} | ${r.units} | ${r.read} | ${r.write} | ${r.calls} | ${r.ms} | ${r.count} | ${r.target} | ${r.met === null ? '–' : r.met ? 'yes' : '**not met**'} |`,
   ),
 ].join('\n');
-const section = `<!-- scale:start -->\n## Scale: lists at 1k / 10k / 100k applications (issue 11)\n\nCommand: \`${COMMAND}\` (runs \`bench/scale.ts\`). Machine: ${machine}. ${date}.\n\n${table}\n<!-- scale:end -->`;
+const seeding = timings.map((t) => `${t.size}: seeded in ${t.seededSeconds} s, measured in ${t.measuredSeconds} s`).join('; ');
+const section = [
+  '<!-- scale:start -->',
+  '## Scale: lists at 1k / 10k / 100k applications (issue 11)',
+  '',
+  `Command: \`${COMMAND}\` (runs \`bench/scale.ts\`). Machine: ${machine}. ${date}. On AWS's DynamoDB Local (the runtime's own JVM, its database on disk in the temporary data directory, as \`npm start\` runs it): units, and of them read and write (index writes included), from \`X-DynamoDB-Capacity\`. ${seeding}.`,
+  '',
+  table,
+  '<!-- scale:end -->',
+].join('\n');
 const mdPath = 'docs/benchmarks.md';
 const md = readFileSync(mdPath, 'utf8');
 const marked = /<!-- scale:start -->[\s\S]*<!-- scale:end -->/;

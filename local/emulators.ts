@@ -25,6 +25,7 @@ import { createTableInput, tableDefinition } from '#platform/table.js';
 import { ensureLocalKeyFile } from '#platform/secrets.js';
 import { logger } from '#platform/logger.js';
 import { startDynamoDbLocal, type DynamoDbLocal } from './dynamodb-local.js';
+import { installTransactionFormula } from './capacity-formula.js';
 
 export interface Emulators {
   /** Environment variables that point the service at the emulators. */
@@ -288,6 +289,8 @@ export async function startEmulators(dataDir: string, options: EmulatorOptions =
   resetClients();
   forgetIdBlocks();
   const fresh = await ensureTable(env.TABLE_NAME);
+  // Transactions priced by AWS's formula, not by DynamoDB Local's own figure (P188).
+  const uninstallFormula = installTransactionFormula(dynamo.endpoint);
 
   return {
     env,
@@ -298,6 +301,7 @@ export async function startEmulators(dataDir: string, options: EmulatorOptions =
         await dynamoClient()
           .send(new DeleteTableCommand({ TableName: env.TABLE_NAME }))
           .catch(() => undefined);
+      uninstallFormula();
       resetClients();
       await fauxqs.stop();
       await dynamo.own?.stop();

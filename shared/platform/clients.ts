@@ -69,6 +69,18 @@ export function isTransactionConflict(error: unknown): boolean {
   return codes.includes('TransactionConflict') && codes.every((c) => c === 'None' || c === 'TransactionConflict');
 }
 
+/**
+ * Locally only: a stand-in whose accounting of transactions is not AWS's (DynamoDB Local, P188) lets the
+ * local runtime price a TransactWriteItems by AWS's documented formula instead. It gets the command's input
+ * and sends it; what it returns is what the account records. Unset on AWS and in Lambda.
+ */
+export type TransactionAccountant = <R extends { output: unknown }>(input: Record<string, unknown>, send: () => Promise<R>) => Promise<R>;
+let transactionAccountant: TransactionAccountant | undefined;
+
+export function setTransactionAccountant(accountant: TransactionAccountant | undefined): void {
+  transactionAccountant = accountant;
+}
+
 let dynamo: DynamoDBClient | undefined;
 let documentClient: DynamoDBDocumentClient | undefined;
 let s3Client: S3Client | undefined;
@@ -88,7 +100,10 @@ export function dynamoClient(): DynamoDBClient {
         const accounted = ACCOUNTED.test(String(context.commandName));
         const input = args.input as Record<string, unknown>;
         if (accounted) input.ReturnConsumedCapacity ??= 'TOTAL';
-        const result = await next(args);
+        const result =
+          transactionAccountant && context.commandName === 'TransactWriteItemsCommand'
+            ? await transactionAccountant(input, () => next(args))
+            : await next(args);
         if (accounted)
           recordDynamoCall(
             (result.output as { ConsumedCapacity?: Parameters<typeof recordDynamoCall>[0] }).ConsumedCapacity,
