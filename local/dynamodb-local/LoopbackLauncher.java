@@ -2,7 +2,7 @@
 // but listening on 127.0.0.1 only and on a port the system picks: DynamoDB Local has no option for either,
 // so its Jetty connector is set before the start. Prints "LISTENING <port>" once it serves, and exits when
 // its standard input closes (the Node process that started it has gone), so no JVM outlives its owner.
-// Run in Java's source-file mode (`java LoopbackLauncher.java ...`): nothing is compiled ahead of time.
+// Compiled once into node_modules/.cache by local/dynamodb-local.ts (or run in Java's source-file mode).
 import java.lang.reflect.Field;
 import org.eclipse.jetty.server.Connector;
 import org.eclipse.jetty.server.Server;
