@@ -223,7 +223,7 @@ beforeAll(async () => {
   expect([...statuses].sort()).toEqual(['EXPECTED_FAILURE', 'NOTSENT', 'SUCCESS']);
   expect(new Set(model.map((m) => m.channel)).size + new Set(model.map((m) => m.partner_company_id)).size).toBeGreaterThan(18);
   expect(new Set(model.map((m) => m.created_at)).size).toBeLessThan(model.length);
-}, 300_000);
+}, 600_000);
 afterAll(() => api.stop());
 
 type Query = Partial<Record<string, string>>;
