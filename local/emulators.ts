@@ -201,13 +201,16 @@ export async function startEmulators(dataDir: string, options: EmulatorOptions =
   mkdirSync(join(dataDir, 'fauxqs'), { recursive: true });
   mkdirSync(join(dataDir, 's3'), { recursive: true });
 
-  const dynamo = await dynamoFor(dataDir);
-  const fauxqs = await startFauxqsOnLoopback({
-    port: 0,
-    logger: false,
-    dataDir: join(dataDir, 'fauxqs'),
-    s3StorageDir: join(dataDir, 's3'),
-  });
+  // The JVM starts while fauxqs does.
+  const [dynamo, fauxqs] = await Promise.all([
+    dynamoFor(dataDir),
+    startFauxqsOnLoopback({
+      port: 0,
+      logger: false,
+      dataDir: join(dataDir, 'fauxqs'),
+      s3StorageDir: join(dataDir, 's3'),
+    }),
+  ]);
   const sqsBase = `http://127.0.0.1:${fauxqs.port}`;
   const name = (suffix: string) => `${LOCAL_PREFIX}-${suffix}`;
 
