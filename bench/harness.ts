@@ -16,10 +16,11 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-export async function startService(): Promise<ServiceProcess> {
+/** `env`: more environment for the server (`npm start`'s `local/server.ts`), such as `SCHEDULES: '0'`. */
+export async function startService(env: Record<string, string> = {}): Promise<ServiceProcess> {
   const dataDir = mkdtempSync(join(tmpdir(), 'his-bench-'));
   const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
-    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'ERROR', AUTHORIZER_CACHE_TTL_SECONDS: '300' },
+    env: { ...process.env, DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'ERROR', AUTHORIZER_CACHE_TTL_SECONDS: '300', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const deadline = Date.now() + 60_000;

@@ -6,7 +6,14 @@ import { startRuntime } from './runtime.js';
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const port = Number(process.env.PORT ?? 3000);
 
-const runtime = await startRuntime({ dataDir, port, host: process.env.HOST ?? '127.0.0.1', seed: process.env.DEMO !== '0' });
+const runtime = await startRuntime({
+  dataDir,
+  port,
+  host: process.env.HOST ?? '127.0.0.1',
+  seed: process.env.DEMO !== '0',
+  // SCHEDULES=0: no scheduled functions and no TTL reaper (bench:scale, whose 100k table a reaper Scan would hold).
+  schedules: process.env.SCHEDULES !== '0',
+});
 
 // The start banner is the command's own output for the person at the terminal, not a log; it names no key
 // (the demo keys stay in DATA_DIR/demo.json).

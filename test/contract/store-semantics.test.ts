@@ -23,6 +23,7 @@ import {
   type BatchGetCommandOutput,
   GetCommand,
   PutCommand,
+  QueryCommand,
   TransactWriteCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
@@ -423,6 +424,37 @@ describe('consumed capacity (what the capacity header adds up)', () => {
     expect(
       await transactionUnits([put(itemOfSize('cap-eq-6', 100, { GSI2PK: 'p', GSI2SK: 's' })), put(itemOfSize('cap-eq-7', 100))]),
     ).toEqual([capacity(6, 4, { GSI2: 2 })]);
+  });
+
+  test('DynamoDB Local differs from AWS: a Query of a KEYS_ONLY index stops at 1 MB of the base items, though it charges the index entries', async () => {
+    // 600 items of 2,000 bytes carry GSI4's keys; their GSI4 entries (keys only) are ~40 bytes each, 24 KB in all.
+    // AWS's 1 MB page limit applies to the data the Query reads, the index entries: one page of 600 for ~3 RCU.
+    // DynamoDB Local stops a page at 1 MB of the base items (~512 of 2 KB) while charging the entries' size, so
+    // locally a long walk of a KEYS_ONLY index takes more calls than on AWS, at the same units (P189).
+    const items = Array.from({ length: 600 }, (_, i) =>
+      itemOfSize(`cap-page-${i}`, 2000, { GSI4PK: 'cap-page', GSI4SK: String(i).padStart(4, '0') }),
+    );
+    for (let i = 0; i < items.length; i += 100) await transactionUnits(items.slice(i, i + 100).map(put));
+    const first = await doc.send(
+      new QueryCommand({
+        TableName: TABLE,
+        IndexName: 'GSI4',
+        KeyConditionExpression: 'GSI4PK = :p',
+        ExpressionAttributeValues: { ':p': 'cap-page' },
+        ReturnConsumedCapacity: 'TOTAL',
+      }),
+    );
+    const entryBytes = items.reduce(
+      (sum, item) => sum + itemSize({ PK: item.PK, SK: item.SK, GSI4PK: item.GSI4PK, GSI4SK: item.GSI4SK }),
+      0,
+    );
+    expect(entryBytes).toBeLessThan(32 * 1024); // far under AWS's 1 MB page
+    expect(first.Count).toBeGreaterThan(400);
+    expect(first.Count).toBeLessThan(600);
+    expect(first.LastEvaluatedKey).toBeDefined();
+    // Charged by the entries returned (eventually consistent: 0.5 per 4 KB), not by the 1 MB of items behind them (128).
+    const returned = (first.Items ?? []).reduce((sum, entry) => sum + itemSize(entry as Item), 0);
+    expect(first.ConsumedCapacity?.CapacityUnits).toBe(Math.ceil(returned / 4096) / 2);
   });
 
   test('DynamoDB Local, where AWS documents no figure: index writes inside a transaction are doubled too', async () => {

@@ -132,6 +132,18 @@ test('items past their TTL are reaped locally (DynamoDB Local does not expire it
     expect(await get('TTL#old', 'X')).toBeUndefined();
     expect(await get('IDEMPOTENCY', 'old')).toBeUndefined();
     expect(await get('TTL#new', 'X')).toMatchObject({ PK: 'TTL#new' });
+
+    // The timer: a pass a short interval after the previous one has finished, none after stop().
+    const { startTtlReaper } = await import('../../local/emulators.js');
+    const reaper = startTtlReaper(config().tableName, 20);
+    await db().send(new PutCommand({ TableName: config().tableName, Item: { PK: 'TTL#timer', SK: 'X', ...expiringAt(now - 10) } }));
+    for (let i = 0; i < 100 && (await get('TTL#timer', 'X')); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(await get('TTL#timer', 'X')).toBeUndefined();
+    reaper.stop();
+    await new Promise((r) => setTimeout(r, 200)); // a pass already under way ends
+    await db().send(new PutCommand({ TableName: config().tableName, Item: { PK: 'TTL#stopped', SK: 'X', ...expiringAt(now - 10) } }));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await get('TTL#stopped', 'X')).toMatchObject({ PK: 'TTL#stopped' });
   } finally {
     await runtime.stop();
     rmSync(dir, { recursive: true, force: true });
