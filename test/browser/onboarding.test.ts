@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { inviteCompany } from '#companies/invites.js';
+import { runWithClock } from '#platform/clock.js';
 import { openApiDocument } from '#http/openapi.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -145,9 +146,7 @@ test('invite → open the link → Greenhouse → a wrong board token shows the 
 });
 
 test('an expired link shows its page, an unknown one its own', async () => {
-  process.env.FAKE_NOW = new Date(Date.now() - 15 * 86_400_000).toISOString();
-  const link = await invite('Old Invite Ltd');
-  delete process.env.FAKE_NOW;
+  const link = await runWithClock(new Date(Date.now() - 15 * 86_400_000), () => invite('Old Invite Ltd'));
   expect((await page.goto(link))!.status()).toBe(410);
   expect(await page.locator('main').innerText()).not.toContain('Old Invite');
   await expectAccessible();

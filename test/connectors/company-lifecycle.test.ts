@@ -11,6 +11,7 @@ import { fanOutJobImports, runJobImport } from '#delivery/job-import.js';
 import { forgetCachedCompany } from '#companies/api-keys.js';
 import { createCompany, getCompanyRecord, setCompanyStatus, setEntitlements } from '#companies/companies.js';
 import { config } from '#platform/clients.js';
+import { runWithClock } from '#platform/clock.js';
 import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
 import { keys } from '#platform/keys.js';
 import { startScheduler } from '../../local/scheduler.js';
@@ -247,13 +248,11 @@ describe('the company lifecycle (D17)', () => {
     }
     await setCompanyStatus(invited.company.id, 'active');
     await setCompanyStatus(waiting.company.id, 'active');
-    process.env.FAKE_NOW = new Date(Date.now() + 2 * 3600 * 1000).toISOString();
-    try {
+    // Two hours later for the sweeper and the worker (`runWithClock`: their async context only, not the process).
+    await runWithClock(new Date(Date.now() + 2 * 3600 * 1000), async () => {
       expect(await api.runtime.scheduler.run('SyncSweeper')).toMatchObject({ requeued: expect.any(Number) });
       await api.runtime.poller.drain(10_000);
-    } finally {
-      delete process.env.FAKE_NOW;
-    }
+    });
     for (const [company, app] of [
       [invited.company, a],
       [waiting.company, b],

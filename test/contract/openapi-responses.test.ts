@@ -6,6 +6,7 @@
 import type { ValidateFunction } from 'ajv';
 import { createChannel } from '#applications/channels.js';
 import { openApiDocument } from '#http/openapi.js';
+import { acceptClockHeader } from '../../local/http-adapter.js';
 import { aCompany, aJob, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestResponse, type TestRuntime } from '../helpers/runtime.js';
 import { compileRef, documentAjv } from './openapi-ajv.js';
@@ -108,6 +109,7 @@ const fullCandidate = {
 };
 
 beforeAll(async () => {
+  acceptClockHeader();
   api = await startTestRuntime();
   partner = await aPartner();
   company = await aCompany(partner.id);
@@ -131,7 +133,10 @@ beforeAll(async () => {
   ]);
   jobId = (await api.get('/jobs?external_id=C-1', as())).body.results[0].id;
 });
-afterAll(() => api.stop());
+afterAll(async () => {
+  acceptClockHeader(false);
+  await api.stop();
+});
 
 describe('GET /openapi.json', () => {
   test('serves the generated document without authentication', async () => {
@@ -263,14 +268,13 @@ describe('applications', () => {
   });
 
   test('CreateApplication: an application older than 180 days reads anonymized (D10)', async () => {
-    process.env.FAKE_NOW = new Date(Date.now() - 200 * 24 * 3600 * 1000).toISOString();
-    try {
-      const res = await post({ job: jobId, candidate: { email: 'old@example.com', full_name: 'Old Timer' } });
-      expectDocumented('CreateApplication', res, 201);
-      oldId = res.body.id;
-    } finally {
-      delete process.env.FAKE_NOW;
-    }
+    // Created 200 days ago: this request's clock only (`X-Fake-Now`, P183).
+    const res = await post(
+      { job: jobId, candidate: { email: 'old@example.com', full_name: 'Old Timer' } },
+      { 'X-Fake-Now': new Date(Date.now() - 200 * 24 * 3600 * 1000).toISOString() },
+    );
+    expectDocumented('CreateApplication', res, 201);
+    oldId = res.body.id;
   });
 
   test('CreateApplication: idempotent replay (201 + Idempotent-Replayed), reuse with another body (422); 400, 415, 403', async () => {

@@ -1,4 +1,5 @@
 import { importJobs } from '#jobs/jobs.js';
+import { acceptClockHeader } from '../../local/http-adapter.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
@@ -15,15 +16,12 @@ async function jobIdOf(companyId: number, externalId: string, key = partner.key)
   return (await api.get(`/jobs?external_id=${externalId}`, { key, companyId })).body.results[0].id;
 }
 
+/** Creates an application; with `fakeNow`, that request's service clock starts there (`X-Fake-Now`, P183). */
 async function create(name: string, companyId: number, key: string, body: Record<string, unknown>, fakeNow?: string) {
-  if (fakeNow) process.env.FAKE_NOW = fakeNow;
-  try {
-    const res = await api.request('POST', '/applications/', { key, companyId, body });
-    expect(res.status).toBe(201);
-    app[name] = res.body;
-  } finally {
-    delete process.env.FAKE_NOW;
-  }
+  const headers: Record<string, string> = fakeNow ? { 'X-Fake-Now': fakeNow } : {};
+  const res = await api.request('POST', '/applications/', { key, companyId, body, headers });
+  expect(res.status).toBe(201);
+  app[name] = res.body;
 }
 
 const person = (email: string, extra: Record<string, unknown> = {}) => ({
@@ -38,6 +36,7 @@ const person = (email: string, extra: Record<string, unknown> = {}) => ({
 const pdf = { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: Buffer.from('%PDF-1.4 x').toString('base64') };
 
 beforeAll(async () => {
+  acceptClockHeader();
   api = await startTestRuntime();
   partner = await aPartner();
   agency = await aPartner('Agency', 'agency');
@@ -104,7 +103,10 @@ beforeAll(async () => {
   });
   await create('agency', agencyCompany.id, agency.key, { job: job.a1, candidate: person('agency@example.com') });
 });
-afterAll(() => api.stop());
+afterAll(async () => {
+  acceptClockHeader(false);
+  await api.stop();
+});
 
 const list = (query = '', companyId = company.id, key = partner.key) => api.get(`/applications/${query}`, { key, companyId });
 const ids = (res: { body: { results: { id: number }[] } }) => res.body.results.map((a) => a.id);
@@ -146,15 +148,14 @@ describe('GET /applications/{id}', () => {
     expect(app.old.candidate.email).toBe('old@example.com');
   });
 
-  test('the 180 days count from created_at: FAKE_NOW moves the reader', async () => {
-    process.env.FAKE_NOW = '2026-06-29T00:00:00.000Z';
-    try {
-      const within = await api.get(`/applications/${app.old.id}`, { key: partner.key, companyId: company.id });
-      expect(within.body.status).toBe('active');
-      expect(within.body.candidate.email).toBe('old@example.com');
-    } finally {
-      delete process.env.FAKE_NOW;
-    }
+  test('the 180 days count from created_at: a later clock moves the reader', async () => {
+    const within = await api.get(`/applications/${app.old.id}`, {
+      key: partner.key,
+      companyId: company.id,
+      headers: { 'X-Fake-Now': '2026-06-29T00:00:00.000Z' },
+    });
+    expect(within.body.status).toBe('active');
+    expect(within.body.candidate.email).toBe('old@example.com');
   });
 });
 

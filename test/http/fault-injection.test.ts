@@ -18,6 +18,7 @@ import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { sqs } from '#platform/clients.js';
+import { runWithClock } from '#platform/clock.js';
 import { armCrashPoint, disarmCrashPoints, pendingCrashes, type CrashPointName } from '#platform/faults.js';
 import { sandboxCalls, sandboxReceipts } from '#delivery/connectors/sandbox.js';
 import { connectCompany } from '#delivery/ats-connections.js';
@@ -158,12 +159,8 @@ async function list(s: Scenario, query = ''): Promise<{ count: number; records: 
 /** The runtime recovers: redeliveries, the sweeper (as if its grace had passed), the relay, the reconciler. */
 async function recover(): Promise<void> {
   await api.runtime.poller.drain(30_000);
-  process.env.FAKE_NOW = new Date(Date.now() + 2 * 3600 * 1000).toISOString();
-  try {
-    await api.runtime.scheduler.run('SyncSweeper');
-  } finally {
-    delete process.env.FAKE_NOW;
-  }
+  // Only the sweeper's run sees the later clock (`runWithClock`), not the poller or anything else of the process.
+  await runWithClock(new Date(Date.now() + 2 * 3600 * 1000), () => api.runtime.scheduler.run('SyncSweeper'));
   await api.runtime.poller.drain(30_000);
   await api.runtime.relay.drain(30_000);
   // The reconciler as it runs once the pending-upload grace (an hour) has passed.

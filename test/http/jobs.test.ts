@@ -1,4 +1,5 @@
 import { importJobs } from '#jobs/jobs.js';
+import { runWithClock } from '#platform/clock.js';
 import { aCompany, aJob, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
@@ -106,13 +107,8 @@ let companyA: Awaited<ReturnType<typeof aCompany>>;
 let companyB: Awaited<ReturnType<typeof aCompany>>;
 let foreign: Awaited<ReturnType<typeof aCompany>>;
 
-async function importAt(instant: string, companyId: number, jobs: Record<string, unknown>[]) {
-  process.env.FAKE_NOW = instant;
-  try {
-    return await importJobs(companyId, jobs, { complete: false });
-  } finally {
-    delete process.env.FAKE_NOW;
-  }
+function importAt(instant: string, companyId: number, jobs: Record<string, unknown>[]) {
+  return runWithClock(new Date(instant), () => importJobs(companyId, jobs, { complete: false }));
 }
 
 beforeAll(async () => {

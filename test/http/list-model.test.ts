@@ -14,7 +14,9 @@ import { newApplicationRecord, parseApplication, seedApplications } from '#appli
 import type { ApplicationRecord } from '#applications/applications.js';
 import { syncApplication } from '#delivery/sync.js';
 import type { JobRecord } from '#jobs/jobs.js';
+import { runWithClock } from '#platform/clock.js';
 import { nextId } from '#platform/ids.js';
+import { acceptClockHeader } from '../../local/http-adapter.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestResponse, type TestRuntime } from '../helpers/runtime.js';
 
@@ -108,16 +110,8 @@ function body(r: ReturnType<typeof random>) {
 }
 const withoutNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
 
-async function atTime<T>(iso: string, work: () => Promise<T>): Promise<T> {
-  process.env.FAKE_NOW = iso;
-  try {
-    return await work();
-  } finally {
-    delete process.env.FAKE_NOW;
-  }
-}
-
 beforeAll(async () => {
+  acceptClockHeader();
   api = await startTestRuntime();
   // An agency: its applications carry `agency` (its own id) as well as `partner`.
   partner = await aPartner('Model agency', 'agency');
@@ -143,9 +137,12 @@ beforeAll(async () => {
   for (let i = 0; i < 90; i++) {
     const input = body(r);
     const at = new Date(start + r.int(80 * DAY)).toISOString();
-    const res = await atTime(at, () =>
-      api.request('POST', '/applications/', { key: partner.key, companyId: company.id, body: withoutNulls(input) }),
-    );
+    const res = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      body: withoutNulls(input),
+      headers: { 'X-Fake-Now': at },
+    });
     expect(res.status).toBe(201);
     sent.set(res.body.id, input);
     created.push(res.body.id);
@@ -180,7 +177,7 @@ beforeAll(async () => {
   // The worker syncs about half of the HTTP creates, later: SUCCESS or EXPECTED_FAILURE, and a new updated_at.
   for (const id of created) {
     if (!r.chance(0.5)) continue;
-    await atTime(new Date(Date.now() - r.int(5 * DAY)).toISOString(), () => syncApplication(id));
+    await runWithClock(new Date(Date.now() - r.int(5 * DAY)), () => syncApplication(id));
   }
 
   // The model: what was sent, with what the service assigned (times, status) read back one by one.
@@ -224,7 +221,10 @@ beforeAll(async () => {
   expect(new Set(model.map((m) => m.channel)).size + new Set(model.map((m) => m.partner_company_id)).size).toBeGreaterThan(18);
   expect(new Set(model.map((m) => m.created_at)).size).toBeLessThan(model.length);
 }, 600_000);
-afterAll(() => api.stop());
+afterAll(async () => {
+  acceptClockHeader(false);
+  await api.stop();
+});
 
 type Query = Partial<Record<string, string>>;
 

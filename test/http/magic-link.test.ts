@@ -10,6 +10,7 @@ import { jest } from '@jest/globals';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db, sqs } from '#platform/clients.js';
+import { runWithClock } from '#platform/clock.js';
 import { keys } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
 import { inviteCompany, reissueMagicLink } from '#companies/invites.js';
@@ -278,11 +279,7 @@ describe('the connect page', () => {
   });
 
   test('unknown and malformed tokens get 404, expired ones 410, and the pages name no company', async () => {
-    const realNow = process.env.FAKE_NOW;
-    process.env.FAKE_NOW = new Date(Date.now() - 15 * 86_400_000).toISOString();
-    const expired = await invite('Expired Ltd');
-    if (realNow === undefined) delete process.env.FAKE_NOW;
-    else process.env.FAKE_NOW = realNow;
+    const expired = await runWithClock(new Date(Date.now() - 15 * 86_400_000), () => invite('Expired Ltd'));
     const responses = [
       [await page('GET', `/connect/${'A'.repeat(43)}`), 404],
       [await page('GET', '/connect/short'), 404],

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config, sqs } from '#platform/clients.js';
+import { runWithClock } from '#platform/clock.js';
 import { setCompanyFields } from '#companies/companies.js';
 import { sandboxCalls, sandboxReceipts } from '#delivery/connectors/sandbox.js';
 import { importJobs } from '#jobs/jobs.js';
@@ -324,15 +325,13 @@ test('the sweeper re-queues an application whose message was lost, and leaves se
   const created = await apply(plain, jobs.openP, 'lost@example.com');
   expect(await drainQueue()).toEqual([JSON.stringify({ application_id: created.id })]); // the message is lost
   expect(await api.runtime.scheduler.run('SyncSweeper')).toEqual({ requeued: 0 }); // not due yet: still within the grace period
-  process.env.FAKE_NOW = new Date(Date.now() + 2 * 3600 * 1000).toISOString();
-  try {
+  // Two hours later for the sweeper and the worker (`runWithClock`: their async context only, not the process).
+  await runWithClock(new Date(Date.now() + 2 * 3600 * 1000), async () => {
     expect(await api.runtime.scheduler.run('SyncSweeper')).toEqual({ requeued: 1 });
     await work();
     expect((await read(plain, created.id)).sync_status).toBe('SUCCESS');
     expect(await api.runtime.scheduler.run('SyncSweeper')).toEqual({ requeued: 0 });
-  } finally {
-    delete process.env.FAKE_NOW;
-  }
+  });
 });
 
 function safeList(dir: string): string[] {
