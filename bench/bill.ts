@@ -1,0 +1,219 @@
+/**
+ * The reference month's DynamoDB bill (issue 22, item 1): what the service's traffic of a month costs at
+ * on-demand prices, from request units measured on DynamoDB Local (transactions priced by AWS's formula, P188).
+ *
+ * - Changes, measured here on the local runtime in this process (no timers, the pollers run on demand), each
+ *   with every write it causes afterwards: the request (`X-DynamoDB-Capacity`), the outbox relay deleting its
+ *   events, and for a sync the worker. Background work runs inside `withRequestMetrics`, the account the HTTP
+ *   adapter keeps per request. test/http/change-costs.test.ts asserts the same figures.
+ * - List pages and reads by id: the rows of the last `npm run bench:scale` at 10,000 applications
+ *   (docs/benchmarks.json, key "scale"), in the mix below.
+ *
+ * Writes docs/benchmarks.json (key "bill") and the "Bill" section of docs/benchmarks.md.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
+
+/** On-demand prices, us-east-1, per million request units (aws.amazon.com/dynamodb/pricing/on-demand/, since 2024-11-01). */
+const PRICE = { write: 0.625, read: 0.125 };
+
+/** The reference month of issue 22. */
+const MONTH = { creates: 1_000_000, syncMoves: 3_000_000, companyWrites: 20_000, listPages: 10_000_000, readsById: 50_000_000 };
+
+/** The list mix: weights (summing to 1) over bench:scale's rows at 10,000 (list, kind; the mean of its rows). */
+const LIST_MIX: [list: string, kind: string, weight: number][] = [
+  ['applications', 'unfiltered, first page', 0.2],
+  ['applications', 'unfiltered, next page', 0.2],
+  ['applications', 'exact, 10 matches', 0.1],
+  ['applications', 'exact, many matches', 0.05],
+  ['applications', 'exact, 1 match', 0.05],
+  ['applications', 'combined, 10 matches', 0.03],
+  ['applications', 'combined, many matches', 0.02],
+  ['applications', 'date, many matches', 0.03],
+  ['applications', 'date, many matches, next page', 0.02],
+  ['applications', 'bare page=N', 0.01],
+  ['jobs', 'unfiltered, first page', 0.11],
+  ['jobs', 'exact, 10 matches', 0.04],
+  ['jobs', 'exact, many matches', 0.03],
+  ['jobs', 'contains, 10 matches', 0.03],
+  ['jobs', 'bare page=N', 0.01],
+  ['companies', 'unfiltered, first page', 0.03],
+  ['companies', 'ordering', 0.02],
+  ['companies', 'exact, 10 matches', 0.01],
+  ['companies', 'contains, 10 matches', 0.01],
+];
+/** Reads by id: jobs (a job board's detail pages) and applications (status polling). */
+const BY_ID_MIX: [list: string, weight: number][] = [
+  ['jobs', 0.6],
+  ['applications', 0.4],
+];
+
+const COMMAND = 'npm run bench:bill';
+// Set before the runtime (and its logger) load.
+process.env.LOG_LEVEL = 'ERROR';
+const dataDir = mkdtempSync(join(tmpdir(), 'his-bill-'));
+const { startRuntime } = await import('../local/runtime.js');
+const runtime = await startRuntime({ dataDir, port: 0, host: '127.0.0.1', seed: false, schedules: false, poller: false, dropTable: true });
+const { currentMetrics, withRequestMetrics } = await import('#platform/request-metrics.js');
+const { createPartner } = await import('#companies/partners.js');
+const { createApiKey } = await import('#companies/api-keys.js');
+const { createCompany } = await import('#companies/companies.js');
+const { importJobs } = await import('#jobs/jobs.js');
+
+type Cost = { read: number; write: number };
+const add = (a: Cost, b: Cost): Cost => ({ read: a.read + b.read, write: a.write + b.write });
+
+async function measured(work: () => Promise<unknown>): Promise<Cost> {
+  return withRequestMetrics(async () => {
+    await work();
+    const m = currentMetrics()!;
+    return { read: m.readUnits, write: m.writeUnits };
+  });
+}
+const relay = () => measured(() => runtime.relay.drain());
+const worker = () => measured(() => runtime.poller.drain(30_000));
+
+async function request(method: string, path: string, key: string, companyId: number, body?: unknown) {
+  const res = await fetch(`${runtime.url}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, 'Company-Id': String(companyId), 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+  const match = /read=([\d.]+); write=([\d.]+)/.exec(res.headers.get('x-dynamodb-capacity') ?? '');
+  if (!match) throw new Error(`${method} ${path}: no X-DynamoDB-Capacity`);
+  return { body: JSON.parse(text) as Record<string, any>, cost: { read: Number(match[1]), write: Number(match[2]) } };
+}
+
+const changes: Record<string, Cost> = Object.create(null);
+try {
+  const partner = await createPartner('Bill partner', 'agency');
+  const key = (await createApiKey({ partner: partner.id })).key;
+  const company = await createCompany({ partner: partner.id, name: 'Bill Ltd', ats: 'sandbox', entitlements: ['job_sync'] });
+  const syncing = await createCompany({
+    partner: partner.id,
+    name: 'Bill Sync Ltd',
+    ats: 'sandbox',
+    entitlements: ['job_sync', 'candidate_sync'],
+  });
+  const jobs = Array.from({ length: 10 }, (_, i) => ({ external_id: `J-${i}`, title: `Engineer ${i}`, city: 'Berlin' }));
+  for (const c of [company, syncing]) await importJobs(c.id, jobs);
+  const jobOf = async (companyId: number) => (await request('GET', '/jobs?external_id=J-0', key, companyId)).body.results[0].id as number;
+  const job = await jobOf(company.id);
+  const syncJob = await jobOf(syncing.id);
+  await relay();
+  await worker();
+
+  const ids = (i: number) => ({
+    channel: 'channel-1',
+    partner_job_id: `PJ-${i}`,
+    partner_company_id: 'PC-1',
+    partner_application_id: `PA-${i}`,
+    agency_job_id: `AJ-${i}`,
+  });
+  const create = (companyId: number, jobId: number, i: number, extra = {}) =>
+    request('POST', '/applications/', key, companyId, {
+      job: jobId,
+      candidate: { email: `c${i}@example.com`, full_name: 'Ada Lovelace' },
+      ...extra,
+    });
+  // The first create of an instance allocates a block of ids: not measured.
+  await create(company.id, job, 0);
+  await relay();
+  const plain = await create(company.id, job, 1);
+  changes['create, no partner ids'] = add(plain.cost, await relay());
+  const full = await create(company.id, job, 2, ids(2));
+  changes['create, every partner id'] = add(full.cost, await relay());
+  await create(syncing.id, syncJob, 3);
+  await relay();
+  changes['sync status move (NOTSENT → SUCCESS)'] = add(await worker(), await relay());
+  const renamed = await request('PATCH', `/companies/${company.id}/`, key, company.id, { name: 'Bill Renamed Ltd' });
+  changes['company write (rename)'] = add(renamed.cost, await relay());
+  changes['job import run, 10 jobs unchanged'] = add(await measured(() => importJobs(company.id, jobs)), await relay());
+} finally {
+  await runtime.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}
+
+const jsonPath = 'docs/benchmarks.json';
+const json = JSON.parse(readFileSync(jsonPath, 'utf8')) as Record<string, any>;
+const scaleRows = (json.scale.rows as { size: number; list: string; kind: string; read: number; write: number }[]).filter(
+  (r) => r.size === 10_000,
+);
+function meanRead(list: string, kind: string): number {
+  const rows = scaleRows.filter((r) => r.list === list && r.kind === kind);
+  if (!rows.length) throw new Error(`bench:scale has no row "${list}, ${kind}" at 10,000`);
+  return rows.reduce((sum, r) => sum + r.read, 0) / rows.length;
+}
+const listWeights = LIST_MIX.reduce((sum, [, , w]) => sum + w, 0);
+if (Math.abs(listWeights - 1) > 1e-9) throw new Error(`the list mix weighs ${listWeights}, not 1`);
+const perListPage = LIST_MIX.reduce((sum, [list, kind, w]) => sum + w * meanRead(list, kind), 0);
+const perReadById = BY_ID_MIX.reduce((sum, [list, w]) => sum + w * meanRead(list, 'by id'), 0);
+
+const half = (a: Cost, b: Cost): Cost => ({ read: (a.read + b.read) / 2, write: (a.write + b.write) / 2 });
+const lines: { item: string; count: number; perUnit: Cost }[] = [
+  {
+    item: 'creates (half with every partner id)',
+    count: MONTH.creates,
+    perUnit: half(changes['create, no partner ids'], changes['create, every partner id']),
+  },
+  { item: 'sync status moves', count: MONTH.syncMoves, perUnit: changes['sync status move (NOTSENT → SUCCESS)'] },
+  { item: 'company writes', count: MONTH.companyWrites, perUnit: changes['company write (rename)'] },
+  { item: 'list pages (mix below)', count: MONTH.listPages, perUnit: { read: perListPage, write: 0 } },
+  { item: 'reads by id (60 % jobs, 40 % applications)', count: MONTH.readsById, perUnit: { read: perReadById, write: 0 } },
+];
+const dollars = (c: Cost, count: number) => (count * (c.read * PRICE.read + c.write * PRICE.write)) / 1e6;
+const total = lines.reduce((sum, l) => sum + dollars(l.perUnit, l.count), 0);
+const round = (n: number, d = 2) => Math.round(n * 10 ** d) / 10 ** d;
+
+const machine = `${cpus().length} cores (${cpus()[0]?.model ?? 'unknown'}), ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+const date = new Date().toISOString().slice(0, 10);
+json.bill = {
+  command: COMMAND,
+  machine,
+  date,
+  price: PRICE,
+  month: MONTH,
+  listMix: LIST_MIX,
+  byIdMix: BY_ID_MIX,
+  changes,
+  perListPage,
+  perReadById,
+  lines,
+  total,
+};
+writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`);
+
+const section = [
+  '<!-- bill:start -->',
+  '## Bill: the reference month at on-demand prices (issue 22)',
+  '',
+  `Command: \`${COMMAND}\` (runs \`bench/bill.ts\`). Machine: ${machine}. ${date}. Units on DynamoDB Local, transactions priced by AWS's formula (P188); prices us-east-1 on-demand, $${PRICE.write} per million write and $${PRICE.read} per million read request units. Changes measured in this run with every write they cause (request, relay, worker); list pages and reads by id from \`bench:scale\`'s rows at 10,000 applications.`,
+  '',
+  '| change | read | write |',
+  '|---|---|---|',
+  ...Object.entries(changes).map(([name, c]) => `| ${name} | ${round(c.read)} | ${round(c.write)} |`),
+  '',
+  '| month | count | read / each | write / each | $ |',
+  '|---|---|---|---|---|',
+  ...lines.map(
+    (l) =>
+      `| ${l.item} | ${l.count.toLocaleString('en')} | ${round(l.perUnit.read)} | ${round(l.perUnit.write)} | ${round(dollars(l.perUnit, l.count))} |`,
+  ),
+  `| **total** | | | | **${round(total)}** |`,
+  '',
+  `List mix (weights of bench:scale's row kinds at 10,000; a kind with several rows counts their mean): ${LIST_MIX.map(([list, kind, w]) => `${list} ${kind} ${Math.round(w * 100)} %`).join(', ')}.`,
+  '<!-- bill:end -->',
+].join('\n');
+const mdPath = 'docs/benchmarks.md';
+const md = readFileSync(mdPath, 'utf8');
+const start = md.indexOf('<!-- bill:start -->');
+const end = md.indexOf('<!-- bill:end -->');
+writeFileSync(
+  mdPath,
+  start >= 0 && end > start ? md.slice(0, start) + section + md.slice(end + '<!-- bill:end -->'.length) : `${md.trimEnd()}\n\n${section}\n`,
+);
+process.stdout.write(`${section}\n`);
+process.exit(0);

@@ -1,0 +1,131 @@
+/**
+ * What each change writes, synchronous or not (issue 22, item 2, write bounds), on DynamoDB Local's accounting
+ * with transactions priced by AWS's formula (P188): the request's own writes (`X-DynamoDB-Capacity`) plus what
+ * the change causes afterwards, the outbox relay deleting its events and, for a create on a syncing company,
+ * the sync worker's status moves. Background work is run here inside `withRequestMetrics`, the same account
+ * the HTTP adapter keeps per request.
+ *
+ * Each test asserts today's true value and names issue 22's bound; where the value misses the bound it says
+ * so. These figures feed the reference month's bill (`npm run bench:bill`, docs/benchmarks.md).
+ */
+import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
+import { importJobs } from '#jobs/jobs.js';
+import { aCompany, aPartner } from '../helpers/fixtures.js';
+import { startTestRuntime, type TestResponse, type TestRuntime } from '../helpers/runtime.js';
+
+let api: TestRuntime;
+let partner: Awaited<ReturnType<typeof aPartner>>;
+
+type Cost = { read: number; write: number; calls: number };
+
+function requestCost(res: TestResponse): Cost {
+  const match = /read=([\d.]+); write=([\d.]+)/.exec(res.headers.get('x-dynamodb-capacity') ?? '');
+  const calls = /calls=(\d+)/.exec(res.headers.get('x-dynamodb-capacity') ?? '');
+  if (!match || !calls) throw new Error('no capacity header');
+  return { read: Number(match[1]), write: Number(match[2]), calls: Number(calls[1]) };
+}
+
+/** What `work` costs, background calls included. */
+async function measured(work: () => Promise<unknown>): Promise<Cost> {
+  return withRequestMetrics(async () => {
+    await work();
+    const m = currentMetrics()!;
+    return { read: m.readUnits, write: m.writeUnits, calls: m.calls };
+  });
+}
+
+const relay = () => measured(() => api.runtime.relay.drain());
+const worker = () => measured(() => api.runtime.poller.drain(30_000));
+
+beforeAll(async () => {
+  api = await startTestRuntime();
+  partner = await aPartner(undefined, 'agency');
+});
+afterAll(() => api?.stop());
+
+async function companyWithJob(entitlements: string[]) {
+  const company = await aCompany(partner.id, { entitlements });
+  await importJobs(company.id, [{ external_id: 'J-1', title: 'Engineer', city: 'Berlin' }]);
+  const job = (await api.get('/jobs?external_id=J-1', { key: partner.key, companyId: company.id })).body.results[0].id as number;
+  // Nothing of the set-up is left for the relay or the worker.
+  await relay();
+  await worker();
+  return { company, job };
+}
+
+const everyPartnerId = (i: number) => ({
+  channel: 'channel-1',
+  partner_job_id: `PJ-${i}`,
+  partner_company_id: 'PC-1',
+  partner_application_id: `PA-${i}`,
+  agency_job_id: `AJ-${i}`,
+});
+
+async function create(companyId: number, job: number, i: number, extra: Record<string, unknown> = {}) {
+  const res = await api.request('POST', '/applications/', {
+    key: partner.key,
+    companyId,
+    body: { job, candidate: { email: `c${i}@example.com`, full_name: 'Ada Lovelace' }, ...extra },
+  });
+  expect(res.status).toBe(201);
+  return res;
+}
+
+test('a create with no partner ids writes 27 units with its event relayed (misses issue 22: ≤ 16)', async () => {
+  const { company, job } = await companyWithJob(['job_sync']);
+  await create(company.id, job, 0); // the instance's first create also allocates a block of ids
+  await relay();
+  const res = await create(company.id, job, 1);
+  const relayed = await relay();
+  expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 26, relay: 1 });
+});
+
+test('a create with every partner id writes 32 units with its event relayed (misses issue 22: ≤ 26)', async () => {
+  const { company, job } = await companyWithJob(['job_sync']);
+  await create(company.id, job, 0, everyPartnerId(0));
+  await relay();
+  const res = await create(company.id, job, 1, everyPartnerId(1));
+  const relayed = await relay();
+  expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 31, relay: 1 });
+});
+
+test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one status move) writes 39 units with its event relayed (misses issue 22: ≤ 10)', async () => {
+  const { company, job } = await companyWithJob(['job_sync', 'candidate_sync']);
+  await create(company.id, job, 0);
+  await worker();
+  await relay();
+  const res = await create(company.id, job, 1);
+  await relay(); // the create's own event
+  const synced = await worker();
+  const relayed = await relay();
+  const application = (await api.get(`/applications/${res.body.id}`, { key: partner.key, companyId: company.id })).body;
+  expect(application.sync_status).toBe('SUCCESS');
+  expect({ worker: synced.write, relay: relayed.write }).toEqual({ worker: 38, relay: 1 });
+});
+
+test('a company rename writes 11 units, and no event (misses issue 22: ≤ 10)', async () => {
+  const { company } = await companyWithJob(['job_sync']);
+  const res = await api.request('PATCH', `/companies/${company.id}/`, {
+    key: partner.key,
+    companyId: company.id,
+    body: { name: 'Renamed Numbat' },
+  });
+  expect(res.status).toBe(200);
+  const relayed = await relay();
+  expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 11, relay: 0 });
+});
+
+test('an unchanged job in an import run writes 6 units, the run 4 more (misses issue 22: an unchanged job 0)', async () => {
+  const company = await aCompany(partner.id, { entitlements: ['job_sync'] });
+  const jobs = Array.from({ length: 10 }, (_, i) => ({ external_id: `U-${i}`, title: `Job ${i}`, city: 'Berlin' }));
+  const runs = [];
+  for (const size of [5, 10]) {
+    await importJobs(company.id, jobs.slice(0, size));
+    await relay();
+    runs.push((await measured(() => importJobs(company.id, jobs.slice(0, size)))).write);
+    expect((await relay()).write).toBe(0);
+  }
+  // Each unchanged job is put again with the run's id (the spec's `run_id`: the run the job last arrived on),
+  // which rewrites its index entries too.
+  expect(runs).toEqual([4 + 5 * 6, 4 + 10 * 6]);
+});
