@@ -2,22 +2,32 @@
  * The architecture rules (design §3): layers never import upward, domain folders only import the siblings
  * below them, functions never import the local runtime, the container ingest takes only the HTTP adapter from
  * local/ and nothing but tests imports it, nothing imports tests, no import is circular, and only the outbox
- * relay imports the SNS client (P115).
+ * relay imports the SNS client (P115). Generated modules (shared/generated/) are named for the layer that owns
+ * them (`jobs-validators.ts`): no layer below that one imports them, and they import only shared/platform.
  * Type-only imports count too. test/unit/architecture.test.ts runs these rules in `npm test`.
  */
 const LAYERS = ['platform', 'companies', 'jobs', 'applications', 'delivery', 'http'];
 
 const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `no-upward-from-${layer}`,
-  comment: `shared/${layer} may import only ${LAYERS.slice(0, i + 1).join(', ')} (design §3)`,
+  comment: `shared/${layer} may import only ${LAYERS.slice(0, i + 1).join(', ')} and their generated modules (design §3)`,
   severity: 'error',
   from: { path: `^shared/${layer}/` },
-  to: { path: `^(shared/(${LAYERS.slice(i + 1).join('|')})/|functions/|local/|container/|lib/|bin/|scripts/|bench/)` },
+  to: {
+    path: `^(shared/(${LAYERS.slice(i + 1).join('|')})/|shared/generated/(${LAYERS.slice(i + 1).join('|')})-|functions/|local/|container/|lib/|bin/|scripts/|bench/)`,
+  },
 }));
 
 module.exports = {
   forbidden: [
     ...upward,
+    {
+      name: 'generated-imports-only-platform',
+      comment: 'generated code (shared/generated/) rests on shared/platform alone, so any layer that owns it may import it',
+      severity: 'error',
+      from: { path: '^shared/generated/' },
+      to: { path: `^(shared/(${LAYERS.slice(1).join('|')}|generated)/|functions/|local/|container/|lib/|bin/|scripts/|bench/)` },
+    },
     {
       name: 'http-below-the-entry-points',
       comment: 'shared/http is the top of shared/; functions, local and lib sit above it',

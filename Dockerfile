@@ -13,7 +13,7 @@ COPY functions ./functions
 COPY local/http-adapter.ts ./local/http-adapter.ts
 COPY container ./container
 # The API reference page `serve` mode answers GET /docs with: data beside the bundle, as for the ApiDocs function (P167).
-COPY docs/api-reference.html ./dist/api-reference.html
+COPY docs/generated/api-reference.html ./dist/api-reference.html
 RUN node_modules/.bin/esbuild container/server.ts --bundle --platform=node --target=node24 --format=esm --main-fields=module,main --minify --sourcemap --sources-content=false --outfile=dist/server.mjs "--banner:js=import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);"
 
 # Run: the bundle alone on the slim official image, as the image's unprivileged `node` user.

@@ -15,8 +15,9 @@ export default {
   },
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
-    // The layer imports of package.json (`#platform/clients.js` → shared/platform/clients.ts).
-    '^#(platform|companies|jobs|applications|delivery|http)/(.*)\\.js$': '<rootDir>/shared/$1/$2.ts',
+    // The layer imports of package.json (`#platform/clients.js` → shared/platform/clients.ts), and the
+    // generated modules (`#generated/jobs-validators.js` → shared/generated/jobs-validators.ts).
+    '^#(platform|companies|jobs|applications|delivery|http|generated)/(.*)\\.js$': '<rootDir>/shared/$1/$2.ts',
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   setupFiles: ['<rootDir>/test/setup-env.ts'],

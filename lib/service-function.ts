@@ -58,7 +58,7 @@ export const FUNCTION_BUNDLING = {
  * ApiDocs the largest function by four times (P167).
  */
 export const BUNDLE_FILES: Readonly<Record<string, readonly string[]>> = {
-  'pages/docs': ['docs/api-reference.html'],
+  'pages/docs': ['docs/generated/api-reference.html'],
 };
 
 /** The commands CDK runs after esbuild (locally: with bash, in the project root; no Docker): copy the data files. */

@@ -3,8 +3,9 @@
  * (`shared/platform/validation.ts`) into ajv standalone code, which esbuild then makes self-contained (the
  * formats and ajv's runtime helpers it uses are inlined). Each generated module exports one loader per
  * schema and nothing that runs at import, so a function bundles a validator only when its route calls it.
- * The generated modules are committed; `npm run validators` rewrites them and a unit test fails while they
- * differ from what the schemas and the ajv configuration give.
+ * The generated modules are committed in shared/generated/, each named for the layer that owns its schemas
+ * (no layer below that one may import it, .dependency-cruiser.cjs); `npm run validators` rewrites them and a
+ * unit test fails while they differ from what the schemas and the ajv configuration give.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -21,7 +22,7 @@ import { projectRoot } from '../lib/project-paths.js';
 const standaloneCode = standaloneModule as unknown as (ajv: Ajv, refs: Record<string, string>) => string;
 
 export interface ValidatorModule {
-  /** The generated module, relative to the project root, in the layer of the schemas it validates. */
+  /** The generated module, relative to the project root: shared/generated/<the layer of its schemas>-validators.ts. */
   file: string;
   /** Validator name → schema; the module exports `load<Name>Validator()`. */
   schemas: Record<string, object>;
@@ -29,9 +30,9 @@ export interface ValidatorModule {
 
 /** Every schema validated at runtime, by the layer that owns it. */
 export const validatorModules: readonly ValidatorModule[] = [
-  { file: 'shared/companies/validators.generated.ts', schemas: { CompanyPatch: companyPatchSchema } },
-  { file: 'shared/jobs/validators.generated.ts', schemas: { JobInput: jobInputSchema } },
-  { file: 'shared/applications/validators.generated.ts', schemas: { ApplicationIn: applicationInSchema } },
+  { file: 'shared/generated/companies-validators.ts', schemas: { CompanyPatch: companyPatchSchema } },
+  { file: 'shared/generated/jobs-validators.ts', schemas: { JobInput: jobInputSchema } },
+  { file: 'shared/generated/applications-validators.ts', schemas: { ApplicationIn: applicationInSchema } },
 ];
 
 /** Standalone code can only reach a function format through the formats module (`code.formats`). */

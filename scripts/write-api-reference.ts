@@ -1,20 +1,21 @@
 /**
- * `npm run api-reference` (also run by `npm run openapi`): renders docs/openapi.json into the API reference
- * page with `@redocly/cli build-docs --inlineBundle` (Redoc's script inlined, no CDN), offline, and writes it
- * to docs/api-reference.html, which `GET /docs` serves, and the SHA-256 hashes of its inline
- * scripts (for the page's Content-Security-Policy) to shared/http/api-reference.generated.ts. A test keeps
- * both current.
+ * `npm run api-reference` (also run by `npm run openapi`): renders docs/generated/openapi.json into the API
+ * reference page with `@redocly/cli build-docs --inlineBundle` (Redoc's script inlined, no CDN), offline, and
+ * writes it to docs/generated/api-reference.html, which `GET /docs` serves, and the SHA-256 hashes of its
+ * inline scripts (for the page's Content-Security-Policy) to shared/generated/http-api-reference.ts. A test
+ * keeps both current.
  */
 import { writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { projectRoot } from '../lib/project-paths.js';
 import { API_REFERENCE_MODULE_FILE, API_REFERENCE_PAGE_FILE, renderApiReference } from './api-reference.js';
 
 const { page, module } = renderApiReference();
 for (const [path, content] of [
-  [`../docs/${API_REFERENCE_PAGE_FILE}`, page],
-  [`../shared/http/${API_REFERENCE_MODULE_FILE}`, module],
+  [API_REFERENCE_PAGE_FILE, page],
+  [API_REFERENCE_MODULE_FILE, module],
 ]) {
-  const target = fileURLToPath(new URL(path, import.meta.url));
+  const target = join(projectRoot, path);
   writeFileSync(target, content);
   console.log(`wrote ${target}`);
 }

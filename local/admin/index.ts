@@ -15,7 +15,6 @@ import { connectionCommands } from './connections.js';
 import { Session } from './context.js';
 import { jobsCommands } from './jobs.js';
 import { keyCommands } from './keys.js';
-import { migrateCommands } from './migrate.js';
 import { outboxCommands } from './outbox.js';
 import { errorBody, UsageError, write } from './output.js';
 import { partnerCommands } from './partners.js';
@@ -30,7 +29,6 @@ const AREAS = [
   channelCommands,
   webhookCommands,
   outboxCommands,
-  migrateCommands,
 ];
 
 const whereHelp = `Where it runs (decided in this order; DATA_DIR defaults to .data, relative to the current directory):

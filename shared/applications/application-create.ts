@@ -31,7 +31,7 @@ import {
   type ApplicationRecord,
 } from '#applications/applications.js';
 import { batchGetItems, batchPut, primaryKeyOf } from '#platform/batch.js';
-import { loadApplicationInValidator } from '#applications/validators.generated.js';
+import { loadApplicationInValidator } from '#generated/applications-validators.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
@@ -185,7 +185,7 @@ export async function seedApplications(records: ApplicationRecord[]): Promise<vo
   for (const record of records) {
     if (!folds.has(record.company)) folds.set(record.company, new CounterFold(await readCounterItem(record.company, true)));
     const jobFold = jobFolds.get(primaryKeyOf(jobCounterKey(record.company, record.job)));
-    for (const { key, attributes } of counterTargets(record, { total: true, fold: folds.get(record.company), jobFold })) {
+    for (const { key, attributes } of counterTargets(record, { fold: folds.get(record.company), jobFold })) {
       const entry = sums.get(primaryKeyOf(key)) ?? { key, amounts: new Map<string, number>() };
       sums.set(primaryKeyOf(key), entry);
       for (const [attribute, n] of attributes) entry.amounts.set(attribute, (entry.amounts.get(attribute) ?? 0) + n);
@@ -261,7 +261,7 @@ export async function createApplication(
     });
   }
   const jobFold = jobValues ? new CounterFold(jobCounterRead ?? (await jobCounter(job.id))) : undefined;
-  const counters = counterUpdates(record, 1, { total: true, fold: folding ? new CounterFold(counter) : undefined, jobFold });
+  const counters = counterUpdates(record, 1, { fold: folding ? new CounterFold(counter) : undefined, jobFold });
   const [stored] = await Promise.all([storeAttachments(company.id, id, attachments), registerJobValues(job.id, jobFold)]);
   crashPoint('create.after-upload');
   record.attachments = stored;

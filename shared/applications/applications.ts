@@ -163,17 +163,10 @@ export interface ApplicationRecord {
 }
 
 /**
- * The layout of an application item's index attributes. Items written before the layout (no version) are
- * brought to it by `hiring-admin migrate` (applications/migrations.ts), which also counts them in the
- * per-filter totals.
+ * The layout of an application item's index attributes, stored on every item (`index_version`). There is one
+ * layout; a future change to it ships with its own backfill (docs/decisions.md, P190).
  */
 export const APPLICATION_INDEX_VERSION = 3;
-/**
- * The layout since which an item counts in the company's per-filter totals (`sync_status` among them): the
- * worker moves those totals for items at this version or later. Version 3 added the totals of
- * `partner_job_id` and `agency_job_id` (P181).
- */
-export const FILTER_TOTALS_VERSION = 2;
 
 /** Everything the item holds besides the record: every key attribute of the table, search copies, the layout. */
 const INTERNAL_ATTRIBUTES = /* @__PURE__ */ internalAttributes();
@@ -328,18 +321,16 @@ export async function registerJobValues(jobId: number, fold: CounterFold | undef
 
 /**
  * Every counter an application counts in, and the amount of each attribute: the company's application counter
- * (`count`, the few-valued filters' totals and the folded values) and one item per other counted value. The
- * migration leaves out the company total, which counted the application from the start; without a fold every
- * folded value goes to its own item (a total is the sum of both places); the same goes for the job values
- * and their job's counter item (`jobFold`, P181). `partner_application_id` has no counter: its total is a
- * keys count of its slot (one partner's id for one application, P160).
+ * (`count`, the few-valued filters' totals and the folded values) and one item per other counted value.
+ * Without a fold every folded value goes to its own item (a total is the sum of both places); the same goes
+ * for the job values and their job's counter item (`jobFold`, P181). `partner_application_id` has no counter:
+ * its total is a keys count of its slot (one partner's id for one application, P160).
  */
 export function counterTargets(
   r: ApplicationRecord,
-  options: { total: boolean; fold?: CounterFold; jobFold?: CounterFold } = { total: true },
+  options: { fold?: CounterFold; jobFold?: CounterFold } = {},
 ): { key: Key; attributes: Map<string, number> }[] {
-  const company = new Map<string, number>();
-  if (options.total) company.set('count', 1);
+  const company = new Map<string, number>([['count', 1]]);
   for (const filter of TOTALS_FILTERS) {
     const value = filterValue(r, filter);
     if (value !== null && value !== undefined) company.set(totalsAttribute(filter, value), 1);
@@ -358,7 +349,7 @@ export function counterTargets(
     }
   }
   // A job value goes onto its job's counter item while that holds fewer than FOLD_LIMIT of them, else onto
-  // its own item's `unfolded`; without a fold (the migration) always the latter (P181).
+  // its own item's `unfolded`; without a fold always the latter (P181).
   for (const filter of JOB_VALUE_FILTERS) {
     const value = r[filter];
     if (value === null || value === undefined) continue;
@@ -378,25 +369,8 @@ export function counterTargets(
   return [...(company.size ? [{ key: applicationCounterKey(r.company), attributes: company }] : []), ...own];
 }
 
-/**
- * The transaction items of the migration to layout 3 (P181): an application of layout 2 is already in every
- * other total, so only its job values are counted (on their own items' `unfolded`).
- */
-export function jobValueCounterUpdates(r: ApplicationRecord) {
-  return JOB_VALUE_FILTERS.flatMap((filter) => {
-    const value = r[filter];
-    return value === null || value === undefined
-      ? []
-      : [{ Update: counterAdd(valueCounterKey(r.company, filter, value), new Map([['unfolded', 1]])) }];
-  });
-}
-
 /** Transaction items that add `delta` to every counter an application counts in (create: +1). */
-export function counterUpdates(
-  r: ApplicationRecord,
-  delta: number,
-  options: { total: boolean; fold?: CounterFold; jobFold?: CounterFold } = { total: true },
-) {
+export function counterUpdates(r: ApplicationRecord, delta: number, options: { fold?: CounterFold; jobFold?: CounterFold } = {}) {
   return counterTargets(r, options).map(({ key, attributes }) => ({
     Update: counterAdd(key, new Map([...attributes].map(([a, n]) => [a, a === FOLDED_COUNT ? n : n * delta]))),
   }));
@@ -534,24 +508,23 @@ export function toApplication(
 // ---------------------------------------------------------------------------------------------------
 // Reads
 
-/** Strongly consistent: the worker and a client reading right after the create must see it. */
-/** The application's sync status and whether its item counts in the per-filter totals (consistent read). */
-export async function applicationLayout(id: number): Promise<{ sync_status?: string; indexed: boolean; event_sequence: number }> {
+/** The application's sync status and event sequence (consistent read), for a writer that lost a race. */
+export async function applicationSyncState(id: number): Promise<{ sync_status?: string; event_sequence: number }> {
   const out = await db().send(
     new GetCommand({
       TableName: config().tableName,
       Key: keys.application(id),
       ConsistentRead: true,
-      ProjectionExpression: 'sync_status, index_version, event_sequence',
+      ProjectionExpression: 'sync_status, event_sequence',
     }),
   );
   return {
     sync_status: out.Item?.sync_status as string | undefined,
     event_sequence: Number(out.Item?.event_sequence ?? 0),
-    indexed: Number(out.Item?.index_version ?? 0) >= FILTER_TOTALS_VERSION,
   };
 }
 
+/** Strongly consistent: the worker and a client reading right after the create must see it. */
 export async function getApplicationRecord(id: number): Promise<ApplicationRecord | undefined> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.application(id), ConsistentRead: true }));
   return out.Item ? fromApplicationItem(out.Item) : undefined;
@@ -701,11 +674,7 @@ export async function applicationQuery(
         (await counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value))) + (await counted(own));
       candidates.push({ query, size });
     } else if ((JOB_VALUE_FILTERS as readonly string[]).includes(filter)) {
-      const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
-      candidates.push({
-        query,
-        size: () => jobValueTotal(companyId, filter as JobValueFilter, value, counted, () => countPartition(whole)),
-      });
+      candidates.push({ query, size: () => jobValueTotal(companyId, filter as JobValueFilter, value, counted) });
     } else {
       // No counter (P160): the slot's keys are counted, only as far as the smallest counted filter needs.
       const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
@@ -762,19 +731,17 @@ export async function applicationQuery(
 
 /**
  * A job value's total (P181): its own item's `unfolded` plus the value's attribute on the counter item of each
- * job it lists. A value without its own layout-3 item was last counted before layout 3 (until `hiring-admin
- * migrate` has run): its slot's keys are counted instead.
+ * job it lists. Every application with the value has its own item (the create writes `jobs` or `unfolded`
+ * there), so a value without one has no applications.
  */
 async function jobValueTotal(
   companyId: number,
   filter: JobValueFilter,
   value: string | number,
   counted: ReturnType<typeof counterReader>,
-  countKeys: () => Promise<number>,
 ): Promise<number> {
   const own = await counted.item(valueCounterKey(companyId, filter, value));
-  // (An item from before P160 holds only a `count` of the applications created then: not a layout-3 total.)
-  if (!own || (own.jobs === undefined && own.unfolded === undefined)) return countKeys();
+  if (!own) return 0;
   const jobs = [...((own.jobs as Set<number> | undefined) ?? [])].map((jobId) => jobCounterKey(companyId, Number(jobId)));
   const onJobs = counterReader(jobs);
   const folded = await Promise.all(jobs.map((key) => onJobs(key, totalsAttribute(filter, value))));

@@ -17,7 +17,7 @@ import { nextId } from '#platform/ids.js';
 import { compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
 import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
 import { validator } from '#platform/field-errors.js';
-import { loadCompanyPatchValidator } from '#companies/validators.generated.js';
+import { loadCompanyPatchValidator } from '#generated/companies-validators.js';
 import { magicLinkUrl, type StoredMagicLink } from '#companies/magic-links.js';
 import { readSearchShard, searchShardPut, type SearchEntry } from '#companies/company-search.js';
 
@@ -546,7 +546,7 @@ export async function allCompanies(): Promise<CompanyRecord[]> {
 // writer goes through `writeCompanyChange` (or, for a new company, `companyIndexAttributes` and
 // `companyCounterMove` inside the create transaction), so that no caller has to remember them.
 
-/** The layout of a company item's index attributes; `hiring-admin migrate` brings older items to it. */
+/** The layout of a company item's index attributes, stored on every item (`index_version`); there is one (P190). */
 export const COMPANY_INDEX_VERSION = 1;
 
 /** Exact filters of the company list, each on a keys-only slot index (partition `<partner's companies>#<filter>=<value>`). */
@@ -690,8 +690,8 @@ function companyCounts(c: CompanyRecord): Map<string, number> {
 }
 
 /**
- * The Update of the partner's company counter item that a change from `old` (undefined: not counted yet,
- * a new or unmigrated company) to `next` needs; undefined when no total changes.
+ * The Update of the partner's company counter item that a change from `old` (undefined: a new company, not
+ * counted yet) to `next` needs; undefined when no total changes.
  */
 export function companyCounterMove(old: CompanyRecord | undefined, next: CompanyRecord) {
   const delta = companyCounts(next);
@@ -700,15 +700,14 @@ export function companyCounterMove(old: CompanyRecord | undefined, next: Company
   return delta.size ? counterAdd(keys.countOf(indexKeys.partnerCompanies(next.partner)), delta) : undefined;
 }
 
-/** A company item as stored: the record, the index layout it is in and its revision (bumped by every change). */
+/** A company item as stored: the record and its revision (bumped by every change). */
 export interface StoredCompany {
   record: CompanyRecord;
-  indexVersion: number;
   rev: number;
 }
 
 export function storedCompany(item: Record<string, unknown>): StoredCompany {
-  return { record: fromItem(item), indexVersion: Number(item.index_version ?? 0), rev: Number(item.rev ?? 0) };
+  return { record: fromItem(item), rev: Number(item.rev ?? 0) };
 }
 
 /**
@@ -718,8 +717,7 @@ export function storedCompany(item: Record<string, unknown>): StoredCompany {
  */
 export function companyChangeItems(stored: StoredCompany, fields: MaintainedCompanyFields | Partial<CompanyRecord>) {
   const next: CompanyRecord = { ...stored.record, ...fields };
-  const counted = stored.indexVersion >= COMPANY_INDEX_VERSION;
-  const counter = companyCounterMove(counted ? stored.record : undefined, next);
+  const counter = companyCounterMove(stored.record, next);
   const names: Record<string, string> = { '#rev': 'rev' };
   const values: Record<string, unknown> = { ':rev': stored.rev + 1 };
   const sets = ['#rev = :rev'];
@@ -767,7 +765,7 @@ export async function writeCompanyChange(
     if (!fields) return stored.record;
     const { next, items } = companyChangeItems(stored, fields);
     const extra = options.with ?? [];
-    // Its search entry follows in the same transaction when the change moves it (or it is missing, P179).
+    // Its search entry follows in the same transaction when the change moves it (P179).
     const search = searchShardPut(await readSearchShard(next.partner, id), searchEntryOf(next));
     const all = [...extra, ...items, ...(search ? [search] : [])];
     try {
@@ -782,41 +780,4 @@ export async function writeCompanyChange(
       if (shardFailed) await shardBackoff(attempt);
     }
   }
-}
-
-/** `hiring-admin migrate`: brings one company item to the current index layout and counts it; false when already there. */
-export async function migrateCompanyItem(item: Record<string, unknown>): Promise<boolean> {
-  let stored: StoredCompany | undefined = storedCompany(item);
-  for (let attempt = 0; attempt < SHARD_ATTEMPTS; attempt++) {
-    if (attempt) stored = await readStoredCompany(Number(stored.record.id));
-    if (!stored || stored.indexVersion >= COMPANY_INDEX_VERSION) return false;
-    const search = searchShardPut(await readSearchShard(stored.record.partner, stored.record.id), searchEntryOf(stored.record));
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: [...companyChangeItems(stored, {}).items, ...(search ? [search] : [])] }));
-      return true;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-    }
-  }
-  return false;
-}
-
-/**
- * `hiring-admin migrate` (company-search-v1, P179): puts a company's entry into its partner's search
- * document; false when it is there already. Conditional on the shard's revision, read again after a race.
- */
-export async function indexCompanySearch(item: Record<string, unknown>): Promise<boolean> {
-  const record = fromItem(item);
-  for (let attempt = 0; attempt < SHARD_ATTEMPTS; attempt++) {
-    const search = searchShardPut(await readSearchShard(record.partner, record.id), searchEntryOf(record));
-    if (!search) return false;
-    try {
-      await db().send(new TransactWriteCommand({ TransactItems: [search] }));
-      return true;
-    } catch (error) {
-      if (!isConditionFailure(error)) throw error;
-      await shardBackoff(attempt);
-    }
-  }
-  return false;
 }

@@ -244,13 +244,10 @@ const SLIM_UNITS_PER_COMPANY = 0.03;
 /**
  * Contains filters (with `status`) on the partner's search document (P179): a few kilobytes for all its
  * companies, whose matches are then read whole and ordered (the document holds no dates). The slim
- * projection answers instead when the document does not hold every company of the partner (companies
- * written before it, until `hiring-admin migrate` runs company-search-v1) or when reading the matches whole
- * would cost more than scanning the slim entries.
+ * projection answers instead when reading the matches whole would cost more than scanning the slim entries.
  */
 async function searchPage(partnerId: number, filter: CompanyFilter, request: PageRequest, total: () => Promise<number>) {
   const [entries, companies] = await Promise.all([readSearchDocument(partnerId), total()]);
-  if (entries.length !== companies) return slimPage(partnerId, filter, request);
   const name = filter.name?.toLowerCase();
   const search = filter.search?.toLowerCase();
   const statuses = new Set<string>(filter.status);

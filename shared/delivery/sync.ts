@@ -11,8 +11,7 @@
  */
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import {
-  FILTER_TOTALS_VERSION,
-  applicationLayout,
+  applicationSyncState,
   getApplicationRecord,
   syncStatusCounterMove,
   syncStatusIndex,
@@ -116,15 +115,15 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<
     ':updated': updatedAtIndex(record, timestamp).D2SK,
     ...(outcome.external_id ? { ':external': outcome.external_id } : {}),
   };
-  const update = (condition: string, previous: number, extra: Record<string, unknown> = {}) => {
+  const update = (previous: number) => {
     const step = sequenceStep(previous);
     return {
       TableName: config().tableName,
       Key: keys.application(record.id),
       UpdateExpression: set,
-      ConditionExpression: `sync_status = :notsent AND ${condition} AND ${step.condition}`,
+      ConditionExpression: `sync_status = :notsent AND ${step.condition}`,
       ExpressionAttributeNames: { '#slot': slot.attribute },
-      ExpressionAttributeValues: { ...values, ...step.values, ...extra },
+      ExpressionAttributeValues: { ...values, ...step.values },
     };
   };
   const eventOf = (previous: number) =>
@@ -140,34 +139,25 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<
       },
       previous + 1,
     );
-  // An item in the current layout moves the company's per-status totals in the same transaction; one that
-  // `hiring-admin migrate` has not reached yet is counted by the migration, in whatever status it then has.
-  const tries = [
-    (previous: number) =>
-      db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            { Update: update('index_version >= :version', previous, { ':version': FILTER_TOTALS_VERSION }) },
-            syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status),
-            outboxPut(eventOf(previous)),
-          ],
-        }),
-      ),
-    (previous: number) =>
-      db().send(
-        new TransactWriteCommand({
-          TransactItems: [{ Update: update('attribute_not_exists(index_version)', previous) }, outboxPut(eventOf(previous))],
-        }),
-      ),
-  ];
+  // The company's per-status totals move in the same transaction.
+  const write = (previous: number) =>
+    db().send(
+      new TransactWriteCommand({
+        TransactItems: [
+          { Update: update(previous) },
+          syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status),
+          outboxPut(eventOf(previous)),
+        ],
+      }),
+    );
   let written = false;
   let previous = record.event_sequence ?? 0;
   for (let attempt = 0; !written && attempt < 4; attempt++) {
-    const current = attempt === 0 ? undefined : await applicationLayout(record.id);
+    const current = attempt === 0 ? undefined : await applicationSyncState(record.id);
     if (current && current.sync_status !== 'NOTSENT') return; // decided by another attempt
     if (current) previous = current.event_sequence;
     try {
-      await tries[current && !current.indexed ? 1 : 0](previous);
+      await write(previous);
       written = true;
     } catch (error) {
       if (!isConditionFailure(error)) throw error;

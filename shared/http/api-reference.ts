@@ -4,7 +4,7 @@
  * Content-Security-Policy allows exactly its own inline scripts (by hash) and Redoc's inline styles, and no
  * connection anywhere but this origin; it may not be framed.
  *
- * The page (about 2.6 MB) is data, not code (P167): `docs/api-reference.html` in the sources, copied beside
+ * The page (about 2.6 MB) is data, not code (P167): `docs/generated/api-reference.html` in the sources, copied beside
  * `index.mjs` in the ApiDocs bundle by `lib/service-function.ts`; read once, on the first request.
  */
 import { randomUUID } from 'node:crypto';
@@ -12,13 +12,16 @@ import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '#platform/logger.js';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
-import { API_REFERENCE_SCRIPT_HASHES } from '#http/api-reference.generated.js';
+import { API_REFERENCE_SCRIPT_HASHES } from '#generated/http-api-reference.js';
 
-/** The page's file name: beside the bundle (Lambda), in docs/ (sources). */
+/** The page's file name: beside the bundle (Lambda), in docs/generated/ (sources). */
 export const API_REFERENCE_PAGE = 'api-reference.html';
 
-/** Where the page is: beside the bundle's `index.mjs`, else in the sources' docs/ (this module is shared/http/). */
-const PAGE_LOCATIONS = [new URL(`./${API_REFERENCE_PAGE}`, import.meta.url), new URL(`../../docs/${API_REFERENCE_PAGE}`, import.meta.url)];
+/** Where the page is: beside the bundle's `index.mjs`, else in the sources' docs/generated/ (this module is shared/http/). */
+const PAGE_LOCATIONS = [
+  new URL(`./${API_REFERENCE_PAGE}`, import.meta.url),
+  new URL(`../../docs/generated/${API_REFERENCE_PAGE}`, import.meta.url),
+];
 
 async function readPage(): Promise<string> {
   for (const [i, location] of PAGE_LOCATIONS.entries()) {

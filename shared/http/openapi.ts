@@ -4,7 +4,7 @@
  * request schemas that validate them, responses from `response-schemas.ts`. Nothing here lists routes or
  * fields again: a new route or filter appears in the document without an edit here (with generic wording
  * until it gets its own entry in `OPERATIONS` or a filter type below). `npm run openapi` writes it to
- * docs/openapi.json; the local runtime serves it at GET /openapi.json.
+ * docs/generated/openapi.json; the local runtime serves it at GET /openapi.json.
  */
 import { readFileSync } from 'node:fs';
 import {

@@ -27,7 +27,7 @@ import { dateParam, enumParam, stringParam, type QueryParams } from '#platform/q
 import { counterReader, readCount } from '#platform/counts.js';
 import { newEvent, outboxPut, type ServiceEvent } from '#platform/events.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
-import { loadJobInputValidator } from '#jobs/validators.generated.js';
+import { loadJobInputValidator } from '#generated/jobs-validators.js';
 import { freeFormArray, freeFormObject, rawValuesObject, storableNumber } from '#platform/schema-rules.js';
 import { itemBytes } from '#platform/item-size.js';
 
@@ -313,10 +313,7 @@ export function toJob(r: JobRecord, listForm: boolean): Record<string, unknown> 
   };
 }
 
-/**
- * The layout of a job item's index attributes. An import run rewrites every job it finds in an older
- * layout, so a company's jobs reach this one on its next run.
- */
+/** The layout of a job item's index attributes, stored on every item (`index_version`); there is one (P190). */
 const JOB_INDEX_VERSION = 2;
 
 /** Everything the item holds besides the record: every key attribute of the table, search copies, the layout. */
@@ -597,21 +594,19 @@ export interface ImportResult {
   archived: number;
 }
 
-/** Every job of a company, and the ids of those whose item is in the current index layout. */
-async function companyJobs(companyId: number): Promise<{ jobs: JobRecord[]; current: Set<number> }> {
+/** Every job of a company. */
+async function companyJobs(companyId: number): Promise<JobRecord[]> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
     ExpressionAttributeValues: { ':pk': keys.company(companyId).PK, ':job': 'JOB#' },
   });
-  const jobs = items.map(fromItem);
-  return { jobs, current: new Set(jobs.filter((_, i) => Number(items[i].index_version ?? 0) >= JOB_INDEX_VERSION).map((j) => j.id)) };
+  return items.map(fromItem);
 }
 
 /**
  * The per-value totals of a company's jobs, set to what the run leaves behind. The import is the only
  * writer of jobs and knows every job of the company before and after, so it writes exact totals (values
- * that disappeared become 0) rather than deltas: a table from before the totals existed is right after one
- * run (docs/decisions.md, P104).
+ * that disappeared become 0) rather than deltas: no drift can accumulate (docs/decisions.md, P104).
  */
 async function writeJobTotals(companyId: number, before: JobRecord[], after: JobRecord[]): Promise<void> {
   const collection = collections.companyJobs(companyId);
@@ -727,7 +722,7 @@ export async function importJobs(
   options: { complete?: boolean; source?: string } = {},
 ): Promise<ImportResult> {
   const inputs = parseJobFeed(feed);
-  const [company, { jobs: before, current: layoutCurrent }] = await Promise.all([getCompanyRecord(companyId), companyJobs(companyId)]);
+  const [company, before] = await Promise.all([getCompanyRecord(companyId), companyJobs(companyId)]);
   if (!company) throw new NotFoundError(`Company ${companyId} does not exist.`);
   const runId = randomUUID();
   const now = isoNow();
@@ -784,9 +779,6 @@ export async function importJobs(
     if (missing.status === 'active' && options.complete !== false) {
       updates.push({ ...missing, status: 'archived', updated_at: now });
       result.archived += 1;
-    } else if (!layoutCurrent.has(missing.id)) {
-      // A job of an older index layout that this run does not otherwise touch is rewritten in the new one.
-      updates.push(missing);
     }
   }
 

@@ -31,8 +31,6 @@ export const keys = {
   idCounter: (entity: string): Key => ({ PK: `IDCOUNTER#${entity}`, SK: 'IDCOUNTER' }),
   /** An attachment object uploaded for a create that has not committed yet (deleted in its transaction). */
   pendingUpload: (objectKey: string): Key => ({ PK: `PENDINGUPLOAD#${objectKey}`, SK: 'PENDINGUPLOAD' }),
-  /** Where a data migration (`hiring-admin migrate`) has got to, so that it resumes after a crash. */
-  migration: (name: string): Key => ({ PK: `MIGRATION#${name}`, SK: 'MIGRATION' }),
   /** A company's ATS credentials, sealed (D18); a separate item so that no company read ever carries them. */
   atsCredentials: (companyId: number): Key => ({ PK: `COMPANY#${companyId}`, SK: 'ATSCREDENTIALS' }),
   /** Unfiltered total of a collection (for example a company's jobs), kept in the create transaction. */

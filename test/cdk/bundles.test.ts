@@ -72,10 +72,10 @@ test.each(budgets.map((b) => [b.id, b] as const))('%s bundles none of its forbid
 
 test('the forbidden lists name real modules: the create route bundles what the others may not', () => {
   const create = bundles.get('CreateApplication')!.modules;
-  for (const name of ['@aws-lambda-powertools/idempotency', 'busboy', 'qs', 'shared/applications/validators.generated.ts']) {
+  for (const name of ['@aws-lambda-powertools/idempotency', 'busboy', 'qs', 'shared/generated/applications-validators.ts']) {
     expect(create.has(name)).toBe(true);
   }
-  expect(bundles.get('UpdateCompany')!.modules.has('shared/companies/validators.generated.ts')).toBe(true);
+  expect(bundles.get('UpdateCompany')!.modules.has('shared/generated/companies-validators.ts')).toBe(true);
   expect(bundles.get('SyncWorker')!.modules.has('@aws-sdk/client-sesv2')).toBe(true);
 });
 

@@ -74,7 +74,7 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
     (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Description ?? '').startsWith('ApiDocs: '),
   );
   const asset = join(outdir, docs.Metadata['aws:asset:path']);
-  const page = readFileSync(join(projectRoot, 'docs', 'api-reference.html'), 'utf8');
+  const page = readFileSync(join(projectRoot, 'docs', 'generated', 'api-reference.html'), 'utf8');
   expect(readFileSync(join(asset, 'api-reference.html'), 'utf8') === page).toBe(true);
   const invoke = [
     'const { handler } = await import(process.argv[1]);',

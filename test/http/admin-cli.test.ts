@@ -70,7 +70,6 @@ const COMMANDS: Record<string, string[]> = {
   'webhook deliveries': ['WEBHOOK_ID', '--limit'],
   'outbox status': [],
   'outbox replay': ['--older-than'],
-  migrate: [],
 };
 const GROUPS = [
   ...new Set(
@@ -143,7 +142,7 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
       errors: { command: ['Missing command.'] },
     });
     expect(usageError(unknown).errors).toEqual({
-      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, webhook, outbox, migrate.'],
+      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, webhook, outbox.'],
     });
     expect(usageError(noAction).errors).toEqual({
       command: [

@@ -128,6 +128,28 @@ describe('each rule fails a tree that breaks it', () => {
     expect(rulesBroken()).toEqual(['no-imports-of-tests']);
   });
 
+  test('a generated module imported from below the layer it is named for, or importing above shared/platform', () => {
+    write({
+      'shared/platform/field-errors.ts': 'export type V = (x: unknown) => boolean;\n',
+      'shared/generated/applications-validators.ts':
+        "import type { V } from '#platform/field-errors.js';\nexport const loadApplicationInValidator = (): V => () => true;\n",
+      'shared/applications/create.ts':
+        "import { loadApplicationInValidator } from '#generated/applications-validators.js';\nexport const v = loadApplicationInValidator;\n",
+    });
+    expect(rulesBroken()).toEqual([]);
+    write({
+      'shared/jobs/jobs.ts':
+        "import { loadApplicationInValidator } from '#generated/applications-validators.js';\nexport const j = loadApplicationInValidator;\n",
+    });
+    expect(rulesBroken()).toEqual(['no-upward-from-jobs']);
+    rmSync(join(dir, 'shared/jobs'), { recursive: true });
+    write({
+      'shared/companies/companies.ts': 'export const schema = {};\n',
+      'shared/generated/companies-validators.ts': "import { schema } from '#companies/companies.js';\nexport const s = schema;\n",
+    });
+    expect(rulesBroken()).toEqual(['generated-imports-only-platform']);
+  });
+
   test('a circular import', () => {
     write({
       'shared/jobs/a.ts': "import { b } from '#jobs/b.js';\nexport const a = () => b;\n",

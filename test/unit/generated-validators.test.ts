@@ -4,9 +4,9 @@
  */
 import { ajv } from '#platform/validation.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
-import { loadApplicationInValidator } from '#applications/validators.generated.js';
-import { loadCompanyPatchValidator } from '#companies/validators.generated.js';
-import { loadJobInputValidator } from '#jobs/validators.generated.js';
+import { loadApplicationInValidator } from '#generated/applications-validators.js';
+import { loadCompanyPatchValidator } from '#generated/companies-validators.js';
+import { loadJobInputValidator } from '#generated/jobs-validators.js';
 import { applicationInSchema } from '#applications/applications.js';
 import { companyPatchSchema } from '#companies/companies.js';
 import { jobInputSchema } from '#jobs/jobs.js';
