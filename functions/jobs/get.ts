@@ -1,9 +1,9 @@
 import { NotFoundError } from '#platform/errors.js';
 import { api, idParam } from '#http/http.js';
-import { getJob, toJob } from '#jobs/jobs.js';
+import { getJobView } from '#jobs/jobs.js';
 
 export const handler = api('GetJob', async ({ event, company }) => {
   const id = idParam(event);
   if (id === undefined) throw new NotFoundError();
-  return { body: toJob(await getJob(company!.id, id), false) };
+  return { body: await getJobView(company!.id, id) };
 });

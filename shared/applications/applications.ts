@@ -155,9 +155,6 @@ export interface ApplicationRecord {
   /** While a sync or e-mail fallback is still due: when the sweeper should re-queue it if nothing happened. */
   sync_due_at?: string;
   /** Submission attempts so far, and until when the current attempt holds its claim. */
-  sync_attempts?: number;
-  sync_claim_until?: string;
-  email_claim_until?: string;
   /** The `sequence` of the application's latest event (P115), moved in the transaction that writes the event. */
   event_sequence?: number;
 }
@@ -509,17 +506,20 @@ export function toApplication(
 // Reads
 
 /** The application's sync status and event sequence (consistent read), for a writer that lost a race. */
-export async function applicationSyncState(id: number): Promise<{ sync_status?: string; event_sequence: number }> {
+export async function applicationSyncState(
+  id: number,
+): Promise<{ sync_status?: string; email_sync_status?: string; event_sequence: number }> {
   const out = await db().send(
     new GetCommand({
       TableName: config().tableName,
       Key: keys.application(id),
       ConsistentRead: true,
-      ProjectionExpression: 'sync_status, event_sequence',
+      ProjectionExpression: 'sync_status, email_sync_status, event_sequence',
     }),
   );
   return {
     sync_status: out.Item?.sync_status as string | undefined,
+    email_sync_status: out.Item?.email_sync_status as string | undefined,
     event_sequence: Number(out.Item?.event_sequence ?? 0),
   };
 }

@@ -63,31 +63,49 @@ type Outcome = {
   external_id?: string;
 };
 
-/** Claims the next submission attempt; false when another attempt holds a live claim or it is decided. */
+/**
+ * Claims the next submission attempt: the number of attempts with this one, or false when another attempt
+ * holds a live claim or the submission is decided. The claim is an item of its own (P194), 1 write unit: it
+ * is not released by the outcome but runs out, so an attempt that read NOTSENT before another decided finds
+ * the claim live, or (once it has run out) the outcome, which is read again after claiming.
+ */
 async function claim(id: number, field: 'sync' | 'email'): Promise<number | false> {
-  const current = now().toISOString();
-  const condition = field === 'sync' ? 'sync_status = :notsent' : 'email_sync_status = :notsent';
+  const current = now();
   try {
     const out = await db().send(
       new UpdateCommand({
         TableName: config().tableName,
-        Key: keys.application(id),
-        UpdateExpression: `SET ${field}_claim_until = :until${field === 'sync' ? ' ADD sync_attempts :one' : ''}`,
-        ConditionExpression: `${condition} AND (attribute_not_exists(${field}_claim_until) OR ${field}_claim_until < :now)`,
+        Key: keys.submissionClaim(id, field),
+        UpdateExpression: 'SET claim_until = :until, expires_at = :expires ADD attempts :one',
+        ConditionExpression: 'attribute_not_exists(claim_until) OR claim_until < :now',
         ExpressionAttributeValues: {
           ':until': later(claimSeconds()),
-          ':now': current,
-          ':notsent': 'NOTSENT',
-          ...(field === 'sync' ? { ':one': 1 } : {}),
+          ':now': current.toISOString(),
+          ':one': 1,
+          // Kept for a week past the last attempt (DynamoDB's TTL, which may take days), then gone.
+          ':expires': Math.floor(current.getTime() / 1000) + 7 * 86_400,
         },
         ReturnValues: 'ALL_NEW',
       }),
     );
-    return Number(out.Attributes?.sync_attempts ?? 1);
+    const fresh = await applicationSyncState(id);
+    if ((field === 'sync' ? fresh?.sync_status : fresh?.email_sync_status) !== 'NOTSENT') return false;
+    return Number(out.Attributes?.attempts ?? 1);
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;
     throw error;
   }
+}
+
+/** Gives a claim back at once: the next attempt (a retry after backoff) need not wait for it to run out. */
+async function releaseClaim(id: number, field: 'sync' | 'email'): Promise<void> {
+  await db().send(
+    new UpdateCommand({
+      TableName: config().tableName,
+      Key: keys.submissionClaim(id, field),
+      UpdateExpression: 'REMOVE claim_until',
+    }),
+  );
 }
 
 /**
@@ -102,10 +120,13 @@ function sequenceStep(previous: number): { condition: string; values: Record<str
 }
 
 /** Writes a final sync outcome over NOTSENT with its event (D13) in the outbox, in one transaction. */
-async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<void> {
+async function decideSync(record: ApplicationRecord, outcome: Outcome, company: CompanyRecord): Promise<void> {
+  // Nothing more due after this outcome (no e-mail fallback follows): the application leaves the sync-due
+  // index in the same write, not in a second one (`settle`), which would rewrite the item once more.
+  const last = !emailFallbackDue(company, record, outcome.sync_status);
   const timestamp = now().toISOString();
   const slot = syncStatusIndex(record, outcome.sync_status);
-  const set = `SET sync_status = :status, failure_error = :error, updated_at = :now, #slot = :slot, D2SK = :updated, event_sequence = :sequence${outcome.external_id ? ', external_id = :external' : ''} REMOVE sync_claim_until`;
+  const set = `SET sync_status = :status, failure_error = :error, updated_at = :now, #slot = :slot, D2SK = :updated, event_sequence = :sequence${outcome.external_id ? ', external_id = :external' : ''}${last ? ' REMOVE sync_due_at, GSI5PK, GSI5SK' : ''}`;
   const values = {
     ':status': outcome.sync_status,
     ':error': outcome.failure_error,
@@ -167,9 +188,10 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome): Promise<
   record.sync_status = outcome.sync_status;
   record.failure_error = outcome.failure_error;
   record.event_sequence = previous + 1;
+  if (last) delete record.sync_due_at;
 }
 
-/** Gives up the claim after a retryable failure and tells the sweeper when to look again. */
+/** Tells the sweeper when to look again at an application whose submission waits (a retry, an inactive company). */
 async function releaseForRetry(record: ApplicationRecord, delaySeconds: number): Promise<void> {
   const due = later(delaySeconds + sweepGraceSeconds());
   await db()
@@ -177,7 +199,7 @@ async function releaseForRetry(record: ApplicationRecord, delaySeconds: number):
       new UpdateCommand({
         TableName: config().tableName,
         Key: keys.application(record.id),
-        UpdateExpression: 'REMOVE sync_claim_until SET sync_due_at = :due, GSI5SK = :sort',
+        UpdateExpression: 'SET sync_due_at = :due, GSI5SK = :sort',
         ConditionExpression: 'attribute_exists(GSI5PK)',
         ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, record.id) },
       }),
@@ -238,14 +260,14 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
     throw new RetryLater(claimSeconds(), 'another attempt holds the claim');
   }
   const connector = connectorFor(company.ats);
-  if (!connector) return decideSync(record, { sync_status: 'FAILURE', failure_error: 'NoConnectorError' });
+  if (!connector) return decideSync(record, { sync_status: 'FAILURE', failure_error: 'NoConnectorError' }, company);
   const submit = async (job: JobRecord, reference: string, status: 'SUCCESS' | 'SUCCESS_FALLBACK') => {
     // Opened for this call only; the credentials go nowhere but the connector.
     const credentials = await loadCredentials(company);
     const { externalId } = await connector.submitApplication(submissionFor(record, company, job, reference), credentials);
     await hooks.afterSubmit?.();
     crashPoint('sync.after-ats-call');
-    return decideSync(record, { sync_status: status, failure_error: null, ...(externalId ? { external_id: externalId } : {}) });
+    return decideSync(record, { sync_status: status, failure_error: null, ...(externalId ? { external_id: externalId } : {}) }, company);
   };
   try {
     const job = await getJob(company.id, record.job);
@@ -261,7 +283,7 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
   } catch (error) {
     // A dead attempt neither releases its claim nor decides anything: the next one after the claim expires does.
     rethrowIfCrash(error);
-    return failAttempt(record, error, attempts);
+    return failAttempt(record, company, error, attempts);
   }
 }
 
@@ -270,17 +292,17 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
  * unexpected such as a storage error) come back with backoff until the budget is spent; then, and for
  * permanent errors at once, the outcome is decided.
  */
-async function failAttempt(record: ApplicationRecord, error: unknown, attempts: number): Promise<void> {
+async function failAttempt(record: ApplicationRecord, company: CompanyRecord, error: unknown, attempts: number): Promise<void> {
   const known = error instanceof ConnectorError ? error : undefined;
   if (!known) logger.error('sync attempt failed unexpectedly', { applicationId: record.id, attempts, error: error as Error });
   if ((known ? known.retryable : true) && attempts < maxSyncAttempts()) {
     const delay = Math.max(known?.retryAfterSeconds ?? 0, retryDelaySeconds(attempts));
-    await releaseForRetry(record, delay);
+    await Promise.all([releaseClaim(record.id, 'sync'), releaseForRetry(record, delay)]);
     throw new RetryLater(delay, (error as Error).message);
   }
   // D17: rejected credentials break the company's connection: it turns `failing` until an operator reconnects it.
   if (known?.kind === 'credentials_rejected') await markCompanyFailing(record.company);
-  return decideSync(record, known ? outcomeOf(known) : { sync_status: 'FAILURE', failure_error: 'SyncError' });
+  return decideSync(record, known ? outcomeOf(known) : { sync_status: 'FAILURE', failure_error: 'SyncError' }, company);
 }
 
 function mailText(record: ApplicationRecord, job: JobRecord): string {
@@ -350,8 +372,7 @@ async function emailFallback(record: ApplicationRecord, company: CompanyRecord):
               Update: {
                 TableName: config().tableName,
                 Key: keys.application(record.id),
-                UpdateExpression:
-                  'SET email_sync_status = :status, updated_at = :now, D2SK = :updated, event_sequence = :sequence REMOVE email_claim_until',
+                UpdateExpression: 'SET email_sync_status = :status, updated_at = :now, D2SK = :updated, event_sequence = :sequence',
                 ConditionExpression: `email_sync_status = :notsent AND ${step.condition}`,
                 ExpressionAttributeValues: {
                   ':status': status,
@@ -395,13 +416,18 @@ export async function syncApplication(applicationId: number, hooks: SyncHooks = 
   }
   const candidateSync = syncActive(company, 'candidate_sync');
   if (candidateSync && record.sync_status === 'NOTSENT') await syncToAts(record, company, hooks);
-  // D12: the e-mail fallback runs when the ATS sync is inactive, or after it failed; both need the entitlement.
-  const emailDue =
+  if (emailFallbackDue(company, record, record.sync_status)) await emailFallback(record, company);
+  // Already out of the sync-due index when the outcome's write took it out (decideSync).
+  if (record.sync_due_at !== undefined) await settle(record.id);
+}
+
+/** D12: the e-mail fallback runs when the ATS sync is inactive, or after it failed; both need the entitlement. */
+function emailFallbackDue(company: CompanyRecord, record: ApplicationRecord, syncStatus: string): boolean {
+  return (
     company.entitlements.includes('email_fallback') &&
     record.email_sync_status === 'NOTSENT' &&
-    (!candidateSync || record.sync_status === 'FAILURE');
-  if (emailDue) await emailFallback(record, company);
-  await settle(record.id);
+    (!syncActive(company, 'candidate_sync') || syncStatus === 'FAILURE')
+  );
 }
 
 export interface SweepResult {

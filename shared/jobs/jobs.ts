@@ -247,7 +247,13 @@ export type JobRecord = { [K in ContentField]: unknown } & {
   status: (typeof JOB_STATUSES)[number];
   raw_values: Record<string, unknown>;
   import_source: string;
+  /**
+   * The run the job last arrived on, as stored. A job that arrived unchanged is not written again (P192): unless
+   * `run_frozen`, its run is the company's last complete run (`resolveRunIds`), kept on the jobs counter item.
+   */
   run_id: string;
+  /** Set on a job that did not arrive on the company's last complete run, or arrived on a partial one: `run_id` is its own. */
+  run_frozen?: boolean;
   fingerprint: string;
   created_at: string;
   updated_at: string;
@@ -372,6 +378,37 @@ export async function getJob(companyId: number, id: number): Promise<JobRecord> 
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.job(companyId, id) }));
   if (!out.Item) throw new NotFoundError();
   return fromItem(out.Item);
+}
+
+/** One job as the interface shows it: its `run_id` resolved (P192). */
+export async function getJobView(companyId: number, id: number): Promise<Record<string, unknown>> {
+  const [job] = await resolveRunIds(companyId, [await getJob(companyId, id)]);
+  return toJob(job, false);
+}
+
+/** The company's last complete import run (P192), from the jobs counter item; undefined before the first. */
+async function lastCompleteRun(companyId: number): Promise<string | undefined> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().tableName,
+      Key: keys.countOf(collections.companyJobs(companyId)),
+      ProjectionExpression: 'run_id',
+    }),
+  );
+  return typeof out.Item?.run_id === 'string' ? out.Item.run_id : undefined;
+}
+
+/**
+ * Gives each job its `run_id` as the interface defines it, the run it last arrived on (P192): a job not
+ * `run_frozen` arrived on the company's last complete run, which is not written onto the unchanged jobs.
+ */
+export async function resolveRunIds(
+  companyId: number,
+  jobs: JobRecord[],
+  lastRun: Promise<string | undefined> = lastCompleteRun(companyId),
+): Promise<JobRecord[]> {
+  const last = await lastRun;
+  return last ? jobs.map((job) => (job.run_frozen ? job : { ...job, run_id: last })) : jobs;
 }
 
 /** A company's job by its ATS id, or undefined. */
@@ -503,6 +540,9 @@ export async function jobQuery(
 export async function listJobs(companyId: number, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Record<string, unknown>>> {
   const options = { scope: `jobs:company:${companyId}`, limitAlias: true, filterParams: JOB_FILTERS };
   const request = pageRequest(q, options);
+  // Read beside the page, not after it: no sequential call more (P192).
+  const lastRun = lastCompleteRun(companyId);
+  lastRun.catch(() => undefined);
   const page = await readPage(
     await jobQuery(companyId, q, { cursorIndex: request.cursor?.position.index, skipping: request.page > 1 && !request.cursor }),
     request,
@@ -514,7 +554,7 @@ export async function listJobs(companyId: number, q: QueryParams, link: LinkCont
     link,
     request,
     page.count,
-    page.items.map((item) => toJob(fromItem(item), true)),
+    (await resolveRunIds(companyId, page.items.map(fromItem), lastRun)).map((job) => toJob(job, true)),
     next,
   );
 }
@@ -608,7 +648,7 @@ async function companyJobs(companyId: number): Promise<JobRecord[]> {
  * writer of jobs and knows every job of the company before and after, so it writes exact totals (values
  * that disappeared become 0) rather than deltas: no drift can accumulate (docs/decisions.md, P104).
  */
-async function writeJobTotals(companyId: number, before: JobRecord[], after: JobRecord[]): Promise<void> {
+async function writeJobTotals(companyId: number, before: JobRecord[], after: JobRecord[], completeRun?: string): Promise<void> {
   const collection = collections.companyJobs(companyId);
   const totals = new Map<string, number>();
   for (const filter of JOB_TOTALS_FILTERS)
@@ -639,9 +679,13 @@ async function writeJobTotals(companyId: number, before: JobRecord[], after: Job
       new UpdateCommand({
         TableName: config().tableName,
         Key: keys.countOf(collection),
-        UpdateExpression: `SET ${names.map((_, i) => `#t${i} = :t${i}`).join(', ')}`,
+        // A complete run is also the run its unchanged jobs arrived on (P192).
+        UpdateExpression: `SET ${names.map((_, i) => `#t${i} = :t${i}`).join(', ')}${completeRun ? ', run_id = :run' : ''}`,
         ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#t${i}`, name])),
-        ExpressionAttributeValues: Object.fromEntries(names.map((name, i) => [`:t${i}`, totals.get(name)])),
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(names.map((name, i) => [`:t${i}`, totals.get(name)])),
+          ...(completeRun ? { ':run': completeRun } : {}),
+        },
       }),
     ),
     batchPut(values),
@@ -722,9 +766,21 @@ export async function importJobs(
   options: { complete?: boolean; source?: string } = {},
 ): Promise<ImportResult> {
   const inputs = parseJobFeed(feed);
-  const [company, before] = await Promise.all([getCompanyRecord(companyId), companyJobs(companyId)]);
+  const [company, before, lastRun] = await Promise.all([getCompanyRecord(companyId), companyJobs(companyId), lastCompleteRun(companyId)]);
   if (!company) throw new NotFoundError(`Company ${companyId} does not exist.`);
   const runId = randomUUID();
+  const complete = options.complete !== false;
+  // P192: a job that arrives unchanged on a complete run is not written: its run is the run the counter item
+  // names. A job that does not arrive on one (or arrives on a partial run) keeps a run of its own, `run_frozen`.
+  const arrived = (job: JobRecord): JobRecord => {
+    const { run_frozen: _wasFrozen, ...rest } = job;
+    return complete ? { ...rest, run_id: runId } : { ...rest, run_id: runId, run_frozen: true };
+  };
+  const frozen = (job: JobRecord): JobRecord => ({
+    ...job,
+    run_id: job.run_frozen ? job.run_id : (lastRun ?? job.run_id),
+    run_frozen: true,
+  });
   const now = isoNow();
   const existing = new Map(before.map((job) => [String(job.external_id), job]));
   const creates: JobRecord[] = [];
@@ -748,6 +804,7 @@ export async function importJobs(
         raw_values: input.raw_values ?? {},
         import_source: source,
         run_id: runId,
+        ...(complete ? {} : { run_frozen: true }),
         fingerprint,
         created_at: now,
         updated_at: now,
@@ -761,26 +818,31 @@ export async function importJobs(
       previous.status !== status ||
       canonicalJson(previous.raw_values) !== canonicalJson(input.raw_values ?? {}) ||
       previous.import_source !== source;
-    updates.push({
-      ...previous,
-      ...(contentChanged ? content : {}),
-      status,
-      raw_values: input.raw_values ?? {},
-      import_source: source,
-      run_id: runId,
-      fingerprint,
-      updated_at: changed ? now : previous.updated_at,
-      last_content_update_at: contentChanged ? now : previous.last_content_update_at,
-    });
+    if (changed)
+      updates.push(
+        arrived({
+          ...previous,
+          ...(contentChanged ? content : {}),
+          status,
+          raw_values: input.raw_values ?? {},
+          import_source: source,
+          fingerprint,
+          updated_at: now,
+          last_content_update_at: contentChanged ? now : previous.last_content_update_at,
+        }),
+      );
+    // Unchanged: written only to take it out of `run_frozen` (or, on a partial run, to record the run on it).
+    else if (previous.run_frozen || !complete) updates.push(arrived(previous));
     if (changed) result.updated += 1;
     else result.unchanged += 1;
   }
-  for (const missing of existing.values()) {
-    if (missing.status === 'active' && options.complete !== false) {
-      updates.push({ ...missing, status: 'archived', updated_at: now });
-      result.archived += 1;
+  if (complete)
+    for (const missing of existing.values()) {
+      if (missing.status === 'active') {
+        updates.push({ ...frozen(missing), status: 'archived', updated_at: now });
+        result.archived += 1;
+      } else if (!missing.run_frozen) updates.push(frozen(missing));
     }
-  }
 
   // D13 (P115): each job created, changed or archived by this run is written in a transaction with its
   // event in the outbox (unchanged jobs emit nothing). A transaction takes jobs in order while it stays
@@ -818,7 +880,7 @@ export async function importJobs(
   for (const job of [...creates, ...updates]) after.set(job.id, job);
   // The totals and the company's own fields are different items: written side by side.
   await Promise.all([
-    writeJobTotals(companyId, before, [...after.values()]),
+    writeJobTotals(companyId, before, [...after.values()], complete ? runId : undefined),
     // D14: a successful run ends a series of failures, and turns a `failing` company `active` again.
     setCompanyFields(companyId, {
       jobs_last_synced_at: now,

@@ -27,6 +27,11 @@ export const keys = {
   channelSlug: (slug: string): Key => ({ PK: `CHANNELSLUG#${slug}`, SK: 'CHANNELSLUG' }),
   /** Applications are keyed by their own id, spreading a big company's writes over many partitions. */
   application: (id: number): Key => ({ PK: `APPLICATION#${id}`, SK: 'APPLICATION' }),
+  /**
+   * The claim of an application's next ATS (`sync`) or e-mail submission attempt, beside it: a small item of its
+   * own, so that claiming does not rewrite the application and its index entries (P194).
+   */
+  submissionClaim: (id: number, field: 'sync' | 'email'): Key => ({ PK: `APPLICATION#${id}`, SK: `CLAIM#${field}` }),
   /** Block-allocated id counter of one entity type. */
   idCounter: (entity: string): Key => ({ PK: `IDCOUNTER#${entity}`, SK: 'IDCOUNTER' }),
   /** An attachment object uploaded for a create that has not committed yet (deleted in its transaction). */

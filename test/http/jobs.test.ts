@@ -300,8 +300,9 @@ describe('GET /jobs pagination', () => {
     expect(sortKeys).toEqual([...sortKeys].sort().reverse());
     expect(all.every((j: { status: string }) => j.status === 'active')).toBe(true);
     // Pages reached through a cursor neither count again nor skip: one Query of the filter's keys-only slot and
-    // one BatchGet of the page's jobs (docs/access-patterns.md).
-    for (const page of pages.slice(1)) expect(page.headers.get('x-dynamodb-capacity')).toMatch(/calls=[12];/);
+    // one BatchGet of the page's jobs (docs/access-patterns.md), and beside them the company's last complete
+    // import run (P192: the run of the jobs that arrived on it unchanged), 0.5 units.
+    for (const page of pages.slice(1)) expect(page.headers.get('x-dynamodb-capacity')).toMatch(/calls=[123];/);
     expect(pages[3].body.next).toBeNull();
     expect(new URL(pages[3].body.previous).searchParams.get('page')).toBe('3');
     expect(new URL(pages[1].body.next).searchParams.get('status')).toBe('active');
@@ -350,5 +351,48 @@ describe('GET /jobs pagination', () => {
     expect(cross.status).toBe(200);
     expect(cross.body.count).toBe(5);
     expect(cross.body.results).toEqual([]);
+  });
+});
+
+describe('run_id: the import run a job last arrived on (P192: unchanged jobs are not written again)', () => {
+  test('complete runs, a partial run, a job archived by its absence and one archived in the feed', async () => {
+    const company = await aCompany(partner.id);
+    const runIdOf = async (externalId: string) => {
+      const list = await api.get(`/jobs?external_id=${externalId}`, { key: partner.key, companyId: company.id });
+      const listed = list.body.results[0];
+      const one = await api.get(`/jobs/${listed.id}`, { key: partner.key, companyId: company.id });
+      expect(one.body.run_id).toBe(listed.run_id); // the list and the job agree
+      return listed.run_id as string;
+    };
+    const runIds = async () =>
+      Object.fromEntries(await Promise.all(['R-1', 'R-2', 'R-3', 'R-4'].map(async (id) => [id, await runIdOf(id)])));
+    const feed = [
+      aJob({ external_id: 'R-1' }),
+      aJob({ external_id: 'R-2' }),
+      aJob({ external_id: 'R-3', status: 'archived' }),
+      aJob({ external_id: 'R-4' }),
+    ];
+    const first = await importJobs(company.id, feed);
+    expect(await runIds()).toEqual({ 'R-1': first.run_id, 'R-2': first.run_id, 'R-3': first.run_id, 'R-4': first.run_id });
+
+    // All unchanged: every job arrived on the second run, and none was written.
+    const second = await importJobs(company.id, feed);
+    expect(second).toMatchObject({ unchanged: 4 });
+    expect(await runIds()).toEqual({ 'R-1': second.run_id, 'R-2': second.run_id, 'R-3': second.run_id, 'R-4': second.run_id });
+
+    // R-2 (active) and R-3 (archived in the feed) are absent: R-2 is archived, both keep the second run.
+    const third = await importJobs(company.id, [feed[0], feed[3]]);
+    expect(third).toMatchObject({ unchanged: 2, archived: 1 });
+    expect(await runIds()).toEqual({ 'R-1': third.run_id, 'R-2': second.run_id, 'R-3': second.run_id, 'R-4': third.run_id });
+
+    // A partial run with R-1 only: R-1 arrived on it, the others keep theirs (R-4 the third run).
+    const partial = await importJobs(company.id, [feed[0]], { complete: false });
+    expect(partial).toMatchObject({ unchanged: 1, archived: 0 });
+    expect(await runIds()).toEqual({ 'R-1': partial.run_id, 'R-2': second.run_id, 'R-3': second.run_id, 'R-4': third.run_id });
+
+    // A complete run again with R-1, R-3 (back, unchanged and archived) and R-4: all three arrived on it.
+    const fourth = await importJobs(company.id, [feed[0], feed[2], feed[3]]);
+    expect(fourth).toMatchObject({ unchanged: 3, archived: 0 });
+    expect(await runIds()).toEqual({ 'R-1': fourth.run_id, 'R-2': second.run_id, 'R-3': fourth.run_id, 'R-4': fourth.run_id });
   });
 });
