@@ -186,23 +186,30 @@ json.bill = {
 };
 writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`);
 
+/** The month before issue 22's redesign (docs/benchmarks.json `billBefore`, from the first run of this bench). */
+const before = json.billBefore as
+  { date: string; commit: string; changes: Record<string, Cost>; lines: typeof lines; total: number } | undefined;
+const beforeChange = (name: string) => before?.changes[name];
+const beforeLine = (item: string) => before?.lines.find((l) => l.item === item);
 const section = [
   '<!-- bill:start -->',
   '## Bill: the reference month at on-demand prices (issue 22)',
   '',
   `Command: \`${COMMAND}\` (runs \`bench/bill.ts\`). Machine: ${machine}. ${date}. Units on DynamoDB Local, transactions priced by AWS's formula (P188); prices us-east-1 on-demand, $${PRICE.write} per million write and $${PRICE.read} per million read request units. Changes measured in this run with every write they cause (request, relay, worker); list pages and reads by id from \`bench:scale\`'s rows at 10,000 applications.`,
   '',
-  '| change | read | write |',
-  '|---|---|---|',
-  ...Object.entries(changes).map(([name, c]) => `| ${name} | ${round(c.read)} | ${round(c.write)} |`),
+  `Before: the run of ${before?.date ?? '–'} (commit ${before?.commit ?? '–'}), before issue 22 changed any write.`,
   '',
-  '| month | count | read / each | write / each | $ |',
-  '|---|---|---|---|---|',
-  ...lines.map(
-    (l) =>
-      `| ${l.item} | ${l.count.toLocaleString('en')} | ${round(l.perUnit.read)} | ${round(l.perUnit.write)} | ${round(dollars(l.perUnit, l.count))} |`,
-  ),
-  `| **total** | | | | **${round(total)}** |`,
+  '| change | read | write | write before |',
+  '|---|---|---|---|',
+  ...Object.entries(changes).map(([name, c]) => `| ${name} | ${round(c.read)} | ${round(c.write)} | ${beforeChange(name)?.write ?? '–'} |`),
+  '',
+  '| month | count | read / each | write / each | $ | $ before |',
+  '|---|---|---|---|---|---|',
+  ...lines.map((l) => {
+    const was = beforeLine(l.item);
+    return `| ${l.item} | ${l.count.toLocaleString('en')} | ${round(l.perUnit.read)} | ${round(l.perUnit.write)} | ${round(dollars(l.perUnit, l.count))} | ${was ? round(dollars(was.perUnit, was.count)) : '–'} |`;
+  }),
+  `| **total** | | | | **${round(total)}** | ${before ? round(before.total) : '–'} |`,
   '',
   `List mix (weights of bench:scale's row kinds at 10,000; a kind with several rows counts their mean): ${LIST_MIX.map(([list, kind, w]) => `${list} ${kind} ${Math.round(w * 100)} %`).join(', ')}.`,
   '<!-- bill:end -->',

@@ -1,4 +1,7 @@
 import { api } from '#http/http.js';
+import { applyLinksFor } from '#jobs/apply-links.js';
 import { listJobs } from '#jobs/jobs.js';
 
-export const handler = api('ListJobs', async ({ company, query, link }) => ({ body: await listJobs(company!.id, query, link) }));
+export const handler = api('ListJobs', async ({ company, query, link, publicBase }) => ({
+  body: await listJobs(company!.id, query, link, applyLinksFor(company!, publicBase)),
+}));

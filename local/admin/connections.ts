@@ -107,7 +107,7 @@ export function connectionCommands(program: Command, session: Session): void {
 
   company
     .command('entitle')
-    .description('Add or remove entitlements: job_sync, candidate_sync, email_fallback.')
+    .description('Add or remove entitlements: job_sync, candidate_sync, email_fallback, apply:<channel> (an apply channel).')
     .argument('<COMPANY_ID>', 'The company.', id)
     .option('--add <LIST>', 'Comma-separated entitlements to add.', text)
     .option('--remove <LIST>', 'Comma-separated entitlements to remove.', text)

@@ -21,7 +21,11 @@ function fromItem(item: Record<string, unknown>): TalentChannel {
   return channel as unknown as TalentChannel;
 }
 
-export async function createChannel(input: { slug: string; name: string; logo?: string | null }): Promise<TalentChannel> {
+export async function createChannel(
+  input: { slug: string; name: string; logo?: string | null },
+  /** Items put in the same transaction, new keys only (an apply channel's inbound side and sealed secret, P196). */
+  alsoPut: (channel: TalentChannel) => Promise<Record<string, unknown>[]> = () => Promise.resolve([]),
+): Promise<TalentChannel> {
   if (!/^[a-z0-9][a-z0-9_-]*$/.test(input.slug)) throw invalidField('slug', 'Use lower-case letters, digits, "-" and "_".');
   if (!input.name.trim()) throw invalidField('name', 'This field is required.');
   // Handed out as `talent_channel_logo`: http(s) only, like every URL we store (P58).
@@ -33,10 +37,14 @@ export async function createChannel(input: { slug: string; name: string; logo?: 
     logo: input.logo ?? null,
     created_at: isoNow(),
   };
+  const also = (await alsoPut(channel)).map((Item) => ({
+    Put: { TableName: config().tableName, Item, ConditionExpression: 'attribute_not_exists(PK)' },
+  }));
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
+          ...also,
           {
             Put: {
               TableName: config().tableName,

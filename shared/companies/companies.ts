@@ -4,14 +4,15 @@
  */
 import { createHash } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { queryAll } from '#platform/batch.js';
+import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
 import { counterAdd } from '#platform/counts.js';
 import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 import type { FromSchema } from 'json-schema-to-ts';
 import { atsBySlug, atsSlugs } from '#companies/ats.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
-import { isEntitlement, type Entitlement } from '#companies/entitlements.js';
+import { applyChannelSlugs, isEntitlement, type Entitlement } from '#companies/entitlements.js';
+import { missingApplyChannels } from '#companies/apply-channels.js';
 import { ConflictError, NotFoundError, ValidationError, invalidField, isConditionFailure } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
@@ -326,6 +327,8 @@ export async function createCompany(input: NewCompany): Promise<Company> {
   const entitlements = input.entitlements ?? [];
   const unknown = entitlements.filter((e) => !isEntitlement(e));
   if (unknown.length) throw invalidField('entitlements', `Unknown entitlement ${unknown.join(', ')}.`);
+  const noChannel = await missingApplyChannels(applyChannelSlugs(entitlements));
+  if (noChannel.length) throw invalidField('entitlements', `No apply channel has the slug ${noChannel.join(', ')}.`);
   const id = input.id ?? (await nextId('company'));
   const now = isoNow();
   const record: CompanyRecord = {
@@ -459,11 +462,16 @@ export async function setEntitlements(id: number, add: string[] = [], remove: st
     ['remove', remove],
   ] as const) {
     const unknown = names.filter((e) => !isEntitlement(e));
-    if (unknown.length) errors[field] = [`Unknown entitlement ${unknown.join(', ')}; use job_sync, candidate_sync, email_fallback.`];
+    if (unknown.length)
+      errors[field] = [`Unknown entitlement ${unknown.join(', ')}; use job_sync, candidate_sync, email_fallback or apply:<channel>.`];
   }
   const both = add.filter((e) => remove.includes(e));
   if (both.length) (errors.remove ??= []).push(`Both added and removed: ${both.join(', ')}.`);
   if (Object.keys(errors).length) throw new ValidationError(errors);
+  // `apply:<slug>` must name an apply channel (`channel create --format`), P196; removing one needs no check.
+  const noChannel = await missingApplyChannels(applyChannelSlugs(add));
+  if (noChannel.length)
+    throw invalidField('add', `No apply channel has the slug ${noChannel.join(', ')}; create it with channel create --format.`);
   const company = await requireCompany(id);
   const next = [...new Set([...company.entitlements.filter((e) => !remove.includes(e)), ...add])] as Entitlement[];
   await setCompanyFields(id, { entitlements: next, updated_at: isoNow() });
@@ -532,12 +540,17 @@ export async function markCompanyFailing(id: number): Promise<void> {
 
 /** Every company (GSI3 `COMPANIES`), for the scheduled job import's fan-out. */
 export async function allCompanies(): Promise<CompanyRecord[]> {
-  const items = await queryAll({
+  const entries = await queryAll({
     IndexName: 'GSI3',
     KeyConditionExpression: 'GSI3PK = :pk',
     ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
   });
-  return items.map(fromItem);
+  // GSI3 holds keys only (P195): the companies are read by key, 100 a call.
+  const found = await batchGetItems(entries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
+  return entries.flatMap((e) => {
+    const item = found.get(primaryKeyOf(e as { PK: unknown; SK: unknown }));
+    return item ? [fromItem(item)] : [];
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------

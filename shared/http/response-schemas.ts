@@ -122,8 +122,10 @@ function jobSchemaWith<S extends object>(descriptionSection: S) {
     fingerprint: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 over the content fields (D14).' },
     apply_webhooks: {
       type: 'object',
-      additionalProperties: { type: 'string' },
-      description: 'Apply webhook URLs keyed by channel (D15); `{}` while none is enabled.',
+      propertyNames: { pattern: '^[a-z0-9][a-z0-9_-]{0,63}$' },
+      additionalProperties: { type: 'string', format: 'uri', pattern: '^https?://[^?#]+/apply/[a-z0-9][a-z0-9_-]{0,63}/[A-Za-z0-9_-]+$' },
+      description:
+        "Apply webhook URLs keyed by channel slug (D15): for each apply channel the company is entitled to (`apply:<slug>`), the URL that channel's job board posts this job's applications to, `{base}/apply/{channel}/{token}`. The token names the job and the channel, cannot be guessed, and changes when the channel's tokens are revoked. `{}` when the company is entitled to no apply channel.",
     },
     created_at: timestamp,
     updated_at: timestamp,

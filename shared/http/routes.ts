@@ -60,7 +60,8 @@ export const routes: readonly RouteDefinition[] = [
     path: '/jobs/{id}',
     handler: 'jobs/get',
     companyHeader: true,
-    access: { table: 'read' },
+    // The apply tokens of `apply_webhooks` are keyed from the cursor secret (P197).
+    access: { table: 'read', cursorSecret: true },
     summary: 'Read one job',
   },
   {

@@ -9,6 +9,7 @@ import type { FromSchema } from 'json-schema-to-ts';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { getCompanyRecord, setCompanyFields } from '#companies/companies.js';
+import { NO_APPLY_LINKS, type ApplyLinks } from '#jobs/apply-links.js';
 import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { collections, compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
@@ -263,8 +264,11 @@ export type JobRecord = { [K in ContentField]: unknown } & {
 const ARRAY_FIELDS = new Set<string>(['screening_questions', 'application_form_fields', 'description_sections']);
 const OBJECT_FIELDS = new Set<string>(['custom_fields']);
 
-/** The Job object of the interface, in the spec's field order. `listForm` applies the D11 list quirk. */
-export function toJob(r: JobRecord, listForm: boolean): Record<string, unknown> {
+/**
+ * The Job object of the interface, in the spec's field order. `listForm` applies the D11 list quirk;
+ * `applyWebhooks` is the job's `apply_webhooks` (D15: `{}` unless the company is entitled to apply channels, P197).
+ */
+export function toJob(r: JobRecord, listForm: boolean, applyWebhooks: Record<string, string> = {}): Record<string, unknown> {
   const sections = (r.description_sections as { order: number }[]).map((s) => (listForm ? { ...s, order: String(s.order) } : s));
   return {
     id: r.id,
@@ -311,8 +315,7 @@ export function toJob(r: JobRecord, listForm: boolean): Record<string, unknown> 
     import_source: r.import_source,
     run_id: r.run_id,
     fingerprint: r.fingerprint,
-    // D15: no apply channel has a working receiver yet.
-    apply_webhooks: {},
+    apply_webhooks: applyWebhooks,
     created_at: r.created_at,
     updated_at: r.updated_at,
     last_content_update_at: r.last_content_update_at,
@@ -380,10 +383,15 @@ export async function getJob(companyId: number, id: number): Promise<JobRecord> 
   return fromItem(out.Item);
 }
 
-/** One job as the interface shows it: its `run_id` resolved (P192). */
-export async function getJobView(companyId: number, id: number): Promise<Record<string, unknown>> {
+/** One job as the interface shows it: its `run_id` resolved (P192), its `apply_webhooks` from `links` (P197). */
+export async function getJobView(
+  companyId: number,
+  id: number,
+  links: Promise<ApplyLinks> = Promise.resolve(NO_APPLY_LINKS),
+): Promise<Record<string, unknown>> {
+  links.catch(() => undefined);
   const [job] = await resolveRunIds(companyId, [await getJob(companyId, id)]);
-  return toJob(job, false);
+  return toJob(job, false, (await links).forJob(job.id));
 }
 
 /** The company's last complete import run (P192), from the jobs counter item; undefined before the first. */
@@ -422,7 +430,11 @@ export async function findJobByExternalId(companyId: number, externalId: string)
       Limit: 1,
     }),
   );
-  return out.Items?.[0] ? fromItem(out.Items[0]) : undefined;
+  // GSI2 holds keys only (P195): the job itself is read by its key.
+  const key = out.Items?.[0];
+  if (!key) return undefined;
+  const item = await db().send(new GetCommand({ TableName: config().tableName, Key: { PK: key.PK, SK: key.SK } }));
+  return item.Item ? fromItem(item.Item) : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -537,7 +549,14 @@ export async function jobQuery(
   return { ...everything, total: () => readCount(collection) };
 }
 
-export async function listJobs(companyId: number, q: QueryParams, link: LinkContext): Promise<PageEnvelope<Record<string, unknown>>> {
+/** A page of the company's jobs; `links` (read beside the page) gives each its `apply_webhooks` (P197). */
+export async function listJobs(
+  companyId: number,
+  q: QueryParams,
+  link: LinkContext,
+  links: Promise<ApplyLinks> = Promise.resolve(NO_APPLY_LINKS),
+): Promise<PageEnvelope<Record<string, unknown>>> {
+  links.catch(() => undefined);
   const options = { scope: `jobs:company:${companyId}`, limitAlias: true, filterParams: JOB_FILTERS };
   const request = pageRequest(q, options);
   // Read beside the page, not after it: no sequential call more (P192).
@@ -550,11 +569,13 @@ export async function listJobs(companyId: number, q: QueryParams, link: LinkCont
   const next = page.position
     ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
     : undefined;
+  const jobs = await resolveRunIds(companyId, page.items.map(fromItem), lastRun);
+  const apply = await links;
   return envelope(
     link,
     request,
     page.count,
-    (await resolveRunIds(companyId, page.items.map(fromItem), lastRun)).map((job) => toJob(job, true)),
+    jobs.map((job) => toJob(job, true, apply.forJob(job.id))),
     next,
   );
 }

@@ -25,6 +25,14 @@ export const keys = {
   /** A talent channel by id, and a copy under its slug (channels do not change once created). */
   channel: (id: number): Key => ({ PK: `CHANNEL#${id}`, SK: 'CHANNEL' }),
   channelSlug: (slug: string): Key => ({ PK: `CHANNELSLUG#${slug}`, SK: 'CHANNELSLUG' }),
+  /**
+   * An apply channel's inbound side (P196): its format and token generation, beside the talent channel under
+   * its id (token checks) and under its slug (a company's entitled slugs, one BatchGet); revocation updates both.
+   */
+  applyChannel: (id: number): Key => ({ PK: `CHANNEL#${id}`, SK: 'APPLY' }),
+  applyChannelSlug: (slug: string): Key => ({ PK: `CHANNELSLUG#${slug}`, SK: 'APPLY' }),
+  /** An apply channel's signing secret, sealed (D18): an item of its own, so no channel read carries it. */
+  applyChannelSecret: (id: number): Key => ({ PK: `CHANNEL#${id}`, SK: 'APPLYSECRET' }),
   /** Applications are keyed by their own id, spreading a big company's writes over many partitions. */
   application: (id: number): Key => ({ PK: `APPLICATION#${id}`, SK: 'APPLICATION' }),
   /**

@@ -72,7 +72,7 @@ function cursorKey(): Buffer {
 
 /**
  * Another 256-bit key derived from the same secret for another purpose (`info` names it, so keys of
- * different purposes are independent): the connect page's form tokens (D20).
+ * different purposes are independent): the connect page's form tokens (D20), the apply tokens (P197).
  */
 export function derivedSecretKey(info: string): Buffer {
   return Buffer.from(hkdfSync('sha256', secret(), '', info, 32));

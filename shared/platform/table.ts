@@ -20,10 +20,11 @@ export const tableDefinition = {
   globalSecondaryIndexes: [
     // Collections in creation order: a partner's companies, a company's jobs and applications.
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
-    // Sparse lookups by an exact, selective value: a job by its external id, applications by e-mail.
-    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'ALL' },
-    // Applications by job.
-    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'ALL' },
+    // Sparse lookups by an exact, selective value: a job by its external id, applications by e-mail. Keys only
+    // (P195): a lookup reads its few items by key, and a write that changes no key of it costs it nothing.
+    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'KEYS_ONLY' },
+    // Applications by job; every company (the job import's fan-out). Keys only (P195).
+    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'KEYS_ONLY' },
     // Applications that still hold personal data, sharded, oldest first (retention, D10); keys only.
     { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
     // Applications whose sync is due, sharded, by the time the sweeper should look at them (D12); keys only.
