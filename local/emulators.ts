@@ -90,10 +90,24 @@ async function ensureTable(tableName: string): Promise<boolean> {
     return true;
   }
   const input = createTableInput(tableName);
+  // An index whose keys or projection differ from the definition is deleted and made again, as a deployment
+  // replaces it (DynamoDB fills a new index from the table's items).
   const present = new Map(
-    (table?.GlobalSecondaryIndexes ?? []).map((i) => [i.IndexName!, (i.KeySchema ?? []).map((k) => k.AttributeName).join('/')]),
+    (table?.GlobalSecondaryIndexes ?? []).map((i) => [
+      i.IndexName!,
+      [
+        ...(i.KeySchema ?? []).map((k) => k.AttributeName),
+        i.Projection?.ProjectionType,
+        ...(i.Projection?.NonKeyAttributes ?? []).toSorted(),
+      ].join('/'),
+    ]),
   );
-  const wanted = new Map(tableDefinition.globalSecondaryIndexes.map((i) => [i.name as string, `${i.partitionKey}/${i.sortKey}`]));
+  const wanted = new Map(
+    tableDefinition.globalSecondaryIndexes.map((i) => [
+      i.name as string,
+      [i.partitionKey, i.sortKey, i.projection, ...('include' in i && i.include ? [...i.include].toSorted() : [])].join('/'),
+    ]),
+  );
   for (const [name, keys] of present) {
     if (wanted.get(name) === keys) continue;
     await dynamoClient().send(

@@ -388,7 +388,6 @@ export async function createCompany(input: NewCompany): Promise<Company> {
               GSI1SK: indexKeys.createdSort(now, id),
               KSK: compactCreatedSort(indexKeys.createdSort(now, id)),
               GSI3PK: indexKeys.allCompanies(),
-              GSI3SK: indexKeys.companyIdSort(id),
               ...companyIndexAttributes(record),
               ...record,
             },
@@ -681,9 +680,10 @@ export function companyIndexAttributes(c: CompanyRecord): Record<string, string 
   }
   return {
     ...slots,
-    XSK: indexKeys.createdSort(c.created_at, c.id),
     ...companySortKeys(c),
     GSI4PK: indexKeys.partnerCompanies(c.partner),
+    // The partner's companies on SLIM, which only jobs and companies carry (P199).
+    SPK: indexKeys.partnerCompanies(c.partner),
     title_lc: c.name.toLowerCase(),
     city_lc: companySearchText(c),
     candidate_sync_active: syncActive(c, 'candidate_sync'),

@@ -161,7 +161,7 @@ async function slimPage(partnerId: number, filter: CompanyFilter, request: PageR
   }
   const entries = await queryAll({
     IndexName: 'SLIM',
-    KeyConditionExpression: 'GSI1PK = :pk',
+    KeyConditionExpression: 'SPK = :pk',
     FilterExpression: filters.join(' AND '),
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,

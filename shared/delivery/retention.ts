@@ -47,7 +47,7 @@ async function purge(applicationId: number, at: string): Promise<number> {
       new UpdateCommand({
         TableName: config().tableName,
         Key: keys.application(applicationId),
-        UpdateExpression: `REMOVE ${PERSONAL_DATA_FIELDS.map((f) => `#${f}`).join(', ')}, email_lc, GSI2PK, GSI2SK, GSI4PK, GSI4SK SET #status = :anonymized, personal_data_deleted_at = :at, updated_at = :at, D2SK = :updated`,
+        UpdateExpression: `REMOVE ${PERSONAL_DATA_FIELDS.map((f) => `#${f}`).join(', ')}, email_lc, GSI2PK, GSI4PK, GSI4SK SET #status = :anonymized, personal_data_deleted_at = :at, updated_at = :at, D2SK = :updated`,
         ConditionExpression: 'attribute_exists(GSI4PK)',
         ExpressionAttributeNames: { ...Object.fromEntries(PERSONAL_DATA_FIELDS.map((f) => [`#${f}`, f])), '#status': 'status' },
         ExpressionAttributeValues: { ':anonymized': 'anonymized', ':at': at, ':updated': updatedAtIndex(record, at).D2SK },

@@ -360,12 +360,11 @@ function toItem(r: JobRecord): Record<string, unknown> {
   return {
     ...keys.job(r.company, r.id),
     GSI1PK: indexKeys.companyJobs(r.company),
+    SPK: indexKeys.companyJobs(r.company),
     GSI1SK: created,
     KSK: compactCreatedSort(created),
     GSI2PK: indexKeys.jobByExternalId(r.company, String(r.external_id)),
-    GSI2SK: created,
     ...slots,
-    XSK: created,
     D1SK: indexKeys.dateSort(r.last_content_update_at, r.created_at, r.id),
     D2SK: indexKeys.dateSort(r.updated_at, r.created_at, r.id),
     index_version: JOB_INDEX_VERSION,

@@ -74,11 +74,10 @@ export const OUTBOX_PREFIX = 'OUTBOX#';
 export const indexKeys = {
   partnerCompanies: (partnerId: number) => `PARTNER#${partnerId}#COMPANIES`,
   companyJobs: (companyId: number) => `COMPANY#${companyId}#JOBS`,
-  /** Every company, by id (GSI3): the scheduled job import walks it (a few thousand small items at most). */
+  /** Every company, in creation order (GSI3): the scheduled job import walks it (a few thousand small items at most). */
   allCompanies: () => 'COMPANIES',
   /** Every webhook endpoint, in creation order (GSI1): `webhook list` without a partner. */
   allWebhooks: () => 'WEBHOOKS',
-  companyIdSort: (id: number) => pad(id),
   createdSort: (createdAt: string, id: number) => `${createdAt}#${pad(id)}`,
   jobByExternalId: (companyId: number, externalId: string) => `COMPANY#${companyId}#JOBEXT#${externalId}`,
   companyApplications: (companyId: number) => `COMPANY#${companyId}#APPS`,

@@ -69,7 +69,11 @@ const SKIP_INDEX: IndexName = 'KEYS';
 /** The sort key KEYS holds in compact form (keys.ts `compactCreatedSort`). */
 const SKIP_TWIN_SORT_KEY = 'GSI1SK';
 
-/** Whether an index has the keys-only twin in the same order (GSI1 and SLIM: KEYS, sorted by the compact GSI1SK). */
+/**
+ * Whether an index has the keys-only twin in the same order: GSI1, whose partitions KEYS holds sorted by the
+ * compact GSI1SK. (SLIM holds the same partitions for jobs and companies under `SPK`, P199; a SLIM query
+ * always has conditions, so it never skips through a twin.)
+ */
 function hasKeysTwin(name: IndexName): boolean {
   const index = indexDefinition(name);
   return index.partitionKey === indexDefinition(SKIP_INDEX).partitionKey && index.sortKey === SKIP_TWIN_SORT_KEY;

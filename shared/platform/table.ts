@@ -22,17 +22,17 @@ export const tableDefinition = {
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'ALL' },
     // Sparse lookups by an exact, selective value: a job by its external id, applications by e-mail. Keys only
     // (P195): a lookup reads its few items by key, and a write that changes no key of it costs it nothing.
-    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI2SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
     // Applications by job; every company (the job import's fan-out). Keys only (P195).
-    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI3SK', projection: 'KEYS_ONLY' },
+    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
     // Applications that still hold personal data, sharded, oldest first (retention, D10); keys only.
     { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
     // Applications whose sync is due, sharded, by the time the sweeper should look at them (D12); keys only.
     { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'KEYS_ONLY' },
-    // Exact-filter slots: `<collection>#<filter>=<value>` in creation order (XSK = the created sort), sparse
+    // Exact-filter slots: `<collection>#<filter>=<value>` in creation order (GSI1SK, the created sort), sparse
     // and keys only, so a page of one filter's matches costs its keys and the page's items (FILTER_SLOTS).
     ...([1, 2, 3, 4, 5, 6, 7, 8] as const).map(
-      (n) => ({ name: `SLOT${n}`, partitionKey: `X${n}PK`, sortKey: 'XSK', projection: 'KEYS_ONLY' }) as const,
+      (n) => ({ name: `SLOT${n}`, partitionKey: `X${n}PK`, sortKey: 'GSI1SK', projection: 'KEYS_ONLY' }) as const,
     ),
     // Date ranges of a collection: `<date>#<created sort>`, keys only (DATE1: applied_at; DATE2: updated_at).
     { name: 'DATE1', partitionKey: 'GSI1PK', sortKey: 'D1SK', projection: 'KEYS_ONLY' },
@@ -43,10 +43,12 @@ export const tableDefinition = {
     // The collections of GSI1 as keys only, sorted by the compact form of GSI1SK (`KSK`, keys.ts): a bare
     // `page=N` skips here at ~130 records per unit.
     { name: 'KEYS', partitionKey: 'GSI1PK', sortKey: 'KSK', projection: 'KEYS_ONLY' },
-    // The collections of GSI1 with only what filters read: contains filters scan this, not whole items.
+    // The job and company collections of GSI1 with only what filters read: contains filters scan this, not whole
+    // items. Keyed by `SPK` (GSI1PK's value, set on jobs and companies only) so that applications, which no
+    // contains filter reads, are not in it and none of their writes costs it (P199).
     {
       name: 'SLIM',
-      partitionKey: 'GSI1PK',
+      partitionKey: 'SPK',
       sortKey: 'GSI1SK',
       projection: 'INCLUDE',
       include: ['title_lc', 'city_lc', 'status', 'remote', 'language', 'country', 'updated_at', 'last_content_update_at'],

@@ -5,6 +5,8 @@
  */
 import type { ValidateFunction } from 'ajv';
 import { createChannel } from '#applications/channels.js';
+import { applyChannelItems } from '#companies/apply-channels.js';
+import { setEntitlements } from '#companies/companies.js';
 import { openApiDocument } from '#http/openapi.js';
 import { acceptClockHeader } from '../../local/http-adapter.js';
 import { aCompany, aJob, aPartner, withJobs } from '../helpers/fixtures.js';
@@ -115,6 +117,11 @@ beforeAll(async () => {
   company = await aCompany(partner.id);
   other = await aCompany(partner.id, { ats: null, entitlements: [] });
   await createChannel({ slug: 'contract-board', name: 'Contract Board', logo: 'https://logo.example/c.png' });
+  // An apply channel the company is entitled to: its jobs carry a non-empty `apply_webhooks` (P197).
+  await createChannel({ slug: 'contract-apply', name: 'Contract Apply' }, (c) =>
+    applyChannelItems(c, 'generic', 'whsec_c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0'),
+  );
+  await setEntitlements(company.id, ['apply:contract-apply']);
   await withJobs(company.id, [
     aJob({
       external_id: 'C-1',
@@ -196,6 +203,7 @@ describe('jobs', () => {
     const full = await api.get('/jobs?external_id=C-1', as());
     expectDocumented('ListJobs', full, 200);
     expect(full.body.results[0].description_sections[0].order).toBe('1');
+    expect(Object.keys(full.body.results[0].apply_webhooks)).toEqual(['contract-apply']);
     expectDocumented('ListJobs', await api.get('/jobs/?status=archived&created_at=2020-01-01&pagination=true', as()), 200);
     expectDocumented('ListJobs', await api.get('/jobs?status=open', as()), 400);
     expectDocumented('ListJobs', await api.get('/jobs', { key: partner.key }), 400);
@@ -205,6 +213,7 @@ describe('jobs', () => {
     const res = await api.get(`/jobs/${jobId}`, as());
     expectDocumented('GetJob', res, 200);
     expect(res.body.description_sections[0].order).toBe(1);
+    expect(Object.keys(res.body.apply_webhooks)).toEqual(['contract-apply']);
     expectDocumented('GetJob', await api.get('/jobs/999999/', as()), 404);
     expectDocumented('GetJob', await api.get(`/jobs/${jobId}`, { key: 'not-a-key', companyId: company.id }), 401);
   });

@@ -181,11 +181,14 @@ describe('channel create --format', () => {
       logo: null,
       created_at: expect.any(String),
     });
-    const [plainEntitled, unknown, badName] = await Promise.all([
+    const [plainEntitled, unknown, badName, created] = await Promise.all([
       cli('company', 'entitle', a.id, '--add', 'apply:plain-board'),
       cli('company', 'entitle', a.id, '--add', 'job_sync,apply:nowhere'),
       cli('company', 'entitle', a.id, '--add', 'apply:Indeed'),
+      cli('company', 'create', '--partner', partner.id, '--name', 'Apply Co', '--entitle', 'job_sync,apply:plain-board'),
     ]);
+    expect(created.code).toBe(1);
+    expect(created.json.errors).toEqual({ entitlements: [expect.stringContaining('plain-board')] });
     expect(plainEntitled.code).toBe(1);
     expect(plainEntitled.json.errors).toEqual({ '--add': [expect.stringContaining('plain-board')] });
     expect(unknown.json.errors).toEqual({ '--add': [expect.stringContaining('nowhere')] });
