@@ -61,10 +61,12 @@ test('two small puts in a transaction cost 2 × 2 units on the table, where Dyna
 
 test('index entries cost 1 a KB, not doubled: put, move (delete + put) and delete', async () => {
   const table = config().tableName;
-  // GSI1PK/GSI1SK are the keys of GSI1 (ALL) and SLIM (INCLUDE): 2 entries.
+  // GSI1PK with GSI1SK keys GSI1 (ALL), SPK with GSI1SK keys SLIM (INCLUDE, P199): 2 entries.
   const put = await measured(() =>
     db().send(
-      new TransactWriteCommand({ TransactItems: [{ Put: { TableName: table, Item: { PK: 'F#3', SK: 'A', GSI1PK: 'c', GSI1SK: '1' } } }] }),
+      new TransactWriteCommand({
+        TransactItems: [{ Put: { TableName: table, Item: { PK: 'F#3', SK: 'A', GSI1PK: 'c', SPK: 'c', GSI1SK: '1' } } }],
+      }),
     ),
   );
   expect(put.write).toBe(2 + 2);
@@ -91,7 +93,7 @@ test('index entries cost 1 a KB, not doubled: put, move (delete + put) and delet
   expect(remove.write).toBe(2 + 2);
   // Outside a transaction the same put costs 1 on the table and the same on the indexes (DynamoDB Local's figure).
   const plain = await measured(() =>
-    db().send(new PutCommand({ TableName: table, Item: { PK: 'F#4', SK: 'A', GSI1PK: 'c', GSI1SK: '1' } })),
+    db().send(new PutCommand({ TableName: table, Item: { PK: 'F#4', SK: 'A', GSI1PK: 'c', SPK: 'c', GSI1SK: '1' } })),
   );
   expect(plain.write).toBe(1 + 2);
   const plainMove = await measured(() =>
@@ -113,7 +115,7 @@ test('the formula by size: the larger of before and after, per started KB', () =
   expect(actionCost('Update', big, { PK: 'P', SK: 'S' }).table).toBe(4);
   expect(actionCost('Delete', big, undefined).table).toBe(4);
   // A projected attribute changed on an INCLUDE index (SLIM carries `status`), keys unchanged: 1 there, and on ALL.
-  const before = { PK: 'P', SK: 'S', GSI1PK: 'c', GSI1SK: '1', status: 'open' };
+  const before = { PK: 'P', SK: 'S', GSI1PK: 'c', SPK: 'c', GSI1SK: '1', status: 'open' };
   const after = { ...before, status: 'closed' };
   expect(Object.fromEntries(actionCost('Update', before, after).indexes)).toEqual({ GSI1: 1, SLIM: 1 });
   // An attribute no index projects but ALL: only GSI1.
