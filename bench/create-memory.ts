@@ -1,7 +1,7 @@
 /**
  * Peak memory of creating an application (issue 15), measured on the server process: the local runtime
  * (the HTTP adapter that the container shares, the handlers, the real clients) runs in a child process and
- * gets real HTTP requests; the emulators (dynalite; fauxqs, the S3 stand-in) run in a second child process
+ * gets real HTTP requests; the emulators (DynamoDB Local in its JVM; fauxqs, the S3 stand-in) run in a second child process
  * so that the figure is the server's own. Each scenario gets a fresh server; its idle RSS after a warm-up
  * create is the baseline, and the peak is the kernel's high-water mark (VmHWM, reset through
  * /proc/PID/clear_refs before the scenario) together with sampling of VmRSS every 2 ms. Reported: peak minus
@@ -313,7 +313,7 @@ const section = [
   '',
   `Command: \`${COMMAND}\` (runs \`bench/create-memory.ts\`). ${date.slice(0, 10)}, ${machine}, load average ${load.join(' / ')} at the end (the machine is shared).`,
   '',
-  'Real HTTP requests to the server process. "Server alone": the local runtime (the HTTP adapter the container shares, the handlers, the real clients; sync poller and schedules idle) in one process, the emulators in another, so the figure is the server\'s own; the emulators\' process is reported beside it. "`npm start`": `local/server.ts` as is, with dynalite and fauxqs in the same process. Each row gets a fresh server; its idle RSS after a warm-up create is the baseline; the peak is the kernel\'s high-water mark (VmHWM, reset before the scenario) and RSS sampled every 2 ms. × body: the peak above the idle RSS divided by the body (for the concurrent row, by all 20 bodies).',
+  'Real HTTP requests to the server process. "Server alone": the local runtime (the HTTP adapter the container shares, the handlers, the real clients; sync poller and schedules idle) in one process, the emulators in another, so the figure is the server\'s own; the emulators\' process is reported beside it. "`npm start`": `local/server.ts` as is, with fauxqs in the same process and DynamoDB Local in its own JVM (since issue 21; the figures below dated 2026-11-22 had dynalite in the process). Each row gets a fresh server; its idle RSS after a warm-up create is the baseline; the peak is the kernel\'s high-water mark (VmHWM, reset before the scenario) and RSS sampled every 2 ms. × body: the peak above the idle RSS divided by the body (for the concurrent row, by all 20 bodies).',
   '',
   table,
   '',

@@ -1,6 +1,6 @@
 /**
  * The two processes of `npm run bench:memory` when the server is measured without its emulators:
- * `emulators <dir>` runs dynalite and fauxqs and writes `emulators.json` (their environment) into the data
+ * `emulators <dir>` runs DynamoDB Local (its own JVM) and fauxqs and writes `emulators.json` (their environment) into the data
  * directory; `server <dir>` runs the local runtime as `npm start` does (adapter, handlers, pollers,
  * scheduler, the last two idle) against them, so its RSS is the server's alone.
  */
