@@ -4,7 +4,7 @@
  * Apart from `applications.ts` so that the read routes do not bundle the validator, the S3 upload and the
  * queue and topic clients.
  */
-import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import {
   ATTACHMENT_TYPES,
   checkAttachments,
@@ -134,6 +134,7 @@ export function newApplicationRecord(a: {
   input: ApplicationIn;
   timestamp: string;
   syncDue: boolean;
+  importSource?: ApplicationRecord['import_source'];
 }): ApplicationRecord {
   return {
     id: a.id,
@@ -155,7 +156,7 @@ export function newApplicationRecord(a: {
     screening_questions: (a.input.screening_questions ?? []) as Record<string, string>[],
     custom_fields: a.input.custom_fields ?? {},
     attachments: [],
-    import_source: 'api',
+    import_source: a.importSource ?? 'api',
     status: 'active',
     sync_status: 'NOTSENT',
     email_sync_status: 'NOTSENT',
@@ -205,6 +206,14 @@ async function readItem(key: Key, consistent = false): Promise<Record<string, un
   return out.Item;
 }
 
+/** What a caller other than the create route adds (the inbound apply endpoint, issue 23). */
+export interface CreateOptions {
+  /** `import_source` of the record; `api` when absent (the create route). */
+  importSource?: ApplicationRecord['import_source'];
+  /** Items written in the create's transaction, given the record (its id); a failed condition cancels the create. */
+  alsoWrite?: (record: ApplicationRecord) => NonNullable<TransactWriteCommandInput['TransactItems']>;
+}
+
 /**
  * Creates an application: resolves job and channel (400 if they do not fit), stores the attachments,
  * writes the application with its company total and its `application.created` event (outbox) in one
@@ -216,6 +225,7 @@ export async function createApplication(
   input: ApplicationIn,
   attachments: IncomingAttachment[],
   staging?: AttachmentStaging,
+  options: CreateOptions = {},
 ): Promise<CreatedApplication> {
   // The company is read afresh: the access check's copy may be cached and its entitlements stale.
   // The company's counter item says where a channel's or partner company id's total is kept (P160).
@@ -250,6 +260,7 @@ export async function createApplication(
     input,
     timestamp,
     syncDue,
+    importSource: options.importSource,
   });
   // A DynamoDB item holds at most 400 KB: refuse, before anything is stored, what would not fit.
   const estimate = Buffer.byteLength(JSON.stringify(toApplicationItem(record))) + attachments.length * ATTACHMENT_RECORD_BYTES;
@@ -283,6 +294,8 @@ export async function createApplication(
           // Its objects stop being pending uploads (which the reconciler would delete) in the same commit.
           ...stored.map((a) => clearPendingUpload(a.key)),
           outboxPut(created),
+          // The caller's own items (an apply delivery's replay markers, issue 23): committed with it or not at all.
+          ...(options.alsoWrite?.(record) ?? []),
         ],
       }),
     );

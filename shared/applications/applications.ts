@@ -139,7 +139,8 @@ export interface ApplicationRecord {
   screening_questions?: Record<string, string>[];
   custom_fields?: Record<string, unknown>;
   attachments?: StoredAttachment[];
-  import_source: 'api';
+  /** `api` through POST /applications/, `apply_webhook` through an apply channel's endpoint (issue 23). */
+  import_source: 'api' | 'apply_webhook';
   status: (typeof APPLICATION_STATUSES)[number];
   sync_status: (typeof SYNC_STATUSES)[number];
   email_sync_status: (typeof EMAIL_SYNC_STATUSES)[number];

@@ -218,7 +218,11 @@ function applicationSchemaWith<C extends object>(candidate: C, description: stri
       screening_questions: applicationIn.screening_questions,
       custom_fields: applicationIn.custom_fields,
       attachments: { type: 'array', items: attachmentOutSchema },
-      import_source: { type: 'string', description: 'Always `api` for applications created through the create endpoint.' },
+      import_source: {
+        type: 'string',
+        description:
+          '`api` for applications created through the create endpoint, `apply_webhook` for those a job board posted to a job’s `apply_webhooks` URL.',
+      },
       status: { type: 'string', enum: APPLICATION_STATUSES },
       sync_status: { type: 'string', enum: SYNC_STATUSES },
       email_sync_status: { type: 'string', enum: EMAIL_SYNC_STATUSES },

@@ -19,8 +19,9 @@ export interface RouteDefinition {
   access: FunctionAccess;
   summary: string;
   /**
-   * A public HTML page (D20): no authorizer, no `Company-Id`; the page itself decides what the request may
-   * do (the connect page's token). Page routes are not part of the partner interface or its OpenAPI document.
+   * A public route: a HTML page (D20) or the apply endpoint (issue 23); no authorizer, no `Company-Id`; the
+   * route itself decides what the request may do (the connect page's token, the apply token and signature).
+   * Public routes are not part of the partner interface or its OpenAPI document.
    */
   public?: boolean;
 }
@@ -127,8 +128,26 @@ export const pageRoutes: readonly RouteDefinition[] = [
   },
 ];
 
-/** Every route the API serves: the partner interface and the public pages. */
-export const allRoutes: readonly RouteDefinition[] = [...routes, ...pageRoutes];
+/**
+ * Where job boards post applications (issue 23, P202): public like the pages (no authorizer, no `Company-Id`),
+ * JSON, not part of the partner interface; the apply token of the URL and the channel's signature are the authority.
+ */
+export const inboundRoutes: readonly RouteDefinition[] = [
+  {
+    id: 'ApplyWebhook',
+    method: 'POST',
+    path: '/apply/{channel}/{token}',
+    handler: 'apply/receive',
+    companyHeader: false,
+    // The token's MAC key derives from the cursor secret (P197); the channel's signing secret is sealed (D18).
+    access: { table: 'write', attachments: 'write', syncQueue: 'send', credentials: 'decrypt', cursorSecret: true },
+    summary: "A job board's application, posted to a job's apply_webhooks URL",
+    public: true,
+  },
+];
+
+/** Every route the API serves: the partner interface, the public pages and the apply endpoint. */
+export const allRoutes: readonly RouteDefinition[] = [...routes, ...pageRoutes, ...inboundRoutes];
 
 export function routeById(id: string): RouteDefinition {
   const route = allRoutes.find((r) => r.id === id);

@@ -33,6 +33,22 @@ export const keys = {
   applyChannelSlug: (slug: string): Key => ({ PK: `CHANNELSLUG#${slug}`, SK: 'APPLY' }),
   /** An apply channel's signing secret, sealed (D18): an item of its own, so no channel read carries it. */
   applyChannelSecret: (id: number): Key => ({ PK: `CHANNEL#${id}`, SK: 'APPLYSECRET' }),
+  /**
+   * A delivery an apply channel made for a company, by the hash of the channel's delivery id (`webhook-id`),
+   * written with the application it created (replays find it, P202); expiring.
+   */
+  applyDelivery: (channelId: number, companyId: number, idHash: string): Key => ({
+    PK: `APPLYDELIVERY#${channelId}#${companyId}#${idHash}`,
+    SK: 'APPLYDELIVERY',
+  }),
+  /**
+   * A board's duplicate window (Indeed: same job and e-mail within 120 days, P203): the job and a keyed hash of
+   * the e-mail, never the address; written with the application it created, expiring with the window.
+   */
+  applyDuplicate: (channelId: number, companyId: number, jobId: number, emailHash: string): Key => ({
+    PK: `APPLYDUP#${channelId}#${companyId}#${jobId}#${emailHash}`,
+    SK: 'APPLYDUP',
+  }),
   /** Applications are keyed by their own id, spreading a big company's writes over many partitions. */
   application: (id: number): Key => ({ PK: `APPLICATION#${id}`, SK: 'APPLICATION' }),
   /**

@@ -1,0 +1,3 @@
+import { applyHandler } from '#http/apply-endpoint.js';
+
+export const handler = applyHandler('ApplyWebhook');
