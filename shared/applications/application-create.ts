@@ -248,8 +248,12 @@ export async function createApplication(
   const entitled = current ?? company;
   // D17: a deactivated (or deleted) company refuses new applications; its records stay readable.
   if (entitled.status === 'deactivated' || entitled.status === 'deleted') throw new CompanyInactiveError();
-  // D12: the worker has something to do when the ATS sync is active or the e-mail fallback is entitled.
-  const syncDue = syncActive(entitled, 'candidate_sync') || entitled.entitlements.includes('email_fallback');
+  // D12: the worker has something to do when the ATS sync is active or the e-mail fallback is entitled;
+  // P206: or the external apply follow-up is (its first e-mail rides the same sync message).
+  const syncDue =
+    syncActive(entitled, 'candidate_sync') ||
+    entitled.entitlements.includes('email_fallback') ||
+    entitled.entitlements.includes('external_apply');
   const timestamp = now().toISOString();
   const record = newApplicationRecord({
     id,

@@ -462,7 +462,9 @@ export async function setEntitlements(id: number, add: string[] = [], remove: st
   ] as const) {
     const unknown = names.filter((e) => !isEntitlement(e));
     if (unknown.length)
-      errors[field] = [`Unknown entitlement ${unknown.join(', ')}; use job_sync, candidate_sync, email_fallback or apply:<channel>.`];
+      errors[field] = [
+        `Unknown entitlement ${unknown.join(', ')}; use job_sync, candidate_sync, email_fallback, external_apply or apply:<channel>.`,
+      ];
   }
   const both = add.filter((e) => remove.includes(e));
   if (both.length) (errors.remove ??= []).push(`Both added and removed: ${both.join(', ')}.`);

@@ -1,9 +1,10 @@
 /**
  * Per-company entitlements (D15). Stored as a list on the company; the `*_active` flags derive from them.
+ * `external_apply` turns on the `external_apply_status` follow-up (P206).
  * Besides the fixed ones, `apply:<slug>` entitles the company to the apply channel with that slug: its jobs
  * then carry that channel's apply webhook URL (`apply_webhooks`, P196).
  */
-export const ENTITLEMENTS = ['job_sync', 'candidate_sync', 'email_fallback'] as const;
+export const ENTITLEMENTS = ['job_sync', 'candidate_sync', 'email_fallback', 'external_apply'] as const;
 export type ApplyEntitlement = `apply:${string}`;
 export type Entitlement = (typeof ENTITLEMENTS)[number] | ApplyEntitlement;
 

@@ -119,6 +119,14 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     timeoutSeconds: 120,
   },
   {
+    id: 'ExternalApplyReminder',
+    handler: 'scheduled/external-apply-reminder',
+    description: 'Send the one external apply reminder of each contacted application past its due time (P207)',
+    trigger: { kind: 'schedule', expression: 'rate(1 hour)' },
+    access: { table: 'write', email: 'send', cursorSecret: true },
+    timeoutSeconds: 300,
+  },
+  {
     id: 'AttachmentReconciler',
     handler: 'scheduled/attachment-reconciler',
     description: 'Delete attachment objects uploaded for a create that never committed (pending-upload markers past due)',

@@ -27,6 +27,7 @@ import { ConnectorError, type Submission } from '#delivery/connectors/connector.
 import { connectorFor } from '#delivery/connectors/index.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { sendMail } from '#delivery/email.js';
+import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
 import { newEvent, outboxPut } from '#platform/events.js';
 import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { getJob, type JobRecord } from '#jobs/jobs.js';
@@ -417,6 +418,8 @@ export async function syncApplication(applicationId: number, hooks: SyncHooks = 
   const candidateSync = syncActive(company, 'candidate_sync');
   if (candidateSync && record.sync_status === 'NOTSENT') await syncToAts(record, company, hooks);
   if (emailFallbackDue(company, record, record.sync_status)) await emailFallback(record, company);
+  // P206: the external apply follow-up's first e-mail (entitled companies without ATS sync only).
+  if (externalApplyDue(company, record)) await contactCandidate(record, company);
   // Already out of the sync-due index when the outcome's write took it out (decideSync).
   if (record.sync_due_at !== undefined) await settle(record.id);
 }

@@ -126,6 +126,38 @@ export const pageRoutes: readonly RouteDefinition[] = [
     summary: 'The API reference, rendered from the OpenAPI document',
     public: true,
   },
+  {
+    // Issue 23 item 3 (P207): the tracked link of the external apply follow-up e-mail; its token is the authority.
+    id: 'ExternalApplyRedirect',
+    method: 'GET',
+    path: '/r/{token}',
+    handler: 'pages/external-apply-redirect',
+    companyHeader: false,
+    access: { table: 'write', cursorSecret: true },
+    summary: "The follow-up e-mail's tracked link: records the click and redirects to the job's application_url",
+    public: true,
+  },
+  {
+    // A GET changes nothing (mail link scanners follow every link); the page's form button posts (P207).
+    id: 'ExternalApplyUnsubscribePage',
+    method: 'GET',
+    path: '/r/{token}/unsubscribe',
+    handler: 'pages/external-apply-unsubscribe-show',
+    companyHeader: false,
+    access: { table: 'read', cursorSecret: true },
+    summary: 'The unsubscribe page of the follow-up e-mail: a button, no change',
+    public: true,
+  },
+  {
+    id: 'ExternalApplyUnsubscribe',
+    method: 'POST',
+    path: '/r/{token}/unsubscribe',
+    handler: 'pages/external-apply-unsubscribe',
+    companyHeader: false,
+    access: { table: 'write', cursorSecret: true },
+    summary: "The unsubscribe page's button: stops the follow-up's reminder",
+    public: true,
+  },
 ];
 
 /**

@@ -19,6 +19,8 @@ export type EventType =
   | 'application.created'
   | 'application.sync_status_changed'
   | 'application.email_sync_status_changed'
+  /** Issue 23 item 3, P206: the follow-up moved (data: external_apply_status, previous_external_apply_status). */
+  | 'application.external_apply_status_changed'
   | 'job.created'
   | 'job.updated'
   | 'job.archived'

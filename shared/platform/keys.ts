@@ -56,6 +56,8 @@ export const keys = {
    * own, so that claiming does not rewrite the application and its index entries (P194).
    */
   submissionClaim: (id: number, field: 'sync' | 'email'): Key => ({ PK: `APPLICATION#${id}`, SK: `CLAIM#${field}` }),
+  /** The external apply reminder's due item (P207): by shard of the application id, ordered by due time. */
+  externalApplyDue: (id: number, due: string): Key => ({ PK: `EXTAPPLYDUE#${id % 4}`, SK: `${due}#${pad(id)}` }),
   /** Block-allocated id counter of one entity type. */
   idCounter: (entity: string): Key => ({ PK: `IDCOUNTER#${entity}`, SK: 'IDCOUNTER' }),
   /** An attachment object uploaded for a create that has not committed yet (deleted in its transaction). */

@@ -1,0 +1,4 @@
+import { showExternalApplyUnsubscribe } from '#http/external-apply-page.js';
+import { page } from '#http/pages.js';
+
+export const handler = page('ExternalApplyUnsubscribePage', showExternalApplyUnsubscribe);

@@ -1,0 +1,58 @@
+/**
+ * `GET /r/{token}` and the unsubscribe page `/r/{token}/unsubscribe` (issue 23 item 3, P207): the tracked link of the external apply follow-up. 302 to the job's
+ * own `application_url` (never a URL from the request), recording the click; else a small 404 page. The
+ * token is never logged (the page wrapper logs route and status only).
+ */
+import { externalApplyUnsubscribe, followExternalApplyLink } from '#delivery/external-apply.js';
+import { html, type PageRequest, type PageResult } from '#http/pages.js';
+
+export async function externalApplyRedirect({ event }: PageRequest): Promise<PageResult> {
+  const token = event.pathParameters?.token ?? '';
+  const url = await followExternalApplyLink(token);
+  if (!url)
+    return {
+      statusCode: 404,
+      title: 'Link not found',
+      body: html`<h1>Link not found</h1>
+        <p>This link is not valid or no longer leads anywhere.</p>`,
+    };
+  return {
+    statusCode: 302,
+    title: 'Redirecting',
+    headers: { Location: url },
+    body: html`<h1>Redirecting</h1>
+      <p><a href="${url}">Continue to the application</a></p>`,
+  };
+}
+
+const NOT_FOUND: PageResult = {
+  statusCode: 404,
+  title: 'Link not found',
+  body: html`<h1>Link not found</h1>
+    <p>This link is not valid.</p>`,
+};
+
+/** `GET /r/{token}/unsubscribe`: a page with one button; nothing changes on a GET (link scanners follow links). */
+export async function showExternalApplyUnsubscribe({ event }: PageRequest): Promise<PageResult> {
+  const token = event.pathParameters?.token ?? '';
+  if (!(await externalApplyUnsubscribe(token, false))) return NOT_FOUND;
+  return {
+    statusCode: 200,
+    title: 'Stop reminders',
+    body: html`<h1>Stop reminders</h1>
+      <p>You will get no more reminders about this application.</p>
+      <form method="post"><button type="submit">Stop reminders</button></form>`,
+  };
+}
+
+/** `POST /r/{token}/unsubscribe`: records the unsubscribe. */
+export async function externalApplyUnsubscribePost({ event }: PageRequest): Promise<PageResult> {
+  const token = event.pathParameters?.token ?? '';
+  if (!(await externalApplyUnsubscribe(token, true))) return NOT_FOUND;
+  return {
+    statusCode: 200,
+    title: 'Reminders stopped',
+    body: html`<h1>Reminders stopped</h1>
+      <p>You will get no more reminders about this application.</p>`,
+  };
+}

@@ -1,0 +1,268 @@
+/**
+ * The `external_apply_status` follow-up's first e-mail (issue 23 item 3, P206): through the real path (the
+ * create route, the sync queue and worker on the local runtime), the e-mail read back from the `.eml` outbox.
+ */
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { config, db, sqs } from '#platform/clients.js';
+import { runWithClock } from '#platform/clock.js';
+import { keys } from '#platform/keys.js';
+import { importJobs } from '#jobs/jobs.js';
+import { externalApplyToken, verifyExternalApplyToken } from '#delivery/external-apply.js';
+import { syncApplication } from '#delivery/sync.js';
+import { aCompany, aPartner } from '../helpers/fixtures.js';
+import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+
+process.env.PUBLIC_BASE_URL = 'https://hiring.example';
+const EVENTS_QUEUE = 'events-external-apply';
+
+let api: TestRuntime;
+let partner: Awaited<ReturnType<typeof aPartner>>;
+let entitled: Awaited<ReturnType<typeof aCompany>>; // external_apply, no ATS sync
+let syncing: Awaited<ReturnType<typeof aCompany>>; // external_apply, but candidates sync to an ATS
+let notEntitled: Awaited<ReturnType<typeof aCompany>>;
+const jobs: Record<string, number> = {};
+
+async function jobId(companyId: number, externalId: string) {
+  return (await api.get(`/jobs?external_id=${externalId}`, { key: partner.key, companyId })).body.results[0].id as number;
+}
+
+async function apply(company: { id: number }, job: number, candidate: Record<string, unknown>) {
+  const res = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, body: { job, candidate } });
+  expect(res.status).toBe(201);
+  return res.body as { id: number; external_apply_status: string };
+}
+
+const read = async (company: { id: number }, id: number) =>
+  (await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).body;
+
+const work = () => api.runtime.poller.drain(30_000);
+const outbox = () => join(api.runtime.dataDir, 'outbox');
+const mails = () => (existsSync(outbox()) ? readdirSync(outbox()) : []);
+const decoded = (eml: string) =>
+  // The text part is Base64 (email.ts); the subject may be encoded words.
+  Buffer.from(eml.split('\r\n\r\n')[2].split('\r\n--')[0].replace(/\r\n/g, ''), 'base64').toString('utf8');
+
+async function events(): Promise<Record<string, any>[]> {
+  await api.runtime.relay.drain();
+  const url = `http://127.0.0.1:${api.runtime.emulators.fauxqs.port}/000000000000/${EVENTS_QUEUE}`;
+  const out: Record<string, any>[] = [];
+  for (;;) {
+    const res = await sqs().send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    if (!res.Messages?.length) return out;
+    for (const m of res.Messages) {
+      const body = JSON.parse(m.Body!);
+      out.push(JSON.parse(body.Message ?? m.Body!));
+      await sqs().send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
+    }
+  }
+}
+
+beforeAll(async () => {
+  api = await startTestRuntime();
+  api.runtime.emulators.fauxqs.createQueue(EVENTS_QUEUE);
+  api.runtime.emulators.fauxqs.subscribe({ topic: 'his-local-events', queue: EVENTS_QUEUE });
+  partner = await aPartner();
+  entitled = await aCompany(partner.id, { name: 'Acme Careers', entitlements: ['external_apply'] });
+  syncing = await aCompany(partner.id, { entitlements: ['candidate_sync', 'external_apply'] });
+  notEntitled = await aCompany(partner.id, { entitlements: [] });
+  await importJobs(entitled.id, [
+    { external_id: 'EXT-1', title: 'Welder', application_url: 'https://careers.acme.example/jobs/1' },
+    { external_id: 'EXT-NOURL', title: 'No url' },
+  ]);
+  await importJobs(syncing.id, [{ external_id: 'S-1', title: 'Synced', application_url: 'https://careers.sync.example/1' }]);
+  await importJobs(notEntitled.id, [{ external_id: 'N-1', title: 'Plain', application_url: 'https://careers.plain.example/1' }]);
+  jobs.ext = await jobId(entitled.id, 'EXT-1');
+  jobs.noUrl = await jobId(entitled.id, 'EXT-NOURL');
+  jobs.syncing = await jobId(syncing.id, 'S-1');
+  jobs.plain = await jobId(notEntitled.id, 'N-1');
+});
+afterAll(() => api.stop());
+beforeEach(async () => {
+  await work();
+  await events();
+});
+
+test('entitled, no ATS sync, job with application_url: one e-mail with the tracked and unsubscribe links, CONTACTED, one event', async () => {
+  const other = await apply(entitled, jobs.ext, { email: 'someone.else@example.com', first_name: 'Other', last_name: 'Person' });
+  await work();
+  await events();
+  const before = new Set(mails());
+  const created = await apply(entitled, jobs.ext, {
+    email: 'ada@example.com',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    language: 'de-CH',
+  });
+  expect(created.external_apply_status).toBe('NOTSENT');
+  await work();
+  expect(await read(entitled, created.id)).toMatchObject({ external_apply_status: 'CONTACTED', sync_status: 'NOTSENT' });
+  const fresh = mails().filter((f) => !before.has(f));
+  expect(fresh).toHaveLength(1);
+  const eml = readFileSync(join(outbox(), fresh[0]), 'utf8');
+  expect(eml).toContain('To: ada@example.com');
+  const text = decoded(eml);
+  const redirect = `https://hiring.example/r/${externalApplyToken(created.id, 'redirect')}`;
+  const unsubscribe = `https://hiring.example/r/${externalApplyToken(created.id, 'unsubscribe')}/unsubscribe`;
+  expect(text).toContain(redirect);
+  expect(text).toContain(unsubscribe);
+  // The candidate's language (de-CH → de), the job and the company are named.
+  expect(text).toContain('Danke für Ihre Bewerbung auf "Welder" bei Acme Careers.');
+  // Nothing of another candidate, and not the career site's address itself (the link is tracked).
+  expect(eml).not.toContain('someone.else');
+  expect(text).not.toContain(externalApplyToken(other.id, 'redirect'));
+  expect(text).not.toContain('careers.acme.example');
+
+  const out = (await events()).filter((e) => e.data.application_id === created.id);
+  expect(out.map((e) => [e.type, e.sequence])).toEqual([
+    ['application.created', 1],
+    ['application.external_apply_status_changed', 2],
+  ]);
+  expect(out[1].data).toEqual({
+    application_id: created.id,
+    job_id: jobs.ext,
+    external_apply_status: 'CONTACTED',
+    previous_external_apply_status: 'NOTSENT',
+  });
+  expect(JSON.stringify(out)).not.toMatch(/ada@example|Lovelace|hiring\.example/);
+
+  // A second delivery of the same sync message sends nothing more.
+  await syncApplication(created.id);
+  await work();
+  expect(mails().filter((f) => !before.has(f))).toHaveLength(1);
+});
+
+// (An application without a candidate e-mail cannot be created: `candidate.email` is required.)
+test('NOTSENT stays NOTSENT: no application_url, an ATS-syncing company, not entitled', async () => {
+  const before = new Set(mails());
+  const noUrl = await apply(entitled, jobs.noUrl, { email: 'nourl@example.com', full_name: 'No Url' });
+  const synced = await apply(syncing, jobs.syncing, { email: 'synced@example.com', full_name: 'S Y' });
+  const plain = await apply(notEntitled, jobs.plain, { email: 'plain@example.com', full_name: 'P L' });
+  await work();
+  expect((await read(entitled, noUrl.id)).external_apply_status).toBe('NOTSENT');
+  expect((await read(syncing, synced.id)).external_apply_status).toBe('NOTSENT');
+  expect((await read(notEntitled, plain.id)).external_apply_status).toBe('NOTSENT');
+  const fresh = mails()
+    .filter((f) => !before.has(f))
+    .map((f) => readFileSync(join(outbox(), f), 'utf8'));
+  expect(fresh.filter((eml) => /nourl@|synced@|plain@/.test(eml))).toEqual([]);
+  expect((await events()).filter((e) => e.type === 'application.external_apply_status_changed')).toEqual([]);
+});
+
+test('tenancy: another company cannot read the follow-up; tokens are bound to their purpose and unforgeable', async () => {
+  const created = await apply(entitled, jobs.ext, { email: 'tenant@example.com', first_name: 'T', last_name: 'N' });
+  await work();
+  expect((await api.get(`/applications/${created.id}`, { key: partner.key, companyId: notEntitled.id })).status).toBe(404);
+  const token = externalApplyToken(created.id, 'redirect');
+  expect(verifyExternalApplyToken(token, 'redirect')).toBe(created.id);
+  expect(verifyExternalApplyToken(token, 'unsubscribe')).toBeUndefined();
+  expect(verifyExternalApplyToken(externalApplyToken(created.id, 'unsubscribe'), 'unsubscribe')).toBe(created.id);
+  const forged = Buffer.from(token, 'base64url');
+  forged[1] ^= 1;
+  expect(verifyExternalApplyToken(forged.toString('base64url'), 'redirect')).toBeUndefined();
+  expect(verifyExternalApplyToken('x'.repeat(200), 'redirect')).toBeUndefined();
+});
+
+test('the tracked link: 302 to the job application_url, ENGAGED with its event once; bad tokens 404', async () => {
+  const created = await apply(entitled, jobs.ext, { email: 'click@example.com', first_name: 'C', last_name: 'L' });
+  await work();
+  await events();
+  const token = externalApplyToken(created.id, 'redirect');
+  // The query carries a URL of the request's own: it is never where the redirect goes.
+  const click = () => fetch(`${api.url}/r/${token}?url=https://evil.example/`, { redirect: 'manual' });
+  const first = await click();
+  expect(first.status).toBe(302);
+  expect(first.headers.get('location')).toBe('https://careers.acme.example/jobs/1');
+  expect((await read(entitled, created.id)).external_apply_status).toBe('ENGAGED');
+  const again = await click();
+  expect(again.status).toBe(302);
+  expect(again.headers.get('location')).toBe('https://careers.acme.example/jobs/1');
+  const out = (await events()).filter((e) => e.data.application_id === created.id);
+  expect(out.map((e) => [e.type, e.sequence, e.data.external_apply_status, e.data.previous_external_apply_status])).toEqual([
+    ['application.external_apply_status_changed', 3, 'ENGAGED', 'CONTACTED'],
+  ]);
+  // The unsubscribe token is not a redirect token; a forged or unknown one finds nothing.
+  expect((await fetch(`${api.url}/r/${externalApplyToken(created.id, 'unsubscribe')}`, { redirect: 'manual' })).status).toBe(404);
+  expect((await fetch(`${api.url}/r/${externalApplyToken(999_999, 'redirect')}`, { redirect: 'manual' })).status).toBe(404);
+  expect((await fetch(`${api.url}/r/not-a-token`, { redirect: 'manual' })).status).toBe(404);
+  // Never contacted (not entitled): no redirect and no status change.
+  const plain = await apply(notEntitled, jobs.plain, { email: 'plain2@example.com', full_name: 'P L' });
+  await work();
+  expect((await fetch(`${api.url}/r/${externalApplyToken(plain.id, 'redirect')}`, { redirect: 'manual' })).status).toBe(404);
+  expect((await read(notEntitled, plain.id)).external_apply_status).toBe('NOTSENT');
+});
+
+test('unsubscribe: GET shows a button and changes nothing; POST records it once; bad tokens 404', async () => {
+  const created = await apply(entitled, jobs.ext, { email: 'unsub@example.com', first_name: 'U', last_name: 'S' });
+  await work();
+  await events();
+  const stored = async () => (await db().send(new GetCommand({ TableName: config().tableName, Key: keys.application(created.id) }))).Item!;
+  const url = `${api.url}/r/${externalApplyToken(created.id, 'unsubscribe')}/unsubscribe`;
+  const page = await fetch(url);
+  expect(page.status).toBe(200);
+  expect(await page.text()).toContain('<form method="post">');
+  expect((await stored()).external_apply_unsubscribed_at).toBeUndefined();
+  const post = await fetch(url, { method: 'POST' });
+  expect(post.status).toBe(200);
+  const at = (await stored()).external_apply_unsubscribed_at;
+  expect(typeof at).toBe('string');
+  expect((await fetch(url, { method: 'POST' })).status).toBe(200);
+  expect((await stored()).external_apply_unsubscribed_at).toBe(at);
+  // No status change and no event; the redirect token is not an unsubscribe token.
+  expect((await read(entitled, created.id)).external_apply_status).toBe('CONTACTED');
+  expect((await events()).filter((e) => e.data.application_id === created.id)).toEqual([]);
+  expect((await fetch(`${api.url}/r/${externalApplyToken(created.id, 'redirect')}/unsubscribe`, { method: 'POST' })).status).toBe(404);
+  expect((await fetch(`${api.url}/r/nothing/unsubscribe`)).status).toBe(404);
+});
+
+test('the reminder: due after EXTERNAL_APPLY_REMINDER_HOURS, once, REMINDED with its event; not after a click or an unsubscribe', async () => {
+  const waiting = await apply(entitled, jobs.ext, { email: 'remind@example.com', first_name: 'R', last_name: 'M' });
+  const clicked = await apply(entitled, jobs.ext, { email: 'clicked@example.com', first_name: 'C', last_name: 'K' });
+  const unsubscribed = await apply(entitled, jobs.ext, { email: 'stop@example.com', first_name: 'S', last_name: 'T' });
+  await work();
+  await fetch(`${api.url}/r/${externalApplyToken(clicked.id, 'redirect')}`, { redirect: 'manual' });
+  await fetch(`${api.url}/r/${externalApplyToken(unsubscribed.id, 'unsubscribe')}/unsubscribe`, { method: 'POST' });
+  await events();
+  const reminders = (id: number) => mails().filter((f) => f.includes(`external-apply-reminder-${id}_`));
+  // Not due yet (47 h): nothing.
+  await runWithClock(new Date(Date.now() + 47 * 3_600_000), () => api.runtime.scheduler.run('ExternalApplyReminder'));
+  expect(reminders(waiting.id)).toHaveLength(0);
+  expect((await read(entitled, waiting.id)).external_apply_status).toBe('CONTACTED');
+  // Past 48 h: one reminder.
+  await runWithClock(new Date(Date.now() + 49 * 3_600_000), () => api.runtime.scheduler.run('ExternalApplyReminder'));
+  await runWithClock(new Date(Date.now() + 50 * 3_600_000), () => api.runtime.scheduler.run('ExternalApplyReminder'));
+  expect((await read(entitled, waiting.id)).external_apply_status).toBe('REMINDED');
+  expect(reminders(waiting.id)).toHaveLength(1);
+  const eml = readFileSync(join(outbox(), reminders(waiting.id)[0]), 'utf8');
+  expect(eml).toContain('To: remind@example.com');
+  const text = decoded(eml);
+  expect(text).toContain(`https://hiring.example/r/${externalApplyToken(waiting.id, 'redirect')}`);
+  expect(text).toContain(`https://hiring.example/r/${externalApplyToken(waiting.id, 'unsubscribe')}/unsubscribe`);
+  expect(reminders(clicked.id)).toHaveLength(0);
+  expect(reminders(unsubscribed.id)).toHaveLength(0);
+  expect((await read(entitled, clicked.id)).external_apply_status).toBe('ENGAGED');
+  expect((await read(entitled, unsubscribed.id)).external_apply_status).toBe('CONTACTED');
+  const out = (await events()).filter(
+    (e) => e.type === 'application.external_apply_status_changed' && e.data.application_id === waiting.id,
+  );
+  expect(out.map((e) => [e.sequence, e.data.external_apply_status, e.data.previous_external_apply_status])).toEqual([
+    [3, 'REMINDED', 'CONTACTED'],
+  ]);
+  // A click after the reminder: ENGAGED.
+  expect((await fetch(`${api.url}/r/${externalApplyToken(waiting.id, 'redirect')}`, { redirect: 'manual' })).status).toBe(302);
+  expect((await read(entitled, waiting.id)).external_apply_status).toBe('ENGAGED');
+});
+
+// Last in the file: retention anonymizes every application of the runtime.
+test('an anonymized application gets no reminder and its link no longer redirects', async () => {
+  const created = await apply(entitled, jobs.ext, { email: 'gone@example.com', first_name: 'G', last_name: 'N' });
+  await work();
+  expect((await read(entitled, created.id)).external_apply_status).toBe('CONTACTED');
+  await runWithClock(new Date(Date.now() + 181 * 86_400_000), () => api.runtime.scheduler.run('Retention'));
+  await runWithClock(new Date(Date.now() + 182 * 86_400_000), () => api.runtime.scheduler.run('ExternalApplyReminder'));
+  expect(mails().filter((f) => f.includes(`external-apply-reminder-${created.id}_`))).toHaveLength(0);
+  expect((await read(entitled, created.id)).external_apply_status).toBe('CONTACTED');
+  expect((await fetch(`${api.url}/r/${externalApplyToken(created.id, 'redirect')}`, { redirect: 'manual' })).status).toBe(404);
+});
