@@ -3,7 +3,7 @@
  * REQUEST authorizer in front of all of them, gateway responses in the D2 shape, stage throttling, a usage
  * plan, access logs, X-Ray, and optionally a WAF web ACL.
  */
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   AccessLogField,
   AccessLogFormat,
@@ -39,13 +39,21 @@ export interface ServiceApiProps {
 }
 
 export class ServiceApi extends Construct {
+  /** The gateway's own address with the stage and no trailing slash, e.g. `https://<id>.execute-api.<region>.amazonaws.com/dev`. */
+  stageUrl(): string {
+    const stack = Stack.of(this);
+    return `https://${this.api.restApiId}.execute-api.${stack.region}.${stack.urlSuffix}/${this.stageName}`;
+  }
+
   readonly api: RestApi;
   readonly authorizerFunction: ServiceFunction;
   readonly routeFunctions = new Map<string, ServiceFunction>();
+  private readonly stageName: string;
 
   constructor(scope: Construct, id: string, props: ServiceApiProps) {
     super(scope, id);
     const { stage, data } = props;
+    this.stageName = stage.name;
 
     this.authorizerFunction = new ServiceFunction(this, 'AuthorizerFunction', {
       handlerModule: 'authorizer',

@@ -88,6 +88,9 @@ export class ServiceStack extends Stack {
       ...(definition.memorySize ? { memorySize: definition.memorySize } : {}),
     });
     this.data.grant(fn, definition.access);
+    // A function that e-mails links to the service (the external-apply follow-up, P206) builds them on the
+    // service's public address, the gateway's own stage URL (API routes take theirs from the request).
+    if (definition.access.email) fn.addEnvironment('PUBLIC_BASE_URL', this.api.stageUrl());
     const { trigger } = definition;
     if (trigger.kind === 'syncQueue') {
       this.workers.push(fn);

@@ -40,6 +40,14 @@ test('the sync worker consumes the sync queue with partial batch failures, and c
   );
   // P115: its events go into the outbox in the status transaction; only the relay publishes.
   expect(Object.keys(fn.Properties.Environment.Variables)).not.toContain('EVENTS_TOPIC_ARN');
+  // The external-apply e-mail (P206) links to the gateway's own stage URL: its REST API id, region, stage.
+  const base = JSON.stringify(fn.Properties.Environment.Variables.PUBLIC_BASE_URL);
+  const [apiId] = Object.entries(synthesized.template.Resources as Record<string, { Type: string }>).find(
+    ([, r]) => r.Type === 'AWS::ApiGateway::RestApi',
+  )!;
+  expect(base).toContain(`{"Ref":"${apiId}"}`);
+  expect(base).toContain('.execute-api.');
+  expect(base).toMatch(/\/(dev|prod)"\]\]\}$/);
   const actions = policyActions(id);
   expect(actions).toEqual(
     expect.arrayContaining([
