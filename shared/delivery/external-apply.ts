@@ -18,7 +18,7 @@ import { sendMail } from '#delivery/email.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { NotFoundError, isConditionFailure } from '#platform/errors.js';
-import { newEvent, outboxPut } from '#platform/events.js';
+import { newEvent, outboxPut, sequenceStep } from '#platform/events.js';
 import { rethrowIfCrash } from '#platform/faults.js';
 import { getJob, type JobRecord } from '#jobs/jobs.js';
 import { keys } from '#platform/keys.js';
@@ -209,9 +209,7 @@ export async function contactCandidate(record: ApplicationRecord, company: Compa
   const remindAt = new Date(at.getTime() + reminderHours() * 3_600_000).toISOString();
   let previous = record.event_sequence ?? 0;
   for (let attempt = 0; ; attempt++) {
-    const step = previous
-      ? { condition: 'event_sequence = :previous', values: { ':previous': previous, ':sequence': previous + 1 } }
-      : { condition: 'attribute_not_exists(event_sequence)', values: { ':sequence': 1 } };
+    const step = sequenceStep(previous);
     const event = newEvent(
       'application.external_apply_status_changed',
       record.company,

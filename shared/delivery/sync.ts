@@ -28,7 +28,7 @@ import { connectorFor } from '#delivery/connectors/index.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
-import { newEvent, outboxPut } from '#platform/events.js';
+import { newEvent, outboxPut, sequenceStep } from '#platform/events.js';
 import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { getJob, type JobRecord } from '#jobs/jobs.js';
 import { SYNC_DUE_SHARDS, indexKeys, keys } from '#platform/keys.js';
@@ -107,17 +107,6 @@ async function releaseClaim(id: number, field: 'sync' | 'email'): Promise<void> 
       UpdateExpression: 'REMOVE claim_until',
     }),
   );
-}
-
-/**
- * The condition and values that move an application's event sequence from `previous` to `previous + 1`
- * (P116): the write that records a change and the outbox item of its event commit together, and the
- * sequence cannot skip or repeat a number even if two writers raced.
- */
-function sequenceStep(previous: number): { condition: string; values: Record<string, number> } {
-  return previous
-    ? { condition: 'event_sequence = :previous', values: { ':previous': previous, ':sequence': previous + 1 } }
-    : { condition: 'attribute_not_exists(event_sequence)', values: { ':sequence': 1 } };
 }
 
 /** Writes a final sync outcome over NOTSENT with its event (D13) in the outbox, in one transaction. */

@@ -75,3 +75,14 @@ export async function publishEvent(type: EventType, company: number, data: Servi
 export async function publishEvents(events: { type: EventType; company: number; data: ServiceEvent['data'] }[]): Promise<void> {
   await batchPut(events.map((e) => outboxItem(newEvent(e.type, e.company, e.data))));
 }
+
+/**
+ * The condition and values that move an application's event sequence from `previous` to `previous + 1`
+ * (P116): the write that records a change and the outbox item of its event commit together, and the
+ * sequence cannot skip or repeat a number even if two writers raced.
+ */
+export function sequenceStep(previous: number): { condition: string; values: Record<string, number> } {
+  return previous
+    ? { condition: 'event_sequence = :previous', values: { ':previous': previous, ':sequence': previous + 1 } }
+    : { condition: 'attribute_not_exists(event_sequence)', values: { ':sequence': 1 } };
+}
