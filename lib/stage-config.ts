@@ -4,6 +4,7 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { connectorSettings } from '#delivery/connectors/registry.js';
 
 export type StageName = 'dev' | 'prod';
 
@@ -29,19 +30,15 @@ export interface StageConfig {
   /** Sender of the e-mail fallback (D12); must be an SES-verified identity in the target account. */
   emailFrom: string;
   /**
-   * Where the ATSs are, from the context values `personioApiUrl`, `personioFeedUrl`, `greenhouseApiUrl`,
-   * `leverApiUrl` (for the day a region needs another host); unset ones keep the connectors' real defaults.
+   * Where the ATSs are, from the context values the connector registry declares (`greenhouseApiUrl`, …, one
+   * per connector setting; for the day a region needs another host); unset ones keep the connectors' real
+   * defaults. By environment variable.
    */
-  atsUrls: Partial<Record<'PERSONIO_API_URL' | 'PERSONIO_FEED_URL' | 'GREENHOUSE_API_URL' | 'LEVER_API_URL', string>>;
+  atsUrls: Record<string, string>;
 }
 
-/** The context value that sets each ATS base URL. */
-export const ATS_URL_CONTEXT = {
-  personioApiUrl: 'PERSONIO_API_URL',
-  personioFeedUrl: 'PERSONIO_FEED_URL',
-  greenhouseApiUrl: 'GREENHOUSE_API_URL',
-  leverApiUrl: 'LEVER_API_URL',
-} as const;
+/** The context value that sets each ATS base URL (context key → environment variable), from the registry. */
+export const ATS_URL_CONTEXT: Readonly<Record<string, string>> = Object.fromEntries(connectorSettings().map((s) => [s.context, s.env]));
 
 export function stageConfig(
   name: string,
@@ -71,11 +68,11 @@ export function contextFlag(value: unknown): boolean {
 }
 
 function atsUrls(context: Record<string, unknown>): StageConfig['atsUrls'] {
-  const urls: StageConfig['atsUrls'] = {};
+  const urls: StageConfig['atsUrls'] = Object.create(null) as StageConfig['atsUrls'];
   for (const [name, variable] of Object.entries(ATS_URL_CONTEXT)) {
     const value = context[name];
     if (value === undefined || value === null || value === '') continue;
-    const probe = String(value).replace('{subdomain}', 'x');
+    const probe = String(value).replace(/\{[a-z_]+\}/g, 'x');
     if (!/^https?:\/\//.test(probe) || !URL.canParse(probe))
       throw new Error(`context value ${name} must be an http(s) URL, got "${String(value)}"`);
     urls[variable] = String(value);

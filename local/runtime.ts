@@ -8,7 +8,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startEmulators, startTtlReaper, type Emulators } from './emulators.js';
 import { openApiDocument } from '#http/openapi.js';
-import { ATS_URL_DEFAULTS } from '#delivery/connectors/http.js';
+import { connectorSettings } from '#delivery/connectors/registry.js';
 import { createHttpAdapter } from './http-adapter.js';
 import { startQueuePoller, type QueuePoller } from './queue-poller.js';
 import { startEventRelay, type EventRelay } from './stream-relay.js';
@@ -85,9 +85,7 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
   const runtimeFile = join(options.dataDir, RUNTIME_FILE);
   // The ATS hosts this server uses go along, so that the admin tool (connect, jobs sync) talks to the same ATSs.
-  const atsUrls = Object.fromEntries(
-    Object.keys(ATS_URL_DEFAULTS).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
-  );
+  const atsUrls = Object.fromEntries(connectorSettings().flatMap(({ env }) => (process.env[env] ? [[env, process.env[env]!]] : [])));
   // So is the public address, when configured: the admin tool builds `magic_link` on it (D20).
   const publicBase = process.env.PUBLIC_BASE_URL ? { PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL } : {};
   writeFileSync(runtimeFile, JSON.stringify({ pid: process.pid, url, env: { ...emulators.env, ...atsUrls, ...publicBase } }, null, 2));

@@ -5,29 +5,9 @@
  * back to flags.
  */
 import type { Command } from 'commander';
+import { connectFlags, connectors } from '#delivery/connectors/registry.js';
 import { id, text } from './arguments.js';
 import type { Session } from './context.js';
-
-/** The credential flags, by the field name the connectors use. */
-const CREDENTIAL_FLAGS = {
-  subdomain: '--subdomain',
-  personio_company_id: '--personio-company-id',
-  token: '--token',
-  board_token: '--board-token',
-  api_key: '--api-key',
-  site: '--site',
-  ats: '--ats',
-} as const;
-
-interface ConnectOptions {
-  ats: string;
-  subdomain?: string;
-  personioCompanyId?: string;
-  token?: string;
-  boardToken?: string;
-  apiKey?: string;
-  site?: string;
-}
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -56,40 +36,42 @@ export function connectionCommands(program: Command, session: Session): void {
   };
   const company = group('company');
   const jobs = group('jobs');
-  company
+  // The credential flags come from the connector registry: one per flag, with every ATS that takes it.
+  const flags = connectFlags();
+  const connect = company
     .command('connect')
     .description("Connect a company to its ATS: the credentials are checked with the ATS's cheapest call, then stored encrypted.")
     .argument('<COMPANY_ID>', 'The company.', id)
-    .requiredOption('--ats <SLUG>', 'personio, greenhouse, lever (or sandbox).', text)
-    .option('--subdomain <SUBDOMAIN>', 'Personio: the career-site subdomain ({subdomain}.jobs.personio.de).', text)
-    .option('--personio-company-id <ID>', "Personio: the company's id (X-Company-ID).", text)
-    .option('--token <TOKEN>', 'Personio: the Recruiting API token.', text)
-    .option('--board-token <TOKEN>', "Greenhouse: the job board's token.", text)
-    .option('--site <SITE>', "Lever: the postings site's name.", text)
-    .option('--api-key <KEY>', 'Greenhouse or Lever: the API key for applications.', text)
+    .requiredOption('--ats <SLUG>', `${connectors.map((c) => c.slug).join(', ')}.`, text);
+  for (const flag of flags) {
+    const help = flag.uses.map(
+      (u) => `${u.name}: ${u.field.description}${u.field.default !== undefined ? ` (default ${u.field.default})` : ''}`,
+    );
+    connect.option(`${flag.flag} <${flag.field.toUpperCase()}>`, `${help.join('; ')}.`, text);
+  }
+  connect
     .addHelpText(
       'after',
       [
         '',
-        'On success prints the Company object (ats, ats_name, status "active"); on failure a D2 error naming what',
-        'failed, and nothing is saved. What each check proves: docs/connectors/<ats>.md. Credentials are never',
-        'printed, logged or returned by the API.',
+        'On success prints the Company object (ats, ats_name, status "active") with `credentials_check`: the call',
+        'made, what it proved and what it could not. On failure a D2 error naming what failed, and nothing is saved.',
+        'Details: docs/connectors/<ats>.md. Credentials are never printed, logged or returned by the API.',
       ].join('\n'),
     )
     .action(
-      session.action(async (companyId: number, options: ConnectOptions) => {
-        const { connectCompany } = await import('#delivery/ats-connections.js');
+      session.action(async (companyId: number, options: Record<string, string | undefined> & { ats: string }) => {
+        const { connectCompany, credentialsCheckOf } = await import('#delivery/ats-connections.js');
         const input: Record<string, string> = Object.create(null) as Record<string, string>;
-        const given: [keyof typeof CREDENTIAL_FLAGS, string | undefined][] = [
-          ['subdomain', options.subdomain],
-          ['personio_company_id', options.personioCompanyId],
-          ['token', options.token],
-          ['board_token', options.boardToken],
-          ['api_key', options.apiKey],
-          ['site', options.site],
-        ];
-        for (const [field, value] of given) if (value !== undefined) input[field] = value;
-        return withFlagNames(() => connectCompany(companyId, options.ats, input), CREDENTIAL_FLAGS);
+        for (const flag of flags) {
+          const value = Object.hasOwn(options, flag.key) ? options[flag.key] : undefined;
+          if (value !== undefined) input[flag.field] = value;
+        }
+        const names: Record<string, string> = Object.create(null) as Record<string, string>;
+        for (const flag of flags) names[flag.field] = flag.flag;
+        names.ats = '--ats';
+        const company = await withFlagNames(() => connectCompany(companyId, options.ats, input), names);
+        return { ...company, credentials_check: credentialsCheckOf(options.ats) ?? null };
       }),
     );
 

@@ -1,9 +1,12 @@
 /**
- * The ATS integrations a company can be linked to (its `ats` slug). `sandbox` needs no credentials and is
- * always connected; `personio`, `greenhouse` and `lever` have connectors and count as connected once
- * credentials for that same ATS have been checked and stored (`hiring-admin company connect`, D15/D18);
- * the others have no connector yet and are never connected.
+ * The ATS integrations a company can be linked to (its `ats` slug), as the connector registry
+ * (shared/delivery/connectors/registry.ts) declares them, read from the module it generates, since this
+ * layer sits below the connectors. `sandbox` needs no credentials and is always connected; a connector with
+ * credential fields counts as connected once credentials for that same ATS have been checked and stored
+ * (`hiring-admin company connect`, D15/D18); an integration without a connector is never connected.
  */
+import { ATS_INTEGRATIONS } from '#generated/companies-ats-integrations.js';
+
 export interface AtsIntegration {
   slug: string;
   name: string;
@@ -13,16 +16,7 @@ export interface AtsIntegration {
   credentials: boolean;
 }
 
-export const atsIntegrations: readonly AtsIntegration[] = [
-  { slug: 'sandbox', name: 'Sandbox ATS', connector: true, credentials: false },
-  { slug: 'greenhouse', name: 'Greenhouse', connector: true, credentials: true },
-  { slug: 'lever', name: 'Lever', connector: true, credentials: true },
-  { slug: 'personio', name: 'Personio', connector: true, credentials: true },
-  { slug: 'smartrecruiters', name: 'SmartRecruiters', connector: false, credentials: true },
-  { slug: 'workday', name: 'Workday', connector: false, credentials: true },
-  { slug: 'recruitee', name: 'Recruitee', connector: false, credentials: true },
-  { slug: 'teamtailor', name: 'Teamtailor', connector: false, credentials: true },
-];
+export const atsIntegrations: readonly AtsIntegration[] = ATS_INTEGRATIONS;
 
 export const atsSlugs = atsIntegrations.map((a) => a.slug);
 

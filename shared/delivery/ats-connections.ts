@@ -4,17 +4,16 @@
  * `ats`, its connection and status `active`, in one transaction; on any failure it throws a D2 error
  * naming what failed and stores nothing. `disconnectCompany` removes them.
  */
-import { atsBySlug } from '#companies/ats.js';
+import { atsBySlug, atsIntegrations } from '#companies/ats.js';
 import { requireCompany, toCompany, writeCompanyChange, type Company } from '#companies/companies.js';
 import { config } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { ApiError, CompanyInactiveError, invalidField, isConditionFailure } from '#platform/errors.js';
 import { spendMagicLinkUpdate } from '#companies/magic-links.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
-import { connectorFor } from '#delivery/connectors/index.js';
+import { connectorFor } from '#delivery/connectors/registry.js';
+import type { CredentialsCheck } from '#delivery/connectors/connector.js';
 import { credentialsItem, deleteCredentialsInput, parseCredentials } from '#delivery/credentials.js';
-
-const CONNECTABLE = ['personio', 'greenhouse', 'lever', 'sandbox'];
 
 /** A failed credentials check as a D2 error: which credential (or the ATS) failed, and why. */
 export function connectionError(error: ConnectorError, fields: string[]): ApiError {
@@ -36,10 +35,16 @@ export function connectionError(error: ConnectorError, fields: string[]): ApiErr
   });
 }
 
+/** What a passed credentials check proved and did not (the connector's declaration), for the CLI and the page. */
+export function credentialsCheckOf(ats: string): { call: string; proved: string; not_proved: string | null } | undefined {
+  const check: CredentialsCheck | undefined = connectorFor(ats)?.check;
+  return check && { call: check.call, proved: check.proves, not_proved: check.doesNotProve };
+}
+
 /**
- * `hiring-admin company connect C --ats …`: checks and stores the company's ATS credentials (fields by
- * ATS: personio `subdomain`, `personio_company_id`, `token`; greenhouse `board_token`, `api_key`; lever
- * `site`, `api_key`; sandbox none). Returns the Company object with `ats`, `ats_name` and `status: active`.
+ * `hiring-admin company connect C --ats …`: checks and stores the company's ATS credentials (the fields
+ * each connector declares, shared/delivery/connectors/registry.ts). Returns the Company object with `ats`,
+ * `ats_name` and `status: active`.
  */
 export async function connectCompany(
   companyId: number,
@@ -48,7 +53,14 @@ export async function connectCompany(
   options: ConnectOptions = {},
 ): Promise<Company> {
   const connector = connectorFor(ats);
-  if (!connector || !atsBySlug(ats) || !CONNECTABLE.includes(ats)) throw invalidField('ats', `Must be one of ${CONNECTABLE.join(', ')}.`);
+  if (!connector || !atsBySlug(ats))
+    throw invalidField(
+      'ats',
+      `Must be one of ${atsIntegrations
+        .filter((a) => a.connector)
+        .map((a) => a.slug)
+        .join(', ')}.`,
+    );
   const credentials = parseCredentials(connector, input);
   const company = await requireCompany(companyId);
   if (company.status === 'deleted') throw new CompanyInactiveError('This company has been deleted; it cannot be connected.');

@@ -26,8 +26,11 @@ export function parseCredentials(connector: AtsConnector, input: Record<string, 
   const credentials = new Map<string, string>();
   for (const field of connector.credentialFields) {
     const value = Object.hasOwn(input, field.name) ? input[field.name] : undefined;
-    if (value === undefined || value === null || value === '')
+    if ((value === undefined || value === null || value === '') && field.default !== undefined) credentials.set(field.name, field.default);
+    else if (value === undefined || value === null || value === '')
       errors[field.name] = [`Required for ${connector.slug}: ${field.description}.`];
+    else if (typeof value === 'string' && field.choices && !field.choices.includes(value))
+      errors[field.name] = [`Must be one of ${field.choices.join(', ')}.`];
     else if (typeof value !== 'string' || !field.pattern.test(value)) errors[field.name] = [`Not a valid value for ${field.description}.`];
     else credentials.set(field.name, value);
   }

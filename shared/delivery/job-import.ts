@@ -25,7 +25,7 @@ import { ApiError, CompanyInactiveError, ConflictError, ValidationError, invalid
 import { keys } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
-import { connectorFor } from '#delivery/connectors/index.js';
+import { connectorFor } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 
 export interface JobImportMessage {

@@ -13,8 +13,8 @@ import { getPartner } from '#companies/partners.js';
 import { isConditionFailure, ValidationError } from '#platform/errors.js';
 import { newEvent, outboxPut } from '#platform/events.js';
 import { connectCompany, MagicLinkGoneError } from '#delivery/ats-connections.js';
-import type { CredentialField } from '#delivery/connectors/connector.js';
-import { connectorFor } from '#delivery/connectors/index.js';
+import type { CredentialField, CredentialsCheck } from '#delivery/connectors/connector.js';
+import { connectorFor } from '#delivery/connectors/registry.js';
 
 /** An ATS as the page offers it: with its connector's credential fields, or none (a request). */
 export interface OfferedAts {
@@ -22,13 +22,18 @@ export interface OfferedAts {
   name: string;
   /** The connector's credential fields; `undefined` when there is no connector yet (a request). */
   fields: readonly CredentialField[] | undefined;
+  /** What the connector's credentials check proves and does not (the page says exactly that). */
+  check: CredentialsCheck | undefined;
 }
 
 /** The ATSs the page lists: every integration but the sandbox (a test double, not a customer's ATS). */
 export function offeredAtss(): OfferedAts[] {
   return atsIntegrations
     .filter((a) => a.slug !== 'sandbox')
-    .map((a: AtsIntegration) => ({ slug: a.slug, name: a.name, fields: a.connector ? connectorFor(a.slug)?.credentialFields : undefined }));
+    .map((a: AtsIntegration) => {
+      const connector = a.connector ? connectorFor(a.slug) : undefined;
+      return { slug: a.slug, name: a.name, fields: connector?.credentialFields, check: connector?.check };
+    });
 }
 
 export function offeredAts(slug: string): OfferedAts | undefined {

@@ -24,7 +24,7 @@ import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { deliveryAllowed, getCompanyRecord, markCompanyFailing, syncActive, type CompanyRecord } from '#companies/companies.js';
 import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
-import { connectorFor } from '#delivery/connectors/index.js';
+import { connectorFor } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';

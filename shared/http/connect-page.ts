@@ -212,7 +212,15 @@ function fieldsPage(invitation: OpenInvitation, ats: OfferedAts, state: FormStat
   const errors = state.errors ?? new Map<string, string[]>();
   const values = state.values ?? new Map<string, string>();
   const fields = ats.fields
-    ? ats.fields.map((f) => ({ name: f.name, label: f.label, help: f.help, type: f.secret ? 'password' : 'text', keep: !f.secret }))
+    ? ats.fields.map((f) => ({
+        name: f.name,
+        label: f.label,
+        help: f.help,
+        type: f.secret ? 'password' : 'text',
+        keep: !f.secret,
+        optional: f.default,
+        choices: f.choices,
+      }))
     : [
         { name: 'contact_name', label: 'Your name', help: 'Whom we contact about the connection.', type: 'text', keep: true },
         {
@@ -224,27 +232,36 @@ function fieldsPage(invitation: OpenInvitation, ats: OfferedAts, state: FormStat
         },
       ];
   const labels = new Map(fields.map((f) => [f.name, f.label]));
-  const inputs = fields.map((f) => {
-    const error = errors.get(f.name);
-    const describedBy = `${f.name}-help${error ? ` ${f.name}-error` : ''}`;
-    const value = f.keep ? (values.get(f.name) ?? '') : '';
-    return html`<label for="field-${f.name}">${f.label}</label>
-      <span class="help" id="${f.name}-help">${f.help}</span>
-      ${error ? html`<span class="field-error" id="${f.name}-error">${error.join(' ')}</span>` : ''}
-      <input
-        type="${f.type}"
-        id="field-${f.name}"
-        name="${f.name}"
-        value="${value}"
-        required
-        autocomplete="off"
-        spellcheck="false"
-        aria-describedby="${describedBy}"
-        ${error ? html` aria-invalid="true"` : ''}
-      />`;
-  });
+  const inputs = fields.map(
+    (f: { name: string; label: string; help: string; type: string; keep: boolean; optional?: string; choices?: readonly string[] }) => {
+      const error = errors.get(f.name);
+      const describedBy = `${f.name}-help${error ? ` ${f.name}-error` : ''}`;
+      const value = f.keep ? (values.get(f.name) ?? f.optional ?? '') : '';
+      const label = html`<label for="field-${f.name}">${f.label}</label>
+        <span class="help" id="${f.name}-help">${f.help}</span>
+        ${error ? html`<span class="field-error" id="${f.name}-error">${error.join(' ')}</span>` : ''}`;
+      if (f.choices)
+        return html`${label}
+          <select id="field-${f.name}" name="${f.name}" aria-describedby="${describedBy}" ${error ? html` aria-invalid="true"` : ''}>
+            ${f.choices.map((c) => html`<option value="${c}" ${c === value ? html`selected` : ''}>${c}</option>`)}
+          </select>`;
+      return html`${label}
+        <input
+          type="${f.type}"
+          id="field-${f.name}"
+          name="${f.name}"
+          value="${value}"
+          ${f.optional === undefined ? html`required` : ''}
+          autocomplete="off"
+          spellcheck="false"
+          aria-describedby="${describedBy}"
+          ${error ? html` aria-invalid="true"` : ''}
+        />`;
+    },
+  );
   const intro = ats.fields
-    ? html`<p>Enter the details from ${ats.name}. We check them with ${ats.name} before saving them, encrypted.</p>`
+    ? html`<p>Enter the details from ${ats.name}. Before saving them, encrypted, we check them with ${ats.name}.</p>
+        ${checkSays(ats)}`
     : html`<p>
         We cannot connect to ${ats.name} yet. Leave a contact and we will record your request and tell
         ${invitation.partnerName || 'your partner'}.
@@ -265,12 +282,20 @@ function fieldsPage(invitation: OpenInvitation, ats: OfferedAts, state: FormStat
   };
 }
 
+/** Exactly what the connector's check proves and what it cannot (issue 24): never more than it did. */
+function checkSays(ats: OfferedAts) {
+  if (!ats.check) return '';
+  return html`<p class="check"><strong>What the check proves:</strong> ${ats.check.proves}</p>
+    ${ats.check.doesNotProve ? html`<p class="check"><strong>What it cannot prove:</strong> ${ats.check.doesNotProve}</p>` : ''}`;
+}
+
 function connectedPage(invitation: OpenInvitation, ats: OfferedAts): PageResult {
   const partner = invitation.partnerName || 'your partner';
   return {
     statusCode: 200,
     title: 'Connected',
     body: html`<h1>${invitation.company.name} is connected to ${ats.name}</h1>
+      ${checkSays(ats)}
       <p>What happens next:</p>
       <ul>
         <li>Your published jobs are imported from ${ats.name} within the hour, and kept up to date from then on.</li>

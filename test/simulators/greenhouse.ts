@@ -3,7 +3,7 @@
  * behaviour (shared/ats-apis.md): public reads (the job list with `content=true` carrying entity-escaped
  * HTML, one job with `questions=true` and `pay_transparency=true`, 404 for unknown boards and jobs, no
  * paging), and the application POST with HTTP Basic auth (API key as user name, empty password; 401
- * otherwise), JSON or multipart, Base64 `resume_content`/`cover_letter_content` of pdf, doc, docx, txt or
+ * otherwise, checked before the job is looked up, as text `HTTP Basic: Access denied.` or JSON), JSON or multipart, Base64 `resume_content`/`cover_letter_content` of pdf, doc, docx, txt or
  * rtf and not empty, answers `question_{id}` / `question_{id}[]`. Its quirk: a job that is not live
  * answers **200** `{"error": "Failed to save person", "reason": "Job application not live"}`. It has no
  * duplicate error and no documented rate limit (a forced 429 is still possible for tests).
@@ -30,6 +30,8 @@ export interface GreenhouseBoard {
   token: string;
   apiKey: string;
   jobs: GreenhouseJobFixture[];
+  /** How a wrong key is answered: `HTTP Basic: Access denied.` as text (default) or a JSON body. */
+  wrongKeyAnswer?: 'text' | 'json';
   /** Replaces the list body (a malformed feed). */
   listOverride?: string;
 }
@@ -86,6 +88,15 @@ export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
       const jobs = board.jobs.filter((j) => j.live !== false).map((j) => jobSummary(sim, board, j, content));
       return { status: 200, body: { jobs, meta: { total: jobs.length } } };
     }
+    // An application POST checks HTTP Basic auth before it looks up the job (the behaviour the key check's
+    // heuristic rests on, ../shared/ats-apis-more.md): a wrong key is 401, as text or as JSON (both reported).
+    if (req.method === 'POST') {
+      const auth = basicUser(req);
+      if (!auth || auth.user !== board.apiKey || auth.password !== '')
+        return board.wrongKeyAnswer === 'json'
+          ? { status: 401, body: { error: 'Failed to save person', status: 401 } }
+          : { status: 401, raw: 'HTTP Basic: Access denied.\n', headers: { 'Content-Type': 'text/plain' } };
+    }
     const job = board.jobs.find((j) => j.id === jobId);
     if (!job) return { status: 404, body: { status: 404, error: 'Job not found' } };
     if (req.method === 'GET') {
@@ -99,8 +110,6 @@ export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
       };
     }
     if (req.method !== 'POST') return { status: 405, body: { error: 'Method not allowed' } };
-    const auth = basicUser(req);
-    if (!auth || auth.user !== board.apiKey || auth.password !== '') return { status: 401, body: { status: 401, error: 'Unauthorized' } };
     const body: Record<string, unknown> =
       (req.json as Record<string, unknown>) ?? Object.fromEntries(Object.entries(req.fields).map(([k, v]) => [k, v.length > 1 ? v : v[0]]));
     if (job.live === false) return { status: 200, body: { error: 'Failed to save person', reason: 'Job application not live' } };

@@ -14,7 +14,8 @@ export type ConnectorErrorKind =
   | 'invalid_data' // the ATS refuses the data: permanent
   | 'rate_limited' // retry after `retryAfterSeconds`
   | 'transient' // timeouts, 5xx, network: retry
-  | 'credentials_rejected'; // the company's connection is broken: permanent until fixed
+  | 'credentials_rejected' // the company's connection is broken: permanent until fixed
+  | 'attachment_rejected'; // a file the ATS will not take (too large, or a type it refuses): permanent (P210)
 
 /** The `failure_error` name recorded on the application for each kind. */
 export const FAILURE_ERROR_NAMES: Record<ConnectorErrorKind, string> = {
@@ -24,6 +25,7 @@ export const FAILURE_ERROR_NAMES: Record<ConnectorErrorKind, string> = {
   rate_limited: 'RateLimitedError',
   transient: 'AtsUnavailableError',
   credentials_rejected: 'CredentialsRejectedError',
+  attachment_rejected: 'AttachmentRejectedError',
 };
 
 export class ConnectorError extends Error {
@@ -75,6 +77,9 @@ export type AtsCredentials = Readonly<Record<string, string>>;
 export interface CredentialField {
   /** The field name (snake_case), also the name a D2 error uses. */
   name: string;
+  /** The admin CLI's flag for it (`hiring-admin company connect --ats … <flag> VALUE`). A flag two
+   * connectors share names the same field in both. */
+  flag: `--${string}`;
   /** What it is, for errors and help. */
   description: string;
   /** The connect page's label for it (D20). */
@@ -84,14 +89,61 @@ export interface CredentialField {
   /** A secret (a key or token): a password input, never shown again. */
   secret?: boolean;
   pattern: RegExp;
+  /** Optional, with this value when not given (for example Teamtailor's region). */
+  default?: string;
+  /** The only values it takes (a select on the connect page). */
+  choices?: readonly string[];
+}
+
+/**
+ * Where the ATS is: an environment variable with its base URL, the real default, and the CDK context value
+ * that sets it on the stack. `{field}` in the default (or in the configured value) is replaced by that
+ * credential field, URL-encoded (for example `https://{subdomain}.workable.com`).
+ */
+export interface ConnectorSetting {
+  env: string;
+  default: string;
+  /** The CDK context key (`cdk deploy -c workableApiUrl=…`). */
+  context: string;
+  about: string;
+}
+
+/** How fast the connector may call the ATS (docs/connectors/<ats>.md says where the numbers come from). */
+export interface ConnectorPacing {
+  /** Requests per second one process sends to this ATS at most (a token bucket of this size, refilled per second). */
+  requestsPerSecond: number;
+  /** Parallel requests of one import run (for example per-job detail reads). */
+  importConcurrency: number;
+  /** The ATS's documented limit, in words. */
+  documented: string;
+}
+
+/** What the credentials check calls, and exactly what its answer proves and does not. */
+export interface CredentialsCheck {
+  call: string;
+  proves: string;
+  /** What it cannot prove (null when it proves every credential). */
+  doesNotProve: string | null;
+}
+
+/** Per-file limits of what the ATS takes; a file outside them is `attachment_rejected`, never dropped (P210). */
+export interface AttachmentLimits {
+  maxBytes: number;
+  /** File name extensions it takes (lower case, no dot); absent: any. */
+  extensions?: readonly string[];
 }
 
 export interface AtsConnector {
   slug: string;
+  /** The display name (`ats_name`). */
+  name: string;
   /** The credential fields `connect` asks for; empty when the ATS needs none (sandbox). */
   credentialFields: readonly CredentialField[];
-  /** Parallel requests of one import run (for example per-job detail reads). */
-  importConcurrency: number;
+  /** Its base-URL environment variables, with defaults. */
+  settings: readonly ConnectorSetting[];
+  pacing: ConnectorPacing;
+  check: CredentialsCheck;
+  attachments: AttachmentLimits;
   /** Submits an application; returns the ATS's id for it when the ATS tells it. */
   submitApplication(submission: Submission, credentials: AtsCredentials): Promise<{ externalId: string | null }>;
   /**
@@ -101,9 +153,9 @@ export interface AtsConnector {
    */
   listPublishedJobs(company: CompanyRecord, credentials: AtsCredentials): Promise<JobInput[] | undefined>;
   /**
-   * Checks the credentials with the cheapest documented call that proves them (each connector's document
-   * says what that call can and cannot prove). Throws a ConnectorError, with `field` naming the credential
-   * when the ATS's answer points at one.
+   * Checks the credentials with the cheapest documented call that proves them (`check` says what that call
+   * can and cannot prove). Throws a ConnectorError, with `field` naming the credential when the ATS's answer
+   * points at one. It never creates anything in the ATS.
    */
   validateCredentials(credentials: AtsCredentials, company: CompanyRecord): Promise<void>;
 }

@@ -7,7 +7,15 @@
  */
 import type { CompanyRecord } from '#companies/companies.js';
 import type { JobInput } from '#jobs/jobs.js';
-import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
+import {
+  ConnectorError,
+  type AtsConnector,
+  type AtsCredentials,
+  type AttachmentLimits,
+  type ConnectorPacing,
+  type ConnectorSetting,
+  type Submission,
+} from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody, mapLimited, segment } from '#delivery/connectors/http.js';
 import {
   candidateName,
@@ -24,7 +32,15 @@ import {
 const ATS = 'Greenhouse';
 /** Greenhouse accepts these resume and cover letter formats. */
 export const GREENHOUSE_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'txt', 'rtf'];
-const MAX_FILE_BYTES = 20 * 1024 * 1024;
+const ATTACHMENTS: AttachmentLimits = { maxBytes: 20 * 1024 * 1024, extensions: GREENHOUSE_FILE_EXTENSIONS };
+const API_URL: ConnectorSetting = {
+  env: 'GREENHOUSE_API_URL',
+  default: 'https://boards-api.greenhouse.io',
+  context: 'greenhouseApiUrl',
+  about: 'the Job Board API',
+};
+// No rate limit is documented for the Job Board API; 10 per second keeps an import polite.
+const PACING: ConnectorPacing = { requestsPerSecond: 10, importConcurrency: 4, documented: 'none documented' };
 
 type GreenhouseField = { name?: unknown; type?: unknown; values?: { label?: unknown; value?: unknown }[] };
 type GreenhouseQuestion = { required?: unknown; label?: unknown; description?: unknown; fields?: GreenhouseField[] };
@@ -138,7 +154,7 @@ export function mapGreenhouseJob(job: GreenhouseJob): JobInput {
 }
 
 function boardUrl(credentials: AtsCredentials, path = '', query: Record<string, string> = {}) {
-  return atsUrl(atsBaseUrl('GREENHOUSE_API_URL'), `/v1/boards/${segment(credentials.board_token)}/jobs${path}`, query);
+  return atsUrl(atsBaseUrl(API_URL), `/v1/boards/${segment(credentials.board_token)}/jobs${path}`, query);
 }
 
 async function readJson(response: Response, what: string): Promise<Record<string, unknown>> {
@@ -149,7 +165,7 @@ async function readJson(response: Response, what: string): Promise<Record<string
 }
 
 async function listBoard(credentials: AtsCredentials, query: Record<string, string>): Promise<GreenhouseJob[]> {
-  const response = await atsFetch(ATS, boardUrl(credentials, '', query), { headers: { Accept: 'application/json' } });
+  const response = await atsFetch(ATS, boardUrl(credentials, '', query), { headers: { Accept: 'application/json' } }, PACING);
   if (response.status === 404)
     throw new ConnectorError('credentials_rejected', `${ATS} knows no job board with that token (404).`, undefined, 'board_token');
   if (!response.ok) throw errorForStatus(ATS, response);
@@ -164,10 +180,7 @@ async function listBoard(credentials: AtsCredentials, query: Record<string, stri
 }
 
 function filePart(name: string, bytes: Buffer): { content: string; filename: string } {
-  const extension = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
-  if (!GREENHOUSE_FILE_EXTENSIONS.includes(extension))
-    throw new ConnectorError('invalid_data', `${ATS} accepts only ${GREENHOUSE_FILE_EXTENSIONS.join(', ')} files.`);
-  if (bytes.length === 0) throw new ConnectorError('invalid_data', `${ATS} refuses empty files.`);
+  if (bytes.length === 0) throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files.`);
   return { content: bytes.toString('base64'), filename: name };
 }
 
@@ -180,12 +193,12 @@ export async function greenhouseApplicationBody(submission: Submission): Promise
   const resume = submission.attachments.find((a) => a.type === 'cv');
   const cover = submission.attachments.find((a) => a.type === 'cover_letter');
   if (resume) {
-    const part = filePart(resume.name, await attachmentBytes(ATS, resume, MAX_FILE_BYTES));
+    const part = filePart(resume.name, await attachmentBytes(ATS, resume, ATTACHMENTS));
     body.resume_content = part.content;
     body.resume_content_filename = part.filename;
   }
   if (cover) {
-    const part = filePart(cover.name, await attachmentBytes(ATS, cover, MAX_FILE_BYTES));
+    const part = filePart(cover.name, await attachmentBytes(ATS, cover, ATTACHMENTS));
     body.cover_letter_content = part.content;
     body.cover_letter_content_filename = part.filename;
   }
@@ -206,9 +219,11 @@ export async function greenhouseApplicationBody(submission: Submission): Promise
 
 export const greenhouseConnector: AtsConnector = {
   slug: 'greenhouse',
+  name: 'Greenhouse',
   credentialFields: [
     {
       name: 'board_token',
+      flag: '--board-token',
       description: 'the job board token (boards.greenhouse.io/{board_token})',
       label: 'Job board token',
       help: 'The last part of your job board address boards.greenhouse.io/…; also under Configure → Job Board.',
@@ -216,6 +231,7 @@ export const greenhouseConnector: AtsConnector = {
     },
     {
       name: 'api_key',
+      flag: '--api-key',
       description: 'the Job Board API key',
       label: 'Job Board API key',
       secret: true,
@@ -223,17 +239,25 @@ export const greenhouseConnector: AtsConnector = {
       pattern: /^[\x21-\x7e]{8,256}$/,
     },
   ],
-  importConcurrency: 4,
+  settings: [API_URL],
+  pacing: PACING,
+  attachments: ATTACHMENTS,
+  check: {
+    call: 'GET /v1/boards/{board_token}/jobs, then POST /v1/boards/{board_token}/jobs/0 with an empty body and the key',
+    proves:
+      'The job board exists and is public. The API key: Greenhouse answered the empty application for a job that cannot exist without 401, which it sends for a wrong key.',
+    doesNotProve:
+      'That the key may apply to every job: the key check is a heuristic on Greenhouse’s reported behaviour (authentication before the job lookup), not a documented call.',
+  },
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const listed = await listBoard(credentials, { content: 'true' });
-    const detailed = await mapLimited(listed, greenhouseConnector.importConcurrency, async (job) => {
+    const detailed = await mapLimited(listed, PACING.importConcurrency, async (job) => {
       const response = await atsFetch(
         ATS,
         boardUrl(credentials, `/${segment(String(job.id))}`, { questions: 'true', pay_transparency: 'true' }),
-        {
-          headers: { Accept: 'application/json' },
-        },
+        { headers: { Accept: 'application/json' } },
+        PACING,
       );
       // Closed between the list and this read: it is not published any more.
       if (response.status === 404) return undefined;
@@ -245,15 +269,20 @@ export const greenhouseConnector: AtsConnector = {
 
   async submitApplication(submission: Submission, credentials: AtsCredentials) {
     const body = await greenhouseApplicationBody(submission);
-    const response = await atsFetch(ATS, boardUrl(credentials, `/${segment(submission.jobExternalId)}`), {
-      method: 'POST',
-      headers: {
-        Authorization: `Basic ${Buffer.from(`${credentials.api_key}:`).toString('base64')}`,
-        'Content-Type': 'application/json',
-        Accept: 'application/json',
+    const response = await atsFetch(
+      ATS,
+      boardUrl(credentials, `/${segment(submission.jobExternalId)}`),
+      {
+        method: 'POST',
+        headers: {
+          Authorization: `Basic ${Buffer.from(`${credentials.api_key}:`).toString('base64')}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+        },
+        body: JSON.stringify(body),
       },
-      body: JSON.stringify(body),
-    });
+      PACING,
+    );
     if (response.status === 404) throw new ConnectorError('job_not_published', `${ATS} does not know the job (404).`);
     if (!response.ok) throw errorForStatus(ATS, response);
     const answer = (await jsonBody(response)) as Record<string, unknown> | undefined;
@@ -266,8 +295,28 @@ export const greenhouseConnector: AtsConnector = {
   },
 
   async validateCredentials(credentials: AtsCredentials) {
-    // The board's job list (without content) proves the board token; the API key is only used by the
-    // application POST, which no check can make without creating a candidate.
+    // The board's job list (without content) proves the board token.
     await listBoard(credentials, {});
+    // The key (P211, a heuristic): an empty application to job 0, which no board has. Greenhouse checks HTTP
+    // Basic auth before it looks up the job, so 401 means a wrong key; 404 or a validation answer means the
+    // key was accepted. An empty body names no candidate, so nothing can be created.
+    const response = await atsFetch(
+      ATS,
+      boardUrl(credentials, '/0'),
+      {
+        method: 'POST',
+        headers: {
+          Authorization: `Basic ${Buffer.from(`${credentials.api_key}:`).toString('base64')}`,
+          'Content-Type': 'application/json',
+          Accept: 'application/json',
+        },
+        body: '{}',
+      },
+      PACING,
+    );
+    await response.arrayBuffer().catch(() => undefined);
+    if (response.status === 401 || response.status === 403)
+      throw new ConnectorError('credentials_rejected', `${ATS} rejected the Job Board API key (${response.status}).`, undefined, 'api_key');
+    if (response.status === 429 || response.status >= 500) throw errorForStatus(ATS, response);
   },
 };

@@ -4,27 +4,31 @@
  * `transient`, the status-class mapping every ATS agrees on, and reading a stored attachment into memory.
  * Error messages name the ATS and the status, never a URL (Lever's key is a query parameter) or credentials.
  */
-import { ConnectorError, type SubmissionAttachment } from '#delivery/connectors/connector.js';
+import {
+  ConnectorError,
+  type AtsCredentials,
+  type AttachmentLimits,
+  type ConnectorPacing,
+  type ConnectorSetting,
+  type SubmissionAttachment,
+} from '#delivery/connectors/connector.js';
 
-export const ATS_URL_DEFAULTS = {
-  PERSONIO_API_URL: 'https://api.personio.de',
-  PERSONIO_FEED_URL: 'https://{subdomain}.jobs.personio.de/xml',
-  GREENHOUSE_API_URL: 'https://boards-api.greenhouse.io',
-  LEVER_API_URL: 'https://api.lever.co',
-} as const;
-
-export type AtsUrlVariable = keyof typeof ATS_URL_DEFAULTS;
-
-/** The configured base URL (environment, else the real default); only http(s) is accepted. */
-export function atsBaseUrl(variable: AtsUrlVariable): string {
-  const value = process.env[variable] || ATS_URL_DEFAULTS[variable];
+/**
+ * The configured base URL of a connector setting (its environment variable, else the real default), with
+ * `{field}` replaced by that credential, URL-encoded; only http(s) is accepted.
+ */
+export function atsBaseUrl(setting: ConnectorSetting, credentials: AtsCredentials = {}): string {
+  const configured = process.env[setting.env] || setting.default;
+  const value = configured.replace(/\{([a-z_]+)\}/g, (_match, name: string) =>
+    encodeURIComponent(Object.hasOwn(credentials, name) ? credentials[name] : 'x'),
+  );
   let url: URL;
   try {
-    url = new URL(value.replace('{subdomain}', 'x'));
+    url = new URL(value);
   } catch {
-    throw new Error(`${variable} is not a URL`);
+    throw new Error(`${setting.env} is not a URL`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${variable} must be an http(s) URL`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new Error(`${setting.env} must be an http(s) URL`);
   return value.replace(/\/+$/, '');
 }
 
@@ -39,8 +43,27 @@ export const segment = (value: string | number) => encodeURIComponent(String(val
 
 const timeoutMs = () => Number(process.env.ATS_TIMEOUT_MS ?? 10_000);
 
-/** fetch with a timeout; a timeout or network error is `transient` (the message names only the ATS). */
-export async function atsFetch(ats: string, url: string, init: RequestInit = {}): Promise<Response> {
+/** Per ATS, one token bucket per process: `requestsPerSecond` tokens, refilled continuously. */
+const buckets = new Map<string, { tokens: number; at: number }>();
+
+/** Waits until the ATS's pacing allows one more request (a burst of up to `requestsPerSecond` goes at once). */
+export async function pace(ats: string, pacing: ConnectorPacing): Promise<void> {
+  const rate = pacing.requestsPerSecond;
+  const now = Date.now();
+  const bucket = buckets.get(ats) ?? { tokens: rate, at: now };
+  bucket.tokens = Math.min(rate, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+  bucket.at = now;
+  bucket.tokens -= 1;
+  buckets.set(ats, bucket);
+  if (bucket.tokens < 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil((-bucket.tokens / rate) * 1000)));
+}
+
+/**
+ * fetch with a timeout, paced by the connector's pacing when given; a timeout or network error is
+ * `transient` (the message names only the ATS).
+ */
+export async function atsFetch(ats: string, url: string, init: RequestInit = {}, pacing?: ConnectorPacing): Promise<Response> {
+  if (pacing) await pace(ats, pacing);
   try {
     return await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs()) });
   } catch (error) {
@@ -83,9 +106,23 @@ export async function jsonBody(response: Response): Promise<unknown> {
   }
 }
 
-/** An attachment's bytes, refused as invalid data above `maxBytes` (before it is read). */
-export async function attachmentBytes(ats: string, attachment: SubmissionAttachment, maxBytes: number): Promise<Buffer> {
-  if (attachment.size > maxBytes) throw new ConnectorError('invalid_data', `${ats} accepts files up to ${maxBytes} bytes.`);
+/**
+ * An attachment's bytes, refused as `attachment_rejected` (P210) above `limits.maxBytes` (before it is read)
+ * or when its name's extension is not one the ATS takes. The message names the file's type and the limit,
+ * never its name or content.
+ */
+export async function attachmentBytes(ats: string, attachment: SubmissionAttachment, limits: AttachmentLimits): Promise<Buffer> {
+  if (attachment.size > limits.maxBytes)
+    throw new ConnectorError(
+      'attachment_rejected',
+      `${ats} accepts files up to ${limits.maxBytes} bytes; the ${attachment.type} file has ${attachment.size}.`,
+    );
+  const extension = attachment.name.includes('.') ? attachment.name.split('.').pop()!.toLowerCase() : '';
+  if (limits.extensions && !limits.extensions.includes(extension))
+    throw new ConnectorError(
+      'attachment_rejected',
+      `${ats} accepts only ${limits.extensions.join(', ')} files; the ${attachment.type} file is not one.`,
+    );
   const chunks: Buffer[] = [];
   for await (const chunk of await attachment.open()) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
   return Buffer.concat(chunks);

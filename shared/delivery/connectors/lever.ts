@@ -8,7 +8,14 @@
 import { createHash } from 'node:crypto';
 import type { CompanyRecord } from '#companies/companies.js';
 import type { JobInput } from '#jobs/jobs.js';
-import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
+import {
+  ConnectorError,
+  type AtsConnector,
+  type AtsCredentials,
+  type AttachmentLimits,
+  type ConnectorSetting,
+  type Submission,
+} from '#delivery/connectors/connector.js';
 import {
   atsBaseUrl,
   atsFetch,
@@ -22,7 +29,13 @@ import {
 import { candidateName, categoryFrom, commitmentSchedule, commitmentType, httpUrl, text } from '#delivery/connectors/mapping.js';
 
 const ATS = 'Lever';
-const MAX_FILE_BYTES = 20 * 1024 * 1024;
+const ATTACHMENTS: AttachmentLimits = { maxBytes: 20 * 1024 * 1024 };
+const API_URL: ConnectorSetting = {
+  env: 'LEVER_API_URL',
+  default: 'https://api.lever.co',
+  context: 'leverApiUrl',
+  about: 'the Postings API',
+};
 const MAX_PAGES = 200;
 
 const pageSize = () => Number(process.env.LEVER_PAGE_SIZE ?? 100);
@@ -97,7 +110,7 @@ export function mapLeverPosting(posting: Posting): JobInput {
 }
 
 function postingsUrl(credentials: AtsCredentials, path = '', query: Record<string, string | number> = {}) {
-  return atsUrl(atsBaseUrl('LEVER_API_URL'), `/v0/postings/${segment(credentials.site)}${path}`, query);
+  return atsUrl(atsBaseUrl(API_URL), `/v0/postings/${segment(credentials.site)}${path}`, query);
 }
 
 async function listPage(credentials: AtsCredentials, skip: number, limit: number): Promise<Posting[]> {
@@ -153,7 +166,7 @@ export async function leverApplicationForm(submission: Submission): Promise<Form
   if (submission.source) form.append('source', submission.source);
   const resume = submission.attachments.find((a) => a.type === 'cv');
   if (resume) {
-    const bytes = await attachmentBytes(ATS, resume, MAX_FILE_BYTES);
+    const bytes = await attachmentBytes(ATS, resume, ATTACHMENTS);
     form.append('resume', new Blob([bytes], { type: resume.content_type }), resume.name);
   }
   return form;
@@ -173,9 +186,11 @@ function failure(response: Response, body: unknown): ConnectorError {
 
 export const leverConnector: AtsConnector = {
   slug: 'lever',
+  name: 'Lever',
   credentialFields: [
     {
       name: 'site',
+      flag: '--site',
       description: 'the Lever site name (jobs.lever.co/{site})',
       label: 'Site name',
       help: 'The last part of your job site address jobs.lever.co/….',
@@ -183,6 +198,7 @@ export const leverConnector: AtsConnector = {
     },
     {
       name: 'api_key',
+      flag: '--api-key',
       description: 'the Postings API key',
       label: 'Postings API key',
       secret: true,
@@ -190,7 +206,16 @@ export const leverConnector: AtsConnector = {
       pattern: /^[\x21-\x7e]{8,256}$/,
     },
   ],
-  importConcurrency: 1,
+  settings: [API_URL],
+  // Application POSTs are spaced per key by LEVER_MIN_INTERVAL_MS (`paced` above); the bucket covers the reads.
+  pacing: { requestsPerSecond: 2, importConcurrency: 1, documented: '2 application POSTs per second per key (429 above)' },
+  attachments: ATTACHMENTS,
+  check: {
+    call: 'GET /v0/postings/{site}?mode=json&skip=0&limit=1',
+    proves: 'The postings site exists and is public.',
+    doesNotProve:
+      'The API key: Lever uses it only on the application POST, and no documented call checks it without creating a candidate. A wrong key shows on the first submission.',
+  },
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const limit = pageSize();

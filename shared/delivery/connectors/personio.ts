@@ -7,13 +7,36 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { CompanyRecord } from '#companies/companies.js';
 import type { JobInput } from '#jobs/jobs.js';
-import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
+import {
+  ConnectorError,
+  type AtsConnector,
+  type AtsCredentials,
+  type AttachmentLimits,
+  type ConnectorPacing,
+  type ConnectorSetting,
+  type Submission,
+} from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody } from '#delivery/connectors/http.js';
 import { candidateName, categoryFrom, httpUrl, text } from '#delivery/connectors/mapping.js';
 
 const ATS = 'Personio';
 /** Personio's documented upload limit per document. */
 export const PERSONIO_MAX_FILE_BYTES = 20 * 1024 * 1024;
+const ATTACHMENTS: AttachmentLimits = { maxBytes: PERSONIO_MAX_FILE_BYTES };
+const API_URL: ConnectorSetting = {
+  env: 'PERSONIO_API_URL',
+  default: 'https://api.personio.de',
+  context: 'personioApiUrl',
+  about: 'the Recruiting API',
+};
+const FEED_URL: ConnectorSetting = {
+  env: 'PERSONIO_FEED_URL',
+  default: 'https://{subdomain}.jobs.personio.de/xml',
+  context: 'personioFeedUrl',
+  about: 'the public XML job feed',
+};
+// 2,000 requests per minute per IP: 30 per second stays under it.
+const PACING: ConnectorPacing = { requestsPerSecond: 30, importConcurrency: 1, documented: '2,000 requests per minute per IP (v1)' };
 
 /** Our attachment `type` → Personio's document `category`. */
 export const PERSONIO_CATEGORIES: Record<string, string> = {
@@ -47,7 +70,7 @@ const pick = <T>(map: Record<string, T>, value: unknown): T | null =>
   typeof value === 'string' && Object.hasOwn(map, value) ? map[value] : null;
 
 export function personioFeedUrl(subdomain: string): string {
-  return atsBaseUrl('PERSONIO_FEED_URL').replace('{subdomain}', encodeURIComponent(subdomain));
+  return atsBaseUrl(FEED_URL, { subdomain });
 }
 
 const parser = new XMLParser({
@@ -154,7 +177,7 @@ async function failure(response: Response): Promise<ConnectorError> {
       `${ATS}: the Recruiting API is disabled for this company (feature.public-api.disabled).`,
     );
   if (response.status === 413 || reasons.includes('errors.file-too-big'))
-    return new ConnectorError('invalid_data', `${ATS} refused a file as too large.`);
+    return new ConnectorError('attachment_rejected', `${ATS} refused a file as too large.`);
   return errorForStatus(ATS, response, detail);
 }
 
@@ -163,15 +186,17 @@ async function uploadDocument(
   credentials: AtsCredentials,
   attachment: Submission['attachments'][number],
 ): Promise<{ uuid: string; original_filename: string; category: string }> {
-  const bytes = await attachmentBytes(ATS, attachment, PERSONIO_MAX_FILE_BYTES);
+  const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
   const form = new FormData();
   form.append('file', new Blob([bytes], { type: attachment.content_type }), attachment.name);
-  const response = await atsFetch(ATS, atsUrl(base, '/v1/recruiting/applications/documents'), {
-    method: 'POST',
-    headers: headers(credentials),
-    body: form,
-  });
-  if (response.status === 422) throw new ConnectorError('invalid_data', `${ATS} could not process the file "${attachment.name}" (422).`);
+  const response = await atsFetch(
+    ATS,
+    atsUrl(base, '/v1/recruiting/applications/documents'),
+    { method: 'POST', headers: headers(credentials), body: form },
+    PACING,
+  );
+  if (response.status === 422)
+    throw new ConnectorError('attachment_rejected', `${ATS} could not process the ${attachment.type} file (422).`);
   if (!response.ok) throw await failure(response);
   const body = (await jsonBody(response)) as { uuid?: unknown } | undefined;
   if (typeof body?.uuid !== 'string') throw new ConnectorError('transient', `${ATS} did not return a document uuid.`);
@@ -184,9 +209,11 @@ async function uploadDocument(
 
 export const personioConnector: AtsConnector = {
   slug: 'personio',
+  name: 'Personio',
   credentialFields: [
     {
       name: 'subdomain',
+      flag: '--subdomain',
       description: 'the career site subdomain ({subdomain}.jobs.personio.de)',
       label: 'Career site subdomain',
       help: 'The first part of your career site address ….jobs.personio.de.',
@@ -194,6 +221,7 @@ export const personioConnector: AtsConnector = {
     },
     {
       name: 'personio_company_id',
+      flag: '--personio-company-id',
       description: 'the Personio company id (X-Company-ID)',
       label: 'Company ID',
       help: 'Settings → Integrations → API credentials shows your company ID.',
@@ -201,6 +229,7 @@ export const personioConnector: AtsConnector = {
     },
     {
       name: 'token',
+      flag: '--token',
       description: 'the Recruiting API token',
       label: 'Recruiting API token',
       secret: true,
@@ -208,11 +237,19 @@ export const personioConnector: AtsConnector = {
       pattern: /^[\x21-\x7e]{8,512}$/,
     },
   ],
-  importConcurrency: 1,
+  settings: [API_URL, FEED_URL],
+  pacing: PACING,
+  attachments: ATTACHMENTS,
+  check: {
+    call: 'GET the XML feed, then POST /v1/recruiting/applications with an empty body',
+    proves:
+      'The subdomain (its public job feed answers) and the token with the company id (Personio authenticates the empty application, then refuses it as invalid, so nothing is created).',
+    doesNotProve: null,
+  },
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const feedUrl = personioFeedUrl(credentials.subdomain);
-    const response = await atsFetch(ATS, feedUrl, { headers: { Accept: 'application/xml' } });
+    const response = await atsFetch(ATS, feedUrl, { headers: { Accept: 'application/xml' } }, PACING);
     if (response.status === 404)
       throw new ConnectorError('credentials_rejected', `${ATS} has no job feed for that subdomain (404).`, undefined, 'subdomain');
     if (!response.ok) throw errorForStatus(ATS, response);
@@ -220,7 +257,7 @@ export const personioConnector: AtsConnector = {
   },
 
   async submitApplication(submission: Submission, credentials: AtsCredentials) {
-    const base = atsBaseUrl('PERSONIO_API_URL');
+    const base = atsBaseUrl(API_URL);
     // Documents first: the application refers to them by uuid.
     const files = [];
     for (const attachment of submission.attachments) files.push(await uploadDocument(base, credentials, attachment));
@@ -235,11 +272,16 @@ export const personioConnector: AtsConnector = {
       ...(phone ? { attributes: [{ id: 'phone', value: phone }] } : {}),
       ...(files.length ? { files } : {}),
     };
-    const response = await atsFetch(ATS, atsUrl(base, '/v1/recruiting/applications'), {
-      method: 'POST',
-      headers: { ...headers(credentials), 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+    const response = await atsFetch(
+      ATS,
+      atsUrl(base, '/v1/recruiting/applications'),
+      {
+        method: 'POST',
+        headers: { ...headers(credentials), 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      },
+      PACING,
+    );
     if (!response.ok) throw await failure(response);
     // 201 with no documented body: Personio gives us no id for the application.
     return { externalId: null };
@@ -250,11 +292,16 @@ export const personioConnector: AtsConnector = {
     await personioConnector.listPublishedJobs(company, credentials);
     // An application without fields: Personio authenticates first, so 401/403 rejects the token or company id,
     // and a validation error (400/422) proves both without creating anything.
-    const response = await atsFetch(ATS, atsUrl(atsBaseUrl('PERSONIO_API_URL'), '/v1/recruiting/applications'), {
-      method: 'POST',
-      headers: { ...headers(credentials), 'Content-Type': 'application/json' },
-      body: '{}',
-    });
+    const response = await atsFetch(
+      ATS,
+      atsUrl(atsBaseUrl(API_URL), '/v1/recruiting/applications'),
+      {
+        method: 'POST',
+        headers: { ...headers(credentials), 'Content-Type': 'application/json' },
+        body: '{}',
+      },
+      PACING,
+    );
     if (response.status === 401 || response.status === 403) {
       const failed = await failure(response);
       throw new ConnectorError('credentials_rejected', failed.message, undefined, 'token');

@@ -90,8 +90,16 @@ const rejected = () => new ConnectorError('credentials_rejected', 'The sandbox A
 
 export const sandboxConnector: AtsConnector = {
   slug: 'sandbox',
+  name: 'Sandbox ATS',
   credentialFields: [],
-  importConcurrency: 1,
+  settings: [],
+  pacing: { requestsPerSecond: 1000, importConcurrency: 1, documented: 'none: it is our own table' },
+  attachments: { maxBytes: Number.MAX_SAFE_INTEGER },
+  check: {
+    call: "reads the sandbox's state for the company",
+    proves: 'Nothing beyond the sandbox itself: it needs no credentials (a sandbox set to reject credentials is refused).',
+    doesNotProve: null,
+  },
 
   async submitApplication(submission: Submission) {
     const companyId = submission.company.id;

@@ -1,0 +1,14 @@
+/** Every ATS the connector contract runs against: one import line and one entry per driver module. */
+import type { DriverModule } from './driver.js';
+import { sandboxDriver } from './sandbox.js';
+import { personioDriver } from './personio.js';
+import { greenhouseDriver } from './greenhouse.js';
+import { leverDriver } from './lever.js';
+
+// prettier-ignore
+export const driverModules: DriverModule[] = [
+  sandboxDriver,
+  personioDriver,
+  greenhouseDriver,
+  leverDriver,
+];
