@@ -4,7 +4,8 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import { connectorSettings } from '#delivery/connectors/registry.js';
+import type { AtsConnector } from '#delivery/connectors/connector.js';
+import { connectorSettings, connectors } from '#delivery/connectors/registry.js';
 
 export type StageName = 'dev' | 'prod';
 
@@ -38,7 +39,10 @@ export interface StageConfig {
 }
 
 /** The context value that sets each ATS base URL (context key → environment variable), from the registry. */
-export const ATS_URL_CONTEXT: Readonly<Record<string, string>> = Object.fromEntries(connectorSettings().map((s) => [s.context, s.env]));
+export function atsUrlContext(registry: readonly AtsConnector[] = connectors): Readonly<Record<string, string>> {
+  return Object.fromEntries(connectorSettings(registry).map((s) => [s.context, s.env]));
+}
+export const ATS_URL_CONTEXT = atsUrlContext();
 
 export function stageConfig(
   name: string,

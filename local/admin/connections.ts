@@ -5,6 +5,7 @@
  * back to flags.
  */
 import type { Command } from 'commander';
+import type { AtsConnector } from '#delivery/connectors/connector.js';
 import { connectFlags, connectors } from '#delivery/connectors/registry.js';
 import { id, text } from './arguments.js';
 import type { Session } from './context.js';
@@ -28,7 +29,7 @@ async function withFlagNames<T>(work: () => Promise<T>, names: Record<string, st
 }
 
 /** Adds its commands to the `company` and `jobs` groups, which companies.ts and jobs.ts create. */
-export function connectionCommands(program: Command, session: Session): void {
+export function connectionCommands(program: Command, session: Session, registry: readonly AtsConnector[] = connectors): void {
   const group = (name: string) => {
     const found = program.commands.find((c) => c.name() === name);
     if (!found) throw new Error(`the ${name} group must be added before the connection commands`);
@@ -37,12 +38,12 @@ export function connectionCommands(program: Command, session: Session): void {
   const company = group('company');
   const jobs = group('jobs');
   // The credential flags come from the connector registry: one per flag, with every ATS that takes it.
-  const flags = connectFlags();
+  const flags = connectFlags(registry);
   const connect = company
     .command('connect')
     .description("Connect a company to its ATS: the credentials are checked with the ATS's cheapest call, then stored encrypted.")
     .argument('<COMPANY_ID>', 'The company.', id)
-    .requiredOption('--ats <SLUG>', `${connectors.map((c) => c.slug).join(', ')}.`, text);
+    .requiredOption('--ats <SLUG>', `${registry.map((c) => c.slug).join(', ')}.`, text);
   for (const flag of flags) {
     const help = flag.uses.map(
       (u) => `${u.name}: ${u.field.description}${u.field.default !== undefined ? ` (default ${u.field.default})` : ''}`,

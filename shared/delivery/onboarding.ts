@@ -6,15 +6,15 @@
  * an ATS that is listed but has no connector yet is recorded as a request (status `requested`) and an event
  * tells the partner.
  */
-import { atsBySlug, atsIntegrations, type AtsIntegration } from '#companies/ats.js';
+import { atsBySlug } from '#companies/ats.js';
 import { getCompanyRecord, setCompanyStatus, type CompanyRecord } from '#companies/companies.js';
 import { findMagicLink, magicLinkUsable, spendMagicLinkUpdate } from '#companies/magic-links.js';
 import { getPartner } from '#companies/partners.js';
 import { isConditionFailure, ValidationError } from '#platform/errors.js';
 import { newEvent, outboxPut } from '#platform/events.js';
 import { connectCompany, MagicLinkGoneError } from '#delivery/ats-connections.js';
-import type { CredentialField, CredentialsCheck } from '#delivery/connectors/connector.js';
-import { connectorFor } from '#delivery/connectors/registry.js';
+import type { AtsConnector, CredentialField, CredentialsCheck } from '#delivery/connectors/connector.js';
+import { atsIntegrationList, connectorFor, connectors } from '#delivery/connectors/registry.js';
 
 /** An ATS as the page offers it: with its connector's credential fields, or none (a request). */
 export interface OfferedAts {
@@ -26,12 +26,12 @@ export interface OfferedAts {
   check: CredentialsCheck | undefined;
 }
 
-/** The ATSs the page lists: every integration but the sandbox (a test double, not a customer's ATS). */
-export function offeredAtss(): OfferedAts[] {
-  return atsIntegrations
+/** The ATSs the page lists: every integration of the registry but the sandbox (a test double, not a customer's ATS). */
+export function offeredAtss(registry: readonly AtsConnector[] = connectors): OfferedAts[] {
+  return atsIntegrationList(registry)
     .filter((a) => a.slug !== 'sandbox')
-    .map((a: AtsIntegration) => {
-      const connector = a.connector ? connectorFor(a.slug) : undefined;
+    .map((a) => {
+      const connector = a.connector ? connectorFor(a.slug, registry) : undefined;
       return { slug: a.slug, name: a.name, fields: connector?.credentialFields, check: connector?.check };
     });
 }

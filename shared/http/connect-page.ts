@@ -208,7 +208,7 @@ interface FormState {
   statusCode?: number;
 }
 
-function fieldsPage(invitation: OpenInvitation, ats: OfferedAts, state: FormState = {}): PageResult {
+export function fieldsPage(invitation: OpenInvitation, ats: OfferedAts, state: FormState = {}): PageResult {
   const errors = state.errors ?? new Map<string, string[]>();
   const values = state.values ?? new Map<string, string>();
   const fields = ats.fields

@@ -119,11 +119,11 @@ test.each([
   ).rejects.toMatchObject({ kind });
 });
 
-test('Greenhouse: a resume it does not accept is invalid_data before anything is sent', async () => {
+test('Greenhouse: a resume it does not accept is attachment_rejected (P210) before anything is sent', async () => {
   const before = odd.requests.length;
   await expect(
     greenhouseConnector.submitApplication(submission({ jobExternalId: '1' }, [{ name: 'cv.png' }]), { board_token: 'b', api_key: 'k' }),
-  ).rejects.toMatchObject({ kind: 'invalid_data' });
+  ).rejects.toMatchObject({ kind: 'attachment_rejected', name: 'AttachmentRejectedError' });
   expect(odd.requests.length).toBe(before);
 });
 
@@ -151,19 +151,19 @@ test('timeouts and network errors are transient', async () => {
 
 const personioCredentials = { subdomain: 'edge', personio_company_id: '4711', token: 'papi-edge-token' };
 
-test('Personio: a file above 20 MB is refused before upload; a file type Personio refuses is invalid_data', async () => {
+test('Personio: a file above 20 MB is refused before upload; a file type Personio refuses is attachment_rejected (P210)', async () => {
   const before = personio.server.requests.length;
   await expect(
     personioConnector.submitApplication(
       submission({ jobExternalId: '7' }, [{ name: 'big.pdf', size: 20 * 1024 * 1024 + 1 }]),
       personioCredentials,
     ),
-  ).rejects.toMatchObject({ kind: 'invalid_data' });
+  ).rejects.toMatchObject({ kind: 'attachment_rejected' });
   expect(personio.server.requests.length).toBe(before);
   await expect(
     personioConnector.submitApplication(submission({ jobExternalId: '7' }, [{ name: 'tool.exe' }]), personioCredentials),
   ).rejects.toMatchObject({
-    kind: 'invalid_data',
+    kind: 'attachment_rejected',
   });
   expect(personio.applications).toHaveLength(0);
 });

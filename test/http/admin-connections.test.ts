@@ -79,6 +79,23 @@ test('connect names missing and rejected credentials by their flags and saves no
   expect(Object.keys(wrong.json.errors)).toContain('--board-token');
   expect(await companyOverApi()).toMatchObject({ ats: 'sandbox', status: 'invited' });
 
+  // A wrong Job Board API key is refused at connect time now (P211), named by its flag.
+  const wrongKey = await cli(
+    'company',
+    'connect',
+    String(company.id),
+    '--ats',
+    'greenhouse',
+    '--board-token',
+    'acme',
+    '--api-key',
+    'a-wrong-key',
+  );
+  expect(wrongKey.code).toBe(1);
+  expect(wrongKey.json).toMatchObject({ code: 'credentials_rejected', errors: { '--api-key': [expect.any(String)] } });
+  expect(wrongKey.stdout + wrongKey.stderr).not.toContain('a-wrong-key');
+  expect(await companyOverApi()).toMatchObject({ ats: 'sandbox', status: 'invited' });
+
   const ok = await cli(
     'company',
     'connect',
@@ -92,6 +109,12 @@ test('connect names missing and rejected credentials by their flags and saves no
   );
   expect(ok.code).toBe(0);
   expect(ok.json).toMatchObject({ id: company.id, ats: 'greenhouse', status: 'active' });
+  // It says exactly what the check proved, and what it could not (issue 24).
+  expect(ok.json.credentials_check).toEqual({
+    call: expect.stringContaining('/jobs/0'),
+    proved: expect.stringContaining('The job board exists'),
+    not_proved: expect.stringContaining('heuristic'),
+  });
   expect(ok.stdout + ok.stderr).not.toContain('the-right-key');
   expect(await companyOverApi()).toMatchObject({ ats: 'greenhouse', status: 'active', magic_link: null });
 });

@@ -32,6 +32,8 @@ export interface GreenhouseBoard {
   jobs: GreenhouseJobFixture[];
   /** How a wrong key is answered: `HTTP Basic: Access denied.` as text (default) or a JSON body. */
   wrongKeyAnswer?: 'text' | 'json';
+  /** How an application to a job the board does not have is answered with a right key: 404 (default) or 200 with an error body (reported). */
+  unknownJobAnswer?: 'not_found' | 'error_200';
   /** Replaces the list body (a malformed feed). */
   listOverride?: string;
 }
@@ -98,6 +100,8 @@ export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
           : { status: 401, raw: 'HTTP Basic: Access denied.\n', headers: { 'Content-Type': 'text/plain' } };
     }
     const job = board.jobs.find((j) => j.id === jobId);
+    if (!job && req.method === 'POST' && board.unknownJobAnswer === 'error_200')
+      return { status: 200, body: { error: 'Failed to save person', reason: 'Job not found' } };
     if (!job) return { status: 404, body: { status: 404, error: 'Job not found' } };
     if (req.method === 'GET') {
       return {
