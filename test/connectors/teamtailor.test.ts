@@ -1,0 +1,426 @@
+/**
+ * The Teamtailor connector straight against its simulator (no storage involved): the credentials check,
+ * the region's host, paging, the mapping of jobs and picked questions, the application's four requests
+ * (merge, files as data: URIs, typed answers), file limits, and the mapping of Teamtailor's answers onto
+ * our error kinds.
+ */
+import { Readable } from 'node:stream';
+import type { CompanyRecord } from '#companies/companies.js';
+import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
+import {
+  TEAMTAILOR_NA_API_URL,
+  teamtailorApplicationDocuments,
+  teamtailorBaseUrl,
+  teamtailorConnector,
+} from '#delivery/connectors/teamtailor.js';
+import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
+import { startTeamtailorSimulator, type TeamtailorAccount, type TeamtailorSimulator } from '../simulators/teamtailor.js';
+
+const PDF = Buffer.from('%PDF-1.5\nteamtailor edge\n%%EOF');
+const company = { id: 1, ats: 'teamtailor' } as CompanyRecord;
+
+let sim: TeamtailorSimulator;
+let odd: SimulatorServer;
+let oddReply: { status: number; body?: unknown; headers?: Record<string, string> } = { status: 200, body: {} };
+let account: TeamtailorAccount;
+const credentials = { api_key: 'tt-edge-admin-key', region: 'eu' };
+
+function submission(
+  overrides: Partial<Submission> = {},
+  files: { name: string; type?: string; bytes?: Buffer; size?: number; content_type?: string }[] = [],
+): Submission {
+  return {
+    reference: 'his-application-1',
+    company,
+    jobExternalId: '501',
+    candidate: { email: 'ada.edge@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+    screeningAnswers: [],
+    customFields: {},
+    socialLinks: {},
+    notes: null,
+    appliedAt: '2026-01-01T00:00:00.000Z',
+    source: null,
+    attachments: files.map((f) => ({
+      type: f.type ?? 'cv',
+      name: f.name,
+      content_type: f.content_type ?? 'application/pdf',
+      size: f.size ?? (f.bytes ?? PDF).length,
+      open: async () => Readable.from([f.bytes ?? PDF]),
+    })),
+    ...overrides,
+  };
+}
+
+async function kindOf(promise: Promise<unknown>): Promise<ConnectorError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ConnectorError);
+  return error as ConnectorError;
+}
+
+beforeAll(async () => {
+  [sim, odd] = await Promise.all([
+    startTeamtailorSimulator(),
+    startSimulatorServer(() => ({ status: oddReply.status, body: oddReply.body, headers: oddReply.headers })),
+  ]);
+  Object.assign(process.env, sim.env);
+  account = {
+    apiKey: credentials.api_key,
+    scope: 'admin',
+    permission: 'read-write',
+    jobs: [
+      {
+        id: '501',
+        title: 'Backend Developer',
+        body: '<p>Write Ruby</p>',
+        employmentType: 'parttime',
+        remoteStatus: 'fully',
+        location: { id: '9', name: 'Stockholm HQ', city: 'Stockholm', country: 'Sweden', address: 'Sveavägen 1', zip: '111 57' },
+        department: { id: '3', name: 'Product' },
+        salary: { min: 40000, max: 55000, currency: 'SEK', unit: 'monthly' },
+        questions: [
+          { id: '31', title: 'Work permit?', type: 'Boolean', mandatory: true },
+          {
+            id: '32',
+            title: 'Languages',
+            type: 'Choice',
+            multiple: true,
+            alternatives: [
+              { id: 'a1', title: 'Swedish' },
+              { id: 'a2', title: 'English' },
+            ],
+          },
+          { id: '33', title: 'Years of Ruby', type: 'Number' },
+          { id: '34', title: 'Tell us more', type: 'Text' },
+        ],
+      },
+      { id: '502', title: 'Office Manager', body: '<p>Run things</p>' },
+      { id: '503', title: 'Archived Job', body: '<p>Old</p>', status: 'archived' },
+    ],
+  };
+  sim.accounts.push(account);
+});
+afterAll(() => Promise.all([sim.server.stop(), odd.stop()]));
+
+describe('credentials check', () => {
+  test('an Admin key is accepted with two reads; nothing is created', async () => {
+    const before = sim.server.requests.length;
+    const candidates = sim.candidates.length;
+    await expect(teamtailorConnector.validateCredentials(credentials, company)).resolves.toBeUndefined();
+    const made = sim.server.requests.slice(before);
+    expect(made.map((r) => [r.method, r.path, r.query.get('page[size]')])).toEqual([
+      ['GET', '/teamtailor/v1/jobs', '1'],
+      ['GET', '/teamtailor/v1/candidates', '1'],
+    ]);
+    expect(sim.candidates.length).toBe(candidates);
+    expect(made.every((r) => r.method === 'GET')).toBe(true);
+  });
+
+  test('a wrong key is credentials_rejected naming api_key, and the key is not in the message', async () => {
+    const error = await kindOf(teamtailorConnector.validateCredentials({ api_key: 'tt-wrong-key-777', region: 'eu' }, company));
+    expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'api_key' });
+    expect(error.message).toContain('401');
+    expect(error.message).not.toContain('tt-wrong-key-777');
+  });
+
+  test('a key without the Admin scope reads jobs but not candidates: credentials_rejected (403) naming api_key', async () => {
+    sim.accounts.push({ apiKey: 'tt-public-key-1', scope: 'public', permission: 'read', jobs: account.jobs });
+    const error = await kindOf(teamtailorConnector.validateCredentials({ api_key: 'tt-public-key-1', region: 'eu' }, company));
+    expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'api_key' });
+    expect(error.message).toContain('403');
+  });
+
+  test('an unreachable Teamtailor is transient', async () => {
+    process.env.TEAMTAILOR_API_URL = 'http://127.0.0.1:9';
+    try {
+      await expect(teamtailorConnector.validateCredentials(credentials, company)).rejects.toMatchObject({ kind: 'transient' });
+    } finally {
+      Object.assign(process.env, sim.env);
+    }
+  });
+
+  test('the region picks the host when TEAMTAILOR_API_URL is not set; a set value wins', () => {
+    delete process.env.TEAMTAILOR_API_URL;
+    try {
+      expect(teamtailorBaseUrl({ api_key: 'k', region: 'eu' })).toBe('https://api.teamtailor.com');
+      expect(teamtailorBaseUrl({ api_key: 'k' })).toBe('https://api.teamtailor.com');
+      expect(teamtailorBaseUrl({ api_key: 'k', region: 'na' })).toBe(TEAMTAILOR_NA_API_URL);
+    } finally {
+      Object.assign(process.env, sim.env);
+    }
+    expect(teamtailorBaseUrl({ api_key: 'k', region: 'na' })).toBe(sim.env.TEAMTAILOR_API_URL);
+  });
+});
+
+describe('jobs', () => {
+  test('pages are followed until links.next is gone; only published jobs; the maximum page size by default', async () => {
+    process.env.TEAMTAILOR_PAGE_SIZE = '1';
+    const before = sim.server.requests.length;
+    try {
+      const jobs = await teamtailorConnector.listPublishedJobs(company, credentials);
+      expect(jobs!.map((j) => j.external_id)).toEqual(['501', '502']);
+    } finally {
+      delete process.env.TEAMTAILOR_PAGE_SIZE;
+    }
+    const lists = sim.server.requests.slice(before).filter((r) => r.path === '/teamtailor/v1/jobs');
+    expect(lists.map((r) => [r.query.get('page[number]'), r.query.get('page[size]'), r.query.get('filter[status]')])).toEqual([
+      ['1', '1', 'published'],
+      ['2', '1', 'published'],
+    ]);
+    const start = sim.server.requests.length;
+    await teamtailorConnector.listPublishedJobs(company, credentials);
+    const again = sim.server.requests.slice(start).filter((r) => r.path === '/teamtailor/v1/jobs');
+    expect(again.map((r) => r.query.get('page[size]'))).toEqual(['30']);
+    expect(again[0].query.get('include')).toBe('department,locations');
+  });
+
+  test('a job maps its attributes, included location and department, career-site links and picked questions', async () => {
+    const jobs = await teamtailorConnector.listPublishedJobs(company, credentials);
+    const job = jobs!.find((j) => j.external_id === '501')!;
+    expect(job).toMatchObject({
+      title: 'Backend Developer',
+      description: '<p>Write Ruby</p>',
+      posting_url: 'https://acme.teamtailor.com/jobs/501-backend-developer',
+      application_url: 'https://acme.teamtailor.com/jobs/501/applications/new',
+      location_name: 'Stockholm HQ',
+      city: 'Stockholm',
+      country: 'Sweden',
+      street: 'Sveavägen 1',
+      postcode: '111 57',
+      remote: 'remote',
+      employment_type: 'permanent',
+      work_schedule: 'part_time',
+      salary_from: 40000,
+      salary_to: 55000,
+      salary_currency: 'SEK',
+      salary_frequency: 'monthly',
+      custom_fields: { department: 'Product', human_status: 'published' },
+      import_source: 'api',
+    });
+    expect(job.description_sections).toEqual([
+      { id: 'pitch', type: 'text', title: 'Pitch', content: 'Join us as Backend Developer.', order: 1 },
+      { id: 'body', type: 'html', title: 'Description', content: '<p>Write Ruby</p>', order: 2 },
+    ]);
+    expect(job.screening_questions).toEqual([
+      { id: '31', question: 'Work permit?', answer_type: 'boolean', required: true, options: [] },
+      {
+        id: '32',
+        question: 'Languages',
+        answer_type: 'multi_select',
+        required: false,
+        options: [
+          { label: 'Swedish', value: 'a1' },
+          { label: 'English', value: 'a2' },
+        ],
+      },
+      { id: '33', question: 'Years of Ruby', answer_type: 'number', required: false, options: [] },
+      { id: '34', question: 'Tell us more', answer_type: 'textarea', required: false, options: [] },
+    ]);
+    expect(job.application_form_fields!.map((f) => [f.name, f.type, f.required, f.order])).toEqual([
+      ['question_31', 'boolean', true, 1],
+      ['question_32', 'multi_select', false, 2],
+      ['question_33', 'number', false, 3],
+      ['question_34', 'textarea', false, 4],
+    ]);
+    expect(job.raw_values).toMatchObject({ id: '501', type: 'jobs', attributes: { title: 'Backend Developer' } });
+    const plain = jobs!.find((j) => j.external_id === '502')!;
+    expect(plain).toMatchObject({ remote: 'hybrid', city: null, location_name: null, screening_questions: [] });
+  });
+
+  test('a malformed feed is invalid_data', async () => {
+    for (const body of ['{"data": {"type": "jobs"}}', '{"data": [{"type": "jobs"}]}', 'not json']) {
+      account.listOverride = body;
+      try {
+        await expect(teamtailorConnector.listPublishedJobs(company, credentials)).rejects.toMatchObject({ kind: 'invalid_data' });
+      } finally {
+        account.listOverride = undefined;
+      }
+    }
+  });
+});
+
+describe('applications', () => {
+  test('candidate (merge), uploads, typed answers, job application; the id is the job application’s', async () => {
+    const before = sim.server.requests.length;
+    const result = await teamtailorConnector.submitApplication(
+      submission(
+        {
+          notes: 'Available from May.',
+          socialLinks: { linkedin: 'https://www.linkedin.com/in/ada', github: 'https://github.com/ada' },
+          screeningAnswers: [
+            { id: '31', answer_type: 'boolean', answer: 'yes' },
+            { id: '32', answer_type: 'multi_select', answer: 'a1, a2' },
+            { id: '33', answer_type: 'number', answer: '7' },
+            { id: '34', answer_type: 'textarea', answer: 'Engines.' },
+          ],
+        },
+        [
+          { name: 'cv.pdf' },
+          { name: 'cert.png', type: 'certificate', content_type: 'image/png', bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47]) },
+        ],
+      ),
+      credentials,
+    );
+    const made = sim.server.requests.slice(before);
+    expect(made.map((r) => r.path.replace('/teamtailor/v1/', ''))).toEqual([
+      'candidates',
+      'uploads',
+      'answers',
+      'answers',
+      'answers',
+      'answers',
+      'job-applications',
+    ]);
+    const application = sim.applications.find((a) => a.id === result.externalId)!;
+    expect(application).toMatchObject({ jobId: '501', attributes: { sourced: false, 'cover-letter': 'Available from May.' } });
+    const candidate = sim.candidates.find((c) => c.id === application.candidateId)!;
+    expect(candidate.attributes).toMatchObject({ 'linkedin-url': 'https://www.linkedin.com/in/ada', sourced: false });
+    expect(candidate.resume!.bytes).toEqual(PDF);
+    expect(sim.uploads.filter((u) => u.candidateId === candidate.id).map((u) => [u.file.filename, u.file.bytes])).toEqual([
+      ['cert.png', Buffer.from([0x89, 0x50, 0x4e, 0x47])],
+    ]);
+    expect(sim.answers.filter((a) => a.candidateId === candidate.id).map((a) => [a.questionId, a.attributes])).toEqual([
+      ['31', { boolean: true }],
+      ['32', { choices: ['a1', 'a2'] }],
+      ['33', { number: 7 }],
+      ['34', { text: 'Engines.' }],
+    ]);
+  });
+
+  test('merge: the same person applying to a second job is one candidate with two applications', async () => {
+    const candidate = { email: 'merge.me@example.com', full_name: 'Merge Me' };
+    const first = await teamtailorConnector.submitApplication(submission({ candidate, jobExternalId: '501' }), credentials);
+    const second = await teamtailorConnector.submitApplication(submission({ candidate, jobExternalId: '502' }), credentials);
+    const apps = sim.applications.filter((a) => a.id === first.externalId || a.id === second.externalId);
+    expect(apps.map((a) => a.jobId)).toEqual(['501', '502']);
+    expect(apps[0].candidateId).toBe(apps[1].candidateId);
+    expect(sim.candidates.filter((c) => c.attributes.email === 'merge.me@example.com')).toHaveLength(1);
+  });
+
+  test('every request names the key, the API version and the JSON:API media type', async () => {
+    const before = sim.server.requests.length;
+    await teamtailorConnector.submitApplication(
+      submission({ candidate: { email: 'headers@example.com', full_name: 'H Eaders' } }),
+      credentials,
+    );
+    for (const request of sim.server.requests.slice(before)) {
+      expect(request.headers).toMatchObject({
+        authorization: `Token token=${credentials.api_key}`,
+        'x-api-version': '20240404',
+        'content-type': 'application/vnd.api+json',
+        accept: 'application/vnd.api+json',
+      });
+    }
+  });
+
+  test('a file over 10 MB or of a type not taken is attachment_rejected before anything is sent', async () => {
+    const before = sim.server.requests.length;
+    const big = await kindOf(
+      teamtailorConnector.submitApplication(submission({}, [{ name: 'huge-cv-of-ada.pdf', size: 10 * 1024 * 1024 + 1 }]), credentials),
+    );
+    expect(big.kind).toBe('attachment_rejected');
+    expect(big.message).not.toContain('huge-cv-of-ada');
+    const exe = await kindOf(
+      teamtailorConnector.submitApplication(submission({}, [{ name: 'work.exe', type: 'work_sample' }]), credentials),
+    );
+    expect(exe.kind).toBe('attachment_rejected');
+    const empty = await kindOf(
+      teamtailorConnector.submitApplication(submission({}, [{ name: 'cv.pdf', bytes: Buffer.alloc(0) }]), credentials),
+    );
+    expect(empty.kind).toBe('attachment_rejected');
+    expect(sim.server.requests.length).toBe(before);
+  });
+
+  test('a file Teamtailor itself refuses (422 at the resume) is attachment_rejected, never dropped', async () => {
+    sim.maxFileBytes = 10;
+    try {
+      const error = await kindOf(teamtailorConnector.submitApplication(submission({}, [{ name: 'cv.pdf' }]), credentials));
+      expect(error).toMatchObject({ kind: 'attachment_rejected' });
+      expect(error.message).toContain('/data/attributes/resume');
+    } finally {
+      sim.maxFileBytes = 10 * 1024 * 1024;
+    }
+  });
+
+  test('a job that is archived or unknown is job_not_published; a second application to the job is duplicate', async () => {
+    await expect(teamtailorConnector.submitApplication(submission({ jobExternalId: '503' }), credentials)).rejects.toMatchObject({
+      kind: 'job_not_published',
+    });
+    await expect(teamtailorConnector.submitApplication(submission({ jobExternalId: '999' }), credentials)).rejects.toMatchObject({
+      kind: 'job_not_published',
+    });
+    const candidate = { email: 'twice@example.com', full_name: 'Twice Over' };
+    await teamtailorConnector.submitApplication(submission({ candidate }), credentials);
+    const error = await kindOf(teamtailorConnector.submitApplication(submission({ candidate }), credentials));
+    expect(error.kind).toBe('duplicate');
+    expect(error.message).not.toContain('twice@example.com');
+  });
+
+  test('an answer to a question Teamtailor does not know is invalid_data; a read-only key is credentials_rejected', async () => {
+    await expect(
+      teamtailorConnector.submitApplication(
+        submission({ screeningAnswers: [{ id: '777', answer_type: 'text', answer: 'x' }] }),
+        credentials,
+      ),
+    ).rejects.toMatchObject({ kind: 'invalid_data' });
+    sim.accounts.push({ apiKey: 'tt-admin-read-only', scope: 'admin', permission: 'read', jobs: account.jobs });
+    await expect(
+      teamtailorConnector.validateCredentials({ api_key: 'tt-admin-read-only', region: 'eu' }, company),
+    ).resolves.toBeUndefined();
+    await expect(
+      teamtailorConnector.submitApplication(submission(), { api_key: 'tt-admin-read-only', region: 'eu' }),
+    ).rejects.toMatchObject({ kind: 'credentials_rejected', field: 'api_key' });
+  });
+
+  test('429 is rate_limited with X-Rate-Limit-Reset as the wait; Retry-After wins when given', async () => {
+    sim.rateLimitNext = 1;
+    sim.rateLimitResetSeconds = 7;
+    const error = await kindOf(teamtailorConnector.submitApplication(submission(), credentials));
+    expect(error).toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 7 });
+    process.env.TEAMTAILOR_API_URL = odd.url;
+    try {
+      oddReply = { status: 429, body: { errors: [{ status: '429' }] }, headers: { 'Retry-After': '3', 'X-Rate-Limit-Reset': '9' } };
+      await expect(teamtailorConnector.submitApplication(submission(), credentials)).rejects.toMatchObject({
+        kind: 'rate_limited',
+        retryAfterSeconds: 3,
+      });
+    } finally {
+      Object.assign(process.env, sim.env);
+    }
+  });
+
+  test.each([
+    ['503', 'transient', { status: 503, body: {} }],
+    ['201 without an id', 'transient', { status: 201, body: { data: {} } }],
+    ['400', 'invalid_data', { status: 400, body: { errors: [{ status: '400', title: 'Param not allowed' }] } }],
+    ['406 (no API version)', 'invalid_data', { status: 406, body: { errors: [{ status: '406' }] } }],
+    ['413', 'attachment_rejected', { status: 413, body: {} }],
+  ])('%s → %s', async (_name, kind, reply) => {
+    process.env.TEAMTAILOR_API_URL = odd.url;
+    oddReply = reply;
+    try {
+      await expect(teamtailorConnector.submitApplication(submission(), credentials)).rejects.toMatchObject({ kind });
+    } finally {
+      Object.assign(process.env, sim.env);
+    }
+  });
+});
+
+test('the documents: a one-word name goes as both names; no files, answers or notes: only the candidate and the application', async () => {
+  const documents = await teamtailorApplicationDocuments(
+    submission({ candidate: { email: 'cher@example.com', full_name: 'Cher' }, screeningAnswers: [{ id: 'not-a-number', answer: 'x' }] }),
+  );
+  expect(documents).toEqual({
+    candidate: {
+      data: {
+        type: 'candidates',
+        attributes: { 'first-name': 'Cher', 'last-name': 'Cher', email: 'cher@example.com', sourced: false, merge: true },
+      },
+    },
+    uploads: [],
+    answers: [],
+    application: { attributes: { sourced: false } },
+  });
+});
