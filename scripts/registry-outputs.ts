@@ -4,7 +4,7 @@
  * values and `ats_name` that companies read) and the README's ATS table between its markers. `npm run
  * validators` rewrites both; a unit test fails while either differs.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AtsConnector } from '#delivery/connectors/connector.js';
 import { atsIntegrationList, atsTableMarkdown, connectors } from '#delivery/connectors/registry.js';
@@ -47,3 +47,15 @@ export const committed = (file: string) => {
     return '';
   }
 };
+
+/** `tsx scripts/registry-outputs.ts` (the first step of `npm run validators`): writes both outputs where they differ. */
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop()!)) {
+  for (const [file, text] of [
+    [ATS_INTEGRATIONS_FILE, atsIntegrationsModule()],
+    ['README.md', readmeWithAtsTable(committed('README.md'))],
+  ] as const) {
+    if (text === committed(file)) continue;
+    writeFileSync(join(projectRoot, file), text);
+    console.log(`wrote ${file}`);
+  }
+}

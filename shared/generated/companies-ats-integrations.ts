@@ -5,5 +5,6 @@ export const ATS_INTEGRATIONS = [
   {slug: "greenhouse", name: "Greenhouse", connector: true, credentials: true},
   {slug: "lever", name: "Lever", connector: true, credentials: true},
   {slug: "personio", name: "Personio", connector: true, credentials: true},
+  {slug: "teamtailor", name: "Teamtailor", connector: true, credentials: true},
   {slug: "workday", name: "Workday", connector: false, credentials: true},
 ] as const;
