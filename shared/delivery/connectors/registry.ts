@@ -11,6 +11,7 @@ import type { AtsConnector, CredentialField } from '#delivery/connectors/connect
 import { greenhouseConnector } from '#delivery/connectors/greenhouse.js';
 import { leverConnector } from '#delivery/connectors/lever.js';
 import { personioConnector } from '#delivery/connectors/personio.js';
+import { recruiteeConnector } from '#delivery/connectors/recruitee.js';
 import { sandboxConnector } from '#delivery/connectors/sandbox.js';
 
 // prettier-ignore
@@ -19,6 +20,7 @@ export const connectors: readonly AtsConnector[] = [
   greenhouseConnector,
   leverConnector,
   personioConnector,
+  recruiteeConnector,
 ];
 
 /**
