@@ -6,5 +6,6 @@ export const ATS_INTEGRATIONS = [
   {slug: "lever", name: "Lever", connector: true, credentials: true},
   {slug: "personio", name: "Personio", connector: true, credentials: true},
   {slug: "teamtailor", name: "Teamtailor", connector: true, credentials: true},
+  {slug: "recruitee", name: "Recruitee", connector: true, credentials: true},
   {slug: "workday", name: "Workday", connector: false, credentials: true},
 ] as const;

@@ -3,6 +3,7 @@
  * document on stderr with exit code 2. Runs the real bin shim in child processes with no server and no AWS
  * settings; none of these command lines gets as far as the storage, which the test checks too.
  */
+import { connectFlags } from '#delivery/connectors/registry.js';
 import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -55,7 +56,8 @@ const COMMANDS: Record<string, string[]> = {
   'company invite': ['--partner', '--name', '--contact-email', '--partner-company-id'],
   'company invite-link': ['COMPANY_ID'],
   'company set-fallback-job': ['COMPANY_ID', '--job'],
-  'company connect': ['COMPANY_ID', '--ats', '--subdomain', '--personio-company-id', '--token', '--board-token', '--site', '--api-key'],
+  // The credential flags come from the connector registry (issue 24), one per flag.
+  'company connect': ['COMPANY_ID', '--ats', ...connectFlags().map((f) => f.flag)],
   'company disconnect': ['COMPANY_ID'],
   'company entitle': ['COMPANY_ID', '--add', '--remove'],
   'company set-status': ['COMPANY_ID', 'STATUS'],

@@ -11,6 +11,7 @@ import type { AtsConnector, CredentialField } from '#delivery/connectors/connect
 import { greenhouseConnector } from '#delivery/connectors/greenhouse.js';
 import { leverConnector } from '#delivery/connectors/lever.js';
 import { personioConnector } from '#delivery/connectors/personio.js';
+import { recruiteeConnector } from '#delivery/connectors/recruitee.js';
 import { sandboxConnector } from '#delivery/connectors/sandbox.js';
 import { teamtailorConnector } from '#delivery/connectors/teamtailor.js';
 
@@ -21,6 +22,7 @@ export const connectors: readonly AtsConnector[] = [
   leverConnector,
   personioConnector,
   teamtailorConnector,
+  recruiteeConnector,
 ];
 
 /**

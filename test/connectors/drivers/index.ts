@@ -5,6 +5,7 @@ import { personioDriver } from './personio.js';
 import { greenhouseDriver } from './greenhouse.js';
 import { leverDriver } from './lever.js';
 import { teamtailorDriver } from './teamtailor.js';
+import { recruiteeDriver } from './recruitee.js';
 
 // prettier-ignore
 export const driverModules: DriverModule[] = [
@@ -13,4 +14,5 @@ export const driverModules: DriverModule[] = [
   greenhouseDriver,
   leverDriver,
   teamtailorDriver,
+  recruiteeDriver,
 ];
