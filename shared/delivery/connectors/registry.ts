@@ -14,6 +14,7 @@ import { personioConnector } from '#delivery/connectors/personio.js';
 import { recruiteeConnector } from '#delivery/connectors/recruitee.js';
 import { sandboxConnector } from '#delivery/connectors/sandbox.js';
 import { teamtailorConnector } from '#delivery/connectors/teamtailor.js';
+import { ashbyConnector } from '#delivery/connectors/ashby.js';
 
 // prettier-ignore
 export const connectors: readonly AtsConnector[] = [
@@ -23,6 +24,7 @@ export const connectors: readonly AtsConnector[] = [
   personioConnector,
   teamtailorConnector,
   recruiteeConnector,
+  ashbyConnector,
 ];
 
 /**

@@ -6,6 +6,7 @@ import { greenhouseDriver } from './greenhouse.js';
 import { leverDriver } from './lever.js';
 import { teamtailorDriver } from './teamtailor.js';
 import { recruiteeDriver } from './recruitee.js';
+import { ashbyDriver } from './ashby.js';
 
 // prettier-ignore
 export const driverModules: DriverModule[] = [
@@ -15,4 +16,5 @@ export const driverModules: DriverModule[] = [
   leverDriver,
   teamtailorDriver,
   recruiteeDriver,
+  ashbyDriver,
 ];

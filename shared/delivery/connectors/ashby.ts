@@ -1,0 +1,582 @@
+/**
+ * Ashby (docs/connectors/ashby.md). Jobs: the public posting API, `GET /posting-api/job-board/{name}
+ * ?includeCompensation=true` (the whole board in one answer, no paging, no auth), then each posting's
+ * application form through `jobPosting.info` (a few in parallel) for its questions. Applications:
+ * `applicationForm.submit`, multipart: `jobPostingId`, `applicationForm` (JSON `{fieldSubmissions: [{path,
+ * value}]}`, values typed by the form's field types) and one file part per file, named by the `value` of
+ * the field submission that references it. The RPC API uses HTTP Basic auth (the key as user name, an
+ * empty password) and answers errors as `{success: false, errorInfo: {code, message}}`, often with HTTP 200:
+ * only `success: true` counts.
+ */
+import type { CompanyRecord } from '#companies/companies.js';
+import type { JobInput } from '#jobs/jobs.js';
+import {
+  ConnectorError,
+  type AtsConnector,
+  type AtsCredentials,
+  type AttachmentLimits,
+  type ConnectorPacing,
+  type ConnectorSetting,
+  type Submission,
+  type SubmissionAttachment,
+} from '#delivery/connectors/connector.js';
+import {
+  atsBaseUrl,
+  atsFetch,
+  atsUrl,
+  attachmentBytes,
+  errorForStatus,
+  jsonBody,
+  mapLimited,
+  retryAfterSeconds,
+  segment,
+} from '#delivery/connectors/http.js';
+import { candidateName, categoryFrom, httpUrl, locationParts, remoteFrom, text } from '#delivery/connectors/mapping.js';
+
+const ATS = 'Ashby';
+/** Ashby documents no file limit for applicationForm.submit; 20 MB is what the service accepts in total. */
+export const ASHBY_MAX_FILE_BYTES = 20 * 1024 * 1024;
+const ATTACHMENTS: AttachmentLimits = { maxBytes: ASHBY_MAX_FILE_BYTES };
+const API_URL: ConnectorSetting = {
+  env: 'ASHBY_API_URL',
+  default: 'https://api.ashbyhq.com',
+  context: 'ashbyApiUrl',
+  about: 'the public posting API and the RPC API',
+};
+// Ashby limits per API key but publishes no numbers; 5 per second keeps an import and the submissions polite.
+const PACING: ConnectorPacing = {
+  requestsPerSecond: 5,
+  importConcurrency: 2,
+  documented: 'per-API-key limits without published numbers (429 with Retry-After)',
+};
+/** The permissions (scopes) the connector needs, as apiKey.info lists them. */
+export const ASHBY_REQUIRED_PERMISSIONS = ['candidatesWrite', 'jobsRead'] as const;
+
+type FormField = {
+  isRequired?: unknown;
+  field?: {
+    id?: unknown;
+    path?: unknown;
+    title?: unknown;
+    type?: unknown;
+    selectableValues?: { label?: unknown; value?: unknown }[];
+  };
+};
+type FormDefinition = { sections?: { title?: unknown; fields?: FormField[] }[]; fields?: FormField[] };
+type AshbyCompensationComponent = {
+  compensationType?: unknown;
+  interval?: unknown;
+  currencyCode?: unknown;
+  minValue?: unknown;
+  maxValue?: unknown;
+};
+type AshbyJob = Record<string, unknown> & {
+  id?: unknown;
+  jobUrl?: unknown;
+  applyUrl?: unknown;
+  address?: { postalAddress?: Record<string, unknown> } | null;
+  secondaryLocations?: { location?: unknown }[];
+  compensation?: {
+    compensationTierSummary?: unknown;
+    scrapeableCompensationSalarySummary?: unknown;
+    summaryComponents?: AshbyCompensationComponent[];
+    compensationTiers?: { components?: AshbyCompensationComponent[] }[];
+  } | null;
+};
+
+const EMPLOYMENT: Record<string, [JobInput['employment_type'], JobInput['work_schedule']]> = {
+  FullTime: ['permanent', 'full_time'],
+  PartTime: ['permanent', 'part_time'],
+  Intern: ['intern', null],
+  Contract: ['contract', null],
+  Temporary: ['temporary', null],
+};
+const WORKPLACE: Record<string, JobInput['remote']> = { Remote: 'remote', Hybrid: 'hybrid', OnSite: 'on-site' };
+const INTERVALS: Record<string, string> = {
+  '1 YEAR': 'annual',
+  '1 MONTH': 'monthly',
+  '1 WEEK': 'weekly',
+  '1 DAY': 'daily',
+  '1 HOUR': 'hourly',
+  'ONE TIME': 'one_time',
+};
+/** Ashby's form field types → our `answer_type`. */
+const ANSWER_TYPES: Record<string, string> = {
+  String: 'text',
+  LongText: 'textarea',
+  RichText: 'textarea',
+  Email: 'email',
+  Phone: 'phone',
+  Boolean: 'boolean',
+  Date: 'date',
+  Number: 'number',
+  Score: 'score',
+  ValueSelect: 'single_select',
+  MultiValueSelect: 'multi_select',
+  Location: 'location',
+  File: 'file',
+};
+
+const pick = <T>(map: Record<string, T>, value: unknown): T | undefined =>
+  typeof value === 'string' && Object.hasOwn(map, value) ? map[value] : undefined;
+const num = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value : null);
+/** A scope as apiKey.info may spell it (`candidatesWrite`, `candidates:write`) → `candidateswrite`. */
+const scopeKey = (scope: string) => scope.toLowerCase().replace(/[^a-z]/g, '');
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
+
+/** The posting's id: `id`, else the UUID at the end of its `jobUrl` or `applyUrl` (the documented example has no id). */
+export function ashbyPostingId(job: AshbyJob): string | null {
+  if (typeof job.id === 'string' && job.id.trim()) return job.id.trim();
+  for (const url of [job.jobUrl, job.applyUrl]) {
+    const link = httpUrl(url);
+    if (!link) continue;
+    const last = new URL(link).pathname
+      .split('/')
+      .filter((p) => p && p !== 'application')
+      .pop();
+    if (last && UUID.test(last)) return last;
+  }
+  return null;
+}
+
+function formFields(form: FormDefinition | undefined): FormField[] {
+  if (!form || typeof form !== 'object') return [];
+  const sections = Array.isArray(form.sections) ? form.sections : [];
+  const fields = [
+    ...sections.flatMap((s) => (Array.isArray(s?.fields) ? s.fields : [])),
+    ...(Array.isArray(form.fields) ? form.fields : []),
+  ];
+  return fields.filter((f) => f && typeof f.field?.path === 'string' && f.field.path !== '');
+}
+
+const options = (entry: FormField) =>
+  (Array.isArray(entry.field?.selectableValues) ? entry.field.selectableValues : []).map((v) => ({
+    label: String(v?.label ?? ''),
+    value: String(v?.value ?? ''),
+  }));
+
+/** The application form's custom questions (not `_systemfield_*`, not files) as screening questions. */
+function screeningQuestions(form: FormDefinition | undefined): NonNullable<JobInput['screening_questions']> {
+  return formFields(form)
+    .filter((f) => !String(f.field!.path).startsWith('_systemfield_') && f.field!.type !== 'File')
+    .map((f) => ({
+      id: String(f.field!.path),
+      question: text(f.field!.title) ?? String(f.field!.path),
+      answer_type: pick(ANSWER_TYPES, f.field!.type) ?? 'text',
+      required: f.isRequired === true,
+      options: options(f),
+    }));
+}
+
+function applicationFormFields(form: FormDefinition | undefined): NonNullable<JobInput['application_form_fields']> {
+  return formFields(form).map((f, i) => ({
+    id: text(f.field!.id) ?? String(f.field!.path),
+    name: String(f.field!.path),
+    label: text(f.field!.title) ?? String(f.field!.path),
+    type: String(f.field!.type ?? ''),
+    subtype: null,
+    required: f.isRequired === true,
+    order: i + 1,
+    options: options(f),
+  }));
+}
+
+function salaryComponent(job: AshbyJob): AshbyCompensationComponent | undefined {
+  const compensation = job.compensation;
+  if (!compensation || typeof compensation !== 'object') return undefined;
+  const components = [
+    ...(Array.isArray(compensation.summaryComponents) ? compensation.summaryComponents : []),
+    ...(Array.isArray(compensation.compensationTiers) ? compensation.compensationTiers : []).flatMap((t) =>
+      Array.isArray(t?.components) ? t.components : [],
+    ),
+  ];
+  return components.find((c) => c && c.compensationType === 'Salary');
+}
+
+/** One posting of the board (and its application form, when read) → our Job fields (docs/connectors/ashby.md). */
+export function mapAshbyJob(job: AshbyJob, form?: FormDefinition): JobInput {
+  const locationName = text(job.location);
+  const postal = job.address?.postalAddress ?? {};
+  const parts = locationParts(locationName);
+  const employment = pick(EMPLOYMENT, job.employmentType);
+  const salary = salaryComponent(job);
+  const interval = text(salary?.interval);
+  const description = typeof job.descriptionHtml === 'string' && job.descriptionHtml ? job.descriptionHtml : null;
+  const secondary = (Array.isArray(job.secondaryLocations) ? job.secondaryLocations : []).map((l) => text(l?.location)).filter(Boolean);
+  const workplace = pick(WORKPLACE, job.workplaceType);
+  return {
+    external_id: ashbyPostingId(job)!,
+    title: text(job.title),
+    description,
+    description_sections: description ? [{ id: 'description', type: 'html', order: 1, title: 'Description', content: description }] : [],
+    posting_url: httpUrl(job.jobUrl),
+    application_url: httpUrl(job.applyUrl),
+    location_name: locationName,
+    street: text(postal.streetAddress),
+    city: text(postal.addressLocality) ?? parts.city,
+    postcode: text(postal.postalCode),
+    country: text(postal.addressCountry) ?? parts.country,
+    remote: workplace ?? (job.isRemote === true ? 'remote' : remoteFrom(locationName)),
+    employment_type: employment?.[0] ?? null,
+    work_schedule: employment?.[1] ?? null,
+    category: categoryFrom(job.department, job.team),
+    salary: text(job.compensation?.scrapeableCompensationSalarySummary) ?? text(job.compensation?.compensationTierSummary),
+    salary_from: num(salary?.minValue),
+    salary_to: num(salary?.maxValue),
+    salary_currency: text(salary?.currencyCode),
+    salary_frequency: interval ? (pick(INTERVALS, interval) ?? interval) : null,
+    screening_questions: screeningQuestions(form),
+    application_form_fields: applicationFormFields(form),
+    custom_fields: {
+      ...(text(job.department) ? { department: text(job.department) } : {}),
+      ...(text(job.team) ? { team: text(job.team) } : {}),
+      ...(secondary.length ? { secondary_locations: secondary } : {}),
+      ...(text(job.publishedAt) ? { published_at: text(job.publishedAt) } : {}),
+    },
+    raw_values: job,
+    import_source: 'api',
+  };
+}
+
+const authorization = (credentials: AtsCredentials) => `Basic ${Buffer.from(`${credentials.api_key}:`).toString('base64')}`;
+
+type RpcAnswer = { response: Response; body: Record<string, unknown> | undefined };
+type ErrorInfo = { code: string; message: string };
+
+/**
+ * `errorInfo` (or the deprecated `errors` list) of an answer. Only the code goes into our messages: Ashby's
+ * message text may repeat what was submitted (a candidate's data).
+ */
+function errorInfo(body: Record<string, unknown> | undefined): ErrorInfo {
+  const info = body?.errorInfo as { code?: unknown; message?: unknown } | undefined;
+  const errors = Array.isArray(body?.errors) ? (body.errors as unknown[]) : [];
+  const first = errors.find((e) => typeof e === 'string') as string | undefined;
+  const code = (typeof info?.code === 'string' ? info.code : (first ?? '')).slice(0, 100);
+  const message = (typeof info?.message === 'string' ? info.message : '').slice(0, 200);
+  return { code, message };
+}
+
+/** A POST to one of Ashby's RPC methods (`/apiKey.info`) with the key; the body as JSON or multipart. */
+async function rpc(credentials: AtsCredentials, method: string, body: Record<string, unknown> | FormData): Promise<RpcAnswer> {
+  const json = !(body instanceof FormData);
+  const response = await atsFetch(
+    ATS,
+    atsUrl(atsBaseUrl(API_URL), `/${method}`),
+    {
+      method: 'POST',
+      headers: {
+        Authorization: authorization(credentials),
+        Accept: 'application/json; version=1',
+        ...(json ? { 'Content-Type': 'application/json' } : {}),
+      },
+      body: json ? JSON.stringify(body) : body,
+    },
+    PACING,
+  );
+  const parsed = await jsonBody(response);
+  return {
+    response,
+    body: parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined,
+  };
+}
+
+/**
+ * The kind for an answer that is not `success: true`: Ashby's error codes first (whatever the status), then
+ * the status class. `method` names the call in the message; no key, URL or personal data goes in.
+ */
+function rpcFailure(method: string, answer: RpcAnswer): ConnectorError {
+  const { response, body } = answer;
+  const info = errorInfo(body);
+  const detail = info.code;
+  const status = response.status;
+  const at = `${ATS} ${method} (${status}${detail ? `: ${detail}` : ''})`;
+  if (status === 429 || /rate_limit|too_many/i.test(info.code))
+    return new ConnectorError(
+      'rate_limited',
+      `${ATS} is rate limiting (${status}${detail ? `: ${detail}` : ''}).`,
+      retryAfterSeconds(response),
+    );
+  if (status >= 500) return errorForStatus(ATS, response, detail);
+  if (info.code === 'missing_endpoint_permission')
+    return new ConnectorError('credentials_rejected', `${at}: the API key lacks the permission for ${method}.`, undefined, 'api_key');
+  if (status === 401 || status === 403 || /unauthori[sz]ed|invalid_api_key|api_key|forbidden/i.test(info.code))
+    return new ConnectorError(
+      'credentials_rejected',
+      `${ATS} rejected the API key (${status}${detail ? `: ${detail}` : ''}).`,
+      undefined,
+      'api_key',
+    );
+  if (/job_posting_not_published|job_posting_not_found|posting.*(not_found|closed|unpublished)/i.test(info.code))
+    return new ConnectorError('job_not_published', `${ATS}: the job posting is unknown or not published (${status}: ${detail}).`);
+  if (/duplicate|already_(applied|exists)/i.test(info.code))
+    return new ConnectorError('duplicate', `${ATS}: the candidate already applied (${status}: ${detail}).`);
+  if (/file|resume|upload|attachment/i.test(`${info.code} ${info.message}`))
+    return new ConnectorError('attachment_rejected', `${ATS} refused a file (${status}: ${detail}).`);
+  if (status >= 200 && status < 300 && !body)
+    return new ConnectorError('transient', `${ATS} ${method} answered ${status} without a JSON body.`);
+  if (status >= 200 && status < 300 && body?.success === undefined)
+    return new ConnectorError('transient', `${ATS} ${method} answered ${status} without confirming success.`);
+  return new ConnectorError('invalid_data', `${ATS} refused ${method} (${status}${detail ? `: ${detail}` : ''}).`);
+}
+
+const isNotFound = (answer: RpcAnswer) => answer.response.status === 404 || /not_found/i.test(errorInfo(answer.body).code);
+
+/** A posting's application form definition through `jobPosting.info`; `undefined` when Ashby does not know the posting. */
+async function postingForm(credentials: AtsCredentials, postingId: string): Promise<FormDefinition | undefined> {
+  const answer = await rpc(credentials, 'jobPosting.info', { jobPostingId: postingId });
+  if (answer.response.ok && answer.body?.success === true) {
+    const results = answer.body.results as { applicationFormDefinition?: unknown } | undefined;
+    const form = results?.applicationFormDefinition;
+    if (!form || typeof form !== 'object') throw new ConnectorError('invalid_data', `${ATS} jobPosting.info has no application form.`);
+    return form as FormDefinition;
+  }
+  if (isNotFound(answer)) return undefined;
+  throw rpcFailure('jobPosting.info', answer);
+}
+
+async function readBoard(credentials: AtsCredentials): Promise<AshbyJob[]> {
+  const url = atsUrl(atsBaseUrl(API_URL), `/posting-api/job-board/${segment(credentials.job_board_name)}`, { includeCompensation: true });
+  const response = await atsFetch(ATS, url, { headers: { Accept: 'application/json' } }, PACING);
+  if (response.status === 404)
+    throw new ConnectorError('credentials_rejected', `${ATS} knows no job board with that name (404).`, undefined, 'job_board_name');
+  if (!response.ok) throw errorForStatus(ATS, response);
+  const body = (await jsonBody(response)) as { jobs?: unknown } | undefined;
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ConnectorError('invalid_data', `${ATS} job board is not a JSON object.`);
+  if (!Array.isArray(body.jobs)) throw new ConnectorError('invalid_data', `${ATS} job board has no jobs array.`);
+  for (const job of body.jobs as unknown[]) {
+    if (!job || typeof job !== 'object' || Array.isArray(job) || !ashbyPostingId(job as AshbyJob))
+      throw new ConnectorError('invalid_data', `${ATS} job board has a posting without an id.`);
+  }
+  return body.jobs as AshbyJob[];
+}
+
+/** The field of the form a file of our attachment `type` goes to, if the form has one. */
+function fileField(fields: FormField[], type: string): FormField | undefined {
+  const files = fields.filter((f) => f.field!.type === 'File');
+  const named = (pattern: RegExp) => files.find((f) => pattern.test(`${String(f.field!.title ?? '')} ${String(f.field!.path)}`));
+  if (type === 'cv') return files.find((f) => f.field!.path === '_systemfield_resume') ?? named(/resume|\bcv\b|curriculum/i);
+  if (type === 'cover_letter') return named(/cover/i);
+  const words = type.replace(/[^a-z0-9]+/gi, ' ').trim();
+  return words ? named(new RegExp(`\\b${words}\\b`, 'i')) : undefined;
+}
+
+/** A screening answer as the value Ashby takes for the field's type; throws invalid_data when it cannot be one. */
+function typedValue(entry: FormField, answer: string): unknown {
+  const type = String(entry.field!.type ?? '');
+  const refuse = (what: string) =>
+    new ConnectorError('invalid_data', `${ATS} needs ${what} for a ${type} question; the answer is not one.`);
+  switch (type) {
+    case 'Boolean':
+      if (/^(true|yes|1)$/i.test(answer)) return true;
+      if (/^(false|no|0)$/i.test(answer)) return false;
+      throw refuse('yes or no');
+    case 'Number':
+      if (/^-?\d+$/.test(answer)) return Number(answer);
+      throw refuse('an integer');
+    case 'Score':
+      if (/^[1-4]$/.test(answer)) return { score: Number(answer) };
+      throw refuse('a score of 1 to 4');
+    case 'RichText':
+      return { type: 'PlainText', value: answer };
+    case 'ValueSelect': {
+      const option = options(entry).find((o) => o.value === answer || o.label.toLowerCase() === answer.toLowerCase());
+      if (option) return option.value;
+      throw refuse('one of its options');
+    }
+    case 'MultiValueSelect': {
+      const values = answer
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
+      const known = options(entry);
+      return values.map((v) => {
+        const option = known.find((o) => o.value === v || o.label.toLowerCase() === v.toLowerCase());
+        if (!option) throw refuse('values among its options');
+        return option.value;
+      });
+    }
+    case 'Location': {
+      const parts = answer
+        .split(',')
+        .map((p) => p.trim())
+        .filter(Boolean);
+      if (!parts.length) throw refuse('a location');
+      return parts.length >= 3
+        ? { city: parts[0], region: parts[1], country: parts[parts.length - 1] }
+        : parts.length === 2
+          ? { city: parts[0], country: parts[1] }
+          : { city: parts[0] };
+    }
+    default:
+      return answer;
+  }
+}
+
+export interface AshbyApplicationForm {
+  form: FormData;
+  /** The `applicationForm` part, as sent. */
+  fieldSubmissions: { path: string; value: unknown }[];
+}
+
+/**
+ * The multipart body of an application for a posting with the given form (exported for the tests). Files
+ * that the form has no field for are refused (attachment_rejected), never left out.
+ */
+export async function ashbyApplicationForm(submission: Submission, form: FormDefinition): Promise<AshbyApplicationForm> {
+  const fields = formFields(form);
+  const byPath = new Map(fields.map((f) => [String(f.field!.path), f]));
+  const name = candidateName(submission.candidate);
+  const fieldSubmissions: { path: string; value: unknown }[] = [
+    { path: '_systemfield_name', value: name.full },
+    { path: '_systemfield_email', value: String(submission.candidate.email ?? '') },
+  ];
+  const phone = text(submission.candidate.phone);
+  const phoneField = byPath.get('_systemfield_phone') ?? fields.find((f) => f.field!.type === 'Phone');
+  if (phone && phoneField) fieldSubmissions.push({ path: String(phoneField.field!.path), value: phone });
+
+  const used = new Set<string>(fieldSubmissions.map((s) => s.path));
+  const files: { part: string; attachment: SubmissionAttachment; bytes: Buffer }[] = [];
+  for (const attachment of submission.attachments) {
+    const field = fileField(fields, attachment.type);
+    if (!field)
+      throw new ConnectorError(
+        'attachment_rejected',
+        `${ATS}: the posting's application form has no field for the ${attachment.type} file.`,
+      );
+    const path = String(field.field!.path);
+    if (used.has(path))
+      throw new ConnectorError(
+        'attachment_rejected',
+        `${ATS}: the posting's application form takes one file for its ${attachment.type} field.`,
+      );
+    const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
+    if (bytes.length === 0) throw new ConnectorError('attachment_rejected', `${ATS}: the ${attachment.type} file is empty.`);
+    const part = `file_${files.length + 1}`;
+    used.add(path);
+    files.push({ part, attachment, bytes });
+    fieldSubmissions.push({ path, value: part });
+  }
+
+  for (const answer of submission.screeningAnswers) {
+    const id = String(answer.id ?? '');
+    const question = String(answer.question ?? '')
+      .trim()
+      .toLowerCase();
+    const entry =
+      byPath.get(id) ??
+      fields.find((f) => text(f.field!.id) === id) ??
+      (question
+        ? fields.find(
+            (f) =>
+              String(f.field!.title ?? '')
+                .trim()
+                .toLowerCase() === question,
+          )
+        : undefined);
+    // An answer to a question this posting does not ask is not sent (Ashby would refuse the unknown path).
+    if (!entry || entry.field!.type === 'File') continue;
+    const path = String(entry.field!.path);
+    if (used.has(path)) continue;
+    used.add(path);
+    fieldSubmissions.push({ path, value: typedValue(entry, String(answer.answer ?? '')) });
+  }
+
+  const body = new FormData();
+  body.append('jobPostingId', submission.jobExternalId);
+  body.append('applicationForm', JSON.stringify({ fieldSubmissions }));
+  // Ashby accepts applications to unpublished postings unless told not to; a closed posting must fail.
+  body.append('allowSubmissionForUnpublishedJobPosting', 'false');
+  if (submission.source) body.append('utmData', JSON.stringify({ utm_source: submission.source }));
+  for (const file of files) body.append(file.part, new Blob([file.bytes], { type: file.attachment.content_type }), file.attachment.name);
+  return { form: body, fieldSubmissions };
+}
+
+export const ashbyConnector: AtsConnector = {
+  slug: 'ashby',
+  name: 'Ashby',
+  credentialFields: [
+    {
+      name: 'job_board_name',
+      flag: '--job-board-name',
+      description: 'the job board name (jobs.ashbyhq.com/{job_board_name})',
+      label: 'Job board name',
+      help: 'The last part of your job board address jobs.ashbyhq.com/…',
+      pattern: /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/,
+    },
+    {
+      name: 'api_key',
+      flag: '--api-key',
+      description: 'an Ashby API key with the candidatesWrite, jobsRead and apiKeysRead permissions',
+      label: 'API key',
+      secret: true,
+      help: 'Admin → Integrations → API Keys: create a key with Candidates write, Jobs read and API keys read.',
+      pattern: /^[\x21-\x7e]{8,256}$/,
+    },
+  ],
+  settings: [API_URL],
+  pacing: PACING,
+  attachments: ATTACHMENTS,
+  check: {
+    call: 'GET /posting-api/job-board/{job_board_name}, then POST /apiKey.info with the key',
+    proves:
+      'The job board exists and is public. The API key: Ashby accepted it and listed its permissions, which include candidatesWrite (applications) and jobsRead (application forms).',
+    doesNotProve:
+      'That the key belongs to the organization of that job board (neither answer names the organization), and that a given posting still takes applications.',
+  },
+
+  async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
+    const listed = (await readBoard(credentials)).filter((job) => job.isListed !== false);
+    const read = await mapLimited(listed, PACING.importConcurrency, async (job) => {
+      const form = await postingForm(credentials, ashbyPostingId(job)!);
+      // Unknown to the RPC API between the board and this read: closed in the meantime.
+      return form ? mapAshbyJob(job, form) : undefined;
+    });
+    return read.filter((job): job is JobInput => job !== undefined);
+  },
+
+  async submitApplication(submission: Submission, credentials: AtsCredentials) {
+    const form = await postingForm(credentials, submission.jobExternalId);
+    if (!form) throw new ConnectorError('job_not_published', `${ATS} does not know the job posting.`);
+    const { form: body } = await ashbyApplicationForm(submission, form);
+    const answer = await rpc(credentials, 'applicationForm.submit', body);
+    if (answer.response.ok && answer.body?.success === true) {
+      const results = answer.body.results as { submittedFormInstance?: { id?: unknown }; formMessages?: { blocked?: unknown } } | undefined;
+      // Blocked by the organization's application limits: no application was created.
+      if (results?.formMessages?.blocked === true)
+        throw new ConnectorError('duplicate', `${ATS} blocked the application: the candidate reached the posting's application limit.`);
+      const id = text(results?.submittedFormInstance?.id);
+      if (!id) throw new ConnectorError('transient', `${ATS} applicationForm.submit answered success without a submitted form id.`);
+      return { externalId: id };
+    }
+    throw rpcFailure('applicationForm.submit', answer);
+  },
+
+  async validateCredentials(credentials: AtsCredentials) {
+    // The public board proves the board name (404 otherwise); it needs no key.
+    await readBoard(credentials);
+    const answer = await rpc(credentials, 'apiKey.info', {});
+    if (!answer.response.ok || answer.body?.success !== true) {
+      const failure = rpcFailure('apiKey.info', answer);
+      if (failure.kind === 'credentials_rejected' && errorInfo(answer.body).code === 'missing_endpoint_permission')
+        throw new ConnectorError(
+          'credentials_rejected',
+          `${ATS}: the API key is missing the apiKeysRead permission, which the credentials check needs.`,
+          undefined,
+          'api_key',
+        );
+      throw failure;
+    }
+    const scopes = (answer.body.results as { scopes?: unknown } | undefined)?.scopes;
+    if (!Array.isArray(scopes)) throw new ConnectorError('invalid_data', `${ATS} apiKey.info did not list the key's permissions.`);
+    const granted = new Set(scopes.filter((s): s is string => typeof s === 'string').map(scopeKey));
+    const missing = ASHBY_REQUIRED_PERMISSIONS.filter((p) => !granted.has(scopeKey(p)));
+    if (missing.length)
+      throw new ConnectorError(
+        'credentials_rejected',
+        `${ATS}: the API key is missing the ${missing.join(' and ')} permission${missing.length > 1 ? 's' : ''}.`,
+        undefined,
+        'api_key',
+      );
+  },
+};

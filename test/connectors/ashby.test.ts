@@ -1,0 +1,476 @@
+/**
+ * The Ashby connector against its simulator (test/simulators/ashby.ts), straight (no storage): the
+ * credentials check (board name, key, permissions), the feed (no paging, ids from URLs, unlisted and
+ * vanished postings), the mapping of form questions, the typed answers, attachments Ashby will not take,
+ * and the mapping of Ashby's answers (200 with `success: false`, blocked applications, 429, 5xx) to kinds.
+ */
+import { Readable } from 'node:stream';
+import type { CompanyRecord } from '#companies/companies.js';
+import type { Submission } from '#delivery/connectors/connector.js';
+import { ASHBY_MAX_FILE_BYTES, ashbyConnector } from '#delivery/connectors/ashby.js';
+import { ashbyBoard, COVER_LETTER_PATH, startAshbySimulator, type AshbyBoard, type AshbySimulator } from '../simulators/ashby.js';
+import { startSimulatorServer } from '../simulators/server.js';
+
+const PDF = Buffer.from('%PDF-1.5\nashby\n%%EOF');
+const company = { id: 1, ats: 'ashby' } as CompanyRecord;
+const POSTING = 'b7a1e0c2-1111-4000-8000-000000000001';
+const CLOSED = 'b7a1e0c2-1111-4000-8000-000000000002';
+const NO_COVER = 'b7a1e0c2-1111-4000-8000-000000000003';
+
+let ashby: AshbySimulator;
+let board: AshbyBoard;
+let savedUrl: string;
+
+function submission(
+  overrides: Partial<Submission> = {},
+  files: { name: string; type?: string; bytes?: Buffer; size?: number }[] = [{ name: 'cv.pdf' }],
+): Submission {
+  return {
+    reference: 'his-application-1',
+    company,
+    jobExternalId: POSTING,
+    candidate: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', phone: '+44 20 1234' },
+    screeningAnswers: [],
+    customFields: {},
+    socialLinks: {},
+    notes: null,
+    appliedAt: '2026-01-01T00:00:00.000Z',
+    source: null,
+    attachments: files.map((f) => ({
+      type: f.type ?? 'cv',
+      name: f.name,
+      content_type: 'application/pdf',
+      size: f.size ?? (f.bytes ?? PDF).length,
+      open: async () => Readable.from([f.bytes ?? PDF]),
+    })),
+    ...overrides,
+  };
+}
+
+const credentials = () => ({ job_board_name: board.name, api_key: board.apiKey });
+const submits = () => ashby.requestsTo(/\/applicationForm\.submit$/);
+const lastForm = () => JSON.parse(submits().pop()!.fields.applicationForm[0]) as { fieldSubmissions: { path: string; value: unknown }[] };
+
+beforeAll(async () => {
+  ashby = await startAshbySimulator();
+  savedUrl = process.env.ASHBY_API_URL ?? '';
+  process.env.ASHBY_API_URL = ashby.env.ASHBY_API_URL;
+  board = ashbyBoard('acme', {
+    applicationLimit: 1,
+    postings: [
+      {
+        id: POSTING,
+        title: 'Staff Engineer',
+        descriptionHtml: '<h2>About</h2><p>Build things.</p>',
+        location: 'Berlin, Germany',
+        department: 'Engineering',
+        team: 'Platform Software',
+        employmentType: 'PartTime',
+        workplaceType: 'Remote',
+        compensation: { min: 90000, max: 120000, currency: 'EUR', interval: '1 YEAR', summary: '€90K – €120K' },
+        questions: [
+          { path: 'q-relocate', title: 'Willing to relocate?', type: 'Boolean', required: true },
+          { path: 'q-years', title: 'Years of experience', type: 'Number' },
+          { path: 'q-stack', title: 'Languages', type: 'MultiValueSelect', options: ['TypeScript', 'Go', 'Rust'] },
+          { path: 'q-start', title: 'Start', type: 'ValueSelect', options: ['Immediately', 'In three months'] },
+          { path: 'q-letter', title: 'Anything else?', type: 'RichText' },
+          { path: 'q-portfolio', title: 'Portfolio', type: 'File' },
+        ],
+      },
+      { id: CLOSED, title: 'Closed role', open: false },
+      { id: NO_COVER, title: 'Contractor', employmentType: 'Contract', coverLetterField: false, workplaceType: null, isRemote: true },
+    ],
+  });
+  ashby.boards.set(board.name, board);
+});
+afterAll(async () => {
+  process.env.ASHBY_API_URL = savedUrl;
+  await ashby.server.stop();
+});
+
+describe('credentials check', () => {
+  test('a board and a key with the permissions are accepted, and the check creates nothing', async () => {
+    const before = ashby.server.requests.length;
+    await expect(ashbyConnector.validateCredentials(credentials(), company)).resolves.toBeUndefined();
+    const made = ashby.server.requests.slice(before);
+    expect(made.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /ashby/posting-api/job-board/acme', 'POST /ashby/apiKey.info']);
+    expect(made[1].headers.authorization).toBe(`Basic ${Buffer.from(`${board.apiKey}:`).toString('base64')}`);
+    expect(ashby.applications).toHaveLength(0);
+  });
+
+  test('scopes spelled `candidates:write` / `jobs:read` count as the permissions', async () => {
+    ashby.boards.set('colon', ashbyBoard('colon', { scopes: ['apiKeysRead', 'candidates:write', 'jobs:read'] }));
+    await expect(
+      ashbyConnector.validateCredentials({ job_board_name: 'colon', api_key: 'ashby-key-colon' }, company),
+    ).resolves.toBeUndefined();
+  });
+
+  test('an unknown job board is rejected naming job_board_name', async () => {
+    await expect(ashbyConnector.validateCredentials({ job_board_name: 'nope', api_key: board.apiKey }, company)).rejects.toMatchObject({
+      kind: 'credentials_rejected',
+      field: 'job_board_name',
+    });
+  });
+
+  test('a wrong key is rejected naming api_key, and the key is not in the message', async () => {
+    const error = (await ashbyConnector
+      .validateCredentials({ job_board_name: board.name, api_key: 'wrong-key-12345' }, company)
+      .catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'api_key' });
+    expect(error.message).toContain('403');
+    expect(error.message).not.toContain('wrong-key-12345');
+  });
+
+  test.each([
+    [['apiKeysRead', 'jobsRead'], /missing the candidatesWrite permission/],
+    [['apiKeysRead', 'candidatesWrite'], /missing the jobsRead permission/],
+    [['apiKeysRead'], /missing the candidatesWrite and jobsRead permissions/],
+    [['candidatesWrite', 'jobsRead'], /missing the apiKeysRead permission/],
+  ])('a key with %j is rejected naming api_key: %s', async (scopes, message) => {
+    const name = `scopes-${scopes.join('-')}`;
+    ashby.boards.set(name, ashbyBoard(name, { scopes }));
+    const error = await ashbyConnector
+      .validateCredentials({ job_board_name: name, api_key: `ashby-key-${name}` }, company)
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'api_key', message: expect.stringMatching(message) });
+  });
+
+  test('Ashby unreachable is transient', async () => {
+    process.env.ASHBY_API_URL = 'http://127.0.0.1:9';
+    try {
+      await expect(ashbyConnector.validateCredentials(credentials(), company)).rejects.toMatchObject({
+        kind: 'transient',
+        message: 'Ashby is unreachable.',
+      });
+    } finally {
+      process.env.ASHBY_API_URL = ashby.env.ASHBY_API_URL;
+    }
+  });
+});
+
+describe('jobs', () => {
+  test('the whole board comes in one request (no paging), each posting with its form from jobPosting.info', async () => {
+    ashby.boards.set(
+      'big',
+      ashbyBoard('big', {
+        postings: Array.from({ length: 12 }, (_, i) => ({
+          id: `c0ffee00-0000-4000-8000-${String(i).padStart(12, '0')}`,
+          title: `Job ${i}`,
+        })),
+      }),
+    );
+    const before = ashby.server.requests.length;
+    const jobs = (await ashbyConnector.listPublishedJobs(company, { job_board_name: 'big', api_key: 'ashby-key-big' }))!;
+    const made = ashby.server.requests.slice(before);
+    expect(jobs.map((j) => j.title)).toEqual(Array.from({ length: 12 }, (_, i) => `Job ${i}`));
+    const boardReads = made.filter((r) => r.method === 'GET');
+    expect(boardReads).toHaveLength(1);
+    expect(boardReads[0].query.get('includeCompensation')).toBe('true');
+    expect(made.filter((r) => r.path.endsWith('/jobPosting.info'))).toHaveLength(12);
+  });
+
+  test('a posting maps to our fields; its custom questions become screening questions', async () => {
+    const jobs = (await ashbyConnector.listPublishedJobs(company, credentials()))!;
+    expect(jobs.map((j) => j.external_id)).toEqual([POSTING, NO_COVER]);
+    const [job, contract] = jobs;
+    expect(job).toMatchObject({
+      external_id: POSTING,
+      title: 'Staff Engineer',
+      description: '<h2>About</h2><p>Build things.</p>',
+      description_sections: [
+        { id: 'description', type: 'html', order: 1, title: 'Description', content: '<h2>About</h2><p>Build things.</p>' },
+      ],
+      posting_url: `https://jobs.ashbyhq.com/acme/${POSTING}`,
+      application_url: `https://jobs.ashbyhq.com/acme/${POSTING}/application`,
+      location_name: 'Berlin, Germany',
+      city: 'Berlin',
+      country: 'Germany',
+      postcode: '10115',
+      remote: 'remote',
+      employment_type: 'permanent',
+      work_schedule: 'part_time',
+      category: 'engineering',
+      salary: '€90K – €120K',
+      salary_from: 90000,
+      salary_to: 120000,
+      salary_currency: 'EUR',
+      salary_frequency: 'annual',
+      custom_fields: { department: 'Engineering', team: 'Platform Software', secondary_locations: ['Hamburg'] },
+      import_source: 'api',
+    });
+    expect(job.raw_values).toMatchObject({ id: POSTING, title: 'Staff Engineer', compensation: expect.any(Object) });
+    expect(job.screening_questions).toEqual([
+      { id: 'q-relocate', question: 'Willing to relocate?', answer_type: 'boolean', required: true, options: [] },
+      { id: 'q-years', question: 'Years of experience', answer_type: 'number', required: false, options: [] },
+      {
+        id: 'q-stack',
+        question: 'Languages',
+        answer_type: 'multi_select',
+        required: false,
+        options: [
+          { label: 'TypeScript', value: 'typescript' },
+          { label: 'Go', value: 'go' },
+          { label: 'Rust', value: 'rust' },
+        ],
+      },
+      {
+        id: 'q-start',
+        question: 'Start',
+        answer_type: 'single_select',
+        required: false,
+        options: [
+          { label: 'Immediately', value: 'immediately' },
+          { label: 'In three months', value: 'in_three_months' },
+        ],
+      },
+      { id: 'q-letter', question: 'Anything else?', answer_type: 'textarea', required: false, options: [] },
+    ]);
+    expect(job.application_form_fields!.map((f) => [f.name, f.type, f.required, f.order])).toEqual([
+      ['_systemfield_name', 'String', true, 1],
+      ['_systemfield_email', 'Email', true, 2],
+      ['_systemfield_phone', 'Phone', false, 3],
+      ['_systemfield_resume', 'File', false, 4],
+      [COVER_LETTER_PATH, 'File', false, 5],
+      ['q-relocate', 'Boolean', true, 6],
+      ['q-years', 'Number', false, 7],
+      ['q-stack', 'MultiValueSelect', false, 8],
+      ['q-start', 'ValueSelect', false, 9],
+      ['q-letter', 'RichText', false, 10],
+      ['q-portfolio', 'File', false, 11],
+    ]);
+    expect(contract).toMatchObject({
+      employment_type: 'contract',
+      work_schedule: null,
+      remote: 'remote',
+      salary: null,
+      screening_questions: [],
+    });
+  });
+
+  test('quirks: a posting without `id` takes it from its URL; unlisted postings and ones jobPosting.info no longer knows are left out', async () => {
+    ashby.boards.set(
+      'quirks',
+      ashbyBoard('quirks', {
+        postings: [
+          { id: 'a1a1a1a1-0000-4000-8000-000000000001', title: 'No id in the feed', withoutId: true },
+          { id: 'a1a1a1a1-0000-4000-8000-000000000002', title: 'Unlisted', listed: false },
+          { id: 'a1a1a1a1-0000-4000-8000-000000000003', title: 'Listed' },
+        ],
+      }),
+    );
+    const quirks = ashby.boards.get('quirks')!;
+    // jobPosting.info answers job_posting_not_found for a posting gone between the board and the read.
+    const realPostings = quirks.postings;
+    const server = await startSimulatorServer(async (req) => {
+      const response = await fetch(`${ashby.server.url}${req.path}?${req.query.toString()}`, {
+        method: req.method,
+        headers: { authorization: req.headers.authorization ?? '', 'content-type': req.headers['content-type'] ?? 'application/json' },
+        body: req.method === 'POST' ? req.body : undefined,
+      });
+      const body = (await response.json()) as Record<string, unknown>;
+      if (req.path.endsWith('/jobPosting.info') && (req.json as { jobPostingId?: string }).jobPostingId === realPostings[2].id)
+        return { status: 200, body: { success: false, errors: ['job_posting_not_found'], errorInfo: { code: 'job_posting_not_found' } } };
+      return { status: response.status, body };
+    });
+    process.env.ASHBY_API_URL = `${server.url}/ashby`;
+    try {
+      const jobs = (await ashbyConnector.listPublishedJobs(company, { job_board_name: 'quirks', api_key: 'ashby-key-quirks' }))!;
+      expect(jobs.map((j) => [j.external_id, j.title])).toEqual([['a1a1a1a1-0000-4000-8000-000000000001', 'No id in the feed']]);
+      expect(jobs[0].raw_values).not.toHaveProperty('id');
+    } finally {
+      process.env.ASHBY_API_URL = ashby.env.ASHBY_API_URL;
+      await server.stop();
+    }
+  });
+
+  test.each([
+    ['jobs is not a list', '{"apiVersion": "1", "jobs": {}}'],
+    ['not JSON', '<html>maintenance</html>'],
+    ['a posting without id or URLs', '{"apiVersion": "1", "jobs": [{"title": "x"}]}'],
+  ])('a malformed board (%s) is invalid_data', async (_name, raw) => {
+    ashby.boards.set('broken', ashbyBoard('broken', { listOverride: raw }));
+    await expect(
+      ashbyConnector.listPublishedJobs(company, { job_board_name: 'broken', api_key: 'ashby-key-broken' }),
+    ).rejects.toMatchObject({
+      kind: 'invalid_data',
+    });
+  });
+
+  test('a key that lost jobsRead fails the import as credentials_rejected naming api_key', async () => {
+    ashby.boards.set(
+      'noread',
+      ashbyBoard('noread', { scopes: ['candidatesWrite'], postings: [{ id: 'd0d0d0d0-0000-4000-8000-000000000001', title: 'x' }] }),
+    );
+    await expect(
+      ashbyConnector.listPublishedJobs(company, { job_board_name: 'noread', api_key: 'ashby-key-noread' }),
+    ).rejects.toMatchObject({
+      kind: 'credentials_rejected',
+      field: 'api_key',
+      message: expect.stringContaining('missing_endpoint_permission'),
+    });
+  });
+});
+
+describe('applications', () => {
+  test('answers are typed by the form, matched by path or question; unknown answers are not sent; the id comes back', async () => {
+    const result = await ashbyConnector.submitApplication(
+      submission({
+        candidate: { email: 'typed@example.com', full_name: 'Ada King Lovelace' },
+        source: 'jobboard-x',
+        screeningAnswers: [
+          { id: 'q-relocate', answer: 'Yes' },
+          { id: 'q-years', answer: '7' },
+          { id: 'other-id', question: 'languages', answer: 'TypeScript, rust' },
+          { id: 'q-start', answer: 'In three months' },
+          { id: 'q-letter', answer: 'Hello' },
+          { id: 'not-on-this-form', question: 'Favourite colour?', answer: 'blue' },
+        ],
+      }),
+      credentials(),
+    );
+    const application = ashby.applications.find((a) => a.submittedFormInstanceId === result.externalId)!;
+    expect(application).toMatchObject({ postingId: POSTING, blocked: false });
+    expect(lastForm().fieldSubmissions).toEqual([
+      { path: '_systemfield_name', value: 'Ada King Lovelace' },
+      { path: '_systemfield_email', value: 'typed@example.com' },
+      { path: '_systemfield_resume', value: 'file_1' },
+      { path: 'q-relocate', value: true },
+      { path: 'q-years', value: 7 },
+      { path: 'q-stack', value: ['typescript', 'rust'] },
+      { path: 'q-start', value: 'in_three_months' },
+      { path: 'q-letter', value: { type: 'PlainText', value: 'Hello' } },
+    ]);
+    expect(submits().pop()!.fields.utmData).toEqual([JSON.stringify({ utm_source: 'jobboard-x' })]);
+  });
+
+  test('an answer that does not fit its field type is invalid_data, and nothing is submitted', async () => {
+    const before = submits().length;
+    await expect(
+      ashbyConnector.submitApplication(submission({ screeningAnswers: [{ id: 'q-relocate', answer: 'perhaps' }] }), credentials()),
+    ).rejects.toMatchObject({ kind: 'invalid_data' });
+    expect(submits()).toHaveLength(before);
+  });
+
+  test.each([
+    ['over the per-file limit', [{ name: 'cv.pdf', size: ASHBY_MAX_FILE_BYTES + 1 }], POSTING],
+    ['empty', [{ name: 'cv.pdf', bytes: Buffer.alloc(0) }], POSTING],
+    ['a type the form has no field for', [{ name: 'cv.pdf' }, { name: 'cert.pdf', type: 'certificate' }], POSTING],
+    ['a cover letter where the form has none', [{ name: 'cv.pdf' }, { name: 'cover.pdf', type: 'cover_letter' }], NO_COVER],
+    ['two files for one field', [{ name: 'cv.pdf' }, { name: 'cv2.pdf' }], POSTING],
+  ])(
+    'a file Ashby will not take (%s) is attachment_rejected before anything is submitted, the message without its name',
+    async (_name, files, posting) => {
+      const before = submits().length;
+      const error = (await ashbyConnector
+        .submitApplication(
+          submission({ jobExternalId: posting, candidate: { email: 'files@example.com', full_name: 'F F' } }, files),
+          credentials(),
+        )
+        .catch((e: unknown) => e)) as Error;
+      expect(error).toMatchObject({ kind: 'attachment_rejected' });
+      expect(error.message).not.toMatch(/cv\.pdf|cv2|cert\.pdf|cover\.pdf/);
+      expect(submits()).toHaveLength(before);
+    },
+  );
+
+  test('an unpublished posting is job_not_published (sent with allowSubmissionForUnpublishedJobPosting=false); an unknown one too', async () => {
+    await expect(ashbyConnector.submitApplication(submission({ jobExternalId: CLOSED }), credentials())).rejects.toMatchObject({
+      kind: 'job_not_published',
+      message: expect.stringContaining('job_posting_not_published'),
+    });
+    expect(submits().pop()!.fields.allowSubmissionForUnpublishedJobPosting).toEqual(['false']);
+    await expect(
+      ashbyConnector.submitApplication(submission({ jobExternalId: 'ffffffff-0000-4000-8000-000000000000' }), credentials()),
+    ).rejects.toMatchObject({ kind: 'job_not_published' });
+  });
+
+  test('a 200 with success: false (validation) is invalid_data, never a success, and the message has no e-mail', async () => {
+    const error = (await ashbyConnector
+      .submitApplication(submission({ candidate: { email: 'testing-fail-validation@example.com', full_name: 'T V' } }), credentials())
+      .catch((e: unknown) => e)) as Error;
+    expect(submits().pop()!.status).toBe(200);
+    expect(error).toMatchObject({ kind: 'invalid_data', message: expect.stringContaining('invalid_input') });
+    expect(error.message).not.toContain('testing-fail-validation');
+  });
+
+  test('an application over the application limit (formMessages.blocked) is duplicate', async () => {
+    board.priorApplicants.add('again@example.com');
+    await expect(
+      ashbyConnector.submitApplication(
+        submission({ candidate: { email: 'again@example.com', full_name: 'A A' }, screeningAnswers: [{ id: 'q-relocate', answer: 'no' }] }),
+        credentials(),
+      ),
+    ).rejects.toMatchObject({ kind: 'duplicate' });
+    expect(ashby.applications.filter((a) => a.blocked)).toHaveLength(1);
+  });
+
+  test('429 is rate_limited with the Retry-After seconds', async () => {
+    ashby.rateLimitNext = 1;
+    await expect(
+      ashbyConnector.submitApplication(submission({ candidate: { email: 'rate@example.com', full_name: 'R R' } }), credentials()),
+    ).rejects.toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 1 });
+  });
+
+  test('a wrong key, or a key without candidatesWrite, is credentials_rejected without the key in the message', async () => {
+    const error = (await ashbyConnector
+      .submitApplication(submission(), { ...credentials(), api_key: 'rotated-key-777' })
+      .catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ kind: 'credentials_rejected' });
+    expect(error.message).not.toContain('rotated-key-777');
+    ashby.boards.set('nowrite', ashbyBoard('nowrite', { scopes: ['jobsRead'], postings: [{ id: POSTING, title: 'x' }] }));
+    await expect(
+      ashbyConnector.submitApplication(submission(), { job_board_name: 'nowrite', api_key: 'ashby-key-nowrite' }),
+    ).rejects.toMatchObject({ kind: 'credentials_rejected', message: expect.stringContaining('missing_endpoint_permission') });
+  });
+
+  test.each([
+    ['503', 'transient', { status: 503, body: {} }],
+    ['200 without a body', 'transient', { status: 200 }],
+    ['200 with success true but no form instance', 'transient', { status: 200, body: { success: true, results: {} } }],
+    [
+      '200 success: false with a file error',
+      'attachment_rejected',
+      { status: 200, body: { success: false, errorInfo: { code: 'file_too_large', message: 'x' } } },
+    ],
+    ['200 success: false, unknown code', 'invalid_data', { status: 200, body: { success: false, errors: ['something_else'] } }],
+    ['401', 'credentials_rejected', { status: 401, body: { success: false, errorInfo: { code: 'unauthenticated' } } }],
+    ['429 with rate_limit_exceeded', 'rate_limited', { status: 429, body: { success: false, errorInfo: { code: 'rate_limit_exceeded' } } }],
+  ])('applicationForm.submit answering %s → %s', async (_name, kind, reply) => {
+    // jobPosting.info goes to the real simulator's form; applicationForm.submit gets the odd answer.
+    const proxy = await startSimulatorServer(async (req) => {
+      if (req.path.endsWith('/applicationForm.submit')) return reply;
+      const response = await fetch(`${ashby.server.url}${req.path}`, {
+        method: 'POST',
+        headers: { authorization: req.headers.authorization ?? '', 'content-type': 'application/json' },
+        body: req.body,
+      });
+      return { status: response.status, body: await response.json() };
+    });
+    process.env.ASHBY_API_URL = `${proxy.url}/ashby`;
+    try {
+      await expect(ashbyConnector.submitApplication(submission(), credentials())).rejects.toMatchObject({ kind });
+    } finally {
+      process.env.ASHBY_API_URL = ashby.env.ASHBY_API_URL;
+      await proxy.stop();
+    }
+  });
+
+  test('a timeout is transient', async () => {
+    process.env.ATS_TIMEOUT_MS = '100';
+    const slow = await startSimulatorServer(async () => {
+      await new Promise((r) => setTimeout(r, 400));
+      return { status: 200, body: { success: true } };
+    });
+    process.env.ASHBY_API_URL = `${slow.url}/ashby`;
+    try {
+      await expect(ashbyConnector.submitApplication(submission(), credentials())).rejects.toMatchObject({
+        kind: 'transient',
+        message: 'Ashby timed out.',
+      });
+    } finally {
+      delete process.env.ATS_TIMEOUT_MS;
+      process.env.ASHBY_API_URL = ashby.env.ASHBY_API_URL;
+      await slow.stop();
+    }
+  });
+});

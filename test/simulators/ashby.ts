@@ -1,0 +1,360 @@
+/**
+ * An Ashby simulator under `/ashby` (a path prefix). It follows what Ashby documents
+ * (developers.ashbyhq.com; ../../../shared/ats-apis-more.md) and, where the documents are silent, the
+ * choices of docs/connectors/ashby.md:
+ * - The public posting API, `GET /posting-api/job-board/{name}` (no auth, no paging): `{apiVersion: "1",
+ *   jobs: [...]}` with the published postings (`isListed`, `descriptionHtml`, `jobUrl`, `applyUrl`,
+ *   `address.postalAddress`, `employmentType`, `workplaceType`; `compensation` only with
+ *   `includeCompensation=true`); 404 for an unknown board. A posting may come without `id` (the documented
+ *   example has none): its id is then only in the URLs.
+ * - The RPC API, `POST /{method}`, HTTP Basic with the key as user name and an empty password: no key →
+ *   401, a wrong key → 403, a key without the method's permission → 403 `missing_endpoint_permission`;
+ *   other errors are HTTP 200 `{success: false, errors: [code], errorInfo: {code, message}}`.
+ *   `apiKey.info` (apiKeysRead) lists the key's `scopes`; `jobPosting.info` (jobsRead) returns a posting
+ *   (published or not) with its `applicationFormDefinition` (`sections[].fields[{isRequired, field{id,
+ *   path, title, type, selectableValues}}]`), `job_posting_not_found` otherwise.
+ * - `applicationForm.submit` (candidatesWrite), multipart only: `jobPostingId`, `applicationForm` JSON
+ *   `{fieldSubmissions: [{path, value}]}`, one file part per file named by its submission's `value`. It
+ *   checks paths, required fields and value types (`invalid_input`), refuses an empty file, fails
+ *   validation for `testing-fail-validation@example.com` (the documented test address), accepts an
+ *   unpublished posting unless `allowSubmissionForUnpublishedJobPosting` is `false`
+ *   (`job_posting_not_published`), and blocks an application over the board's application limit (success
+ *   with `formMessages.blocked: true`, no application). Success: `results.submittedFormInstance.id`.
+ * - Rate limits: none documented in numbers; `rateLimitNext` answers 429 with `Retry-After` and
+ *   `rate_limit_exceeded` to the next application POSTs.
+ */
+import { randomUUID } from 'node:crypto';
+import { basicUser, startSimulatorServer, type RecordedFile, type RecordedRequest, type Reply, type SimulatorServer } from './server.js';
+
+export interface AshbyQuestionFixture {
+  path: string;
+  title: string;
+  type: string;
+  required?: boolean;
+  options?: string[];
+}
+
+export interface AshbyPostingFixture {
+  id: string;
+  title: string;
+  descriptionHtml?: string;
+  location?: string;
+  department?: string;
+  team?: string;
+  employmentType?: string;
+  workplaceType?: string | null;
+  isRemote?: boolean;
+  /** Published on the board (default true); an unpublished posting is still known to jobPosting.info. */
+  open?: boolean;
+  listed?: boolean;
+  /** Leave `id` out of the board's JSON, as the documented example does. */
+  withoutId?: boolean;
+  compensation?: { min: number; max: number; currency: string; interval: string; summary: string };
+  questions?: AshbyQuestionFixture[];
+  /** A "Cover Letter" file field on the form (default true). */
+  coverLetterField?: boolean;
+  resumeRequired?: boolean;
+}
+
+export interface AshbyBoard {
+  name: string;
+  apiKey: string;
+  scopes: string[];
+  postings: AshbyPostingFixture[];
+  /** Replaces the board body (a malformed feed). */
+  listOverride?: string;
+  /** Applications one e-mail may submit on this board before the next is blocked (none: unlimited). */
+  applicationLimit?: number;
+  /** E-mails that applied before (counted against the limit). */
+  priorApplicants: Set<string>;
+}
+
+export interface AshbyApplication {
+  board: string;
+  postingId: string;
+  fieldSubmissions: { path: string; value: unknown }[];
+  files: RecordedFile[];
+  submittedFormInstanceId: string;
+  blocked: boolean;
+}
+
+export interface AshbySimulator {
+  server: SimulatorServer;
+  boards: Map<string, AshbyBoard>;
+  applications: AshbyApplication[];
+  rateLimitNext: number;
+  env: { ASHBY_API_URL: string };
+  requestsTo(path: RegExp): RecordedRequest[];
+}
+
+export const COVER_LETTER_PATH = '7f3c1a52-cover-letter';
+
+export function ashbyBoard(name: string, overrides: Partial<AshbyBoard> = {}): AshbyBoard {
+  return {
+    name,
+    apiKey: `ashby-key-${name}`,
+    scopes: ['apiKeysRead', 'candidatesWrite', 'jobsRead'],
+    postings: [],
+    priorApplicants: new Set(),
+    ...overrides,
+  };
+}
+
+const entry = (path: string, title: string, type: string, required: boolean, options?: string[]) => ({
+  isRequired: required,
+  descriptionHtml: null,
+  field: {
+    id: `field-${path}`,
+    path,
+    humanReadablePath: title,
+    title,
+    type,
+    isNullable: !required,
+    ...(options ? { selectableValues: options.map((o) => ({ label: o, value: o.toLowerCase().replace(/\s+/g, '_') })) } : {}),
+  },
+});
+
+export function ashbyFormDefinition(p: AshbyPostingFixture) {
+  return {
+    sections: [
+      {
+        title: 'Your details',
+        fields: [
+          entry('_systemfield_name', 'Name', 'String', true),
+          entry('_systemfield_email', 'Email', 'Email', true),
+          entry('_systemfield_phone', 'Phone', 'Phone', false),
+          entry('_systemfield_resume', 'Resume', 'File', p.resumeRequired === true),
+          ...(p.coverLetterField === false ? [] : [entry(COVER_LETTER_PATH, 'Cover Letter', 'File', false)]),
+        ],
+      },
+      ...(p.questions?.length
+        ? [{ title: 'Questions', fields: p.questions.map((q) => entry(q.path, q.title, q.type, q.required === true, q.options)) }]
+        : []),
+    ],
+  };
+}
+
+function postingJson(sim: AshbySimulator, board: AshbyBoard, p: AshbyPostingFixture, compensation: boolean) {
+  const jobUrl = `https://jobs.ashbyhq.com/${board.name}/${p.id}`;
+  return {
+    ...(p.withoutId ? {} : { id: p.id }),
+    title: p.title,
+    location: p.location ?? 'Berlin, Germany',
+    secondaryLocations: [{ location: 'Hamburg', address: { addressLocality: 'Hamburg', addressRegion: 'HH', addressCountry: 'Germany' } }],
+    department: p.department ?? 'Engineering',
+    team: p.team ?? 'Platform',
+    isListed: p.listed !== false,
+    isRemote: p.isRemote ?? false,
+    workplaceType: p.workplaceType === undefined ? 'Hybrid' : p.workplaceType,
+    descriptionHtml: p.descriptionHtml ?? `<p>${p.title}</p>`,
+    descriptionPlain: (p.descriptionHtml ?? p.title).replace(/<[^>]+>/g, ''),
+    publishedAt: '2026-01-05T10:00:00.000+00:00',
+    employmentType: p.employmentType ?? 'FullTime',
+    address: { postalAddress: { addressLocality: 'Berlin', addressRegion: 'Berlin', addressCountry: 'Germany', postalCode: '10115' } },
+    jobUrl,
+    applyUrl: `${jobUrl}/application`,
+    ...(compensation && p.compensation
+      ? {
+          compensation: {
+            compensationTierSummary: p.compensation.summary,
+            scrapeableCompensationSalarySummary: p.compensation.summary,
+            compensationTiers: [
+              {
+                id: 'tier-1',
+                tierSummary: p.compensation.summary,
+                title: 'Base',
+                additionalInformation: null,
+                components: [
+                  {
+                    id: 'component-1',
+                    summary: p.compensation.summary,
+                    compensationType: 'Salary',
+                    interval: p.compensation.interval,
+                    currencyCode: p.compensation.currency,
+                    minValue: p.compensation.min,
+                    maxValue: p.compensation.max,
+                  },
+                  {
+                    id: 'component-2',
+                    summary: 'Offers Equity',
+                    compensationType: 'EquityPercentage',
+                    interval: 'NONE',
+                    minValue: null,
+                    maxValue: null,
+                  },
+                ],
+              },
+            ],
+          },
+        }
+      : {}),
+  };
+}
+
+const failure = (code: string, message: string, status = 200, headers?: Record<string, string>): Reply => ({
+  status,
+  body: { success: false, errors: [code], errorInfo: { code, message, requestId: randomUUID() } },
+  ...(headers ? { headers } : {}),
+});
+
+const PERMISSIONS: Record<string, string> = {
+  'apiKey.info': 'apiKeysRead',
+  'jobPosting.info': 'jobsRead',
+  'applicationForm.submit': 'candidatesWrite',
+};
+
+/** The value a field of this type takes (the documented formats), or why not. */
+function valueProblem(type: string, value: unknown, options: string[]): string | null {
+  switch (type) {
+    case 'Boolean':
+      return typeof value === 'boolean' ? null : 'expects a boolean';
+    case 'Number':
+      return Number.isInteger(value) ? null : 'expects an integer';
+    case 'Score':
+      return Number.isInteger((value as { score?: unknown })?.score) ? null : 'expects { score }';
+    case 'RichText':
+      return (value as { type?: unknown })?.type === 'PlainText' && typeof (value as { value?: unknown }).value === 'string'
+        ? null
+        : 'expects { type: "PlainText", value }';
+    case 'ValueSelect':
+      return typeof value === 'string' && options.includes(value) ? null : 'expects one of its options';
+    case 'MultiValueSelect':
+      return Array.isArray(value) && value.every((v) => typeof v === 'string' && options.includes(v)) ? null : 'expects its options';
+    case 'Location':
+      return value && typeof value === 'object' && !Array.isArray(value) ? null : 'expects { country, city, region }';
+    case 'Email':
+      return typeof value === 'string' && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value) ? null : 'expects an email';
+    default:
+      return typeof value === 'string' ? null : 'expects a string';
+  }
+}
+
+function submit(sim: AshbySimulator, board: AshbyBoard, req: RecordedRequest): Reply {
+  if (!(req.headers['content-type'] ?? '').startsWith('multipart/form-data'))
+    return failure('invalid_input', 'The Content-Type must be multipart/form-data');
+  const postingId = req.fields.jobPostingId?.[0] ?? '';
+  const posting = board.postings.find((p) => p.id === postingId);
+  if (!posting) return failure('job_posting_not_found', 'Job posting not found');
+  if (posting.open === false && req.fields.allowSubmissionForUnpublishedJobPosting?.[0] === 'false')
+    return failure('job_posting_not_published', 'The job posting is not published');
+  let submissions: { path?: unknown; value?: unknown }[];
+  try {
+    const form = JSON.parse(req.fields.applicationForm?.[0] ?? '') as { fieldSubmissions?: unknown };
+    if (!Array.isArray(form.fieldSubmissions)) throw new Error('no fieldSubmissions');
+    submissions = form.fieldSubmissions as { path?: unknown; value?: unknown }[];
+  } catch {
+    return failure('invalid_input', 'applicationForm must be JSON with fieldSubmissions');
+  }
+  const fields = ashbyFormDefinition(posting).sections.flatMap((s) => s.fields);
+  const given = new Map<string, unknown>();
+  for (const s of submissions) {
+    const field = fields.find((f) => f.field.path === s.path);
+    if (!field) return failure('invalid_input', 'Unknown field path in fieldSubmissions');
+    if (field.field.type === 'File') {
+      const file = req.files.find((f) => f.field === s.value);
+      if (!file) return failure('invalid_input', 'A file field references no file part');
+      if (file.bytes.length === 0) return failure('invalid_input', 'The uploaded file is empty');
+    } else {
+      const problem = valueProblem(
+        field.field.type,
+        s.value,
+        (field.field.selectableValues ?? []).map((o) => o.value),
+      );
+      if (problem) return failure('invalid_input', `Field ${field.field.title} ${problem}`);
+    }
+    given.set(String(s.path), s.value);
+  }
+  for (const field of fields)
+    if (field.isRequired && !given.has(field.field.path)) return failure('invalid_input', `Missing required field ${field.field.title}`);
+  const email = String(given.get('_systemfield_email')).toLowerCase();
+  if (email === 'testing-fail-validation@example.com') return failure('invalid_input', 'Validation failed for the test address');
+  const before =
+    [...board.priorApplicants].filter((e) => e.toLowerCase() === email).length +
+    sim.applications.filter(
+      (a) =>
+        a.board === board.name &&
+        !a.blocked &&
+        String(a.fieldSubmissions.find((s) => s.path === '_systemfield_email')?.value).toLowerCase() === email,
+    ).length;
+  const blocked = board.applicationLimit !== undefined && before >= board.applicationLimit;
+  const id = randomUUID();
+  sim.applications.push({
+    board: board.name,
+    postingId,
+    fieldSubmissions: submissions as { path: string; value: unknown }[],
+    files: req.files,
+    submittedFormInstanceId: id,
+    blocked,
+  });
+  return {
+    status: 200,
+    body: {
+      success: true,
+      results: {
+        submittedFormInstance: { id, formDefinition: ashbyFormDefinition(posting), submittedValues: Object.fromEntries(given) },
+        formMessages: blocked
+          ? { blocked: true, blockMessageForCandidateHtml: '<p>Candidates may not apply more than once in 60 days.</p>' }
+          : { blocked: false },
+      },
+    },
+  };
+}
+
+export async function startAshbySimulator(): Promise<AshbySimulator> {
+  const sim = { boards: new Map(), applications: [], rateLimitNext: 0 } as unknown as AshbySimulator;
+  sim.server = await startSimulatorServer((req) => {
+    const board = /^\/ashby\/posting-api\/job-board\/([^/]+)$/.exec(req.path);
+    if (board && req.method === 'GET') {
+      const found = sim.boards.get(decodeURIComponent(board[1]));
+      if (!found) return { status: 404, body: { success: false, errorInfo: { code: 'not_found', message: 'Job board not found' } } };
+      if (found.listOverride !== undefined)
+        return { status: 200, raw: found.listOverride, headers: { 'Content-Type': 'application/json' } };
+      const compensation = req.query.get('includeCompensation') === 'true';
+      const jobs = found.postings.filter((p) => p.open !== false).map((p) => postingJson(sim, found, p, compensation));
+      return { status: 200, body: { apiVersion: '1', jobs } };
+    }
+    const rpc = /^\/ashby\/([A-Za-z]+\.[A-Za-z]+)$/.exec(req.path);
+    if (!rpc || req.method !== 'POST')
+      return { status: 404, body: { success: false, errorInfo: { code: 'not_found', message: 'Not found' } } };
+    const method = rpc[1];
+    const auth = basicUser(req);
+    if (!auth) return failure('unauthenticated', 'Missing API key', 401);
+    const owner = [...sim.boards.values()].find((b) => b.apiKey === auth.user);
+    if (!owner || auth.password !== '') return failure('invalid_api_key', 'The API key is invalid or deactivated', 403);
+    if (!Object.hasOwn(PERMISSIONS, method)) return failure('invalid_input', 'Unknown endpoint', 404);
+    if (!owner.scopes.includes(PERMISSIONS[method]))
+      return failure('missing_endpoint_permission', `The API key does not have the ${PERMISSIONS[method]} permission`, 403);
+    if (method === 'apiKey.info')
+      return {
+        status: 200,
+        body: { success: true, results: { title: 'Hiring integration', createdAt: '2026-01-01T00:00:00.000Z', scopes: owner.scopes } },
+      };
+    if (method === 'jobPosting.info') {
+      const id = (req.json as { jobPostingId?: unknown } | undefined)?.jobPostingId;
+      const posting = owner.postings.find((p) => p.id === id);
+      if (!posting) return failure('job_posting_not_found', 'Job posting not found');
+      return {
+        status: 200,
+        body: {
+          success: true,
+          results: {
+            id: posting.id,
+            title: posting.title,
+            descriptionHtml: posting.descriptionHtml ?? `<p>${posting.title}</p>`,
+            isListed: posting.listed !== false,
+            applicationFormDefinition: ashbyFormDefinition(posting),
+            surveyFormDefinitions: [],
+          },
+        },
+      };
+    }
+    if (sim.rateLimitNext > 0) {
+      sim.rateLimitNext -= 1;
+      return failure('rate_limit_exceeded', 'Rate limit exceeded', 429, { 'Retry-After': '1' });
+    }
+    return submit(sim, owner, req);
+  });
+  sim.env = { ASHBY_API_URL: `${sim.server.url}/ashby` };
+  sim.requestsTo = (path) => sim.server.requests.filter((r) => path.test(r.path));
+  return sim;
+}
