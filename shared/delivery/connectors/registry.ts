@@ -12,6 +12,7 @@ import { greenhouseConnector } from '#delivery/connectors/greenhouse.js';
 import { leverConnector } from '#delivery/connectors/lever.js';
 import { personioConnector } from '#delivery/connectors/personio.js';
 import { sandboxConnector } from '#delivery/connectors/sandbox.js';
+import { smartrecruitersConnector } from '#delivery/connectors/smartrecruiters.js';
 
 // prettier-ignore
 export const connectors: readonly AtsConnector[] = [
@@ -19,6 +20,7 @@ export const connectors: readonly AtsConnector[] = [
   greenhouseConnector,
   leverConnector,
   personioConnector,
+  smartrecruitersConnector,
 ];
 
 /**
