@@ -58,6 +58,8 @@ export interface SmartRecruitersPostingFixture {
   questions?: SmartRecruitersQuestionFixture[];
   /** false: unpublished (404 everywhere). */
   published?: boolean;
+  /** Still in the list, but its full object answers 404 (unpublished between the two reads). */
+  listedOnly?: boolean;
 }
 
 export interface SmartRecruitersCompany {
@@ -227,7 +229,7 @@ export async function startSmartRecruitersSimulator(): Promise<SmartRecruitersSi
         };
       }
       const id = decodeURIComponent(list[2]);
-      const posting = company?.postings.find((p) => (p.id === id || p.uuid === id) && p.published !== false);
+      const posting = company?.postings.find((p) => (p.id === id || p.uuid === id) && p.published !== false && !p.listedOnly);
       if (!company || !posting) return error(404, 'NOT_FOUND', 'Posting not found.');
       return { status: 200, body: fullPosting(sim, company, posting) };
     }

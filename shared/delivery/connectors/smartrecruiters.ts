@@ -527,11 +527,11 @@ export const smartrecruitersConnector: AtsConnector = {
   pacing: PACING,
   attachments: ATTACHMENTS,
   check: {
-    call: 'GET /v1/companies/{company_identifier}/postings?limit=1&offset=0, then GET /postings/{uuid}/configuration with X-SmartToken (the first posting’s uuid)',
+    call: 'GET /v1/companies/{company_identifier}/postings?limit=1&offset=0, then GET /postings/{uuid}/configuration with X-SmartToken for the first posting listed',
     proves:
-      'The company identifier has a public postings feed, and the Application API accepts the API key (it answered the posting’s configuration without 401/403). Neither call creates anything.',
+      'The company identifier has a public postings feed, and the Application API accepts the API key and shows it this company’s posting (a wrong key is 401/403, another company’s key 404). Neither call creates anything.',
     doesNotProve:
-      'That the key may create candidates (an OAuth scope or System role without candidate_applications_manage still reads the configuration), and, for a company that publishes no posting, the company identifier (SmartRecruiters answers an unknown one with an empty list) and the key beyond a heuristic: then the configuration of a posting that cannot exist is asked for, and only a 401/403 counts as a rejected key.',
+      'That the key may create candidates (a key or OAuth client without candidate_applications_manage, or a System role without that right, can still read the configuration). For a company that publishes no posting: the company identifier (an unknown one may answer an empty list), and the key only by a heuristic (the configuration of a posting that cannot exist; only 401/403 counts as a rejected key).',
   },
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
@@ -579,6 +579,14 @@ export const smartrecruitersConnector: AtsConnector = {
       throw new ConnectorError('credentials_rejected', `${ATS} rejected the API key (${response.status}).`, undefined, 'api_key');
     if (response.status === 429 || response.status >= 500) throw errorForStatus(ATS, response);
     if (response.status === 404 && uuid === NIL_UUID) return;
+    // The company's own posting, just listed, unknown to the key: the key belongs to another company.
+    if (response.status === 404)
+      throw new ConnectorError(
+        'credentials_rejected',
+        `${ATS} does not show this company's posting to the API key (404): the key is not this company's.`,
+        undefined,
+        'api_key',
+      );
     if (!response.ok)
       throw new ConnectorError('invalid_data', `${ATS} Application API answered ${response.status} to the credentials check.`);
     await readObject(response, 'posting configuration');
