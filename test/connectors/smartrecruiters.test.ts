@@ -269,7 +269,13 @@ describe('jobs', () => {
       senority: 'junior',
       category: 'software_development',
       import_source: 'api',
-      custom_fields: { posting_id: '744001', ref_number: 'REF-744001', department: 'Engineering' },
+      custom_fields: {
+        posting_id: '744001',
+        ref_number: 'REF-744001',
+        department: 'Engineering',
+        job_fields: [{ field_id: 'f-brand', label: 'Brand', value_id: 'v-1', value: 'Acme' }],
+        privacy_policies: [{ url: 'https://example.com/privacy', org_name: 'Acme' }],
+      },
     });
     // Empty sections are left out.
     expect(job.description_sections!.map((s) => [s.id, s.order, s.title])).toEqual([
@@ -571,7 +577,11 @@ describe('error mapping of the application POST', () => {
       { status: 400, body: { errors: [{ code: 'INVALID_ATTACHMENT', message: 'Attachment type is not supported.' }] } },
       'attachment_rejected',
     ],
-    ['400 validation', { status: 400, body: { errors: [{ code: 'VALIDATION_ERROR', message: 'email is invalid' }] } }, 'invalid_data'],
+    [
+      '400 validation',
+      { status: 400, body: { errors: [{ code: 'VALIDATION_ERROR', message: 'email ada.lovelace@example.com is invalid' }] } },
+      'invalid_data',
+    ],
     ['401', { status: 401, body: { code: 'UNAUTHORIZED', message: 'Invalid token' } }, 'credentials_rejected'],
     ['403', { status: 403, body: {} }, 'credentials_rejected'],
     ['429', { status: 429, body: {} }, 'rate_limited'],

@@ -91,7 +91,10 @@ export type SmartRecruitersPosting = Record<string, unknown> & {
 };
 type ConfigField = { id?: unknown; label?: unknown; type?: unknown; required?: unknown; complianceType?: unknown; values?: Labeled[] };
 type ConfigQuestion = { id?: unknown; label?: unknown; repeatable?: unknown; fields?: ConfigField[] };
-export type SmartRecruitersConfiguration = Record<string, unknown> & { questions?: ConfigQuestion[] };
+export type SmartRecruitersConfiguration = Record<string, unknown> & {
+  questions?: ConfigQuestion[];
+  privacyPolicies?: { url?: unknown; orgName?: unknown }[];
+};
 
 /** The job ad's sections, in the order a posting shows them. */
 const SECTIONS: [string, string][] = [
@@ -208,6 +211,10 @@ export function mapSmartRecruitersPosting(posting: SmartRecruitersPosting, confi
   const customFields = (posting.customField ?? [])
     .filter((f) => f && text(f.fieldId))
     .map((f) => ({ field_id: String(f.fieldId), label: text(f.fieldLabel), value_id: text(f.valueId), value: text(f.valueLabel) }));
+  // SmartRecruiters requires an integration to show these links to the candidate.
+  const privacyPolicies = (Array.isArray(config?.privacyPolicies) ? config.privacyPolicies : [])
+    .filter((p) => p && httpUrl(p.url))
+    .map((p) => ({ url: httpUrl(p.url)!, org_name: text(p.orgName) }));
   return {
     external_id: String(posting.uuid),
     title: text(posting.name),
@@ -241,6 +248,7 @@ export function mapSmartRecruitersPosting(posting: SmartRecruitersPosting, confi
       ...(text(posting.industry?.label) ? { industry: text(posting.industry?.label) } : {}),
       ...(text(posting.experienceLevel?.label) ? { experience_level: text(posting.experienceLevel?.label) } : {}),
       ...(customFields.length ? { job_fields: customFields } : {}),
+      ...(privacyPolicies.length ? { privacy_policies: privacyPolicies } : {}),
     },
     raw_values: posting,
     import_source: 'api',
@@ -280,7 +288,7 @@ async function readObject(response: Response, what: string): Promise<Record<stri
   return body as Record<string, unknown>;
 }
 
-/** The messages and codes of an error body (`{message}`, `{code}`, `{errors: [{code, message}]}`), capped. */
+/** The codes and messages of an error body (`{code, message}`, `{errors: [{code, message}]}`), capped, without e-mails. */
 function errorDetail(body: unknown): string {
   const parts: string[] = [];
   const add = (value: unknown) => {
@@ -294,7 +302,11 @@ function errorDetail(body: unknown): string {
       add(error?.code);
       add(error?.message);
     }
-  return parts.join('; ').slice(0, 300);
+  // An answer may echo what it refuses: e-mail addresses are not carried into our errors.
+  return parts
+    .join('; ')
+    .replace(/[^\s;:,<>"']+@[^\s;:,<>"']+/g, '[e-mail]')
+    .slice(0, 300);
 }
 
 /** One page of the company's postings. */
