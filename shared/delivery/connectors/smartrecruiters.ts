@@ -531,7 +531,7 @@ export const smartrecruitersConnector: AtsConnector = {
       description: 'the API key, sent as X-SmartToken',
       label: 'API key (SmartToken)',
       secret: true,
-      help: 'Settings → Admin → Apps & Integrations → API: an Administrator generates the API key (SmartToken).',
+      help: 'An Administrator generates it in SmartRecruiters under Settings → Apps & Integrations (API key, “SmartToken”).',
       pattern: /^[\x21-\x7e]{16,256}$/,
     },
   ],
