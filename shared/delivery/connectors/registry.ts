@@ -15,6 +15,7 @@ import { recruiteeConnector } from '#delivery/connectors/recruitee.js';
 import { sandboxConnector } from '#delivery/connectors/sandbox.js';
 import { teamtailorConnector } from '#delivery/connectors/teamtailor.js';
 import { ashbyConnector } from '#delivery/connectors/ashby.js';
+import { smartrecruitersConnector } from '#delivery/connectors/smartrecruiters.js';
 
 // prettier-ignore
 export const connectors: readonly AtsConnector[] = [
@@ -25,6 +26,7 @@ export const connectors: readonly AtsConnector[] = [
   teamtailorConnector,
   recruiteeConnector,
   ashbyConnector,
+  smartrecruitersConnector,
 ];
 
 /**

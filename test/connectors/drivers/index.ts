@@ -7,6 +7,7 @@ import { leverDriver } from './lever.js';
 import { teamtailorDriver } from './teamtailor.js';
 import { recruiteeDriver } from './recruitee.js';
 import { ashbyDriver } from './ashby.js';
+import { smartrecruitersDriver } from './smartrecruiters.js';
 
 // prettier-ignore
 export const driverModules: DriverModule[] = [
@@ -17,4 +18,5 @@ export const driverModules: DriverModule[] = [
   teamtailorDriver,
   recruiteeDriver,
   ashbyDriver,
+  smartrecruitersDriver,
 ];

@@ -1,0 +1,606 @@
+/**
+ * SmartRecruiters (docs/connectors/smartrecruiters.md). Jobs: the public Posting API,
+ * `GET /v1/companies/{company_identifier}/postings?limit=&offset=` until `totalFound` is reached, then per
+ * posting its full object (`/postings/{id}`, the list leaves fields out) and its application configuration
+ * (`GET /postings/{uuid}/configuration`, with the key) for the screening questions. Applications: the
+ * Application API, `POST /postings/{uuid}/candidates` as JSON with `X-SmartToken`, files Base64 in
+ * `attachments` (2 MB each; PDF, DOC(X), RTF, JPG, PNG), screening answers as `answers[{id, records}]` against
+ * the posting's configuration, GDPR consent as the documented `consentDecisions`. SmartRecruiters answers 429
+ * above 10 requests per second per credential without a Retry-After: the connector backs off itself.
+ */
+import type { CompanyRecord } from '#companies/companies.js';
+import type { JobInput } from '#jobs/jobs.js';
+import {
+  ConnectorError,
+  type AtsConnector,
+  type AtsCredentials,
+  type AttachmentLimits,
+  type ConnectorPacing,
+  type ConnectorSetting,
+  type Submission,
+} from '#delivery/connectors/connector.js';
+import {
+  atsBaseUrl,
+  atsFetch,
+  atsUrl,
+  attachmentBytes,
+  errorForStatus,
+  jsonBody,
+  mapLimited,
+  retryAfterSeconds,
+  segment,
+} from '#delivery/connectors/http.js';
+import { candidateName, categoryFrom, commitmentSchedule, commitmentType, httpUrl, text } from '#delivery/connectors/mapping.js';
+
+const ATS = 'SmartRecruiters';
+/** The files the Application API takes (PDF, DOC(X), RTF, JPG, PNG), by extension. */
+export const SMARTRECRUITERS_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'rtf', 'jpg', 'jpeg', 'png'];
+/** "The current limit is 2 MB per file" (read as 2 MiB of file, before Base64). */
+export const SMARTRECRUITERS_MAX_FILE_BYTES = 2 * 1024 * 1024;
+/** text, textarea and currency answers: at most 4000 bytes of UTF-8. */
+export const SMARTRECRUITERS_MAX_TEXT_BYTES = 4000;
+const ATTACHMENTS: AttachmentLimits = { maxBytes: SMARTRECRUITERS_MAX_FILE_BYTES, extensions: SMARTRECRUITERS_FILE_EXTENSIONS };
+const API_URL: ConnectorSetting = {
+  env: 'SMARTRECRUITERS_API_URL',
+  default: 'https://api.smartrecruiters.com',
+  context: 'smartrecruitersApiUrl',
+  about: 'the Posting API and the Application API',
+};
+// 10 requests per second per credential are documented; 8 leaves room for another client of the same key.
+const PACING: ConnectorPacing = {
+  requestsPerSecond: 8,
+  importConcurrency: 4,
+  documented: '10 requests per second and 8 concurrent requests per credential (429 above, X-RateLimit-* headers, no Retry-After)',
+};
+const MAX_PAGES = 500;
+/** A posting uuid no posting has: the key check's fallback when the company publishes none. */
+export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
+
+const pageSize = () => Math.min(100, Math.max(1, Number(process.env.SMARTRECRUITERS_PAGE_SIZE ?? 100) || 100));
+const retryBaseMs = () => Number(process.env.SMARTRECRUITERS_RETRY_BASE_MS ?? 1000);
+const maxRetries = () => Number(process.env.SMARTRECRUITERS_MAX_RETRIES ?? 3);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type Labeled = { id?: unknown; label?: unknown };
+type Section = { title?: unknown; text?: unknown };
+export type SmartRecruitersPosting = Record<string, unknown> & {
+  id?: unknown;
+  uuid?: unknown;
+  name?: unknown;
+  location?: {
+    city?: unknown;
+    region?: unknown;
+    country?: unknown;
+    address?: unknown;
+    postalCode?: unknown;
+    remote?: unknown;
+    hybrid?: unknown;
+    fullLocation?: unknown;
+    latitude?: unknown;
+    longitude?: unknown;
+  };
+  industry?: Labeled;
+  department?: Labeled;
+  function?: Labeled;
+  typeOfEmployment?: Labeled;
+  experienceLevel?: Labeled;
+  language?: { code?: unknown };
+  customField?: { fieldId?: unknown; fieldLabel?: unknown; valueId?: unknown; valueLabel?: unknown }[];
+  jobAd?: { sections?: Record<string, Section | undefined> };
+  compensation?: { min?: unknown; max?: unknown; currency?: unknown };
+};
+type ConfigField = { id?: unknown; label?: unknown; type?: unknown; required?: unknown; complianceType?: unknown; values?: Labeled[] };
+type ConfigQuestion = { id?: unknown; label?: unknown; repeatable?: unknown; fields?: ConfigField[] };
+export type SmartRecruitersConfiguration = Record<string, unknown> & {
+  questions?: ConfigQuestion[];
+  privacyPolicies?: { url?: unknown; orgName?: unknown }[];
+};
+
+/** The job ad's sections, in the order a posting shows them. */
+const SECTIONS: [string, string][] = [
+  ['companyDescription', 'Company description'],
+  ['jobDescription', 'Job description'],
+  ['qualifications', 'Qualifications'],
+  ['additionalInformation', 'Additional information'],
+];
+
+/** `experienceLevel.id` → our seniority. */
+const SENIORITY: Record<string, JobInput['senority']> = {
+  internship: 'unexperienced',
+  entry_level: 'junior',
+  associate: 'mid_level',
+  mid_senior_level: 'senior',
+  director: 'director',
+  executive: 'executive',
+};
+
+const num = (value: unknown): number | null => {
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  return typeof n === 'number' && Number.isFinite(n) ? n : null;
+};
+
+/** Our answer type for a configuration field type (SmartRecruiters' type names, matched loosely). */
+export function answerType(field: ConfigField): string {
+  const type = String(field.type ?? '').toUpperCase();
+  const options = Array.isArray(field.values) && field.values.length > 0;
+  if (/TEXTAREA/.test(type)) return 'textarea';
+  if (/MULTI/.test(type) || (/CHECKBOX/.test(type) && options)) return 'multi_select';
+  if (/SELECT|RADIO|DROPDOWN/.test(type)) return 'single_select';
+  if (/CHECKBOX|BOOLEAN/.test(type)) return 'boolean';
+  if (/DATE/.test(type)) return 'date';
+  if (/CURRENCY/.test(type)) return 'currency';
+  if (/NUMBER|NUMERIC/.test(type)) return 'number';
+  if (/INFORMATION|LABEL/.test(type)) return 'information';
+  return 'text';
+}
+
+const options = (field: ConfigField) =>
+  (field.values ?? []).filter((v) => v && text(v.id)).map((v) => ({ label: text(v.label) ?? String(v.id), value: String(v.id) }));
+
+const isDiversity = (question: ConfigQuestion) => (question.fields ?? []).some((f) => /DIVERSITY/i.test(String(f?.complianceType ?? '')));
+
+/** Questions as SmartRecruiters wants them shown: diversity (compliance) questions last. */
+function orderedQuestions(config: SmartRecruitersConfiguration | undefined): ConfigQuestion[] {
+  const questions = (config?.questions ?? []).filter((q) => q && text(q.id) && Array.isArray(q.fields) && q.fields.length > 0);
+  return [...questions.filter((q) => !isDiversity(q)), ...questions.filter(isDiversity)];
+}
+
+/** One entry per answerable field: `{question id}` for a one-field question, `{question id}:{field id}` otherwise. */
+function answerableFields(config: SmartRecruitersConfiguration | undefined) {
+  const out: { id: string; question: ConfigQuestion; field: ConfigField }[] = [];
+  for (const question of orderedQuestions(config)) {
+    const fields = (question.fields ?? []).filter((f) => f && text(f.id) && answerType(f) !== 'information');
+    for (const field of fields)
+      out.push({ id: fields.length === 1 ? String(question.id) : `${String(question.id)}:${String(field.id)}`, question, field });
+  }
+  return out;
+}
+
+/** The configuration's questions → our screening questions (docs/connectors/smartrecruiters.md). */
+export function screeningQuestions(config: SmartRecruitersConfiguration | undefined): NonNullable<JobInput['screening_questions']> {
+  return answerableFields(config).map(({ id, question, field }) => {
+    const label = text(question.label);
+    const fieldLabel = text(field.label);
+    const multi = id.includes(':');
+    return {
+      id,
+      question: (multi ? [label, fieldLabel].filter(Boolean).join(': ') : (label ?? fieldLabel)) || id,
+      answer_type: answerType(field),
+      required: field.required === true,
+      options: options(field),
+    };
+  });
+}
+
+/** Every field of every question, in display order (information texts included). */
+function formFields(config: SmartRecruitersConfiguration | undefined): NonNullable<JobInput['application_form_fields']> {
+  const out: NonNullable<JobInput['application_form_fields']> = [];
+  for (const question of orderedQuestions(config)) {
+    for (const field of question.fields ?? []) {
+      if (!field || !text(field.id)) continue;
+      const id = `${String(question.id)}:${String(field.id)}`;
+      out.push({
+        id,
+        name: id,
+        label: text(field.label) ?? text(question.label) ?? id,
+        type: String(field.type ?? ''),
+        subtype: text(field.complianceType),
+        required: field.required === true,
+        order: out.length + 1,
+        options: options(field),
+      });
+    }
+  }
+  return out;
+}
+
+/** One posting (list entry merged with its full object) and its configuration → our Job fields. */
+export function mapSmartRecruitersPosting(posting: SmartRecruitersPosting, config?: SmartRecruitersConfiguration): JobInput {
+  const sections = SECTIONS.flatMap(([key, fallback]) => {
+    const section = posting.jobAd?.sections?.[key];
+    const content = typeof section?.text === 'string' && section.text.trim() !== '' ? section.text : null;
+    return content ? [{ id: key, type: 'html', title: text(section?.title) ?? fallback, content }] : [];
+  }).map((s, i) => ({ ...s, order: i + 1 }));
+  const location = posting.location ?? {};
+  const city = text(location.city);
+  const region = text(location.region);
+  const countryCode = text(location.country);
+  const employment = text(posting.typeOfEmployment?.label);
+  const level = text(posting.experienceLevel?.id);
+  const pay = posting.compensation;
+  const customFields = (posting.customField ?? [])
+    .filter((f) => f && text(f.fieldId))
+    .map((f) => ({ field_id: String(f.fieldId), label: text(f.fieldLabel), value_id: text(f.valueId), value: text(f.valueLabel) }));
+  // SmartRecruiters requires an integration to show these links to the candidate.
+  const privacyPolicies = (Array.isArray(config?.privacyPolicies) ? config.privacyPolicies : [])
+    .filter((p) => p && httpUrl(p.url))
+    .map((p) => ({ url: httpUrl(p.url)!, org_name: text(p.orgName) }));
+  return {
+    external_id: String(posting.uuid),
+    title: text(posting.name),
+    description: sections.length ? sections.map((s) => `<h3>${s.title}</h3>\n${s.content}`).join('\n') : null,
+    description_sections: sections,
+    posting_url: httpUrl(posting.postingUrl),
+    application_url: httpUrl(posting.applyUrl),
+    language: text(posting.language?.code),
+    location_name: text(location.fullLocation) ?? ([city, region, countryCode?.toUpperCase()].filter(Boolean).join(', ') || null),
+    street: text(location.address),
+    city,
+    country: countryCode ? countryCode.toUpperCase() : null,
+    postcode: text(location.postalCode),
+    latitude: num(location.latitude),
+    longitude: num(location.longitude),
+    remote: location.remote === true ? 'remote' : location.hybrid === true ? 'hybrid' : location.remote === false ? 'on-site' : null,
+    employment_type: employment ? commitmentType(employment) : null,
+    work_schedule: employment ? commitmentSchedule(employment) : null,
+    senority: level && Object.hasOwn(SENIORITY, level) ? SENIORITY[level] : null,
+    category: categoryFrom(posting.function?.label, posting.department?.label, posting.industry?.label),
+    salary_from: num(pay?.min),
+    salary_to: num(pay?.max),
+    salary_currency: text(pay?.currency),
+    screening_questions: screeningQuestions(config),
+    application_form_fields: formFields(config),
+    custom_fields: {
+      ...(text(posting.id) ? { posting_id: text(posting.id) } : {}),
+      ...(text(posting.refNumber) ? { ref_number: text(posting.refNumber) } : {}),
+      ...(text(posting.department?.label) ? { department: text(posting.department?.label) } : {}),
+      ...(text(posting.function?.label) ? { function: text(posting.function?.label) } : {}),
+      ...(text(posting.industry?.label) ? { industry: text(posting.industry?.label) } : {}),
+      ...(text(posting.experienceLevel?.label) ? { experience_level: text(posting.experienceLevel?.label) } : {}),
+      ...(customFields.length ? { job_fields: customFields } : {}),
+      ...(privacyPolicies.length ? { privacy_policies: privacyPolicies } : {}),
+    },
+    raw_values: posting,
+    import_source: 'api',
+  };
+}
+
+const base = () => atsBaseUrl(API_URL);
+
+function postingsUrl(credentials: AtsCredentials, path = '', query: Record<string, string | number> = {}) {
+  return atsUrl(base(), `/v1/companies/${segment(credentials.company_identifier)}/postings${path}`, query);
+}
+
+const applicationUrl = (uuid: string, path: string) => atsUrl(base(), `/postings/${segment(uuid)}${path}`);
+
+function keyHeaders(credentials: AtsCredentials): Record<string, string> {
+  return { 'X-SmartToken': credentials.api_key, Accept: 'application/json' };
+}
+
+/**
+ * One request, paced; a 429 (SmartRecruiters sends no Retry-After) is retried with exponential backoff
+ * (SMARTRECRUITERS_RETRY_BASE_MS, SMARTRECRUITERS_MAX_RETRIES), as the vendor recommends. A 429 means the
+ * request was not processed, so the retry cannot create anything twice.
+ */
+async function call(url: string, init: RequestInit): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const response = await atsFetch(ATS, url, init, PACING);
+    if (response.status !== 429 || attempt >= maxRetries()) return response;
+    await response.arrayBuffer().catch(() => undefined);
+    await sleep(Math.max((retryAfterSeconds(response) ?? 0) * 1000, retryBaseMs() * 2 ** attempt));
+  }
+}
+
+async function readObject(response: Response, what: string): Promise<Record<string, unknown>> {
+  const body = await jsonBody(response);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ConnectorError('invalid_data', `${ATS} ${what} is not a JSON object.`);
+  return body as Record<string, unknown>;
+}
+
+/** The codes and messages of an error body (`{code, message}`, `{errors: [{code, message}]}`), capped, without e-mails. */
+function errorDetail(body: unknown): string {
+  const parts: string[] = [];
+  const add = (value: unknown) => {
+    if (typeof value === 'string' && value.trim()) parts.push(value.trim());
+  };
+  const record = (body ?? {}) as Record<string, unknown>;
+  add(record.code);
+  add(record.message);
+  if (Array.isArray(record.errors))
+    for (const error of record.errors as Record<string, unknown>[]) {
+      add(error?.code);
+      add(error?.message);
+    }
+  // An answer may echo what it refuses: e-mail addresses are not carried into our errors.
+  return parts
+    .join('; ')
+    .replace(/[^\s;:,<>"']+@[^\s;:,<>"']+/g, '[e-mail]')
+    .slice(0, 300);
+}
+
+/** One page of the company's postings. */
+async function listPage(credentials: AtsCredentials, offset: number, limit: number) {
+  const response = await call(postingsUrl(credentials, '', { limit, offset }), { headers: { Accept: 'application/json' } });
+  if (response.status === 404)
+    throw new ConnectorError(
+      'credentials_rejected',
+      `${ATS} knows no company with that identifier (404).`,
+      undefined,
+      'company_identifier',
+    );
+  if (!response.ok) throw errorForStatus(ATS, response, errorDetail(await jsonBody(response)));
+  const body = await readObject(response, 'postings list');
+  if (!Array.isArray(body.content) || typeof body.totalFound !== 'number')
+    throw new ConnectorError('invalid_data', `${ATS} postings list has no content array or no totalFound.`);
+  for (const posting of body.content as SmartRecruitersPosting[]) {
+    if (!posting || typeof posting !== 'object' || !text(posting.id) || !text(posting.uuid))
+      throw new ConnectorError('invalid_data', `${ATS} postings list has a posting without an id or uuid.`);
+  }
+  return { content: body.content as SmartRecruitersPosting[], totalFound: body.totalFound };
+}
+
+/** Every published posting, page by page (`limit` ≤ 100, `offset`) until `totalFound`; each uuid once. */
+export async function listAllPostings(credentials: AtsCredentials): Promise<SmartRecruitersPosting[]> {
+  const limit = pageSize();
+  const postings: SmartRecruitersPosting[] = [];
+  const seen = new Set<string>();
+  let offset = 0;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const { content, totalFound } = await listPage(credentials, offset, limit);
+    for (const posting of content) {
+      if (seen.has(String(posting.uuid))) continue;
+      seen.add(String(posting.uuid));
+      postings.push(posting);
+    }
+    offset += content.length;
+    if (content.length === 0 || offset >= totalFound) return postings;
+  }
+  throw new ConnectorError('invalid_data', `${ATS} postings list did not end after ${MAX_PAGES} pages.`);
+}
+
+/** A posting's application configuration; undefined when the posting is unknown or closed (404). */
+async function configuration(credentials: AtsCredentials, uuid: string): Promise<SmartRecruitersConfiguration | undefined> {
+  const response = await call(applicationUrl(uuid, '/configuration'), { headers: keyHeaders(credentials) });
+  if (response.status === 404) {
+    await response.arrayBuffer().catch(() => undefined);
+    return undefined;
+  }
+  if (response.status === 401 || response.status === 403)
+    throw new ConnectorError('credentials_rejected', `${ATS} rejected the API key (${response.status}).`, undefined, 'api_key');
+  if (!response.ok) throw errorForStatus(ATS, response, errorDetail(await jsonBody(response)));
+  const body = await readObject(response, 'posting configuration');
+  if (body.questions !== undefined && !Array.isArray(body.questions))
+    throw new ConnectorError('invalid_data', `${ATS} posting configuration has no questions array.`);
+  return body as SmartRecruitersConfiguration;
+}
+
+// ---- applications -------------------------------------------------------------------------------------
+
+const CONSENT_KEYS = ['SMART_RECRUIT', 'SMART_CRM', 'SMART_MESSAGE_SMS', 'SMART_MESSAGE_WHATSAPP'];
+
+/**
+ * The candidate's GDPR decisions in SmartRecruiters' documented model, from the application's
+ * `custom_fields.consent_decisions`: either `{"SINGLE": bool}` or up to four of SMART_RECRUIT, SMART_CRM,
+ * SMART_MESSAGE_SMS, SMART_MESSAGE_WHATSAPP (missing ones are false at SmartRecruiters). Absent: nothing is
+ * declared (every decision false). Anything else is refused, never guessed.
+ */
+export function consentDecisions(customFields: Record<string, unknown>): Record<string, boolean> | undefined {
+  if (!Object.hasOwn(customFields, 'consent_decisions')) return undefined;
+  const value = customFields.consent_decisions;
+  const invalid = () =>
+    new ConnectorError(
+      'invalid_data',
+      `${ATS} takes consent_decisions as {"SINGLE": true|false} or booleans for ${CONSENT_KEYS.join(', ')}.`,
+    );
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid();
+  const entries = Object.entries(value as Record<string, unknown>);
+  if (entries.length === 0 || entries.some(([, v]) => typeof v !== 'boolean')) throw invalid();
+  const single = entries.length === 1 && entries[0][0] === 'SINGLE';
+  if (!single && !entries.every(([k]) => CONSENT_KEYS.includes(k))) throw invalid();
+  // Only the documented keys get here, so they are safe as object keys.
+  return Object.fromEntries(entries) as Record<string, boolean>;
+}
+
+const utf8Bytes = (value: string) => Buffer.byteLength(value, 'utf8');
+
+/** One answer's values for a field: option ids for selects (a label is resolved to its id), text otherwise. */
+function answerValues(field: ConfigField, answer: string, questionId: string): string[] {
+  const type = answerType(field);
+  const values = type === 'multi_select' ? answer.split(',').map((v) => v.trim()) : [answer.trim()];
+  const nonEmpty = values.filter((v) => v !== '');
+  if (type === 'single_select' || type === 'multi_select') {
+    const known = field.values ?? [];
+    return nonEmpty.map((value) => {
+      const byId = known.find((o) => String(o?.id) === value);
+      const byLabel = known.find((o) => typeof o?.label === 'string' && o.label.trim().toLowerCase() === value.toLowerCase());
+      const option = byId ?? byLabel;
+      if (!option) throw new ConnectorError('invalid_data', `${ATS} screening question ${questionId} has no option matching the answer.`);
+      return String(option.id);
+    });
+  }
+  if (type === 'boolean') {
+    if (/^(true|yes|1|y)$/i.test(answer.trim())) return ['true'];
+    if (/^(false|no|0|n)$/i.test(answer.trim())) return ['false'];
+    throw new ConnectorError('invalid_data', `${ATS} screening question ${questionId} takes a yes/no answer.`);
+  }
+  for (const value of nonEmpty)
+    if (utf8Bytes(value) > SMARTRECRUITERS_MAX_TEXT_BYTES)
+      throw new ConnectorError(
+        'invalid_data',
+        `${ATS} takes at most ${SMARTRECRUITERS_MAX_TEXT_BYTES} bytes per answer; the answer to ${questionId} is longer.`,
+      );
+  return nonEmpty;
+}
+
+/**
+ * Our screening answers → SmartRecruiters' `answers`: one entry per question, `records` with one object per
+ * answer block holding `{fieldId: [values]}`. An answer id is a question id (one-field questions) or
+ * `{question id}:{field id}`, as the job's screening_questions list them; answers to questions the posting
+ * does not ask are not sent.
+ */
+export function screeningAnswers(submission: Submission, config: SmartRecruitersConfiguration | undefined) {
+  const fields = answerableFields(config);
+  const byQuestion = new Map<string, { id: string; record: Map<string, string[]> }>();
+  for (const answer of submission.screeningAnswers) {
+    const id = String(answer.id ?? '');
+    const target = fields.find((f) => f.id === id);
+    if (!target) continue;
+    const values = answerValues(target.field, String(answer.answer ?? ''), id);
+    if (values.length === 0) continue;
+    const questionId = String(target.question.id);
+    const entry = byQuestion.get(questionId) ?? { id: questionId, record: new Map<string, string[]>() };
+    entry.record.set(String(target.field.id), values);
+    byQuestion.set(questionId, entry);
+  }
+  return [...byQuestion.values()].map((entry) => {
+    // Field ids come from the ATS: a prototype-less object carries them.
+    const record = Object.create(null) as Record<string, string[]>;
+    for (const [fieldId, values] of entry.record) record[fieldId] = values;
+    return { id: entry.id, records: [record] };
+  });
+}
+
+const WEB_FIELDS: [RegExp, string][] = [
+  [/linkedin/i, 'linkedin'],
+  [/facebook/i, 'facebook'],
+  [/twitter|^x$/i, 'twitter'],
+  [/skype/i, 'skype'],
+  [/website|portfolio|homepage|github|blog/i, 'website'],
+];
+
+/** The JSON body of an application (exported for the document's example and the tests). */
+export async function smartrecruitersApplicationBody(
+  submission: Submission,
+  config: SmartRecruitersConfiguration | undefined,
+): Promise<Record<string, unknown>> {
+  const name = candidateName(submission.candidate);
+  const body: Record<string, unknown> = { firstName: name.first, lastName: name.last, email: String(submission.candidate.email ?? '') };
+  const phone = text(submission.candidate.phone);
+  if (phone) body.phoneNumber = phone;
+  const place = (submission.candidate.location ?? {}) as Record<string, unknown>;
+  const city = text(place.city);
+  const country = text(place.country);
+  if (city || country) body.location = { ...(city ? { city } : {}), ...(country ? { country } : {}) };
+  const web = new Map<string, string>();
+  for (const [platform, url] of Object.entries(submission.socialLinks)) {
+    const field = WEB_FIELDS.find(([pattern]) => pattern.test(platform))?.[1];
+    if (field && httpUrl(url) && !web.has(field)) web.set(field, url);
+  }
+  if (web.size) body.web = Object.fromEntries(web);
+  const consent = consentDecisions(submission.customFields);
+  if (consent) body.consentDecisions = consent;
+  const answers = screeningAnswers(submission, config);
+  if (answers.length) body.answers = answers;
+  const attachments = [];
+  for (const attachment of submission.attachments) {
+    const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
+    if (bytes.length === 0)
+      throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files; the ${attachment.type} file is empty.`);
+    attachments.push({ fileName: attachment.name, mimeType: attachment.content_type, fileContent: bytes.toString('base64') });
+  }
+  if (attachments.length) body.attachments = attachments;
+  return body;
+}
+
+/** An Application API error answer → our kind (docs/connectors/smartrecruiters.md, "Errors"). */
+async function failure(response: Response): Promise<ConnectorError> {
+  const detail = errorDetail(await jsonBody(response));
+  const status = response.status;
+  const suffix = detail ? `: ${detail}` : '';
+  if (status === 409 || (status < 500 && /already (applied|exists)|duplicate/i.test(detail)))
+    return new ConnectorError('duplicate', `${ATS}: the candidate already applied to this posting (${status}${suffix}).`);
+  if (
+    status === 404 ||
+    status === 410 ||
+    (status < 500 && /posting.*(not found|not published|closed|expired|inactive)|not accepting/i.test(detail))
+  )
+    return new ConnectorError('job_not_published', `${ATS}: the posting is unknown or closed (${status}${suffix}).`);
+  if (status === 413 || (status < 500 && /attachment|file|pdf/i.test(detail) && /size|large|type|format|load|invalid/i.test(detail)))
+    return new ConnectorError('attachment_rejected', `${ATS} refused a file (${status}${suffix}).`);
+  if (status === 401 || status === 403)
+    return new ConnectorError('credentials_rejected', `${ATS} rejected the API key (${status}${suffix}).`);
+  return errorForStatus(ATS, response, detail);
+}
+
+export const smartrecruitersConnector: AtsConnector = {
+  slug: 'smartrecruiters',
+  name: 'SmartRecruiters',
+  credentialFields: [
+    {
+      name: 'company_identifier',
+      flag: '--company-identifier',
+      description: 'the SmartRecruiters company identifier (jobs.smartrecruiters.com/{company_identifier})',
+      label: 'Company identifier',
+      help: 'The part after jobs.smartrecruiters.com/ in your career page address; also under Settings → Company information.',
+      pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/,
+    },
+    {
+      name: 'api_key',
+      flag: '--api-key',
+      description: 'the API key, sent as X-SmartToken',
+      label: 'API key (SmartToken)',
+      secret: true,
+      help: 'An Administrator generates it in SmartRecruiters under Settings → Apps & Integrations (API key, “SmartToken”).',
+      pattern: /^[\x21-\x7e]{16,256}$/,
+    },
+  ],
+  settings: [API_URL],
+  pacing: PACING,
+  attachments: ATTACHMENTS,
+  check: {
+    call: 'GET /v1/companies/{company_identifier}/postings?limit=1&offset=0, then GET /postings/{uuid}/configuration with X-SmartToken for the first posting listed',
+    proves:
+      'The company identifier has a public postings feed, and the Application API accepts the API key and shows it this company’s posting (a wrong key is 401/403, another company’s key 404). Neither call creates anything.',
+    doesNotProve:
+      'That the key may create candidates (a key or OAuth client without candidate_applications_manage, or a System role without that right, can still read the configuration). For a company that publishes no posting: the company identifier (an unknown one may answer an empty list), and the key only by a heuristic (the configuration of a posting that cannot exist; only 401/403 counts as a rejected key).',
+  },
+
+  async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
+    const listed = await listAllPostings(credentials);
+    const detailed = await mapLimited(listed, PACING.importConcurrency, async (posting) => {
+      const response = await call(postingsUrl(credentials, `/${segment(String(posting.id))}`), { headers: { Accept: 'application/json' } });
+      // Unpublished between the list and this read: it is not published any more.
+      if (response.status === 404) return undefined;
+      if (!response.ok) throw errorForStatus(ATS, response, errorDetail(await jsonBody(response)));
+      const full = { ...posting, ...(await readObject(response, 'posting')) } as SmartRecruitersPosting;
+      if (String(full.uuid) !== String(posting.uuid))
+        throw new ConnectorError('invalid_data', `${ATS} posting does not match its list entry.`);
+      const config = await configuration(credentials, String(posting.uuid));
+      return config ? mapSmartRecruitersPosting(full, config) : undefined;
+    });
+    return detailed.filter((job): job is JobInput => job !== undefined);
+  },
+
+  async submitApplication(submission: Submission, credentials: AtsCredentials) {
+    const uuid = submission.jobExternalId;
+    // The documented flow: the posting's configuration first (its questions shape the answers; a 404 means
+    // the posting is closed), then the application.
+    const config = await configuration(credentials, uuid);
+    if (!config) throw new ConnectorError('job_not_published', `${ATS}: the posting is unknown or closed (404).`);
+    const body = await smartrecruitersApplicationBody(submission, config);
+    const response = await call(applicationUrl(uuid, '/candidates'), {
+      method: 'POST',
+      headers: { ...keyHeaders(credentials), 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw await failure(response);
+    const answer = (await jsonBody(response)) as Record<string, unknown> | undefined;
+    return { externalId: text(answer?.id) };
+  },
+
+  async validateCredentials(credentials: AtsCredentials) {
+    // The public list proves the company identifier when it publishes something (an unknown identifier
+    // answers an empty list, so an empty one proves nothing).
+    const { content } = await listPage(credentials, 0, 1);
+    // The key: the configuration of the first posting (a read, nothing is created). Without a posting, one
+    // that cannot exist: SmartRecruiters authenticates first, so 401/403 is a wrong key and 404 an accepted one.
+    const uuid = content.length ? String(content[0].uuid) : NIL_UUID;
+    const response = await call(applicationUrl(uuid, '/configuration'), { headers: keyHeaders(credentials) });
+    if (response.status === 401 || response.status === 403)
+      throw new ConnectorError('credentials_rejected', `${ATS} rejected the API key (${response.status}).`, undefined, 'api_key');
+    if (response.status === 429 || response.status >= 500) throw errorForStatus(ATS, response);
+    if (response.status === 404 && uuid === NIL_UUID) return;
+    // The company's own posting, just listed, unknown to the key: the key belongs to another company.
+    if (response.status === 404)
+      throw new ConnectorError(
+        'credentials_rejected',
+        `${ATS} does not show this company's posting to the API key (404): the key is not this company's.`,
+        undefined,
+        'api_key',
+      );
+    if (!response.ok)
+      throw new ConnectorError('invalid_data', `${ATS} Application API answered ${response.status} to the credentials check.`);
+    await readObject(response, 'posting configuration');
+  },
+};
