@@ -12,6 +12,7 @@ import { greenhouseConnector } from '#delivery/connectors/greenhouse.js';
 import { leverConnector } from '#delivery/connectors/lever.js';
 import { personioConnector } from '#delivery/connectors/personio.js';
 import { sandboxConnector } from '#delivery/connectors/sandbox.js';
+import { workableConnector } from '#delivery/connectors/workable.js';
 
 // prettier-ignore
 export const connectors: readonly AtsConnector[] = [
@@ -19,6 +20,7 @@ export const connectors: readonly AtsConnector[] = [
   greenhouseConnector,
   leverConnector,
   personioConnector,
+  workableConnector,
 ];
 
 /**

@@ -4,6 +4,7 @@ import { sandboxDriver } from './sandbox.js';
 import { personioDriver } from './personio.js';
 import { greenhouseDriver } from './greenhouse.js';
 import { leverDriver } from './lever.js';
+import { workableDriver } from './workable.js';
 
 // prettier-ignore
 export const driverModules: DriverModule[] = [
@@ -11,4 +12,5 @@ export const driverModules: DriverModule[] = [
   personioDriver,
   greenhouseDriver,
   leverDriver,
+  workableDriver,
 ];
