@@ -57,12 +57,15 @@ export interface WorkableAccount {
   jobs: WorkableJobFixture[];
   /** Replaces the job list body (a malformed feed). */
   listOverride?: string;
+  /** A smaller page cap than Workable's 100 (to page with few jobs). */
+  maxPageSize?: number;
   /** Replaces `paging.next` on the first page (a test of where the connector follows it). */
   nextOverride?: string;
 }
 
 export interface WorkableCandidate {
   id: string;
+  subdomain: string;
   shortcode: string;
   body: Record<string, unknown>;
   sourced: boolean;
@@ -79,6 +82,8 @@ export interface WorkableSimulator {
   rateLimit: { limit: number; intervalMs: number };
   /** Forces the next N candidate POSTs to 429 (the interval resets `forcedResetMs` later). */
   rateLimitNext: number;
+  /** Forces the next N GETs to 429, likewise. */
+  rateLimitNextRead: number;
   forcedResetMs: number;
   /** Statuses of the candidate POSTs, in order (429s included). */
   postStatuses: number[];
@@ -171,6 +176,7 @@ export async function startWorkableSimulator(): Promise<WorkableSimulator> {
     thankYouEmails: [],
     rateLimit: { limit: 10, intervalMs: 10_000 },
     rateLimitNext: 0,
+    rateLimitNextRead: 0,
     forcedResetMs: 1000,
     postStatuses: [],
   } as unknown as WorkableSimulator;
@@ -195,8 +201,10 @@ export async function startWorkableSimulator(): Promise<WorkableSimulator> {
     let window = windows.get(auth[1]);
     if (!window || now - window.start >= sim.rateLimit.intervalMs) window = { start: now, count: 0 };
     windows.set(auth[1], window);
-    if (sim.rateLimitNext > 0 && req.method === 'POST') {
-      sim.rateLimitNext -= 1;
+    const forced = req.method === 'POST' ? sim.rateLimitNext > 0 : sim.rateLimitNextRead > 0;
+    if (forced) {
+      if (req.method === 'POST') sim.rateLimitNext -= 1;
+      else sim.rateLimitNextRead -= 1;
       return {
         status: 429,
         body: { error: 'Too many requests' },
@@ -226,7 +234,7 @@ export async function startWorkableSimulator(): Promise<WorkableSimulator> {
       if (denied) return denied;
       if (account.listOverride !== undefined)
         return { status: 200, raw: account.listOverride, headers: { 'Content-Type': 'application/json' } };
-      const limit = Math.min(100, Math.max(1, Number(req.query.get('limit') ?? 50) || 50));
+      const limit = Math.min(account.maxPageSize ?? 100, Math.max(1, Number(req.query.get('limit') ?? 50) || 50));
       const state = req.query.get('state');
       const sinceId = req.query.get('since_id');
       const fields = new Set((req.query.get('include_fields') ?? '').split(',').map((f) => f.trim()));
@@ -267,7 +275,11 @@ export async function startWorkableSimulator(): Promise<WorkableSimulator> {
       if (typeof candidate.email !== 'string' || !candidate.email.includes('@'))
         return { status: 422, body: { error: 'Validation failed: Email is invalid' } };
       const email = candidate.email.trim().toLowerCase();
-      if (sim.candidates.some((c) => c.shortcode === job.shortcode && String(c.body.email).trim().toLowerCase() === email))
+      if (
+        sim.candidates.some(
+          (c) => c.subdomain === account.subdomain && c.shortcode === job.shortcode && String(c.body.email).trim().toLowerCase() === email,
+        )
+      )
         return { status: 422, body: { error: 'Validation failed: Email has already been taken' } };
       const fields = job.form_fields ?? DEFAULT_FORM_FIELDS;
       const resumeField = fields.find((f) => f.key === 'resume') as { supported_file_types?: string[]; max_file_size?: number } | undefined;
@@ -297,6 +309,7 @@ export async function startWorkableSimulator(): Promise<WorkableSimulator> {
       const sourced = body.sourced !== false;
       const created: WorkableCandidate = {
         id: randomUUID().slice(0, 8),
+        subdomain: account.subdomain,
         shortcode: job.shortcode,
         body: candidate,
         sourced,

@@ -51,6 +51,7 @@ function makeDriver(): Driver {
       // A candidate with this e-mail already in job a (Workable refuses the same e-mail twice in one job).
       workable.candidates.push({
         id: 'known-1',
+        subdomain: account.subdomain,
         shortcode: ids.a,
         body: { name: 'Known Person', email },
         sourced: false,
