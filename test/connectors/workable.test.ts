@@ -592,14 +592,19 @@ describe('pacing by X-Rate-Limit-*', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(200);
   });
 
-  test('a wait longer than WORKABLE_MAX_WAIT_MS is rate_limited without sending', async () => {
+  test('a wait longer than the cap is rate_limited without sending (reads: WORKABLE_MAX_WAIT_MS; submissions: 5 s by default)', async () => {
     workable.rateLimit = { limit: 1, intervalMs: 10_000 };
     process.env.WORKABLE_MAX_WAIT_MS = '500';
     const { account: a, credentials } = account();
     await workableConnector.validateCredentials(credentials, company);
-    const error = await failureOf(workableConnector.submitApplication(submission(), credentials));
-    expect(error.kind).toBe('rate_limited');
-    expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    const read = await failureOf(workableConnector.listPublishedJobs(company, credentials));
+    expect(read.kind).toBe('rate_limited');
+    expect(read.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+    // The submission's own cap (WORKABLE_SUBMIT_MAX_WAIT_MS, 5 s) is below the ~10 s left of the interval.
+    delete process.env.WORKABLE_MAX_WAIT_MS;
+    const submit = await failureOf(workableConnector.submitApplication(submission(), credentials));
+    expect(submit.kind).toBe('rate_limited');
+    expect(submit.retryAfterSeconds).toBeGreaterThan(5);
     expect(requestsOf(a.subdomain).length).toBe(1);
   });
 

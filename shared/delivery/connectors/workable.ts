@@ -58,6 +58,8 @@ const PAGE_SIZE = 100;
 
 /** The longest wait for a rate-limit interval inside one call; longer, the call is `rate_limited` instead. */
 const maxWaitMs = () => Number(process.env.WORKABLE_MAX_WAIT_MS ?? 15_000);
+/** The same for a submission: the sync worker's 30 s budget is better spent by retrying later. */
+const submitMaxWaitMs = () => Number(process.env.WORKABLE_SUBMIT_MAX_WAIT_MS ?? 5_000);
 /** How often a read that met a 429 is retried after waiting for the reset. */
 const readRetries = () => Number(process.env.WORKABLE_READ_RETRIES ?? 2);
 
@@ -131,7 +133,7 @@ function secondsUntil(at: number | undefined, response?: Response): number {
 }
 
 /** Waits while the token's interval is used up (its last answer said Remaining 0); too long a wait is `rate_limited`. */
-async function waitForSlot(id: string): Promise<void> {
+async function waitForSlot(id: string, cap: number): Promise<void> {
   const until = exhaustedUntil.get(id);
   if (until === undefined) return;
   const wait = until - Date.now();
@@ -139,7 +141,7 @@ async function waitForSlot(id: string): Promise<void> {
     exhaustedUntil.delete(id);
     return;
   }
-  if (wait > maxWaitMs()) throw new ConnectorError('rate_limited', `${ATS}: the rate-limit interval is used up.`, Math.ceil(wait / 1000));
+  if (wait > cap) throw new ConnectorError('rate_limited', `${ATS}: the rate-limit interval is used up.`, Math.ceil(wait / 1000));
   await sleep(wait);
 }
 
@@ -158,23 +160,23 @@ function headers(credentials: AtsCredentials, json = false): Record<string, stri
   };
 }
 
-async function send(credentials: AtsCredentials, url: string, init: RequestInit): Promise<Response> {
+async function send(credentials: AtsCredentials, url: string, init: RequestInit, cap = maxWaitMs()): Promise<Response> {
   const id = tokenId(credentials);
-  await waitForSlot(id);
+  await waitForSlot(id, cap);
   const response = await atsFetch(ATS, url, init, PACING);
   noteRateLimit(id, response);
   return response;
 }
 
 /** A read: a 429 waits for the reset (when it is near) and tries again, a few times. */
-async function read(credentials: AtsCredentials, url: string): Promise<Response> {
+async function read(credentials: AtsCredentials, url: string, cap = maxWaitMs()): Promise<Response> {
   for (let attempt = 0; ; attempt++) {
-    const response = await send(credentials, url, { headers: headers(credentials) });
+    const response = await send(credentials, url, { headers: headers(credentials) }, cap);
     if (response.status !== 429) return response;
     await response.arrayBuffer().catch(() => undefined);
     const at = resetAt(response);
     const wait = (at ?? Date.now() + secondsUntil(undefined, response) * 1000) - Date.now();
-    if (attempt >= readRetries() || wait > maxWaitMs()) throw rateLimited(response, at);
+    if (attempt >= readRetries() || wait > cap) throw rateLimited(response, at);
     exhaustedUntil.set(tokenId(credentials), Date.now() + Math.max(wait, 0));
   }
 }
@@ -372,8 +374,8 @@ async function listPage(credentials: AtsCredentials, url: string): Promise<{ job
 }
 
 /** A job's application form; undefined when the job is gone (404). */
-async function applicationForm(credentials: AtsCredentials, shortcode: string): Promise<WorkableForm | undefined> {
-  const response = await read(credentials, apiUrl(credentials, `/jobs/${segment(shortcode)}/application_form`));
+async function applicationForm(credentials: AtsCredentials, shortcode: string, cap = maxWaitMs()): Promise<WorkableForm | undefined> {
+  const response = await read(credentials, apiUrl(credentials, `/jobs/${segment(shortcode)}/application_form`), cap);
   if (response.status === 404) return undefined;
   if (!response.ok) throw failure(response, await jsonBody(response), 'the application form');
   const body = await readObject(response, 'application form');
@@ -580,15 +582,21 @@ export const workableConnector: AtsConnector = {
     // Files other than the CV go to the job's file questions: only then is the form read.
     let form: WorkableForm | undefined;
     if (submission.attachments.some((a) => a.type !== 'cv')) {
-      form = await applicationForm(credentials, shortcode);
+      // A submission waits at most WORKABLE_SUBMIT_MAX_WAIT_MS for an interval (the sync worker has 30 s).
+      form = await applicationForm(credentials, shortcode, submitMaxWaitMs());
       if (!form) throw new ConnectorError('job_not_published', `${ATS} does not know the job (404).`);
     }
     const body = await workableApplicationBody(submission, form);
-    const response = await send(credentials, apiUrl(credentials, `/jobs/${segment(shortcode)}/candidates`), {
-      method: 'POST',
-      headers: headers(credentials, true),
-      body: JSON.stringify(body),
-    });
+    const response = await send(
+      credentials,
+      apiUrl(credentials, `/jobs/${segment(shortcode)}/candidates`),
+      {
+        method: 'POST',
+        headers: headers(credentials, true),
+        body: JSON.stringify(body),
+      },
+      submitMaxWaitMs(),
+    );
     const answer = await jsonBody(response);
     if (!response.ok) throw submissionFailure(response, answer);
     const id = text((answer as { candidate?: { id?: unknown } } | undefined)?.candidate?.id);
