@@ -16,6 +16,7 @@ import { sandboxConnector } from '#delivery/connectors/sandbox.js';
 import { teamtailorConnector } from '#delivery/connectors/teamtailor.js';
 import { ashbyConnector } from '#delivery/connectors/ashby.js';
 import { smartrecruitersConnector } from '#delivery/connectors/smartrecruiters.js';
+import { workableConnector } from '#delivery/connectors/workable.js';
 
 // prettier-ignore
 export const connectors: readonly AtsConnector[] = [
@@ -27,6 +28,7 @@ export const connectors: readonly AtsConnector[] = [
   recruiteeConnector,
   ashbyConnector,
   smartrecruitersConnector,
+  workableConnector,
 ];
 
 /**

@@ -8,6 +8,7 @@ import { teamtailorDriver } from './teamtailor.js';
 import { recruiteeDriver } from './recruitee.js';
 import { ashbyDriver } from './ashby.js';
 import { smartrecruitersDriver } from './smartrecruiters.js';
+import { workableDriver } from './workable.js';
 
 // prettier-ignore
 export const driverModules: DriverModule[] = [
@@ -19,4 +20,5 @@ export const driverModules: DriverModule[] = [
   recruiteeDriver,
   ashbyDriver,
   smartrecruitersDriver,
+  workableDriver,
 ];

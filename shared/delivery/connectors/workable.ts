@@ -1,0 +1,624 @@
+/**
+ * Workable SPI v3 (docs/connectors/workable.md). Jobs: `GET /spi/v3/jobs?state=published` with the
+ * description fields, following `paging.next`, then each job's `GET /jobs/{shortcode}/application_form` for
+ * its questions and form fields. Applications: JSON `POST /jobs/{shortcode}/candidates` with
+ * `"sourced": false` at the root (an applicant, who gets Workable's "thank you for applying" e-mail; the
+ * default since v3 is an uploaded candidate who gets none), the résumé Base64 in `candidate.resume`, other
+ * files as answers to the job's file questions. Auth: `Authorization: Bearer <token>`. Pacing follows the
+ * `X-Rate-Limit-*` headers per token: when `X-Rate-Limit-Remaining` reaches 0 the next request waits until
+ * `X-Rate-Limit-Reset`; a 429 is `rate_limited` with the reset as `retryAfterSeconds`.
+ */
+import { createHash } from 'node:crypto';
+import type { CompanyRecord } from '#companies/companies.js';
+import type { JobInput } from '#jobs/jobs.js';
+import {
+  ConnectorError,
+  type AtsConnector,
+  type AtsCredentials,
+  type AttachmentLimits,
+  type ConnectorPacing,
+  type ConnectorSetting,
+  type Submission,
+  type SubmissionAttachment,
+} from '#delivery/connectors/connector.js';
+import {
+  atsBaseUrl,
+  atsFetch,
+  atsUrl,
+  attachmentBytes,
+  jsonBody,
+  mapLimited,
+  retryAfterSeconds,
+  segment,
+} from '#delivery/connectors/http.js';
+import { candidateName, categoryFrom, commitmentSchedule, commitmentType, httpUrl, text } from '#delivery/connectors/mapping.js';
+
+const ATS = 'Workable';
+/** Résumé formats we send (Workable documents none for the API; see the document's assumptions). */
+export const WORKABLE_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'odt', 'rtf', 'txt'];
+/** Per-file limit we apply when the job's form names none (Workable documents none for the résumé). */
+export const WORKABLE_MAX_FILE_BYTES = 10 * 1024 * 1024;
+const ATTACHMENTS: AttachmentLimits = { maxBytes: WORKABLE_MAX_FILE_BYTES, extensions: WORKABLE_FILE_EXTENSIONS };
+const API_URL: ConnectorSetting = {
+  env: 'WORKABLE_API_URL',
+  default: 'https://{subdomain}.workable.com',
+  context: 'workableApiUrl',
+  about: 'the SPI v3 API of the account ({subdomain} is the account subdomain)',
+};
+// The per-account limit is enforced from Workable's own headers (`waitForSlot`); the bucket only keeps one
+// process from bursting across all Workable accounts at once.
+const PACING: ConnectorPacing = {
+  requestsPerSecond: 10,
+  importConcurrency: 2,
+  documented:
+    '10 requests per 10 seconds per account token (50 per 10 seconds for OAuth and partner tokens); X-Rate-Limit-Limit/-Remaining/-Reset on every answer, 429 above',
+};
+const MAX_PAGES = 500;
+const PAGE_SIZE = 100;
+
+/** The longest wait for a rate-limit interval inside one call; longer, the call is `rate_limited` instead. */
+const maxWaitMs = () => Number(process.env.WORKABLE_MAX_WAIT_MS ?? 15_000);
+/** The same for a submission: the sync worker's 30 s budget is better spent by retrying later. */
+const submitMaxWaitMs = () => Number(process.env.WORKABLE_SUBMIT_MAX_WAIT_MS ?? 5_000);
+/** How often a read that met a 429 is retried after waiting for the reset. */
+const readRetries = () => Number(process.env.WORKABLE_READ_RETRIES ?? 2);
+
+type Location = {
+  location_str?: unknown;
+  country?: unknown;
+  country_code?: unknown;
+  region?: unknown;
+  region_code?: unknown;
+  city?: unknown;
+  zip_code?: unknown;
+  telecommuting?: unknown;
+  workplace_type?: unknown;
+};
+type WorkableJob = Record<string, unknown> & {
+  shortcode?: unknown;
+  location?: Location | null;
+  locations?: Location[] | null;
+  department_hierarchy?: { name?: unknown }[] | null;
+  salary?: { salary_from?: unknown; salary_to?: unknown; salary_currency?: unknown; salary_frequency?: unknown } | null;
+};
+type FormField = {
+  key?: unknown;
+  label?: unknown;
+  type?: unknown;
+  required?: unknown;
+  fields?: unknown;
+  supported_file_types?: unknown;
+  max_file_size?: unknown;
+};
+type Question = {
+  id?: unknown;
+  body?: unknown;
+  type?: unknown;
+  required?: unknown;
+  single_answer?: unknown;
+  choices?: { id?: unknown; body?: unknown }[] | null;
+  supported_file_types?: unknown;
+  max_file_size?: unknown;
+};
+export type WorkableForm = { form_fields: FormField[]; questions: Question[] };
+
+// ---------------------------------------------------------------------------------------------------------
+// Requests: Bearer auth, the per-token rate-limit interval, and the error mapping.
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Per token (by its hash, never the token itself): when the current rate-limit interval ends, in ms. */
+const exhaustedUntil = new Map<string, number>();
+const tokenId = (credentials: AtsCredentials) =>
+  createHash('sha256')
+    .update(`${credentials.subdomain ?? ''}\n${credentials.token ?? ''}`)
+    .digest('hex');
+
+/** `X-Rate-Limit-Reset` as ms since the epoch: Unix seconds (documented as "timestamp"), Unix ms, or a date. */
+export function resetAt(response: Response, now = Date.now()): number | undefined {
+  const value = response.headers.get('x-rate-limit-reset')?.trim();
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value)) {
+    const n = Number(value);
+    // Small numbers are seconds from now (not documented, tolerated), large ones epoch seconds or ms.
+    if (n < 1e9) return now + n * 1000;
+    return n < 1e12 ? n * 1000 : n;
+  }
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? undefined : at;
+}
+
+function secondsUntil(at: number | undefined, response?: Response): number {
+  if (at !== undefined) return Math.max(1, Math.ceil((at - Date.now()) / 1000));
+  return (response && retryAfterSeconds(response)) || 10;
+}
+
+/** Waits while the token's interval is used up (its last answer said Remaining 0); too long a wait is `rate_limited`. */
+async function waitForSlot(id: string, cap: number): Promise<void> {
+  const until = exhaustedUntil.get(id);
+  if (until === undefined) return;
+  const wait = until - Date.now();
+  if (wait <= 0) {
+    exhaustedUntil.delete(id);
+    return;
+  }
+  if (wait > cap) throw new ConnectorError('rate_limited', `${ATS}: the rate-limit interval is used up.`, Math.ceil(wait / 1000));
+  await sleep(wait);
+}
+
+function noteRateLimit(id: string, response: Response): void {
+  if (response.headers.get('x-rate-limit-remaining')?.trim() !== '0') return;
+  const at = resetAt(response);
+  // Remaining 0 without a usable reset: wait one documented interval (10 seconds).
+  exhaustedUntil.set(id, at ?? Date.now() + 10_000);
+}
+
+function headers(credentials: AtsCredentials, json = false): Record<string, string> {
+  return {
+    Authorization: `Bearer ${credentials.token}`,
+    Accept: 'application/json',
+    ...(json ? { 'Content-Type': 'application/json' } : {}),
+  };
+}
+
+async function send(credentials: AtsCredentials, url: string, init: RequestInit, cap = maxWaitMs()): Promise<Response> {
+  const id = tokenId(credentials);
+  await waitForSlot(id, cap);
+  const response = await atsFetch(ATS, url, init, PACING);
+  noteRateLimit(id, response);
+  return response;
+}
+
+/** A read: a 429 waits for the reset (when it is near) and tries again, a few times. */
+async function read(credentials: AtsCredentials, url: string, cap = maxWaitMs()): Promise<Response> {
+  for (let attempt = 0; ; attempt++) {
+    const response = await send(credentials, url, { headers: headers(credentials) }, cap);
+    if (response.status !== 429) return response;
+    await response.arrayBuffer().catch(() => undefined);
+    const at = resetAt(response);
+    const wait = (at ?? Date.now() + secondsUntil(undefined, response) * 1000) - Date.now();
+    if (attempt >= readRetries() || wait > cap) throw rateLimited(response, at);
+    exhaustedUntil.set(tokenId(credentials), Date.now() + Math.max(wait, 0));
+  }
+}
+
+function rateLimited(response: Response, at = resetAt(response)): ConnectorError {
+  return new ConnectorError('rate_limited', `${ATS} is rate limiting (429).`, secondsUntil(at, response));
+}
+
+/** Workable's error text (`{"error": "…"}`, or `{"errors": …}`), cut short; never echoes the request. */
+function errorText(body: unknown): string {
+  if (!body || typeof body !== 'object') return '';
+  const record = body as Record<string, unknown>;
+  const parts: string[] = [];
+  for (const name of ['error', 'message', 'detail']) if (typeof record[name] === 'string') parts.push(record[name] as string);
+  const errors = record.errors;
+  if (Array.isArray(errors))
+    for (const e of errors) parts.push(typeof e === 'string' ? e : (text((e as { message?: unknown })?.message) ?? ''));
+  else if (errors && typeof errors === 'object')
+    for (const [field, value] of Object.entries(errors)) parts.push(`${field} ${Array.isArray(value) ? value.join(', ') : String(value)}`);
+  // Never personal data in our messages: an e-mail address Workable might echo is masked.
+  return parts
+    .filter(Boolean)
+    .join('; ')
+    .replace(/[^\s@"'<>]+@[^\s@"'<>]+/g, '[e-mail]')
+    .slice(0, 200);
+}
+
+/** The status mapping every Workable call shares (the submission adds duplicates, closed jobs and files). */
+function failure(response: Response, body: unknown, what: string): ConnectorError {
+  const status = response.status;
+  const detail = errorText(body);
+  const suffix = detail ? `: ${detail}` : '.';
+  if (status === 429) return rateLimited(response);
+  if (status === 401) return new ConnectorError('credentials_rejected', `${ATS} rejected the token (401)${suffix}`, undefined, 'token');
+  if (status === 403)
+    return new ConnectorError('credentials_rejected', `${ATS} refused the token's access to ${what} (403)${suffix}`, undefined, 'token');
+  if (status >= 500) return new ConnectorError('transient', `${ATS} answered ${status}${suffix}`);
+  return new ConnectorError('invalid_data', `${ATS} refused ${what} (${status})${suffix}`);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Jobs.
+
+const WORKPLACE: Record<string, JobInput['remote']> = { remote: 'remote', hybrid: 'hybrid', on_site: 'on-site' };
+const QUESTION_TYPES: Record<string, string> = {
+  free_text: 'textarea',
+  short_text: 'text',
+  multiple_choice: 'multi_select',
+  dropdown: 'single_select',
+  boolean: 'boolean',
+  numeric: 'number',
+  date: 'date',
+  file: 'file',
+};
+
+const num = (value: unknown) =>
+  typeof value === 'number' && Number.isFinite(value)
+    ? value
+    : typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim())
+      ? Number(value)
+      : null;
+
+function choices(question: Question) {
+  return (Array.isArray(question.choices) ? question.choices : []).map((c) => ({
+    label: String(c?.body ?? ''),
+    value: String(c?.id ?? ''),
+  }));
+}
+
+function screeningQuestions(form: WorkableForm | undefined): NonNullable<JobInput['screening_questions']> {
+  return (form?.questions ?? [])
+    .filter((q) => text(q?.id))
+    .map((q) => {
+      const type = String(q.type ?? '');
+      const single = type === 'multiple_choice' && q.single_answer === true;
+      return {
+        id: text(q.id)!,
+        question: text(q.body) ?? text(q.id)!,
+        answer_type: single ? 'single_select' : Object.hasOwn(QUESTION_TYPES, type) ? QUESTION_TYPES[type] : 'text',
+        required: q.required === true,
+        options: choices(q),
+      };
+    });
+}
+
+function formFields(form: WorkableForm | undefined): NonNullable<JobInput['application_form_fields']> {
+  return (form?.form_fields ?? [])
+    .filter((f) => text(f?.key))
+    .map((f, i) => ({
+      id: text(f.key)!,
+      name: text(f.key)!,
+      label: text(f.label) ?? text(f.key)!,
+      type: String(f.type ?? ''),
+      subtype: null,
+      required: f.required === true,
+      order: i + 1,
+      options: Array.isArray(f.fields) ? (f.fields as unknown[]) : [],
+    }));
+}
+
+const html = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? value : null);
+
+/** One job (and its application form) → our Job fields (docs/connectors/workable.md has the table). */
+export function mapWorkableJob(job: WorkableJob, form?: WorkableForm): JobInput {
+  const location = job.location ?? (Array.isArray(job.locations) ? job.locations[0] : undefined) ?? {};
+  const sections = (
+    [
+      ['description', 'Description', job.description],
+      ['requirements', 'Requirements', job.requirements],
+      ['benefits', 'Benefits', job.benefits],
+    ] as const
+  )
+    .filter(([, , content]) => html(content))
+    .map(([id, title, content], i) => ({ id, type: 'html', order: i + 1, title, content: String(content) }));
+  const description =
+    html(job.full_description) ??
+    (sections.length ? sections.map((s) => (s.id === 'description' ? s.content : `<h3>${s.title}</h3>\n${s.content}`)).join('\n') : null);
+  const workplace = text(location.workplace_type);
+  const employment = text(job.employment_type);
+  const salary = job.salary && typeof job.salary === 'object' ? job.salary : null;
+  const departments = (Array.isArray(job.department_hierarchy) ? job.department_hierarchy : []).map((d) => text(d?.name)).filter(Boolean);
+  const currency = text(salary?.salary_currency);
+  return {
+    external_id: String(text(job.shortcode)),
+    title: text(job.title),
+    description,
+    description_sections: sections,
+    posting_url: httpUrl(job.url) ?? httpUrl(job.shortlink),
+    application_url: httpUrl(job.application_url),
+    location_name: text(location.location_str),
+    city: text(location.city),
+    country: text(location.country),
+    postcode: text(location.zip_code),
+    remote: workplace && Object.hasOwn(WORKPLACE, workplace) ? WORKPLACE[workplace] : location.telecommuting === true ? 'remote' : null,
+    employment_type: employment ? commitmentType(employment) : null,
+    work_schedule: employment ? commitmentSchedule(employment) : null,
+    category: categoryFrom(job.department, ...departments, job.function),
+    salary_from: num(salary?.salary_from),
+    salary_to: num(salary?.salary_to),
+    salary_currency: currency ? currency.toUpperCase() : null,
+    salary_frequency: text(salary?.salary_frequency),
+    screening_questions: screeningQuestions(form),
+    application_form_fields: formFields(form),
+    custom_fields: {
+      ...(text(job.id) ? { workable_id: text(job.id) } : {}),
+      ...(text(job.code) ? { code: text(job.code) } : {}),
+      ...(text(job.department) ? { department: text(job.department) } : {}),
+      ...(departments.length ? { department_hierarchy: departments } : {}),
+      ...(text(location.region) ? { region: text(location.region) } : {}),
+    },
+    raw_values: job,
+    import_source: 'api',
+  };
+}
+
+function apiUrl(credentials: AtsCredentials, path: string, query: Record<string, string | number> = {}) {
+  return atsUrl(atsBaseUrl(API_URL, credentials), `/spi/v3${path}`, query);
+}
+
+async function readObject(response: Response, what: string): Promise<Record<string, unknown>> {
+  const body = await jsonBody(response);
+  if (!body || typeof body !== 'object' || Array.isArray(body))
+    throw new ConnectorError('invalid_data', `${ATS} ${what} is not a JSON object.`);
+  return body as Record<string, unknown>;
+}
+
+/** `paging.next` only while it stays on the API's own origin (the token goes with it). */
+function nextPage(body: Record<string, unknown>, base: string): string | null {
+  const next = (body.paging as { next?: unknown } | undefined)?.next;
+  if (next === undefined || next === null || next === '') return null;
+  if (typeof next !== 'string') throw new ConnectorError('invalid_data', `${ATS} job list has a malformed paging.next.`);
+  let url: URL;
+  try {
+    url = new URL(next, base);
+  } catch {
+    throw new ConnectorError('invalid_data', `${ATS} job list has a malformed paging.next.`);
+  }
+  if (url.origin !== new URL(base).origin) throw new ConnectorError('invalid_data', `${ATS} job list pages to another host.`);
+  return url.toString();
+}
+
+/** One page of the job list; 404 means the subdomain has no Workable account. */
+async function listPage(credentials: AtsCredentials, url: string): Promise<{ jobs: WorkableJob[]; next: string | null }> {
+  const response = await read(credentials, url);
+  if (response.status === 404)
+    throw new ConnectorError('credentials_rejected', `${ATS} knows no account at that subdomain (404).`, undefined, 'subdomain');
+  if (!response.ok) throw failure(response, await jsonBody(response), 'the job list');
+  const body = await readObject(response, 'job list');
+  if (!Array.isArray(body.jobs)) throw new ConnectorError('invalid_data', `${ATS} job list has no jobs array.`);
+  for (const job of body.jobs as unknown[]) {
+    if (!job || typeof job !== 'object' || !text((job as WorkableJob).shortcode))
+      throw new ConnectorError('invalid_data', `${ATS} job list has a job without a shortcode.`);
+  }
+  return { jobs: body.jobs as WorkableJob[], next: nextPage(body, atsBaseUrl(API_URL, credentials)) };
+}
+
+/** A job's application form; undefined when the job is gone (404). */
+async function applicationForm(credentials: AtsCredentials, shortcode: string, cap = maxWaitMs()): Promise<WorkableForm | undefined> {
+  const response = await read(credentials, apiUrl(credentials, `/jobs/${segment(shortcode)}/application_form`), cap);
+  if (response.status === 404) return undefined;
+  if (!response.ok) throw failure(response, await jsonBody(response), 'the application form');
+  const body = await readObject(response, 'application form');
+  const formFields = body.form_fields ?? [];
+  const questions = body.questions ?? [];
+  if (!Array.isArray(formFields) || !Array.isArray(questions))
+    throw new ConnectorError('invalid_data', `${ATS} application form has no form_fields or questions array.`);
+  return { form_fields: formFields as FormField[], questions: questions as Question[] };
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Applications.
+
+/** Which file question of the form takes an attachment of our type (the CV goes to `candidate.resume`). */
+const FILE_QUESTION: Record<string, RegExp> = {
+  cover_letter: /cover|motivation|anschreiben/i,
+  certificate: /certificat|diploma|zeugnis|transcript/i,
+  work_sample: /sample|portfolio/i,
+  photo: /photo|picture|image/i,
+  other: /other|additional|document|attachment/i,
+};
+
+/** A form's file limits (`max_file_size` in bytes, `supported_file_types` as extensions or MIME types). */
+function formLimits(item: { max_file_size?: unknown; supported_file_types?: unknown } | undefined) {
+  const max = num(item?.max_file_size);
+  const types = Array.isArray(item?.supported_file_types)
+    ? (item.supported_file_types as unknown[]).map((t) => String(t).toLowerCase().replace(/^\./, '')).filter(Boolean)
+    : [];
+  return { max, types };
+}
+
+/** Our limits first (never read a file we will not send), then the form's, if it names any. */
+async function fileBytes(attachment: SubmissionAttachment, limits?: { max: number | null; types: string[] }): Promise<Buffer> {
+  if (limits?.max !== null && limits?.max !== undefined && attachment.size > limits.max)
+    throw new ConnectorError(
+      'attachment_rejected',
+      `${ATS}'s form accepts files up to ${limits.max} bytes; the ${attachment.type} file has ${attachment.size}.`,
+    );
+  const extension = attachment.name.includes('.') ? attachment.name.split('.').pop()!.toLowerCase() : '';
+  if (limits?.types.length && !limits.types.includes(extension) && !limits.types.includes(attachment.content_type.toLowerCase()))
+    throw new ConnectorError(
+      'attachment_rejected',
+      `${ATS}'s form accepts only ${limits.types.join(', ')} files; the ${attachment.type} file is not one.`,
+    );
+  const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
+  if (bytes.length === 0)
+    throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files; the ${attachment.type} file is empty.`);
+  return bytes;
+}
+
+/** One screening answer in Workable's answer shape (by our answer_type, which the import derived from Workable's). */
+function answerFor(answer: Record<string, string>): Record<string, unknown> | undefined {
+  const key = text(answer.id);
+  if (!key) return undefined;
+  const value = String(answer.answer ?? '');
+  switch (answer.answer_type) {
+    case 'boolean':
+      return { question_key: key, checked: /^(true|yes|y|1|ja|on)$/i.test(value.trim()) };
+    case 'single_select':
+    case 'multi_select':
+      return {
+        question_key: key,
+        choices: value
+          .split(',')
+          .map((v) => v.trim())
+          .filter(Boolean),
+      };
+    case 'number':
+      return num(value) !== null ? { question_key: key, number: num(value) } : { question_key: key, body: value };
+    case 'date':
+      return { question_key: key, date: value };
+    case 'file':
+      // A file answer comes from an attachment, never from a text answer.
+      return undefined;
+    default:
+      return { question_key: key, body: value };
+  }
+}
+
+const SOCIAL_TYPES = new Set(['linkedin', 'twitter', 'github', 'facebook', 'xing', 'stackoverflow', 'behance', 'dribbble', 'youtube']);
+
+/**
+ * The JSON body of an application (exported for the document's example and the tests). `form` is the job's
+ * application form: needed only when there are files besides the CV, which go to its file questions.
+ */
+export async function workableApplicationBody(submission: Submission, form?: WorkableForm): Promise<Record<string, unknown>> {
+  const name = candidateName(submission.candidate);
+  const phone = text(submission.candidate.phone);
+  const candidate: Record<string, unknown> = {
+    name: name.full,
+    firstname: name.first,
+    lastname: name.last,
+    email: String(submission.candidate.email ?? ''),
+  };
+  if (phone) candidate.phone = phone;
+  const answers = submission.screeningAnswers.map(answerFor).filter((a): a is Record<string, unknown> => a !== undefined);
+  const cvs = submission.attachments.filter((a) => a.type === 'cv');
+  if (cvs.length > 1)
+    throw new ConnectorError('attachment_rejected', `${ATS} takes one résumé per candidate; the application has ${cvs.length}.`);
+  if (cvs[0]) {
+    const resumeField = form?.form_fields.find((f) => f?.key === 'resume');
+    candidate.resume = {
+      name: cvs[0].name,
+      data: (await fileBytes(cvs[0], resumeField ? formLimits(resumeField) : undefined)).toString('base64'),
+    };
+  }
+  const used = new Set<string>();
+  for (const attachment of submission.attachments.filter((a) => a.type !== 'cv')) {
+    const pattern = Object.hasOwn(FILE_QUESTION, attachment.type) ? FILE_QUESTION[attachment.type] : FILE_QUESTION.other;
+    const question = (form?.questions ?? []).find(
+      (q) => q?.type === 'file' && text(q.id) && !used.has(String(q.id)) && pattern.test(String(q.body ?? '')),
+    );
+    if (!question)
+      throw new ConnectorError(
+        'attachment_rejected',
+        `${ATS} takes files only as the résumé or as answers to the job's file questions; the job has no file question for the ${attachment.type} file.`,
+      );
+    used.add(String(question.id));
+    const bytes = await fileBytes(attachment, formLimits(question));
+    answers.push({ question_key: String(question.id), file: { name: attachment.name, data: bytes.toString('base64') } });
+  }
+  if (answers.length) candidate.answers = answers;
+  const profiles = Object.entries(submission.socialLinks)
+    .filter(([platform, url]) => SOCIAL_TYPES.has(platform.toLowerCase()) && httpUrl(url))
+    .map(([platform, url]) => ({ type: platform.toLowerCase(), url }));
+  if (profiles.length) candidate.social_profiles = profiles;
+  return { sourced: false, candidate };
+}
+
+/** The answer to a refused application: duplicates, closed jobs and files first, then the shared mapping. */
+function submissionFailure(response: Response, body: unknown): ConnectorError {
+  const status = response.status;
+  const detail = errorText(body);
+  if (status === 404) return new ConnectorError('job_not_published', `${ATS} does not know the job (404).`);
+  if (status === 409 || (status === 422 && /already (exists|been taken|applied)|duplicate/i.test(detail)))
+    return new ConnectorError('duplicate', `${ATS}: the candidate already exists for this job (${status}).`);
+  if ((status === 422 || status === 400 || status === 403) && /not published|closed|archived|draft|not accepting|no longer/i.test(detail))
+    return new ConnectorError('job_not_published', `${ATS}: the job is not published (${status}: ${detail}).`);
+  if (status === 413 || ((status === 422 || status === 400) && /resume|file|attachment|too large|size/i.test(detail)))
+    return new ConnectorError('attachment_rejected', `${ATS} refused a file (${status}${detail ? `: ${detail}` : ''}).`);
+  return failure(response, body, 'the application');
+}
+
+export const workableConnector: AtsConnector = {
+  slug: 'workable',
+  name: 'Workable',
+  credentialFields: [
+    {
+      name: 'subdomain',
+      flag: '--subdomain',
+      description: 'the account subdomain ({subdomain}.workable.com)',
+      label: 'Account subdomain',
+      help: 'The first part of your Workable address ….workable.com (also under Settings → Company profile).',
+      pattern: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i,
+    },
+    {
+      name: 'token',
+      flag: '--token',
+      description: 'the SPI v3 access token (scopes r_jobs and w_candidates)',
+      label: 'API access token',
+      secret: true,
+      help: 'Settings → Integrations → Apps → API access token: generate one with the r_jobs and w_candidates scopes (shown only once).',
+      pattern: /^[\x21-\x7e]{8,512}$/,
+    },
+  ],
+  settings: [API_URL],
+  pacing: PACING,
+  attachments: ATTACHMENTS,
+  check: {
+    call: 'GET /spi/v3/jobs?limit=1 with the token',
+    proves:
+      'The subdomain (a Workable account answers there) and the token, with the r_jobs scope the job import needs (401/403 otherwise). Nothing is created.',
+    doesNotProve:
+      'The w_candidates scope the applications need: Workable has no documented call that checks it without creating a candidate, so a token without it shows on the first submission (403 → CredentialsRejectedError).',
+  },
+
+  async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
+    const jobs: WorkableJob[] = [];
+    let url: string | null = apiUrl(credentials, '/jobs', {
+      state: 'published',
+      limit: PAGE_SIZE,
+      include_fields: 'description,full_description,requirements,benefits',
+    });
+    const seen = new Set<string>();
+    for (let page = 0; url; page++) {
+      if (page >= MAX_PAGES || seen.has(url)) throw new ConnectorError('invalid_data', `${ATS} job list did not end after ${page} pages.`);
+      seen.add(url);
+      const result = await listPage(credentials, url);
+      jobs.push(...result.jobs);
+      url = result.next;
+    }
+    // The list asks for published jobs; a job in another state is still left out.
+    const published = jobs.filter((job) => job.state === undefined || job.state === 'published');
+    const mapped = await mapLimited(published, PACING.importConcurrency, async (job) => {
+      const form = await applicationForm(credentials, String(text(job.shortcode)));
+      // Gone between the list and this read: it is not published any more.
+      return form ? mapWorkableJob(job, form) : undefined;
+    });
+    return mapped.filter((job): job is JobInput => job !== undefined);
+  },
+
+  async submitApplication(submission: Submission, credentials: AtsCredentials) {
+    const shortcode = submission.jobExternalId;
+    // Files other than the CV go to the job's file questions: only then is the form read.
+    let form: WorkableForm | undefined;
+    if (submission.attachments.some((a) => a.type !== 'cv')) {
+      // A submission waits at most WORKABLE_SUBMIT_MAX_WAIT_MS for an interval (the sync worker has 30 s).
+      form = await applicationForm(credentials, shortcode, submitMaxWaitMs());
+      if (!form) throw new ConnectorError('job_not_published', `${ATS} does not know the job (404).`);
+    }
+    const body = await workableApplicationBody(submission, form);
+    const response = await send(
+      credentials,
+      apiUrl(credentials, `/jobs/${segment(shortcode)}/candidates`),
+      {
+        method: 'POST',
+        headers: headers(credentials, true),
+        body: JSON.stringify(body),
+      },
+      submitMaxWaitMs(),
+    );
+    const answer = await jsonBody(response);
+    if (!response.ok) throw submissionFailure(response, answer);
+    const id = text((answer as { candidate?: { id?: unknown } } | undefined)?.candidate?.id);
+    return { externalId: id };
+  },
+
+  async validateCredentials(credentials: AtsCredentials) {
+    // One job of the account: proves the subdomain, the token and its r_jobs scope; creates nothing.
+    const response = await read(credentials, apiUrl(credentials, '/jobs', { limit: 1 }));
+    const body = await jsonBody(response);
+    if (response.status === 404)
+      throw new ConnectorError('credentials_rejected', `${ATS} knows no account at that subdomain (404).`, undefined, 'subdomain');
+    if (response.status === 401) throw new ConnectorError('credentials_rejected', `${ATS} rejected the token (401).`, undefined, 'token');
+    if (response.status === 403)
+      throw new ConnectorError(
+        'credentials_rejected',
+        `${ATS} refused the token the job list (403): it lacks the r_jobs scope.`,
+        undefined,
+        'token',
+      );
+    if (!response.ok) throw failure(response, body, 'the credentials check');
+    if (!body || typeof body !== 'object' || !Array.isArray((body as { jobs?: unknown }).jobs))
+      throw new ConnectorError('invalid_data', `${ATS} answered the credentials check without a job list.`);
+  },
+};
