@@ -7,5 +7,8 @@ export const ATS_INTEGRATIONS = [
   {slug: "personio", name: "Personio", connector: true, credentials: true},
   {slug: "teamtailor", name: "Teamtailor", connector: true, credentials: true},
   {slug: "recruitee", name: "Recruitee", connector: true, credentials: true},
+  {slug: "ashby", name: "Ashby", connector: true, credentials: true},
+  {slug: "smartrecruiters", name: "SmartRecruiters", connector: true, credentials: true},
+  {slug: "workable", name: "Workable", connector: true, credentials: true},
   {slug: "workday", name: "Workday", connector: false, credentials: true},
 ] as const;

@@ -8,7 +8,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { authorizeCompany, parseCompanyIdHeader, principalFromContext, type Principal } from '#companies/api-keys.js';
 import type { CompanyRecord } from '#companies/companies.js';
-import { ApiError, UnauthorizedError } from '#platform/errors.js';
+import { ApiError, invalidField, UnauthorizedError } from '#platform/errors.js';
 import { isSimulatedCrash } from '#platform/faults.js';
 import { idempotencyError } from '#http/idempotency-errors.js';
 import { header } from '#platform/headers.js';
@@ -79,10 +79,15 @@ export function linkContext(event: APIGatewayProxyEvent): LinkContext {
   return { baseUrl: `${origin}${path}`, query: queryParams(event) };
 }
 
-/** A positive integer path parameter; anything else cannot name a record, so it is a 404. */
+/**
+ * A positive integer path parameter, as the OpenAPI document declares it. A value that is no positive
+ * integer is a 400 naming the parameter (issue 25: a client generated from the document cannot send one);
+ * an integer too large to be an id names no record: `undefined`, a 404.
+ */
 export function idParam(event: APIGatewayProxyEvent, name = 'id'): number | undefined {
-  const value = event.pathParameters?.[name];
-  return value && /^\d{1,15}$/.test(value) && Number(value) > 0 ? Number(value) : undefined;
+  const value = event.pathParameters?.[name] ?? '';
+  if (!/^\d+$/.test(value) || !/[1-9]/.test(value)) throw invalidField(name, 'Must be a positive integer.');
+  return value.length <= 15 ? Number(value) : undefined;
 }
 
 function respond(requestId: string, statusCode: number, body: unknown, headers: Record<string, string> = {}): APIGatewayProxyResult {

@@ -15,7 +15,13 @@ import {
   candidateSchema,
 } from '#applications/applications.js';
 import { ATTACHMENT_TYPES, CONTENT_TYPES, MAX_ATTACHMENTS } from '#applications/attachments.js';
-import { COMPANY_FILTERS, COMPANY_STATUSES, companyPatchSchema, parseCompanyFilter } from '#companies/companies.js';
+import {
+  COMPANY_FILTERS,
+  COMPANY_READ_ONLY_FIELDS,
+  COMPANY_STATUSES,
+  companyPatchSchema,
+  parseCompanyFilter,
+} from '#companies/companies.js';
 import { IDEMPOTENCY_TTL_SECONDS } from '#http/idempotency.js';
 import {
   JOB_FILTERS,
@@ -54,10 +60,27 @@ const BODY_LIMIT_TEXT = 'below 27.5 MB (about 20 MB of raw files after Base64 ov
 // Components: every schema object listed here is emitted once and referenced (by object identity) with
 // `$ref` wherever another schema embeds it.
 
+/**
+ * The patch as the document shows it: the writable fields, plus the read-only Company fields, which a client
+ * may send back with the object it read and which are ignored (P10; issue 25, P214). Any other field is a 400.
+ */
+const companyPatchDocument = {
+  ...companyPatchSchema,
+  properties: {
+    ...companyPatchSchema.properties,
+    ...Object.fromEntries(
+      COMPANY_READ_ONLY_FIELDS.map((field) => [
+        field,
+        { readOnly: true, description: `Read-only: ignored when sent (\`${field}\` cannot be set through the interface).` },
+      ]),
+    ),
+  },
+};
+
 const SCHEMAS: readonly [string, object][] = [
   ['Company', companySchema],
   ['CompanyPage', companyPageSchema],
-  ['CompanyPatch', companyPatchSchema],
+  ['CompanyPatch', companyPatchDocument],
   ['Job', jobSchema],
   ['JobListItem', jobListItemSchema],
   ['JobPage', jobPageSchema],
@@ -495,7 +518,8 @@ function pathParameters(path: string): Json[] {
     name,
     in: 'path',
     required: true,
-    description: 'A record id; a value that names no record of the `Company-Id` company (including one that is not an integer) is a 404.',
+    description:
+      'A record id: a value that is no positive integer is a 400 naming the parameter; one that names no record of the `Company-Id` company is a 404.',
     schema: { type: 'integer', minimum: 1 },
   }));
 }

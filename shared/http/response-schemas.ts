@@ -166,7 +166,13 @@ function candidateOutSchema<L extends boolean>(listForm: L) {
   } as const;
   const tail = {
     phone: nullableString,
-    location: { anyOf: [candidateIn.location, { type: 'null' }] },
+    // Every part is returned, null where the candidate gave none (issue 25: the document said string).
+    location: {
+      anyOf: [
+        record({ street: nullableString, city: nullableString, country: nullableString, postcode: nullableString }),
+        { type: 'null' },
+      ],
+    },
     skills: candidateIn.skills,
   } as const;
   return {
