@@ -117,9 +117,9 @@ function withRefs(schema: unknown, self?: object): unknown {
 }
 
 const HEADERS: Json = {
-  RequestId: { description: 'The request id; quote it when you contact support.', schema: { type: 'string' } },
-  WwwAuthenticate: { description: 'Always `Bearer`.', schema: { type: 'string', enum: ['Bearer'] } },
-  RetryAfter: { description: 'Seconds to wait before retrying.', schema: { type: 'integer', minimum: 0 } },
+  RequestId: { description: 'The request id; quote it when you contact support.', required: true, schema: { type: 'string' } },
+  WwwAuthenticate: { description: 'Always `Bearer`.', required: true, schema: { type: 'string', enum: ['Bearer'] } },
+  RetryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
   IdempotentReplayed: {
     description: 'Present on a response replayed for a repeated `Idempotency-Key` with the same body.',
     schema: { type: 'string', enum: ['true'] },

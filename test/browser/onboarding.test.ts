@@ -102,6 +102,9 @@ test('invite → open the link → Greenhouse → a wrong board token shows the 
   await Promise.all([page.waitForURL(/\?ats=greenhouse$/), page.keyboard.press('Enter')]);
   expect(await page.getByRole('textbox', { name: 'Job board token' }).count()).toBe(1);
   expect(await page.getByLabel('Job Board API key').getAttribute('type')).toBe('password');
+  // The page says exactly what the check will prove, and what it cannot (issue 24).
+  expect(await page.locator('main').innerText()).toContain('What the check proves');
+  expect(await page.locator('main').innerText()).toContain('What it cannot prove');
   await expectAccessible();
   if (process.env.WRITE_SCREENSHOT === '1')
     await page.screenshot({ path: join(process.cwd(), 'docs', 'connect-page.png'), fullPage: true });
@@ -128,7 +131,16 @@ test('invite → open the link → Greenhouse → a wrong board token shows the 
   );
   await expectAccessible();
 
+  // The right board with a wrong Job Board API key is refused too (P211), on the key's own field.
   await field.fill('acme');
+  await page.locator('#field-api_key').fill('a-wrong-key');
+  await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Connect' }).click()]);
+  await page.waitForSelector('#error-summary');
+  expect(await page.locator('#error-summary a').getAttribute('href')).toBe('#field-api_key');
+  expect(await page.locator('#field-api_key').getAttribute('aria-invalid')).toBe('true');
+  expect(await listed(await idOf('Acme Bakery'))).toMatchObject({ status: 'invited' });
+
+  await page.locator('#field-board_token').fill('acme');
   await page.locator('#field-api_key').fill('the-right-key');
   await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Connect' }).click()]);
   await page.waitForSelector('text=What happens next');

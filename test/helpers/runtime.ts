@@ -2,6 +2,7 @@
  * Starts the local runtime for one test file: emulators and the HTTP adapter on ephemeral loopback
  * ports, data in a fresh temporary directory. Requests go through real HTTP.
  */
+import { assertKeepsContract } from '../support/openapi-conformance.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +62,8 @@ export async function startTestRuntime(options: { authorizerCacheTtlMs?: number 
     } catch {
       // not JSON; the raw text is returned
     }
+    // Every response keeps the OpenAPI document (issue 25), or the test fails here, naming how.
+    assertKeepsContract(method, path, response.status, response.headers, parsed);
     return { status: response.status, headers: response.headers, body: parsed as T };
   }
   return {

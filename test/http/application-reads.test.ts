@@ -134,8 +134,12 @@ describe('GET /applications/{id}', () => {
     expect((await api.get(`/applications/${app.sibling.id}`, { key: partner.key, companyId: company.id })).status).toBe(404);
     expect((await api.get(`/applications/${app.sibling.id}`, { key: company.key, companyId: sibling.id })).status).toBe(403);
     expect((await api.get(`/applications/${app.agency.id}`, { key: partner.key, companyId: agencyCompany.id })).status).toBe(403);
-    for (const id of ['999999', 'abc', '0'])
-      expect((await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).status).toBe(404);
+    expect((await api.get('/applications/999999', { key: partner.key, companyId: company.id })).status).toBe(404);
+    // No positive integer: a 400 naming the parameter, as the document declares it (P214).
+    for (const id of ['abc', '0'])
+      expect((await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).body.errors).toEqual({
+        id: ['Must be a positive integer.'],
+      });
   });
 
   test('an application older than 180 days is anonymized on the single read (D10)', async () => {

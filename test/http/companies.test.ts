@@ -349,10 +349,10 @@ describe('PATCH /companies/{id}/', () => {
     expect((await patch({ city: 'X' }, { id: sibling.id, companyId: sibling.id, key: target.key })).status).toBe(403);
     // acting for another partner's company with this partner's key: forbidden
     expect((await patch({ city: 'X' }, { id: foreign.id, companyId: foreign.id })).status).toBe(403);
-    // a path id that is not a number cannot name a record
-    expect((await api.request('PATCH', '/companies/abc/', { key: partner.key, companyId: target.id, body: { city: 'X' } })).status).toBe(
-      404,
-    );
+    // a path id that is not a number is a 400 naming it (P214), and changes nothing
+    const notANumber = await api.request('PATCH', '/companies/abc/', { key: partner.key, companyId: target.id, body: { city: 'X' } });
+    expect(notANumber.status).toBe(400);
+    expect(notANumber.body.errors).toEqual({ id: ['Must be a positive integer.'] });
     const untouched = (await list('?name=Sibling')).body.results[0];
     expect(untouched.city).toBeNull();
   });

@@ -203,8 +203,15 @@ describe('GET /jobs/{id}', () => {
     expect((await api.get(`/jobs/${ofB.id}`, { key: foreign.key, companyId: companyB.id })).status).toBe(403);
   });
 
-  test.each(['999999', 'abc', '0', '-1', '1.5'])('id %p that names no job is 404', async (id) => {
+  test.each(['999999', '1234567890123456789'])('id %p that names no job is 404', async (id) => {
     expect((await api.get(`/jobs/${id}`, { key: partner.key, companyId: companyA.id })).status).toBe(404);
+  });
+
+  // The document declares a positive integer (issue 25, P214): anything else is a 400 naming the parameter.
+  test.each(['abc', '0', '-1', '1.5', '00'])('id %p that is no positive integer is a 400 naming id', async (id) => {
+    const res = await api.get(`/jobs/${id}`, { key: partner.key, companyId: companyA.id });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'invalid', errors: { id: ['Must be a positive integer.'] } });
   });
 });
 
