@@ -47,7 +47,12 @@ function decoded(eml: string): string {
   const bodyAt = eml.indexOf('\r\n\r\n', at) + 4;
   const body = eml.slice(bodyAt).split('\r\n--')[0];
   // Non-ASCII text is Base64 (email.ts); plain ASCII may stay 7bit.
-  const base64 = /^Content-Transfer-Encoding: base64\r$/im.test(eml.slice(0, bodyAt - 4).split('\r\n\r\n').pop()!);
+  const base64 = /^Content-Transfer-Encoding: base64\r$/im.test(
+    eml
+      .slice(0, bodyAt - 4)
+      .split('\r\n\r\n')
+      .pop()!,
+  );
   return base64 ? Buffer.from(body.replace(/\r\n/g, ''), 'base64').toString('utf8') : body;
 }
 

@@ -76,7 +76,7 @@ describe('what the library is given is all it writes (P208)', () => {
 
   test('non-ASCII text is Base64, never 8-bit in the message', async () => {
     const raw = await mimeMessage({ to: 'hr@example.com', subject: 'Grüße', text: 'Grüße aus Köln', attachments: [] }, 'a@example.com');
-    expect(/^[\x00-\x7f]*$/.test(raw)).toBe(true);
+    expect([...raw].every((c) => c.charCodeAt(0) < 0x80)).toBe(true);
     expect(raw).toContain('Content-Transfer-Encoding: base64');
     expect(raw).toContain(Buffer.from('Grüße aus Köln').toString('base64'));
   });
