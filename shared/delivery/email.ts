@@ -8,7 +8,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
-import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { parseMediaType } from '#platform/web-formats.js';
 
 export interface MailAttachment {
@@ -48,6 +47,9 @@ const safeContentType = (value: string) => parseMediaType(value)?.essence ?? 'ap
  * is `messageIdOf()` (P106).
  */
 export async function mimeMessage(mail: Mail, from: string, date = new Date()): Promise<string> {
+  // Imported when the first message is built: a function whose code never builds one (the link pages, the
+  // sweeper, which share modules with the senders) bundles none of the library, and the senders load it lazily.
+  const { default: MailComposer } = await import('nodemailer/lib/mail-composer/index.js');
   const composer = new MailComposer({
     from: from.replace(/[\r\n]+/g, ' '),
     to: mail.to,
