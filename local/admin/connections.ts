@@ -9,6 +9,7 @@ import type { AtsConnector } from '#delivery/connectors/connector.js';
 import { connectFlags, connectors } from '#delivery/connectors/registry.js';
 import { id, text } from './arguments.js';
 import type { Session } from './context.js';
+import { withProgress } from './progress.js';
 
 const list = (value: string | undefined) =>
   (value ?? '')
@@ -122,11 +123,15 @@ export function connectionCommands(program: Command, session: Session, registry:
     .command('sync')
     .description("Run one job import from the company's ATS now, as the schedule does.")
     .requiredOption('--company <COMPANY_ID>', 'The company.', id)
-    .addHelpText('after', '\nPrints {"run_id", "created", "updated", "unchanged", "archived"}.')
+    .addHelpText(
+      'after',
+      '\nPrints {"run_id", "created", "updated", "unchanged", "archived"}. On a terminal a progress bar on stderr shows the\n' +
+        'jobs written once the ATS has answered; piped or redirected, nothing but the JSON is written.',
+    )
     .action(
       session.action(async (options: { company: number }) => {
         const { runJobImport } = await import('#delivery/job-import.js');
-        return runJobImport(options.company);
+        return withProgress('Writing jobs', (onProgress) => runJobImport(options.company, { onProgress }));
       }),
     );
 }

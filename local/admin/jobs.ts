@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { flag, id, text } from './arguments.js';
 import type { Session } from './context.js';
 import { UsageError } from './output.js';
+import { withProgress } from './progress.js';
 
 export function jobsCommands(program: Command, session: Session): void {
   const jobs = program.command('jobs').description('Jobs: import, sync.');
@@ -22,7 +23,8 @@ export function jobsCommands(program: Command, session: Session): void {
         'Every job needs an "external_id". Jobs are matched by it: new ones are created, changed ones updated,',
         'and (unless --partial) active jobs missing from the file are archived. Any invalid job rejects the',
         'whole file before anything is written; errors name the job, for example "[1].remote".',
-        'Prints {"run_id", "created", "updated", "unchanged", "archived"}.',
+        'Prints {"run_id", "created", "updated", "unchanged", "archived"}. On a terminal a progress bar on stderr',
+        'shows the jobs written; piped or redirected, nothing but the JSON is written.',
       ].join('\n'),
     )
     .action(
@@ -44,7 +46,9 @@ export function jobsCommands(program: Command, session: Session): void {
             throw new ValidationError({ body: [`Not valid JSON: ${(error as Error).message}`] });
           }
           const { importJobs } = await import('#jobs/jobs.js');
-          return importJobs(options.company, feed, { complete: options.partial !== true });
+          return withProgress('Writing jobs', (onProgress) =>
+            importJobs(options.company, feed, { complete: options.partial !== true, onProgress }),
+          );
         },
         { serviceIdBlocks: true },
       ),

@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { seconds } from './arguments.js';
 import type { Session } from './context.js';
 import { ToolError } from './output.js';
+import { withProgress } from './progress.js';
 
 export function outboxCommands(program: Command, session: Session): void {
   const outbox = program.command('outbox').description('The event outbox: what waits for the relay, and replaying it.');
@@ -39,12 +40,14 @@ export function outboxCommands(program: Command, session: Session): void {
         'the stream relay is still working on are left to it.',
         'Prints {"older_than", "published", "waiting", "shards": [{"shard", "published", "error"?}]}; exit code 1',
         'with code "replay_incomplete" when a shard stopped at a failure (its events stay for the next replay).',
+        'On a terminal a progress bar on stderr shows the events published; piped or redirected, nothing but the',
+        'JSON is written.',
       ].join('\n'),
     )
     .action(
       session.action(async (options: { olderThan?: number }) => {
         const { replayOutbox } = await import('#delivery/event-relay.js');
-        const result = await replayOutbox(options.olderThan ?? 0);
+        const result = await withProgress('Publishing events', (onProgress) => replayOutbox(options.olderThan ?? 0, { onProgress }));
         const failed = result.shards.filter((s) => s.error);
         if (failed.length)
           throw new ToolError(

@@ -6,7 +6,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import { parseMediaType } from '#platform/web-formats.js';
 
@@ -35,92 +35,40 @@ const safeName = (value: string) => value.replace(/["\\\r\n]/g, '_');
 /** Only a well-formed media type goes into a MIME header (stored ones are normalised already; this is the last line). */
 const safeContentType = (value: string) => parseMediaType(value)?.essence ?? 'application/octet-stream';
 
-/** RFC 2045 `token`: a parameter value that needs no quotes. */
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const ASCII = /^[\x20-\x7e]*$/;
-/** Lines stay within RFC 5322's recommended 78 characters (without CRLF). */
-const LINE = 78;
-
-/** Base64 in lines of 76 characters (RFC 2045 6.8). */
-const base64Lines = (content: Buffer) => (content.toString('base64').match(/.{1,76}/g) ?? ['']).join('\r\n');
-
 /**
- * RFC 2047 encoded words (`=?UTF-8?B?…?=`, 68 characters each, never splitting a character), one per
- * folded line, so that even after `Subject: ` a line stays within 78.
+ * The message as MIME text, built by nodemailer's MailComposer (docs/decisions.md, P208, replacing P136's
+ * hand-built text): RFC 5322 headers with RFC 2047 encoded words where needed, `multipart/mixed` with the text
+ * part and one part per attachment (a message without attachments is the text part alone), RFC 2231 file
+ * names, header lines folded within 78 characters, non-ASCII text and every attachment in Base64
+ * (`textEncoding: 'base64'`). The library reads no file and fetches no URL (`disableFileAccess`,
+ * `disableUrlAccess`): every content is given as a Buffer or string. Header injection stays impossible: line
+ * breaks in the subject and the sender become spaces (here, and again in the library), file names lose quotes,
+ * backslashes and line breaks, content types are re-serialised from the parsed media type, and the Message-ID
+ * is `messageIdOf()` (P106).
  */
-function encodedWords(value: string): string {
-  const words: string[] = [''];
-  for (const char of value) {
-    // 42 bytes of UTF-8 are 56 Base64 characters, 68 with `=?UTF-8?B?` and `?=`.
-    if (Buffer.byteLength(words[words.length - 1] + char) > 42) words.push('');
-    words[words.length - 1] += char;
-  }
-  return words.map((w) => `=?UTF-8?B?${Buffer.from(w).toString('base64')}?=`).join('\r\n ');
-}
-
-/** An unstructured header (the subject): as it is when it is short printable ASCII, else encoded words. */
-const header = (name: string, value: string) =>
-  `${name}: ${ASCII.test(value) && name.length + 2 + value.length <= LINE ? value : encodedWords(value)}`;
-
-/** A header with one parameter, on the same line when it fits, else on a folded line of its own. */
-const withParameter = (head: string, parameter: string) =>
-  !parameter.includes('\r\n') && head.length + 2 + parameter.length <= LINE ? `${head}; ${parameter}` : `${head};\r\n ${parameter}`;
-
-/** `name=value` of a Content-Type: a token as is, short ASCII quoted, anything else as quoted encoded words. */
-const nameParameter = (value: string) =>
-  `name=${TOKEN.test(value) ? value : ASCII.test(value) && value.length <= LINE - 10 ? `"${value}"` : `"${encodedWords(value)}"`}`;
-
-/** The Content-Disposition `filename`: a token, short ASCII quoted, else RFC 2231 sections (`filename*0*=utf-8''…`). */
-function filenameParameter(value: string): string {
-  if (TOKEN.test(value)) return `filename=${value}`;
-  if (ASCII.test(value) && value.length <= LINE - 14) return `filename="${value}"`;
-  const encoded = encodeURIComponent(value).replace(/['()*!]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
-  // Sections of at most 50 characters, never splitting a %XX escape (RFC 2231 3).
-  const sections: string[] = [];
-  for (const unit of encoded.match(/%[0-9A-F]{2}|[^%]/g) ?? []) {
-    if (!sections.length || sections[sections.length - 1].length + unit.length > 50) sections.push('');
-    sections[sections.length - 1] += unit;
-  }
-  return sections.map((section, i) => `filename*${i}*=${i === 0 ? "utf-8''" : ''}${section}`).join(';\r\n ');
-}
-
-/**
- * The message as MIME text (RFC 5322 headers, RFC 2045/2046 multipart/mixed, everything in Base64): the text
- * part first, then one part per attachment. Built here rather than by a library: it is this one message
- * shape, and the MIME libraries of the registry cost the sync worker 138 kB (nodemailer) or bring the Babel
- * runtime and the media-type database (mimetext) (docs/decisions.md, P136). The subject and file names are
- * written only as encoded words or quoted strings without line breaks, so no header can be injected.
- */
-export function mimeMessage(mail: Mail, from: string, date = new Date()): Promise<string> {
-  const boundary = `--_hiring-${randomBytes(12).toString('hex')}`;
-  const lines = [
-    `From: ${from.replace(/[\r\n]+/g, ' ')}`,
-    `To: ${mail.to}`,
-    header('Subject', mail.subject.replace(/[\r\n]+/g, ' ')),
-    `Message-ID: ${messageIdOf(mail)}`,
-    `Date: ${date.toUTCString()}`,
-    'MIME-Version: 1.0',
-    `Content-Type: multipart/mixed; boundary="${boundary}"`,
-    '',
-    `--${boundary}`,
-    'Content-Type: text/plain; charset=utf-8',
-    'Content-Transfer-Encoding: base64',
-    '',
-    base64Lines(Buffer.from(mail.text, 'utf8')),
-  ];
-  for (const a of mail.attachments) {
-    const filename = safeName(a.filename);
-    lines.push(
-      `--${boundary}`,
-      withParameter(`Content-Type: ${safeContentType(a.contentType)}`, nameParameter(filename)),
-      'Content-Transfer-Encoding: base64',
-      withParameter('Content-Disposition: attachment', filenameParameter(filename)),
-      '',
-      base64Lines(a.content),
-    );
-  }
-  lines.push(`--${boundary}--`, '');
-  return Promise.resolve(lines.join('\r\n'));
+export async function mimeMessage(mail: Mail, from: string, date = new Date()): Promise<string> {
+  // Imported when the first message is built: a function whose code never builds one (the link pages, the
+  // sweeper, which share modules with the senders) bundles none of the library, and the senders load it lazily.
+  const { default: MailComposer } = await import('nodemailer/lib/mail-composer/index.js');
+  const composer = new MailComposer({
+    from: from.replace(/[\r\n]+/g, ' '),
+    to: mail.to,
+    subject: mail.subject.replace(/[\r\n]+/g, ' '),
+    messageId: messageIdOf(mail),
+    date,
+    // CRLF line ends in a part the library leaves as 7bit text (printable ASCII); Base64 parts are folded by it.
+    text: mail.text.replace(/\r?\n/g, '\r\n'),
+    attachments: mail.attachments.map((a) => ({
+      filename: safeName(a.filename),
+      contentType: safeContentType(a.contentType),
+      content: a.content,
+      contentTransferEncoding: 'base64' as const,
+    })),
+    textEncoding: 'base64',
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
+  return (await composer.compile().build()).toString('utf8');
 }
 
 /** The Message-ID: derived from `mail.id` when given (no angle brackets or spaces can come from it). */

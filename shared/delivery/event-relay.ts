@@ -80,7 +80,7 @@ export interface ShardPass {
  * Publishes one outbox partition's items in key order through `relayOutboxItem`, stopping at the first
  * failure. `before`: only items whose `occurred_at` (the start of the sort key) is earlier than this ISO time.
  */
-async function drainShard(shard: number, before?: string, progress = { published: 0 }): Promise<number> {
+async function drainShard(shard: number, before?: string, progress = { published: 0 }, onPublished?: () => void): Promise<number> {
   let start: Record<string, unknown> | undefined;
   do {
     const out = await db().send(
@@ -96,6 +96,7 @@ async function drainShard(shard: number, before?: string, progress = { published
     for (const item of out.Items ?? []) {
       await relayOutboxItem(item as unknown as OutboxEntry);
       progress.published += 1;
+      onPublished?.();
     }
     start = out.LastEvaluatedKey;
   } while (start);
@@ -106,9 +107,9 @@ async function drainShard(shard: number, before?: string, progress = { published
  * Every outbox partition side by side, each in key order up to its first failure; resolves to each
  * partition's outcome (a simulated crash rejects, after the other partitions have finished).
  */
-async function passOverShards(before?: string): Promise<ShardPass[]> {
+async function passOverShards(before?: string, onPublished?: () => void): Promise<ShardPass[]> {
   const progress = Array.from({ length: OUTBOX_SHARDS }, () => ({ published: 0 }));
-  const results = await Promise.allSettled(progress.map((p, shard) => drainShard(shard, before, p)));
+  const results = await Promise.allSettled(progress.map((p, shard) => drainShard(shard, before, p, onPublished)));
   const crash = results.find((r): r is PromiseRejectedResult => r.status === 'rejected' && isSimulatedCrash(r.reason));
   if (crash) throw crash.reason;
   return results.map((r, shard) => ({
@@ -183,6 +184,32 @@ export async function outboxStatus(): Promise<OutboxStatus> {
   };
 }
 
+/** How many outbox items are older than `before`, over every partition (`Select=COUNT`, strongly consistent). */
+async function countWaiting(before: string): Promise<number> {
+  const counts = await Promise.all(
+    Array.from({ length: OUTBOX_SHARDS }, async (_, shard) => {
+      let count = 0;
+      let start: Record<string, unknown> | undefined;
+      do {
+        const out = await db().send(
+          new QueryCommand({
+            TableName: config().tableName,
+            KeyConditionExpression: 'PK = :pk AND SK < :before',
+            ExpressionAttributeValues: { ':pk': `${OUTBOX_PREFIX}${shard}`, ':before': before },
+            ConsistentRead: true,
+            Select: 'COUNT',
+            ExclusiveStartKey: start,
+          }),
+        );
+        count += out.Count ?? 0;
+        start = out.LastEvaluatedKey;
+      } while (start);
+      return count;
+    }),
+  );
+  return counts.reduce((sum, n) => sum + n, 0);
+}
+
 export interface OutboxReplay {
   /** Items older than this were replayed (all waiting items when `--older-than` is 0). */
   older_than: string;
@@ -199,9 +226,23 @@ export interface OutboxReplay {
  * finds nothing; an event that the stream relay publishes too arrives twice with the same `id`, which
  * consumers deduplicate on (P115).
  */
-export async function replayOutbox(olderThanSeconds: number): Promise<OutboxReplay> {
+export async function replayOutbox(
+  olderThanSeconds: number,
+  options: {
+    /** Called as events are published: published so far of those waiting at the start (the admin tool's progress bar). */
+    onProgress?: (done: number, total: number) => void;
+  } = {},
+): Promise<OutboxReplay> {
   const before = new Date(now().getTime() - olderThanSeconds * 1000).toISOString();
-  const shards = await passOverShards(before);
+  const { onProgress } = options;
+  let total = 0;
+  let done = 0;
+  if (onProgress) {
+    total = await countWaiting(before);
+    onProgress(0, total);
+  }
+  // Events written meanwhile may be published too: the total grows with them rather than being overrun.
+  const shards = await passOverShards(before, onProgress && (() => onProgress(++done, (total = Math.max(total, done)))));
   return {
     older_than: before,
     published: shards.reduce((sum, s) => sum + s.published, 0),

@@ -94,7 +94,10 @@ async function failRun(company: CompanyRecord, reason: JobImportFailedError['rea
  * One import run from the company's ATS now (the queue worker and `hiring-admin jobs sync`). Returns
  * `{run_id, created, updated, unchanged, archived}`; a failed run throws JobImportFailedError.
  */
-export async function runJobImport(companyId: number): Promise<ImportResult> {
+export async function runJobImport(
+  companyId: number,
+  options: { onProgress?: (done: number, total: number) => void } = {},
+): Promise<ImportResult> {
   const company = await requireCompany(companyId);
   checkImportable(company);
   const connector = connectorFor(company.ats)!;
@@ -116,7 +119,7 @@ export async function runJobImport(companyId: number): Promise<ImportResult> {
     // No feed (a sandbox company without one): nothing to import, nothing changes.
     if (feed === undefined) return { run_id: randomUUID(), created: 0, updated: 0, unchanged: 0, archived: 0 };
     try {
-      return await importJobs(companyId, feed, { source: 'api' });
+      return await importJobs(companyId, feed, { source: 'api', onProgress: options.onProgress });
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       const first = Object.entries(error.errors ?? {})[0];

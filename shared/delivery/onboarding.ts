@@ -40,20 +40,20 @@ export function offeredAts(slug: string): OfferedAts | undefined {
   return offeredAtss().find((a) => a.slug === slug);
 }
 
-export type Invitation =
-  { state: 'open'; hash: string; company: CompanyRecord; partnerName: string } | { state: 'unknown' } | { state: 'gone' };
+export type Invitation = { state: 'open'; hash: string; company: CompanyRecord; partnerName: string } | { state: 'not_valid' };
 
 /**
- * What a token opens. `unknown` (404): malformed or never issued. `gone` (410): used, revoked, expired,
- * or its company is connected or deleted meanwhile. Neither says which.
+ * What a token opens. `not_valid` for every token that opens nothing: malformed, never issued, used, revoked,
+ * expired, or its company connected or deleted meanwhile. One state, so the page cannot tell them apart
+ * either (issue 25, P209).
  */
 export async function openInvitation(token: string): Promise<Invitation> {
+  const notValid = { state: 'not_valid' } as const;
   const link = await findMagicLink(token);
-  if (!link) return { state: 'unknown' };
-  if (!magicLinkUsable(link)) return { state: 'gone' };
+  if (!link || !magicLinkUsable(link)) return notValid;
   const company = await getCompanyRecord(link.company);
   if (!company || ['active', 'failing', 'deleted'].includes(company.status) || company.magic_link_token?.hash !== link.hash)
-    return { state: 'gone' };
+    return notValid;
   const partner = await getPartner(company.partner).catch(() => undefined);
   return { state: 'open', hash: link.hash, company, partnerName: partner?.name ?? '' };
 }

@@ -7,8 +7,8 @@
  * Security: the token is the only authority and acts on its own company only (`openInvitation`). The
  * POST carries a form token bound to the link by an HMAC and used once (a replayed form changes nothing);
  * attempts are counted per client address (every request) and per link (every POST) in fixed one-hour
- * windows in the table (TTL), beyond which a 429 page answers. Unknown or malformed tokens get a plain
- * 404 page, used, revoked or expired ones a 410 page; neither names the company.
+ * windows in the table (TTL), beyond which a 429 page answers. Every token that opens nothing (malformed,
+ * unknown, used, revoked, expired) gets the same plain 404 page, which names no company and not the case (P209).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -121,18 +121,17 @@ async function claimForm(nonce: string, expires: number): Promise<boolean> {
 // ---------------------------------------------------------------------------------------------------
 // Pages
 
-const notFoundPage = (): PageResult => ({
-  statusCode: 404,
-  title: 'Link not valid',
-  body: html`<h1>This link is not valid</h1>
-    <p>Check that you opened the whole link. If it still does not work, ask whoever sent it to you for a new one.</p>`,
-});
-
-const gonePage = (): PageResult => ({
-  statusCode: 410,
+/**
+ * The one answer for every token that opens nothing (malformed, unknown, expired, used, revoked, or its company
+ * connected meanwhile): the same status, title and text, so the page tells nobody which case it was (P209).
+ * 404 rather than 410: for a token that was never issued, 410 would claim that it once existed.
+ */
+export const LINK_NOT_VALID_STATUS = 404;
+export const linkNotValidPage = (): PageResult => ({
+  statusCode: LINK_NOT_VALID_STATUS,
   title: 'Link no longer valid',
   body: html`<h1>This link is no longer valid</h1>
-    <p>It has expired or has been used already. Ask whoever sent it to you for a new one.</p>`,
+    <p>A link works once and for a limited time, and only when it was opened in full. Ask whoever sent it to you for a new one.</p>`,
 });
 
 const tooManyPage = (retryAfter: number): PageResult => ({
@@ -327,8 +326,7 @@ async function openOrPage(event: APIGatewayProxyEvent): Promise<OpenInvitation |
   const wait = await overLimit(addressScope(event), attemptsPerAddress());
   if (wait !== undefined) return tooManyPage(wait);
   const invitation = await openInvitation(tokenOf(event));
-  if (invitation.state === 'unknown') return notFoundPage();
-  if (invitation.state === 'gone') return gonePage();
+  if (invitation.state !== 'open') return linkNotValidPage();
   return invitation;
 }
 
@@ -386,7 +384,7 @@ export async function submitConnectForm({ event }: { event: APIGatewayProxyEvent
     await requestAtsThroughLink(invitation, ats.slug, parseAtsRequest(input));
     return requestedPage(invitation, ats);
   } catch (error) {
-    if (error instanceof MagicLinkGoneError) return gonePage();
+    if (error instanceof MagicLinkGoneError) return linkNotValidPage();
     if (error instanceof ApiError && error.statusCode < 500) {
       const errors: Errors = new Map(Object.entries(error.errors ?? {}));
       return fieldsPage(invitation, ats, { statusCode: 400, detail: pageDetail(error, ats), errors, values: form });

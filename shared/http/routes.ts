@@ -178,6 +178,8 @@ export const inboundRoutes: readonly RouteDefinition[] = [
   },
 ];
 
+const PAGE_ROUTES: ReadonlySet<RouteDefinition> = new Set(pageRoutes);
+
 /** Every route the API serves: the partner interface, the public pages and the apply endpoint. */
 export const allRoutes: readonly RouteDefinition[] = [...routes, ...pageRoutes, ...inboundRoutes];
 
@@ -215,7 +217,9 @@ export function matchRoute(method: string, path: string): { match?: RouteMatch; 
       const name = /^\{(\w+)\}$/.exec(part)?.[1];
       if (name) {
         if (!requested[i]) return false;
-        const value = safeDecode(requested[i]);
+        // A page's segment that is not valid percent-encoding is still its token: the page answers it (its
+        // "not valid" page) instead of the API's JSON 404 (issue 25, P210). API routes do not match it.
+        const value = safeDecode(requested[i]) ?? (PAGE_ROUTES.has(route) ? requested[i] : undefined);
         if (value === undefined) return false;
         params[name] = value;
         return true;

@@ -783,7 +783,12 @@ export function* transactionChunks<T>(
 export async function importJobs(
   companyId: number,
   feed: unknown,
-  options: { complete?: boolean; source?: string } = {},
+  options: {
+    complete?: boolean;
+    source?: string;
+    /** Called as the run's writes proceed: jobs written so far of those to write (the admin tool's progress bar). */
+    onProgress?: (done: number, total: number) => void;
+  } = {},
 ): Promise<ImportResult> {
   const inputs = parseJobFeed(feed);
   const [company, before, lastRun] = await Promise.all([getCompanyRecord(companyId), companyJobs(companyId), lastCompleteRun(companyId)]);
@@ -886,16 +891,27 @@ export async function importJobs(
   const createChunks = transactionChunks(creates, (job) => [put(job, 'attribute_not_exists(PK)'), outboxPut(eventOf(job, 'job.created'))], [
     counterUpdate(TRANSACTION_MAX_ACTIONS),
   ]);
-  for (const chunk of createChunks)
-    await db().send(new TransactWriteCommand({ TransactItems: [...chunk.actions, counterUpdate(chunk.items.length)] }));
-  result.created = creates.length;
   const changed = updates.filter((job) => job.updated_at === now);
+  const rewritten = updates.filter((job) => job.updated_at !== now);
+  const toWrite = creates.length + updates.length;
+  let written = 0;
+  const wrote = (count: number) => options.onProgress?.((written += count), toWrite);
+  wrote(0);
+  for (const chunk of createChunks) {
+    await db().send(new TransactWriteCommand({ TransactItems: [...chunk.actions, counterUpdate(chunk.items.length)] }));
+    wrote(chunk.items.length);
+  }
+  result.created = creates.length;
   const changeChunks = transactionChunks(changed, (job) => [
     put(job),
     outboxPut(eventOf(job, job.status === 'archived' ? 'job.archived' : 'job.updated')),
   ]);
-  for (const chunk of changeChunks) await db().send(new TransactWriteCommand({ TransactItems: chunk.actions }));
-  await batchPut(updates.filter((job) => job.updated_at !== now).map(toItem));
+  for (const chunk of changeChunks) {
+    await db().send(new TransactWriteCommand({ TransactItems: chunk.actions }));
+    wrote(chunk.items.length);
+  }
+  await batchPut(rewritten.map(toItem));
+  if (rewritten.length) wrote(rewritten.length);
   const after = new Map(before.map((job) => [job.id, job]));
   for (const job of [...creates, ...updates]) after.set(job.id, job);
   // The totals and the company's own fields are different items: written side by side.

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { inviteCompany } from '#companies/invites.js';
+import { inviteCompany, reissueMagicLink } from '#companies/invites.js';
 import { runWithClock } from '#platform/clock.js';
 import { openApiDocument } from '#http/openapi.js';
 import { aPartner } from '../helpers/fixtures.js';
@@ -150,21 +150,59 @@ test('invite → open the link → Greenhouse → a wrong board token shows the 
 
   expect(await listed(await idOf('Acme Bakery'))).toMatchObject({ status: 'active', ats: 'greenhouse', magic_link: null });
 
-  // The used link now shows its page.
+  // The used link now shows the one page for links that open nothing (P209).
   const used = await page.goto(link);
-  expect(used!.status()).toBe(410);
+  expect(used!.status()).toBe(404);
   expect(await page.locator('h1').innerText()).toBe('This link is no longer valid');
   await expectAccessible();
 });
 
-test('an expired link shows its page, an unknown one its own', async () => {
-  const link = await runWithClock(new Date(Date.now() - 15 * 86_400_000), () => invite('Old Invite Ltd'));
-  expect((await page.goto(link))!.status()).toBe(410);
-  expect(await page.locator('main').innerText()).not.toContain('Old Invite');
+test('malformed, unknown, expired and revoked links all show the same HTML page with the same status (P209)', async () => {
+  const expired = await runWithClock(new Date(Date.now() - 15 * 86_400_000), () => invite('Old Invite Ltd'));
+  const revoked = await invite('Revoked Invite Ltd');
+  await reissueMagicLink(await idOf('Revoked Invite Ltd'), api.url);
+  const links = new Map([
+    ['expired', expired],
+    ['revoked', revoked],
+    ['unknown', `${api.url}/connect/${'A'.repeat(43)}`],
+    ['not a token', `${api.url}/connect/not-a-token`],
+    // Malformed percent-encoding used to fail in path decoding, before the page, with the API's JSON 404.
+    ['bad percent-encoding', `${api.url}/connect/%E0%A4%A`],
+    ['a lone percent sign', `${api.url}/connect/%`],
+    ['an encoded NUL', `${api.url}/connect/%00`],
+    ['cut-off link with a query', `${api.url}/connect/${expired.split('/').pop()!.slice(0, 20)}?ats=greenhouse`],
+  ]);
+  const seen = new Map<string, { status: number; type: string | undefined; h1: string; main: string }>();
+  for (const [name, url] of links) {
+    const response = (await page.goto(url))!;
+    seen.set(name, {
+      status: response.status(),
+      type: (await response.allHeaders())['content-type'],
+      h1: await page.locator('h1').innerText(),
+      main: await page.locator('main').innerText(),
+    });
+    expect(seen.get(name)!.main).not.toMatch(/Old Invite|Revoked Invite|Jobboard Partner/);
+    await expectAccessible();
+  }
+  const expected = { status: 404, type: 'text/html; charset=utf-8', h1: 'This link is no longer valid', main: seen.get('unknown')!.main };
+  for (const [name, answer] of seen) expect({ name, ...answer }).toEqual({ name, ...expected });
+});
+
+test('a link submitted after it stopped working shows the same page, and nothing is stored', async () => {
+  const link = await invite('Late Submit Ltd');
+  await page.goto(`${link}?ats=workday`);
+  await page.getByLabel('Your name').fill('Lena Late');
+  await page.getByLabel('Your e-mail address').fill('lena@late.example');
+  await reissueMagicLink(await idOf('Late Submit Ltd'), api.url);
+  const [response] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === 'POST'),
+    page.getByRole('button', { name: 'Send request' }).click(),
+  ]);
+  await page.waitForLoadState('load');
+  expect(response.status()).toBe(404);
+  expect(await page.locator('h1').innerText()).toBe('This link is no longer valid');
   await expectAccessible();
-  expect((await page.goto(`${api.url}/connect/not-a-token`))!.status()).toBe(404);
-  expect(await page.locator('h1').innerText()).toBe('This link is not valid');
-  await expectAccessible();
+  expect(await listed(await idOf('Late Submit Ltd'))).toMatchObject({ status: 'invited', ats: null });
 });
 
 test('an ATS without a connector ends `requested` with the contact', async () => {

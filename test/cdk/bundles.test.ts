@@ -77,6 +77,8 @@ test('the forbidden lists name real modules: the create route bundles what the o
   }
   expect(bundles.get('UpdateCompany')!.modules.has('shared/generated/companies-validators.ts')).toBe(true);
   expect(bundles.get('SyncWorker')!.modules.has('@aws-sdk/client-sesv2')).toBe(true);
+  expect(bundles.get('SyncWorker')!.modules.has('nodemailer')).toBe(true);
+  expect(bundles.get('ExternalApplyReminder')!.modules.has('nodemailer')).toBe(true);
 });
 
 test('every bundle with an AWS SDK client takes its credentials from the environment only (P137)', () => {

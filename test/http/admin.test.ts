@@ -49,6 +49,20 @@ function cli(args: string[], dataDir: string): Promise<CliResult> {
   });
 }
 
+/**
+ * The tool on a terminal: run under `script` (util-linux), which gives it a pseudo-terminal for stdin, stdout and
+ * stderr; returns everything the terminal showed (CRLF line ends, escape sequences included).
+ */
+function onTerminal(args: string[], dataDir: string): Promise<{ code: number; shown: string }> {
+  const quote = (arg: string) => `'${arg.replace(/'/g, `'\\''`)}'`;
+  const command = [process.execPath, SHIM, ...args].map(quote).join(' ');
+  return new Promise((resolve) => {
+    execFile('script', ['-q', '-e', '-c', command, '/dev/null'], { env: cleanEnv(dataDir), cwd: process.cwd() }, (error, stdout) => {
+      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, shown: stdout });
+    });
+  });
+}
+
 let api: TestRuntime;
 let dataDir: string;
 let work: string;
@@ -148,6 +162,9 @@ describe('hiring-admin against a running server (runtime.json)', () => {
     const first = await cli(['jobs', 'import', '--company', String(company.id), '--file', file], dataDir);
     expect(first.code).toBe(0);
     expect(first.json).toEqual({ run_id: expect.stringMatching(/^[0-9a-f-]{36}$/), created: 3, updated: 0, unchanged: 0, archived: 0 });
+    // Piped: no progress bar, nothing on stderr, stdout exactly the document (P211).
+    expect(first.stderr).toBe('');
+    expect(first.stdout).toBe(`${JSON.stringify(first.json, null, 2)}\n`);
 
     const again = await cli(['jobs', 'import', '--company', String(company.id), '--file', file], dataDir);
     expect(again.code).toBe(0);
@@ -158,6 +175,17 @@ describe('hiring-admin against a running server (runtime.json)', () => {
     expect(list.body.count).toBe(3);
     jobIds = Object.fromEntries(list.body.results.map((j: any) => [j.external_id, j.id]));
     for (const j of list.body.results) expect(j.run_id).toBe(again.json.run_id);
+  });
+
+  test('jobs import on a terminal shows a progress bar, then the same JSON document (P211)', async () => {
+    const file = jobsFile('jobs-tty.json', [{ external_id: 'tty-1', title: 'Terminal Job' }]);
+    const other = await aCompany(partner.id);
+    const { code, shown } = await onTerminal(['jobs', 'import', '--company', String(other.id), '--file', file], dataDir);
+    expect(code).toBe(0);
+    expect(shown).toContain('Writing jobs [');
+    expect(shown).toContain('0/1 (0%)');
+    const document = shown.slice(shown.lastIndexOf('{\r\n')).replace(/\r\n/g, '\n');
+    expect(JSON.parse(document)).toEqual({ run_id: expect.any(String), created: 1, updated: 0, unchanged: 0, archived: 0 });
   });
 
   test('jobs import of a changed file: one updated, one unchanged, the missing one archived', async () => {

@@ -154,7 +154,14 @@ test('a job import writes one event per created or changed job across transactio
   const partner = await aPartner();
   const company = await aCompany(partner.id);
   const feed = Array.from({ length: 60 }, (_, i) => ({ external_id: `C-${i}`, title: `Job ${i}` }));
-  expect(await importJobs(company.id, feed)).toMatchObject({ created: 60 });
+  // The admin tool's progress bar (P211): one report per transaction written, of the jobs the run writes.
+  const reports: [number, number][] = [];
+  expect(await importJobs(company.id, feed, { onProgress: (done, total) => reports.push([done, total]) })).toMatchObject({ created: 60 });
+  expect(reports).toEqual([
+    [0, 60],
+    [49, 60],
+    [60, 60],
+  ]);
   expect((await outboxItems()).length).toBe(60);
   expect((await api.get('/jobs', { key: partner.key, companyId: company.id })).body.count).toBe(60);
   // A second run renames 25: only those change and emit `job.updated`.
@@ -277,7 +284,14 @@ describe('hiring-admin outbox (P171): what waits after a relay failure, and its 
       process.env.EVENTS_TOPIC_ARN = topic;
     }
     expect(await received()).toEqual([]);
-    expect(await replayOutbox(0)).toMatchObject({ published: 2, waiting: 0 });
+    // The admin tool's progress bar (P211): counted first, then one report per event published.
+    const reports: [number, number][] = [];
+    expect(await replayOutbox(0, { onProgress: (done, total) => reports.push([done, total]) })).toMatchObject({ published: 2, waiting: 0 });
+    expect(reports).toEqual([
+      [0, 2],
+      [1, 2],
+      [2, 2],
+    ]);
     expect((await received()).map((e) => e.id)).toEqual([a.id, b.id]);
   });
 });

@@ -41,9 +41,20 @@ const read = async (company: { id: number }, id: number) =>
 const work = () => api.runtime.poller.drain(30_000);
 const outbox = () => join(api.runtime.dataDir, 'outbox');
 const mails = () => (existsSync(outbox()) ? readdirSync(outbox()) : []);
-const decoded = (eml: string) =>
-  // The text part is Base64 (email.ts); the subject may be encoded words.
-  Buffer.from(eml.split('\r\n\r\n')[2].split('\r\n--')[0].replace(/\r\n/g, ''), 'base64').toString('utf8');
+/** The text part's content: the whole body of a message without attachments, else the first part (P208). */
+function decoded(eml: string): string {
+  const at = eml.indexOf('Content-Type: text/plain');
+  const bodyAt = eml.indexOf('\r\n\r\n', at) + 4;
+  const body = eml.slice(bodyAt).split('\r\n--')[0];
+  // Non-ASCII text is Base64 (email.ts); plain ASCII may stay 7bit.
+  const base64 = /^Content-Transfer-Encoding: base64\r$/im.test(
+    eml
+      .slice(0, bodyAt - 4)
+      .split('\r\n\r\n')
+      .pop()!,
+  );
+  return base64 ? Buffer.from(body.replace(/\r\n/g, ''), 'base64').toString('utf8') : body;
+}
 
 async function events(): Promise<Record<string, any>[]> {
   await api.runtime.relay.drain();

@@ -1,7 +1,7 @@
 /**
  * Invites and the connect page (issue 14, D20) over HTTP, without a browser: the admin commands (the real
  * bin shim against this file's runtime), `magic_link` in the API, and the page's security properties
- * (headers, form token, replay, attempt limits, 404/410, tokens never logged, tenancy), with the Greenhouse
+ * (headers, form token, replay, attempt limits, one "not valid" page, tokens never logged, tenancy), with the Greenhouse
  * simulator on loopback standing in for Greenhouse.
  */
 import { execFile } from 'node:child_process';
@@ -119,12 +119,12 @@ describe('admin commands', () => {
     expect(stored.Item!.magic_link_token.hash).toBe(hashToken(tokenOf(out.json.magic_link)));
   });
 
-  test('invite-link replaces the link (the old one answers 410); bad input is a D2 error that changes nothing', async () => {
+  test('invite-link replaces the link (the old one answers the not-valid page); bad input is a D2 error that changes nothing', async () => {
     const { company, token } = await invite('Relink AG');
     const out = await cli('company', 'invite-link', String(company.id));
     expect(out.code).toBe(0);
     expect(out.json.magic_link).not.toBe(company.magic_link);
-    expect((await page('GET', `/connect/${token}`)).status).toBe(410);
+    expect((await page('GET', `/connect/${token}`)).status).toBe(404);
     expect((await page('GET', `/connect/${tokenOf(out.json.magic_link)}`)).status).toBe(200);
 
     const missing = await cli('company', 'invite', '--partner', String(partner.id));
@@ -213,9 +213,9 @@ describe('the connect page', () => {
       job_sync_active: true,
       candidate_sync_active: true,
     });
-    // Used up: the page, and the same form sent again, answer 410 and change nothing.
-    expect((await page('GET', `/connect/${token}`)).status).toBe(410);
-    expect((await page('POST', `/connect/${token}`, right)).status).toBe(410);
+    // Used up: the page, and the same form sent again, answer the not-valid page and change nothing.
+    expect((await page('GET', `/connect/${token}`)).status).toBe(404);
+    expect((await page('POST', `/connect/${token}`, right)).status).toBe(404);
   });
 
   test('a form without a valid token is refused (403), a replayed form changes nothing (409)', async () => {
@@ -278,20 +278,70 @@ describe('the connect page', () => {
     expect(emitted.map((e) => [e.type, e.data])).toEqual([['company.ats_requested', { ats: 'workday', status: 'requested' }]]);
   });
 
-  test('unknown and malformed tokens get 404, expired ones 410, and the pages name no company', async () => {
+  test('malformed, unknown, expired, used and revoked tokens all get one page: same status, same text, no company (P209)', async () => {
     const expired = await runWithClock(new Date(Date.now() - 15 * 86_400_000), () => invite('Expired Ltd'));
-    const responses = [
-      [await page('GET', `/connect/${'A'.repeat(43)}`), 404],
-      [await page('GET', '/connect/short'), 404],
-      [await page('GET', `/connect/${encodeURIComponent('<script>')}`), 404],
-      [await page('POST', `/connect/${'A'.repeat(43)}`, { ats: 'greenhouse' }), 404],
-      [await page('GET', `/connect/${expired.token}`), 410],
-    ] as const;
-    for (const [response, status] of responses) {
-      expect(response.status).toBe(status);
-      expect(response.text).not.toMatch(/Expired Ltd|Acme|<form/);
+    const revoked = await invite('Revoked Ltd');
+    expect((await cli('company', 'invite-link', String(revoked.company.id))).code).toBe(0);
+    const used = await invite('Used Ltd');
+    const ats = await page('GET', `/connect/${used.token}?ats=workday`);
+    expect(
+      (
+        await page('POST', `/connect/${used.token}`, {
+          form_token: formToken(ats.text),
+          ats: 'workday',
+          contact_name: 'Ada',
+          contact_email: 'ada@used.example',
+        })
+      ).status,
+    ).toBe(200);
+    const answers = new Map([
+      ['unknown', await page('GET', `/connect/${'A'.repeat(43)}`)],
+      ['short', await page('GET', '/connect/short')],
+      ['markup', await page('GET', `/connect/${encodeURIComponent('<script>')}`)],
+      ['bad percent-encoding', await page('GET', '/connect/%E0%A4%A')],
+      ['lone percent', await page('GET', '/connect/%')],
+      ['NUL', await page('GET', '/connect/%00')],
+      ['unknown, posted', await page('POST', `/connect/${'A'.repeat(43)}`, { ats: 'greenhouse' })],
+      ['bad percent-encoding, posted', await page('POST', '/connect/%E0%A4%A', { ats: 'greenhouse' })],
+      ['expired', await page('GET', `/connect/${expired.token}`)],
+      ['expired, with ?ats', await page('GET', `/connect/${expired.token}?ats=greenhouse`)],
+      ['revoked', await page('GET', `/connect/${revoked.token}`)],
+      ['used', await page('GET', `/connect/${used.token}`)],
+    ]);
+    const body = (text: string) => /<main id="main">(.*)<\/main>/.exec(text)?.[1];
+    const first = answers.get('unknown')!;
+    expect(first.status).toBe(404);
+    expect(body(first.text)).toContain('This link is no longer valid');
+    for (const [name, answer] of answers) {
+      expect({ name, status: answer.status, type: answer.headers.get('content-type'), body: body(answer.text) }).toEqual({
+        name,
+        status: 404,
+        type: 'text/html; charset=utf-8',
+        body: body(first.text),
+      });
+      expect(answer.text).not.toMatch(/Expired Ltd|Revoked Ltd|Used Ltd|Acme|<form|expired|used already|revoked/i);
     }
+    // Nothing was stored for any of them: the expired link's company is as it was, the used one stays requested.
     expect(await listed(partner.key, expired.company.id)).toMatchObject({ status: 'invited', magic_link: null });
+    expect(await listed(partner.key, used.company.id)).toMatchObject({ status: 'requested' });
+  });
+
+  test('the other token pages answer a malformed token with their own HTML page, never JSON (P210)', async () => {
+    for (const path of ['/r/%E0%A4%A', '/r/%E0%A4%A/unsubscribe', '/r/%']) {
+      const response = await fetch(`${api.url}${path}`, { redirect: 'manual' });
+      expect({ path, status: response.status, type: response.headers.get('content-type') }).toEqual({
+        path,
+        status: 404,
+        type: 'text/html; charset=utf-8',
+      });
+    }
+  });
+
+  test('the API outside the pages still answers a bad path segment in the D2 shape (nothing changes there)', async () => {
+    const response = await fetch(`${api.url}/companies/%E0%A4%A`, { headers: { Authorization: `Bearer ${partner.key}` } });
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^application\/(problem\+)?json/);
+    expect(await response.json()).toMatchObject({ code: expect.any(String), detail: expect.any(String) });
   });
 
   test('attempts are limited per link (form posts) and per address (every request): 429 with Retry-After', async () => {

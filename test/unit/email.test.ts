@@ -25,7 +25,7 @@ describe('e-mail fallback message', () => {
   test('the attachment travels as Base64 in its own part', () => {
     expect(raw).toContain('Content-Type: application/pdf; name="cv _final___.pdf"');
     expect(raw).toContain(Buffer.from('%PDF-1.4').toString('base64'));
-    expect(raw).toContain('Date: Thu, 01 Jan 2026 00:00:00 GMT');
+    expect(raw).toContain('Date: Thu, 01 Jan 2026 00:00:00 +0000');
   });
 
   test('a content type carrying line breaks and a second header is never written raw (issue 10, defect 5)', async () => {
@@ -49,6 +49,36 @@ describe('e-mail fallback message', () => {
       'Content-Type: text/plain; charset=utf-8',
       'Content-Type: application/octet-stream; name=cv.pdf',
     ]);
+  });
+});
+
+describe('what the library is given is all it writes (P208)', () => {
+  test('a sender or subject with lone CR or LF adds no header line', async () => {
+    const raw = await mimeMessage(
+      { to: 'hr@example.com', subject: 'Hi\rBcc: a@example.com\nX-Evil: 1', text: 'Hello', attachments: [] },
+      'applications@example.com\r\nBcc: b@example.com',
+    );
+    const head = raw.slice(0, raw.indexOf('\r\n\r\n')).split('\r\n');
+    expect(head.filter((l) => /^(Bcc|X-Evil):/i.test(l))).toEqual([]);
+    expect(raw.replace(/\r\n/g, '').includes('\r')).toBe(false);
+  });
+
+  test('a message without attachments is one text part; line ends become CRLF', async () => {
+    const raw = await mimeMessage(
+      { to: 'hr@example.com', subject: 'Cook', text: 'Hello\nsecond line\r\nthird', attachments: [] },
+      'applications@example.com',
+    );
+    expect(raw).not.toContain('multipart/');
+    expect(raw).toMatch(/^Content-Type: text\/plain; charset=utf-8\r$/m);
+    expect(raw.replace(/\r\n/g, '').includes('\n')).toBe(false);
+    expect(raw).toMatch(/^MIME-Version: 1\.0\r$/m);
+  });
+
+  test('non-ASCII text is Base64, never 8-bit in the message', async () => {
+    const raw = await mimeMessage({ to: 'hr@example.com', subject: 'Grüße', text: 'Grüße aus Köln', attachments: [] }, 'a@example.com');
+    expect([...raw].every((c) => c.charCodeAt(0) < 0x80)).toBe(true);
+    expect(raw).toContain('Content-Transfer-Encoding: base64');
+    expect(raw).toContain(Buffer.from('Grüße aus Köln').toString('base64'));
   });
 });
 
@@ -92,7 +122,7 @@ describe('a resent message is the same message (issue 12: a crash between sendin
   });
 });
 
-describe('the MIME text itself (built in email.ts since P136)', () => {
+describe('the MIME text itself (nodemailer MailComposer since P208)', () => {
   const long = 'Bewerbung: Küchenchef (m/w/d) für unser Restaurant am Hafen – Größe, Übersicht und Ämter';
   const name = 'Lebenslauf Jürgen Müller – Zeugnisse und Referenzen aus fünfzehn Jahren.pdf';
   const content = Buffer.from(Array.from({ length: 300 }, (_, i) => i % 256));

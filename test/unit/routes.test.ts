@@ -30,6 +30,18 @@ describe('route table', () => {
     expect(matchRoute('GET', '/jobs/%E0%A4%A')).toEqual({ methods: [] });
   });
 
+  test("a page's token segment that is not valid percent-encoding still reaches the page, raw (P210)", () => {
+    expect(matchRoute('GET', '/connect/%E0%A4%A').match).toMatchObject({
+      route: { id: 'ConnectPage' },
+      pathParameters: { token: '%E0%A4%A' },
+    });
+    expect(matchRoute('POST', '/connect/%').match).toMatchObject({ route: { id: 'ConnectSubmit' }, pathParameters: { token: '%' } });
+    expect(matchRoute('GET', '/r/%E0/unsubscribe').match?.pathParameters).toEqual({ token: '%E0' });
+    // Decodable segments are decoded as before; API routes still match nothing for a bad one.
+    expect(matchRoute('GET', '/connect/a%20b').match?.pathParameters).toEqual({ token: 'a b' });
+    expect(matchRoute('GET', '/companies/%E0').match).toBeUndefined();
+  });
+
   test('both spellings of every path', () => {
     expect(pathVariants('/companies/{id}/')).toEqual(['/companies/{id}', '/companies/{id}/']);
     expect(pathVariants('/jobs')).toEqual(['/jobs', '/jobs/']);
