@@ -65,7 +65,7 @@ const EXCEPTIONS: Record<string, FunctionBudget['exception']> = {
   SyncWorker: {
     maxBytes: 680_000,
     reason:
-      "nodemailer's MailComposer builds the e-mail fallback (issue 25, P208): 130 kB, 76 kB of it the library's " +
+      "nodemailer's MailComposer builds the e-mail fallback (issue 25, P218): 130 kB, 76 kB of it the library's " +
       'file-extension table, which we never consult (every part gets its content type) and esbuild cannot drop. ' +
       'Measured 548.5 kB before, 677.4 kB with it.',
   },
@@ -87,7 +87,7 @@ function clientsOutsideAccess(access: FunctionAccess, consumesQueue = false): st
     ...(access.syncQueue || access.jobImportQueue || access.webhookQueue || consumesQueue ? [] : ['@aws-sdk/client-sqs']),
     ...(access.credentials ? [] : ['@aws-sdk/client-kms']),
     ...(access.events ? [] : ['@aws-sdk/client-sns']),
-    // The MIME library (P208) only where e-mail is sent.
+    // The MIME library (P218) only where e-mail is sent.
     ...(access.email ? [] : ['@aws-sdk/client-sesv2', 'nodemailer']),
   ];
 }

@@ -22,7 +22,7 @@ export function progressBar(task: string, stream: NodeJS.WriteStream = process.s
       format: `${task} [{bar}] {value}/{total} ({percentage}%)`,
       hideCursor: true,
       clearOnComplete: true,
-      // The bar never decides it is done: the command stops it (a total may still grow, P211).
+      // The bar never decides it is done: the command stops it (a total may still grow, P221).
       stopOnComplete: false,
     },
     cliProgress.Presets.shades_classic,

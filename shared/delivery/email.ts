@@ -36,7 +36,7 @@ const safeName = (value: string) => value.replace(/["\\\r\n]/g, '_');
 const safeContentType = (value: string) => parseMediaType(value)?.essence ?? 'application/octet-stream';
 
 /**
- * The message as MIME text, built by nodemailer's MailComposer (docs/decisions.md, P208, replacing P136's
+ * The message as MIME text, built by nodemailer's MailComposer (docs/decisions.md, P218, replacing P136's
  * hand-built text): RFC 5322 headers with RFC 2047 encoded words where needed, `multipart/mixed` with the text
  * part and one part per attachment (a message without attachments is the text part alone), RFC 2231 file
  * names, header lines folded within 78 characters, non-ASCII text and every attachment in Base64

@@ -45,7 +45,7 @@ export type Invitation = { state: 'open'; hash: string; company: CompanyRecord; 
 /**
  * What a token opens. `not_valid` for every token that opens nothing: malformed, never issued, used, revoked,
  * expired, or its company connected or deleted meanwhile. One state, so the page cannot tell them apart
- * either (issue 25, P209).
+ * either (issue 25, P219).
  */
 export async function openInvitation(token: string): Promise<Invitation> {
   const notValid = { state: 'not_valid' } as const;

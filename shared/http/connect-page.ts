@@ -8,7 +8,7 @@
  * POST carries a form token bound to the link by an HMAC and used once (a replayed form changes nothing);
  * attempts are counted per client address (every request) and per link (every POST) in fixed one-hour
  * windows in the table (TTL), beyond which a 429 page answers. Every token that opens nothing (malformed,
- * unknown, used, revoked, expired) gets the same plain 404 page, which names no company and not the case (P209).
+ * unknown, used, revoked, expired) gets the same plain 404 page, which names no company and not the case (P219).
  */
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
@@ -123,7 +123,7 @@ async function claimForm(nonce: string, expires: number): Promise<boolean> {
 
 /**
  * The one answer for every token that opens nothing (malformed, unknown, expired, used, revoked, or its company
- * connected meanwhile): the same status, title and text, so the page tells nobody which case it was (P209).
+ * connected meanwhile): the same status, title and text, so the page tells nobody which case it was (P219).
  * 404 rather than 410: for a token that was never issued, 410 would claim that it once existed.
  */
 export const LINK_NOT_VALID_STATUS = 404;

@@ -218,7 +218,7 @@ export function matchRoute(method: string, path: string): { match?: RouteMatch; 
       if (name) {
         if (!requested[i]) return false;
         // A page's segment that is not valid percent-encoding is still its token: the page answers it (its
-        // "not valid" page) instead of the API's JSON 404 (issue 25, P210). API routes do not match it.
+        // "not valid" page) instead of the API's JSON 404 (issue 25, P220). API routes do not match it.
         const value = safeDecode(requested[i]) ?? (PAGE_ROUTES.has(route) ? requested[i] : undefined);
         if (value === undefined) return false;
         params[name] = value;

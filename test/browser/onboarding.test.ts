@@ -150,14 +150,14 @@ test('invite → open the link → Greenhouse → a wrong board token shows the 
 
   expect(await listed(await idOf('Acme Bakery'))).toMatchObject({ status: 'active', ats: 'greenhouse', magic_link: null });
 
-  // The used link now shows the one page for links that open nothing (P209).
+  // The used link now shows the one page for links that open nothing (P219).
   const used = await page.goto(link);
   expect(used!.status()).toBe(404);
   expect(await page.locator('h1').innerText()).toBe('This link is no longer valid');
   await expectAccessible();
 });
 
-test('malformed, unknown, expired and revoked links all show the same HTML page with the same status (P209)', async () => {
+test('malformed, unknown, expired and revoked links all show the same HTML page with the same status (P219)', async () => {
   const expired = await runWithClock(new Date(Date.now() - 15 * 86_400_000), () => invite('Old Invite Ltd'));
   const revoked = await invite('Revoked Invite Ltd');
   await reissueMagicLink(await idOf('Revoked Invite Ltd'), api.url);

@@ -162,7 +162,7 @@ describe('hiring-admin against a running server (runtime.json)', () => {
     const first = await cli(['jobs', 'import', '--company', String(company.id), '--file', file], dataDir);
     expect(first.code).toBe(0);
     expect(first.json).toEqual({ run_id: expect.stringMatching(/^[0-9a-f-]{36}$/), created: 3, updated: 0, unchanged: 0, archived: 0 });
-    // Piped: no progress bar, nothing on stderr, stdout exactly the document (P211).
+    // Piped: no progress bar, nothing on stderr, stdout exactly the document (P221).
     expect(first.stderr).toBe('');
     expect(first.stdout).toBe(`${JSON.stringify(first.json, null, 2)}\n`);
 
@@ -177,7 +177,7 @@ describe('hiring-admin against a running server (runtime.json)', () => {
     for (const j of list.body.results) expect(j.run_id).toBe(again.json.run_id);
   });
 
-  test('jobs import on a terminal shows a progress bar, then the same JSON document (P211)', async () => {
+  test('jobs import on a terminal shows a progress bar, then the same JSON document (P221)', async () => {
     const file = jobsFile('jobs-tty.json', [{ external_id: 'tty-1', title: 'Terminal Job' }]);
     const other = await aCompany(partner.id);
     const { code, shown } = await onTerminal(['jobs', 'import', '--company', String(other.id), '--file', file], dataDir);

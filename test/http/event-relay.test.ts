@@ -154,7 +154,7 @@ test('a job import writes one event per created or changed job across transactio
   const partner = await aPartner();
   const company = await aCompany(partner.id);
   const feed = Array.from({ length: 60 }, (_, i) => ({ external_id: `C-${i}`, title: `Job ${i}` }));
-  // The admin tool's progress bar (P211): one report per transaction written, of the jobs the run writes.
+  // The admin tool's progress bar (P221): one report per transaction written, of the jobs the run writes.
   const reports: [number, number][] = [];
   expect(await importJobs(company.id, feed, { onProgress: (done, total) => reports.push([done, total]) })).toMatchObject({ created: 60 });
   expect(reports).toEqual([
@@ -284,7 +284,7 @@ describe('hiring-admin outbox (P171): what waits after a relay failure, and its 
       process.env.EVENTS_TOPIC_ARN = topic;
     }
     expect(await received()).toEqual([]);
-    // The admin tool's progress bar (P211): counted first, then one report per event published.
+    // The admin tool's progress bar (P221): counted first, then one report per event published.
     const reports: [number, number][] = [];
     expect(await replayOutbox(0, { onProgress: (done, total) => reports.push([done, total]) })).toMatchObject({ published: 2, waiting: 0 });
     expect(reports).toEqual([

@@ -41,7 +41,7 @@ const read = async (company: { id: number }, id: number) =>
 const work = () => api.runtime.poller.drain(30_000);
 const outbox = () => join(api.runtime.dataDir, 'outbox');
 const mails = () => (existsSync(outbox()) ? readdirSync(outbox()) : []);
-/** The text part's content: the whole body of a message without attachments, else the first part (P208). */
+/** The text part's content: the whole body of a message without attachments, else the first part (P218). */
 function decoded(eml: string): string {
   const at = eml.indexOf('Content-Type: text/plain');
   const bodyAt = eml.indexOf('\r\n\r\n', at) + 4;

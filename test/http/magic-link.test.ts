@@ -278,7 +278,7 @@ describe('the connect page', () => {
     expect(emitted.map((e) => [e.type, e.data])).toEqual([['company.ats_requested', { ats: 'workday', status: 'requested' }]]);
   });
 
-  test('malformed, unknown, expired, used and revoked tokens all get one page: same status, same text, no company (P209)', async () => {
+  test('malformed, unknown, expired, used and revoked tokens all get one page: same status, same text, no company (P219)', async () => {
     const expired = await runWithClock(new Date(Date.now() - 15 * 86_400_000), () => invite('Expired Ltd'));
     const revoked = await invite('Revoked Ltd');
     expect((await cli('company', 'invite-link', String(revoked.company.id))).code).toBe(0);
@@ -326,7 +326,7 @@ describe('the connect page', () => {
     expect(await listed(partner.key, used.company.id)).toMatchObject({ status: 'requested' });
   });
 
-  test('the other token pages answer a malformed token with their own HTML page, never JSON (P210)', async () => {
+  test('the other token pages answer a malformed token with their own HTML page, never JSON (P220)', async () => {
     for (const path of ['/r/%E0%A4%A', '/r/%E0%A4%A/unsubscribe', '/r/%']) {
       const response = await fetch(`${api.url}${path}`, { redirect: 'manual' });
       expect({ path, status: response.status, type: response.headers.get('content-type') }).toEqual({

@@ -1,5 +1,5 @@
 /**
- * The admin tool's progress bar (issue 25, P211): drawn on a terminal only, removed when the command ends.
+ * The admin tool's progress bar (issue 25, P221): drawn on a terminal only, removed when the command ends.
  */
 import { PassThrough } from 'node:stream';
 import { progressBar, withProgress } from '../../local/admin/progress.js';

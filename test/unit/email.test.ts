@@ -52,7 +52,7 @@ describe('e-mail fallback message', () => {
   });
 });
 
-describe('what the library is given is all it writes (P208)', () => {
+describe('what the library is given is all it writes (P218)', () => {
   test('a sender or subject with lone CR or LF adds no header line', async () => {
     const raw = await mimeMessage(
       { to: 'hr@example.com', subject: 'Hi\rBcc: a@example.com\nX-Evil: 1', text: 'Hello', attachments: [] },
@@ -122,7 +122,7 @@ describe('a resent message is the same message (issue 12: a crash between sendin
   });
 });
 
-describe('the MIME text itself (nodemailer MailComposer since P208)', () => {
+describe('the MIME text itself (nodemailer MailComposer since P218)', () => {
   const long = 'Bewerbung: Küchenchef (m/w/d) für unser Restaurant am Hafen – Größe, Übersicht und Ämter';
   const name = 'Lebenslauf Jürgen Müller – Zeugnisse und Referenzen aus fünfzehn Jahren.pdf';
   const content = Buffer.from(Array.from({ length: 300 }, (_, i) => i % 256));

@@ -30,7 +30,7 @@ describe('route table', () => {
     expect(matchRoute('GET', '/jobs/%E0%A4%A')).toEqual({ methods: [] });
   });
 
-  test("a page's token segment that is not valid percent-encoding still reaches the page, raw (P210)", () => {
+  test("a page's token segment that is not valid percent-encoding still reaches the page, raw (P220)", () => {
     expect(matchRoute('GET', '/connect/%E0%A4%A').match).toMatchObject({
       route: { id: 'ConnectPage' },
       pathParameters: { token: '%E0%A4%A' },
