@@ -4,6 +4,7 @@
  * local/ and nothing but tests imports it, nothing imports tests, no import is circular, and only the outbox
  * relay imports the SNS client (P115). Generated modules (shared/generated/) are named for the layer that owns
  * them (`jobs-validators.ts`): no layer below that one imports them, and they import only shared/platform.
+ * The TypeScript client (clients/typescript) is shipped alone and imports nothing of the service.
  * Type-only imports count too. test/unit/architecture.test.ts runs these rules in `npm test`.
  */
 const LAYERS = ['platform', 'companies', 'jobs', 'applications', 'delivery', 'http'];
@@ -77,6 +78,14 @@ module.exports = {
       severity: 'error',
       from: { pathNot: '^shared/(delivery/event-relay|platform/clients)\\.ts$' },
       to: { path: '(^|/)@aws-sdk/client-sns(/|$)' },
+    },
+    {
+      name: 'client-stands-alone',
+      comment:
+        'the TypeScript client (clients/typescript) is published on its own: it imports only its own files and its declared packages, never the service',
+      severity: 'error',
+      from: { path: '^clients/' },
+      to: { path: '^(shared|functions|local|container|lib|bin|scripts|bench|test)/' },
     },
     {
       name: 'not-to-unresolvable',
