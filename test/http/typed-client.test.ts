@@ -29,6 +29,7 @@ import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 const PDF = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('rest-of-png')]);
 const JOBS = 12;
+const ARCHIVED = 7;
 
 let api: TestRuntime;
 let partner: Awaited<ReturnType<typeof aPartner>>;
@@ -46,13 +47,15 @@ beforeAll(async () => {
   companies = [];
   for (let i = 0; i < 5; i++) companies.push(await aCompany(partner.id));
   otherCompany = await aCompany(other.id);
-  await withJobs(
-    companies[0].id,
-    Array.from({ length: JOBS }, () => aJob()),
-  );
+  await withJobs(companies[0].id, [
+    ...Array.from({ length: JOBS }, () => aJob()),
+    ...Array.from({ length: ARCHIVED }, () => aJob({ status: 'archived' })),
+  ]);
   await withJobs(otherCompany.id, [aJob()]);
   client = createHiringClient({ baseUrl: api.url, apiKey: partner.key, retry: { baseDelayMs: 5 } });
-  jobIds = (await api.get(`/jobs?page_size=50`, { key: partner.key, companyId: companies[0].id })).body.results.map((j: any) => j.id);
+  jobIds = (await api.get(`/jobs?page_size=50&status=active`, { key: partner.key, companyId: companies[0].id })).body.results.map(
+    (j: any) => j.id,
+  );
   dir = mkdtempSync(join(tmpdir(), 'typed-client-'));
 });
 afterAll(async () => {
@@ -75,17 +78,23 @@ describe('walking every page with for await', () => {
     expect(seen.sort((a, b) => a - b)).toEqual(companies.map((c) => c.id).sort((a, b) => a - b));
   });
 
-  test('jobs: twelve jobs in pages of five, each once, filters kept across pages', async () => {
+  test('jobs: twelve active jobs in pages of five, each once; the filter is kept across pages', async () => {
     const acme = client.company(companies[0].id);
     const pages = [];
-    for await (const page of acme.jobs.list({ page_size: 5 }).pages()) pages.push(page.results.map((j) => j.id));
+    for await (const page of acme.jobs.list({ page_size: 5, status: 'active' }).pages()) pages.push(page.results.map((j) => j.id));
     expect(pages.map((p) => p.length)).toEqual([5, 5, 2]);
     expect(pages.flat().sort((a, b) => a - b)).toEqual([...jobIds].sort((a, b) => a - b));
     expect(new Set(pages.flat()).size).toBe(JOBS);
 
-    const active: string[] = [];
-    for await (const job of acme.jobs.list({ page_size: 5, status: 'archived' })) active.push(job.title);
-    expect(active).toEqual([]);
+    const archived: { id: number; status: string }[] = [];
+    let archivedPages = 0;
+    for await (const page of acme.jobs.list({ page_size: 3, status: 'archived' }).pages()) {
+      archivedPages++;
+      archived.push(...page.results.map(({ id, status }) => ({ id, status })));
+    }
+    expect(archivedPages).toBe(3);
+    expect(archived).toHaveLength(ARCHIVED);
+    expect(archived.every((j) => j.status === 'archived' && !jobIds.includes(j.id))).toBe(true);
     const one = await acme.jobs.get(jobIds[0]);
     expect(one.id).toBe(jobIds[0]);
   });

@@ -37,7 +37,18 @@ function cruise(cwd: string, paths: string[]): { violations: Violation[]; module
 }
 
 test('the real tree keeps every architecture rule', () => {
-  const { violations, modules } = cruise(root, ['shared', 'functions', 'local', 'container', 'lib', 'bin', 'scripts', 'bench', 'test', 'clients']);
+  const { violations, modules } = cruise(root, [
+    'shared',
+    'functions',
+    'local',
+    'container',
+    'lib',
+    'bin',
+    'scripts',
+    'bench',
+    'test',
+    'clients',
+  ]);
   expect(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
   expect(modules).toBeGreaterThan(100);
 });
