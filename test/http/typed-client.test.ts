@@ -119,6 +119,16 @@ describe('walking every page with for await', () => {
   });
 });
 
+test('a company updated through the client (PATCH, Company-Id sent for it)', async () => {
+  const updated = await client.company(companies[4].id).update({ website: 'https://acme.example/', city: 'Berlin' });
+  expect(updated).toMatchObject({ id: companies[4].id, website: 'https://acme.example/', city: 'Berlin' });
+  const error = await client
+    .company(companies[4].id)
+    .update({ primary_color: 'red' })
+    .catch((e: unknown) => e);
+  expect(error).toMatchObject({ name: 'ValidationError', status: 400, errors: { primary_color: [expect.any(String)] } });
+});
+
 describe('creates with attachments', () => {
   test('from a Buffer and from a file path: stored byte for byte, named and typed', async () => {
     const path = join(dir, 'portrait.png');
