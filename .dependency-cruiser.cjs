@@ -4,6 +4,7 @@
  * local/ and nothing but tests imports it, nothing imports tests, no import is circular, and only the outbox
  * relay imports the SNS client (P115). Generated modules (shared/generated/) are named for the layer that owns
  * them (`jobs-validators.ts`): no layer below that one imports them, and they import only shared/platform.
+ * The TypeScript client (clients/typescript) is shipped alone and imports nothing of the service.
  * Type-only imports count too. test/unit/architecture.test.ts runs these rules in `npm test`.
  */
 const LAYERS = ['platform', 'companies', 'jobs', 'applications', 'delivery', 'http'];
@@ -79,6 +80,14 @@ module.exports = {
       to: { path: '(^|/)@aws-sdk/client-sns(/|$)' },
     },
     {
+      name: 'client-stands-alone',
+      comment:
+        'the TypeScript client (clients/typescript) is published on its own: it imports only its own files and its declared packages, never the service',
+      severity: 'error',
+      from: { path: '^clients/' },
+      to: { path: '^(shared|functions|local|container|lib|bin|scripts|bench|test)/' },
+    },
+    {
       name: 'not-to-unresolvable',
       comment: 'every import resolves (a layer import that does not resolve would escape the rules)',
       severity: 'error',
@@ -89,7 +98,8 @@ module.exports = {
   options: {
     doNotFollow: { path: 'node_modules' },
     // node_modules stay in the graph as leaves (not followed), so that a rule can name a package.
-    exclude: { path: '^(cdk\\.out|\\.data|coverage)/' },
+    // clients/typescript/dist is build output (`npm pack`), rewritten while tests run.
+    exclude: { path: '^(cdk\\.out|\\.data|coverage|clients/typescript/dist)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

@@ -6,6 +6,8 @@
 FROM node:24-bookworm-slim AS build
 WORKDIR /src
 COPY package.json package-lock.json ./
+# The root package.json names the TypeScript client as a workspace; npm ci needs its manifest (not its code).
+COPY clients/typescript/package.json ./clients/typescript/
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY shared ./shared

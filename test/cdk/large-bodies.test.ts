@@ -139,13 +139,14 @@ describe('-c largeBodies=true', () => {
     for (const file of [
       'Dockerfile',
       'package-lock.json',
+      'clients/typescript/package.json',
       'container/server.ts',
       'local/http-adapter.ts',
       'functions/applications/create.ts',
     ])
       expect([file, existsSync(join(staged, file))]).toEqual([file, true]);
     // .dockerignore keeps the build context small: no dependencies, tests or emulators.
-    for (const file of ['node_modules', 'test', 'local/emulators.ts', 'cdk.out', '.data'])
+    for (const file of ['node_modules', 'test', 'local/emulators.ts', 'cdk.out', '.data', 'clients/typescript/src'])
       expect([file, existsSync(join(staged, file))]).toEqual([file, false]);
   });
 

@@ -37,7 +37,18 @@ function cruise(cwd: string, paths: string[]): { violations: Violation[]; module
 }
 
 test('the real tree keeps every architecture rule', () => {
-  const { violations, modules } = cruise(root, ['shared', 'functions', 'local', 'container', 'lib', 'bin', 'scripts', 'bench', 'test']);
+  const { violations, modules } = cruise(root, [
+    'shared',
+    'functions',
+    'local',
+    'container',
+    'lib',
+    'bin',
+    'scripts',
+    'bench',
+    'test',
+    'clients',
+  ]);
   expect(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
   expect(modules).toBeGreaterThan(100);
 });
@@ -64,7 +75,7 @@ describe('each rule fails a tree that breaks it', () => {
       ...new Set(
         cruise(
           dir,
-          ['shared', 'functions', 'local', 'container', 'lib', 'test'].filter((d) => existsSync(join(dir, d))),
+          ['shared', 'functions', 'local', 'container', 'lib', 'test', 'clients'].filter((d) => existsSync(join(dir, d))),
         ).violations.map((v) => v.rule.name),
       ),
     ].sort();
@@ -148,6 +159,17 @@ describe('each rule fails a tree that breaks it', () => {
       'shared/generated/companies-validators.ts': "import { schema } from '#companies/companies.js';\nexport const s = schema;\n",
     });
     expect(rulesBroken()).toEqual(['generated-imports-only-platform']);
+  });
+
+  test('the TypeScript client importing the service (it is published alone)', () => {
+    write({
+      'shared/platform/errors.ts': 'export const codes = [];\n',
+      'clients/typescript/src/errors.ts': 'export const own = 1;\n',
+      'clients/typescript/src/index.ts': "import { own } from './errors.js';\nexport const i = own;\n",
+    });
+    expect(rulesBroken()).toEqual([]);
+    write({ 'clients/typescript/src/client.ts': "import { codes } from '../../../shared/platform/errors.js';\nexport const c = codes;\n" });
+    expect(rulesBroken()).toEqual(['client-stands-alone']);
   });
 
   test('a circular import', () => {
