@@ -200,7 +200,7 @@ export interface components {
         CompanyPatch: {
             name?: string;
             /** @enum {string} */
-            ats?: "sandbox" | "greenhouse" | "lever" | "personio" | "teamtailor" | "recruitee" | "workday";
+            ats?: "sandbox" | "greenhouse" | "lever" | "personio" | "teamtailor" | "recruitee" | "ashby" | "smartrecruiters" | "workable" | "workday";
             partner_company_id?: string | null;
             /** Format: http-url */
             website?: string | null;
@@ -215,6 +215,30 @@ export interface components {
             /** Format: email */
             contact_email?: string | null;
             contact_phone?: string | null;
+            /** @description Read-only: ignored when sent (`id` cannot be set through the interface). */
+            readonly id?: unknown;
+            /** @description Read-only: ignored when sent (`slug` cannot be set through the interface). */
+            readonly slug?: unknown;
+            /** @description Read-only: ignored when sent (`ats_name` cannot be set through the interface). */
+            readonly ats_name?: unknown;
+            /** @description Read-only: ignored when sent (`partner` cannot be set through the interface). */
+            readonly partner?: unknown;
+            /** @description Read-only: ignored when sent (`job_sync_active` cannot be set through the interface). */
+            readonly job_sync_active?: unknown;
+            /** @description Read-only: ignored when sent (`candidate_sync_active` cannot be set through the interface). */
+            readonly candidate_sync_active?: unknown;
+            /** @description Read-only: ignored when sent (`jobs_last_synced_at` cannot be set through the interface). */
+            readonly jobs_last_synced_at?: unknown;
+            /** @description Read-only: ignored when sent (`status` cannot be set through the interface). */
+            readonly status?: unknown;
+            /** @description Read-only: ignored when sent (`is_test` cannot be set through the interface). */
+            readonly is_test?: unknown;
+            /** @description Read-only: ignored when sent (`magic_link` cannot be set through the interface). */
+            readonly magic_link?: unknown;
+            /** @description Read-only: ignored when sent (`created_at` cannot be set through the interface). */
+            readonly created_at?: unknown;
+            /** @description Read-only: ignored when sent (`updated_at` cannot be set through the interface). */
+            readonly updated_at?: unknown;
         };
         Job: {
             id: number;
@@ -577,7 +601,12 @@ export interface components {
             /** @enum {string|null} */
             gender: "male" | "female" | "diverse" | "not_specified" | null;
             phone: string | null;
-            location: components["schemas"]["CandidateLocation"] | null;
+            location: {
+                street: string | null;
+                city: string | null;
+                country: string | null;
+                postcode: string | null;
+            } | null;
             skills: string[];
         };
         /** @description The candidate as the application list shows it, with `birthdate`, `language` and `nationality` (D9). */
@@ -594,7 +623,12 @@ export interface components {
             language: string | null;
             nationality: string | null;
             phone: string | null;
-            location: components["schemas"]["CandidateLocation"] | null;
+            location: {
+                street: string | null;
+                city: string | null;
+                country: string | null;
+                postcode: string | null;
+            } | null;
             skills: string[];
         };
         Attachment: {
@@ -937,7 +971,7 @@ export interface operations {
                 "Company-Id": components["parameters"]["CompanyId"];
             };
             path: {
-                /** @description A record id; a value that names no record of the `Company-Id` company (including one that is not an integer) is a 404. */
+                /** @description A record id: a value that is no positive integer is a 400 naming the parameter; one that names no record of the `Company-Id` company is a 404. */
                 id: number;
             };
             cookie?: never;
@@ -1040,7 +1074,7 @@ export interface operations {
                 "Company-Id": components["parameters"]["CompanyId"];
             };
             path: {
-                /** @description A record id; a value that names no record of the `Company-Id` company (including one that is not an integer) is a 404. */
+                /** @description A record id: a value that is no positive integer is a 400 naming the parameter; one that names no record of the `Company-Id` company is a 404. */
                 id: number;
             };
             cookie?: never;
@@ -1211,7 +1245,7 @@ export interface operations {
                 "Company-Id": components["parameters"]["CompanyId"];
             };
             path: {
-                /** @description A record id; a value that names no record of the `Company-Id` company (including one that is not an integer) is a 404. */
+                /** @description A record id: a value that is no positive integer is a 400 naming the parameter; one that names no record of the `Company-Id` company is a 404. */
                 id: number;
             };
             cookie?: never;

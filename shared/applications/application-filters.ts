@@ -1,0 +1,96 @@
+/**
+ * The filters of `GET /applications/`, declared once (issue 22): the planner (application-list.ts), the
+ * store's layout (which slots and totals an application is written to, application-store.ts), the OpenAPI
+ * document and the list-model test all derive from this list. `serve` says how each is served
+ * (docs/access-patterns.md):
+ * - `slot`: a keys-only slot index of its own, partition `<company apps>#<filter>=<value>`; `absent: true`
+ *   also puts the records without a value in a partition of their own, so the filter's complement is
+ *   readable as keys (P177);
+ * - `index`: a shared lookup index (GSI2 by e-mail, GSI3 by job);
+ * - `range`: a date index of the company's collection, or its own created order (GSI1);
+ * - `totals`: where the number of matches is counted: `company` attributes of the company's application
+ *   counter (few values each); `folded` there while few, else items of their own (P160); `job` values folded
+ *   into their job's counter item (P181); `own` items (a job's applications); `keys` counted from the index.
+ */
+import { SYNC_STATUSES } from '#applications/applications.js';
+import type { FilterDeclaration } from '#platform/filters.js';
+import type { IndexName } from '#platform/table.js';
+
+export type ApplicationServe =
+  | { slot: IndexName; totals: 'company' | 'folded' | 'job' | 'keys'; absent?: true }
+  | { index: 'GSI2' | 'GSI3'; totals: 'own' | 'keys' }
+  | { range: 'DATE1' | 'DATE2' | 'GSI1' };
+
+export const APPLICATION_FILTER_DECLARATIONS = [
+  { name: 'email', kind: 'exact', value: 'string', about: "the applicant's e-mail address", serve: { index: 'GSI2', totals: 'keys' } },
+  {
+    name: 'partner_application_id',
+    kind: 'exact',
+    value: 'string',
+    about: '`partner_application_id`',
+    serve: { slot: 'SLOT5', totals: 'keys' },
+  },
+  { name: 'partner_job_id', kind: 'exact', value: 'string', about: '`partner_job_id`', serve: { slot: 'SLOT6', totals: 'job' } },
+  {
+    name: 'partner',
+    kind: 'exact',
+    value: 'id',
+    about: 'the ID of the partner that submitted the application',
+    serve: { slot: 'SLOT2', totals: 'company' },
+  },
+  {
+    name: 'agency',
+    kind: 'exact',
+    value: 'id',
+    about: 'the ID of the agency that submitted the application',
+    serve: { slot: 'SLOT3', totals: 'company', absent: true },
+  },
+  { name: 'agency_job_id', kind: 'exact', value: 'string', about: '`agency_job_id`', serve: { slot: 'SLOT8', totals: 'job' } },
+  { name: 'channel', kind: 'exact', value: 'string', about: '`channel`', serve: { slot: 'SLOT4', totals: 'folded', absent: true } },
+  // After `channel`: the fold places channel values on the company's counter first (P160).
+  {
+    name: 'partner_company_id',
+    kind: 'exact',
+    value: 'string',
+    about: '`partner_company_id`',
+    serve: { slot: 'SLOT7', totals: 'folded', absent: true },
+  },
+  { name: 'job', kind: 'exact', value: 'id', about: 'the job ID', serve: { index: 'GSI3', totals: 'own' } },
+  { name: 'sync_status', kind: 'exact', value: SYNC_STATUSES, about: 'the ATS sync state', serve: { slot: 'SLOT1', totals: 'company' } },
+  { name: 'applied_at', kind: 'gte', value: 'date', about: 'applied_at', serve: { range: 'DATE1' } },
+  { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'GSI1' } },
+  { name: 'updated_at', kind: 'gte', value: 'date', about: 'updated_at', serve: { range: 'DATE2' } },
+] as const satisfies readonly FilterDeclaration<ApplicationServe>[];
+
+type Declared = (typeof APPLICATION_FILTER_DECLARATIONS)[number];
+/** The filters with a slot of their own. */
+export type SlotFilter = Extract<Declared, { serve: { slot: string } }>['name'];
+type Totals<T extends string> = Extract<Declared, { serve: { totals: T } }>['name'];
+
+export const APPLICATION_FILTERS = APPLICATION_FILTER_DECLARATIONS.map((d) => d.name);
+
+const having = <T extends Declared>(test: (d: Declared) => d is T) => APPLICATION_FILTER_DECLARATIONS.filter(test);
+
+/** Slot filters and their index. */
+export const APPLICATION_FILTER_SLOTS: ReadonlyMap<SlotFilter, IndexName> = new Map(
+  having((d): d is Extract<Declared, { serve: { slot: string } }> => 'slot' in d.serve).map((d) => [d.name, d.serve.slot]),
+);
+
+const namesWith = <T extends string>(totals: T) =>
+  APPLICATION_FILTER_DECLARATIONS.filter((d) => 'totals' in d.serve && d.serve.totals === totals).map((d) => d.name) as Totals<T>[];
+
+/** Totals on the company's application counter (few values each). */
+export const TOTALS_FILTERS = namesWith('company');
+/** Totals folded onto the company's counter while it holds fewer than FOLD_LIMIT values, else own items (P160). */
+export const FOLDED_FILTERS = namesWith('folded');
+/** A partner's or agency's id for a job: totals folded onto the job's counter item (P181). */
+export const JOB_VALUE_FILTERS = namesWith('job');
+/** Totals on counter items of their own: the job, and the folded filters beyond the fold. */
+export const COUNTED_FILTERS = [...namesWith('own'), ...FOLDED_FILTERS];
+/** Slots that also hold the records without a value (P177). */
+export const ABSENT_SLOT_FILTERS = APPLICATION_FILTER_DECLARATIONS.filter((d) => 'absent' in d.serve).map((d) => d.name) as SlotFilter[];
+/** Filters whose complement is readable: every value enumerable from the company's counter item (P177). */
+export const COMPLEMENT_FILTERS: readonly SlotFilter[] = [...TOTALS_FILTERS, ...FOLDED_FILTERS];
+
+export type CountedFilter = (typeof TOTALS_FILTERS)[number] | (typeof COUNTED_FILTERS)[number];
+export type JobValueFilter = (typeof JOB_VALUE_FILTERS)[number];
