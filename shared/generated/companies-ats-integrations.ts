@@ -5,10 +5,10 @@ export const ATS_INTEGRATIONS = [
   {slug: "greenhouse", name: "Greenhouse", connector: true, credentials: true},
   {slug: "lever", name: "Lever", connector: true, credentials: true},
   {slug: "personio", name: "Personio", connector: true, credentials: true},
-  {slug: "teamtailor", name: "Teamtailor", connector: true, credentials: true},
-  {slug: "recruitee", name: "Recruitee", connector: true, credentials: true},
-  {slug: "ashby", name: "Ashby", connector: true, credentials: true},
   {slug: "smartrecruiters", name: "SmartRecruiters", connector: true, credentials: true},
   {slug: "workable", name: "Workable", connector: true, credentials: true},
+  {slug: "recruitee", name: "Recruitee", connector: true, credentials: true},
+  {slug: "teamtailor", name: "Teamtailor", connector: true, credentials: true},
+  {slug: "ashby", name: "Ashby", connector: true, credentials: true},
   {slug: "workday", name: "Workday", connector: false, credentials: true},
 ] as const;

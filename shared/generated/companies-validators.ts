@@ -346,7 +346,7 @@ export function loadCompanyPatchValidator(): CompiledValidator {
       validate: () => validate
     });
     var validate = validate10;
-    var schema11 = { "type": "object", "additionalProperties": false, "properties": { "name": { "type": "string", "minLength": 1, "maxLength": 255 }, "ats": { "type": "string", "enum": ["sandbox", "greenhouse", "lever", "personio", "teamtailor", "recruitee", "ashby", "smartrecruiters", "workable", "workday"] }, "partner_company_id": { "type": ["string", "null"], "maxLength": 1e3 }, "website": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "logo": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "primary_color": { "type": ["string", "null"], "pattern": "^#[0-9A-Fa-f]{6}$" }, "street": { "type": ["string", "null"], "maxLength": 1e3 }, "city": { "type": ["string", "null"], "maxLength": 1e3 }, "country": { "type": ["string", "null"], "maxLength": 1e3 }, "postcode": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_name": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_email": { "type": ["string", "null"], "format": "email", "maxLength": 254 }, "contact_phone": { "type": ["string", "null"], "maxLength": 1e3 } } };
+    var schema11 = { "type": "object", "additionalProperties": false, "properties": { "name": { "type": "string", "minLength": 1, "maxLength": 255 }, "ats": { "type": "string", "enum": ["sandbox", "greenhouse", "lever", "personio", "smartrecruiters", "workable", "recruitee", "teamtailor", "ashby", "workday"] }, "partner_company_id": { "type": ["string", "null"], "maxLength": 1e3 }, "website": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "logo": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "primary_color": { "type": ["string", "null"], "pattern": "^#[0-9A-Fa-f]{6}$" }, "street": { "type": ["string", "null"], "maxLength": 1e3 }, "city": { "type": ["string", "null"], "maxLength": 1e3 }, "country": { "type": ["string", "null"], "maxLength": 1e3 }, "postcode": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_name": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_email": { "type": ["string", "null"], "format": "email", "maxLength": 254 }, "contact_phone": { "type": ["string", "null"], "maxLength": 1e3 } } };
     var func2 = Object.prototype.hasOwnProperty;
     var func3 = require_ucs2length().default;
     var formats0 = (init_formats(), __toCommonJS(formats_exports)).formats["http-url"];
@@ -409,7 +409,7 @@ export function loadCompanyPatchValidator(): CompiledValidator {
             }
             errors++;
           }
-          if (!(data1 === "sandbox" || data1 === "greenhouse" || data1 === "lever" || data1 === "personio" || data1 === "teamtailor" || data1 === "recruitee" || data1 === "ashby" || data1 === "smartrecruiters" || data1 === "workable" || data1 === "workday")) {
+          if (!(data1 === "sandbox" || data1 === "greenhouse" || data1 === "lever" || data1 === "personio" || data1 === "smartrecruiters" || data1 === "workable" || data1 === "recruitee" || data1 === "teamtailor" || data1 === "ashby" || data1 === "workday")) {
             const err5 = { instancePath: instancePath + "/ats", schemaPath: "#/properties/ats/enum", keyword: "enum", params: { allowedValues: schema11.properties.ats.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err5];

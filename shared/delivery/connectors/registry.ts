@@ -8,14 +8,14 @@
  * line here.
  */
 import type { AtsConnector, CredentialField } from '#delivery/connectors/connector.js';
+import { ashbyConnector } from '#delivery/connectors/ashby.js';
 import { greenhouseConnector } from '#delivery/connectors/greenhouse.js';
 import { leverConnector } from '#delivery/connectors/lever.js';
 import { personioConnector } from '#delivery/connectors/personio.js';
 import { recruiteeConnector } from '#delivery/connectors/recruitee.js';
 import { sandboxConnector } from '#delivery/connectors/sandbox.js';
-import { teamtailorConnector } from '#delivery/connectors/teamtailor.js';
-import { ashbyConnector } from '#delivery/connectors/ashby.js';
 import { smartrecruitersConnector } from '#delivery/connectors/smartrecruiters.js';
+import { teamtailorConnector } from '#delivery/connectors/teamtailor.js';
 import { workableConnector } from '#delivery/connectors/workable.js';
 
 // prettier-ignore
@@ -24,11 +24,11 @@ export const connectors: readonly AtsConnector[] = [
   greenhouseConnector,
   leverConnector,
   personioConnector,
-  teamtailorConnector,
-  recruiteeConnector,
-  ashbyConnector,
   smartrecruitersConnector,
   workableConnector,
+  recruiteeConnector,
+  teamtailorConnector,
+  ashbyConnector,
 ];
 
 /**

@@ -13,12 +13,12 @@ import { workableDriver } from './workable.js';
 // prettier-ignore
 export const driverModules: DriverModule[] = [
   sandboxDriver,
-  personioDriver,
   greenhouseDriver,
   leverDriver,
-  teamtailorDriver,
-  recruiteeDriver,
-  ashbyDriver,
+  personioDriver,
   smartrecruitersDriver,
   workableDriver,
+  recruiteeDriver,
+  teamtailorDriver,
+  ashbyDriver,
 ];

@@ -200,7 +200,7 @@ export interface components {
         CompanyPatch: {
             name?: string;
             /** @enum {string} */
-            ats?: "sandbox" | "greenhouse" | "lever" | "personio" | "teamtailor" | "recruitee" | "ashby" | "smartrecruiters" | "workable" | "workday";
+            ats?: "sandbox" | "greenhouse" | "lever" | "personio" | "smartrecruiters" | "workable" | "recruitee" | "teamtailor" | "ashby" | "workday";
             partner_company_id?: string | null;
             /** Format: http-url */
             website?: string | null;
