@@ -4,10 +4,9 @@
  * vanished postings), the mapping of form questions, the typed answers, attachments Ashby will not take,
  * and the mapping of Ashby's answers (200 with `success: false`, blocked applications, 429, 5xx) to kinds.
  */
-import { Readable } from 'node:stream';
 import type { CompanyRecord } from '#companies/companies.js';
-import type { Submission } from '#delivery/connectors/connector.js';
 import { ASHBY_MAX_FILE_BYTES, ashbyConnector } from '#delivery/connectors/ashby.js';
+import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { ashbyBoard, COVER_LETTER_PATH, startAshbySimulator, type AshbyBoard, type AshbySimulator } from '../simulators/ashby.js';
 import { startSimulatorServer } from '../simulators/server.js';
 
@@ -21,31 +20,13 @@ let ashby: AshbySimulator;
 let board: AshbyBoard;
 let savedUrl: string;
 
-function submission(
-  overrides: Partial<Submission> = {},
-  files: { name: string; type?: string; bytes?: Buffer; size?: number }[] = [{ name: 'cv.pdf' }],
-): Submission {
-  return {
-    reference: 'his-application-1',
-    company,
-    jobExternalId: POSTING,
-    candidate: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', phone: '+44 20 1234' },
-    screeningAnswers: [],
-    customFields: {},
-    socialLinks: {},
-    notes: null,
-    appliedAt: '2026-01-01T00:00:00.000Z',
-    source: null,
-    attachments: files.map((f) => ({
-      type: f.type ?? 'cv',
-      name: f.name,
-      content_type: 'application/pdf',
-      size: f.size ?? (f.bytes ?? PDF).length,
-      open: async () => Readable.from([f.bytes ?? PDF]),
-    })),
-    ...overrides,
-  };
-}
+const submission = submissionFactory({
+  company,
+  pdf: PDF,
+  jobExternalId: POSTING,
+  candidate: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace', phone: '+44 20 1234' },
+  files: [{ name: 'cv.pdf' }],
+});
 
 const credentials = () => ({ job_board_name: board.name, api_key: board.apiKey });
 const submits = () => ashby.requestsTo(/\/applicationForm\.submit$/);
@@ -113,9 +94,7 @@ describe('credentials check', () => {
   });
 
   test('a wrong key is rejected naming api_key, and the key is not in the message', async () => {
-    const error = (await ashbyConnector
-      .validateCredentials({ job_board_name: board.name, api_key: 'wrong-key-12345' }, company)
-      .catch((e: unknown) => e)) as Error;
+    const error = await rejection(ashbyConnector.validateCredentials({ job_board_name: board.name, api_key: 'wrong-key-12345' }, company));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'api_key' });
     expect(error.message).toContain('403');
     expect(error.message).not.toContain('wrong-key-12345');
@@ -129,9 +108,7 @@ describe('credentials check', () => {
   ])('a key with %j is rejected naming api_key: %s', async (scopes, message) => {
     const name = `scopes-${scopes.join('-')}`;
     ashby.boards.set(name, ashbyBoard(name, { scopes }));
-    const error = await ashbyConnector
-      .validateCredentials({ job_board_name: name, api_key: `ashby-key-${name}` }, company)
-      .catch((e: unknown) => e);
+    const error = await rejection(ashbyConnector.validateCredentials({ job_board_name: name, api_key: `ashby-key-${name}` }, company));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'api_key', message: expect.stringMatching(message) });
   });
 
@@ -361,12 +338,12 @@ describe('applications', () => {
     'a file Ashby will not take (%s) is attachment_rejected before anything is submitted, the message without its name',
     async (_name, files, posting) => {
       const before = submits().length;
-      const error = (await ashbyConnector
-        .submitApplication(
+      const error = await rejection(
+        ashbyConnector.submitApplication(
           submission({ jobExternalId: posting, candidate: { email: 'files@example.com', full_name: 'F F' } }, files),
           credentials(),
-        )
-        .catch((e: unknown) => e)) as Error;
+        ),
+      );
       expect(error).toMatchObject({ kind: 'attachment_rejected' });
       expect(error.message).not.toMatch(/cv\.pdf|cv2|cert\.pdf|cover\.pdf/);
       expect(submits()).toHaveLength(before);
@@ -385,9 +362,12 @@ describe('applications', () => {
   });
 
   test('a 200 with success: false (validation) is invalid_data, never a success, and the message has no e-mail', async () => {
-    const error = (await ashbyConnector
-      .submitApplication(submission({ candidate: { email: 'testing-fail-validation@example.com', full_name: 'T V' } }), credentials())
-      .catch((e: unknown) => e)) as Error;
+    const error = await rejection(
+      ashbyConnector.submitApplication(
+        submission({ candidate: { email: 'testing-fail-validation@example.com', full_name: 'T V' } }),
+        credentials(),
+      ),
+    );
     expect(submits().pop()!.status).toBe(200);
     expect(error).toMatchObject({ kind: 'invalid_data', message: expect.stringContaining('invalid_input') });
     expect(error.message).not.toContain('testing-fail-validation');
@@ -412,9 +392,7 @@ describe('applications', () => {
   });
 
   test('a wrong key, or a key without candidatesWrite, is credentials_rejected without the key in the message', async () => {
-    const error = (await ashbyConnector
-      .submitApplication(submission(), { ...credentials(), api_key: 'rotated-key-777' })
-      .catch((e: unknown) => e)) as Error;
+    const error = await rejection(ashbyConnector.submitApplication(submission(), { ...credentials(), api_key: 'rotated-key-777' }));
     expect(error).toMatchObject({ kind: 'credentials_rejected' });
     expect(error.message).not.toContain('rotated-key-777');
     ashby.boards.set('nowrite', ashbyBoard('nowrite', { scopes: ['jobsRead'], postings: [{ id: POSTING, title: 'x' }] }));

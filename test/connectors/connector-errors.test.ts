@@ -3,12 +3,11 @@
  * and 429 retries, Greenhouse's 200-with-error, Personio's file limits, and the mapping of odd answers,
  * timeouts and network errors to the error kinds the sync worker acts on.
  */
-import { Readable } from 'node:stream';
 import type { CompanyRecord } from '#companies/companies.js';
-import type { Submission } from '#delivery/connectors/connector.js';
 import { greenhouseConnector } from '#delivery/connectors/greenhouse.js';
 import { leverConnector, reservePostSlot } from '#delivery/connectors/lever.js';
 import { personioConnector } from '#delivery/connectors/personio.js';
+import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
 import { startLeverSimulator, type LeverSimulator } from '../simulators/lever.js';
 import { personioAccount, startPersonioSimulator, type PersonioSimulator } from '../simulators/personio.js';
@@ -16,31 +15,12 @@ import { personioAccount, startPersonioSimulator, type PersonioSimulator } from 
 const PDF = Buffer.from('%PDF-1.5\nedge\n%%EOF');
 const company = { id: 1, ats: 'lever' } as CompanyRecord;
 
-function submission(
-  overrides: Partial<Submission> = {},
-  files: { name: string; type?: string; bytes?: Buffer; size?: number }[] = [],
-): Submission {
-  return {
-    reference: 'his-application-1',
-    company,
-    jobExternalId: 'p-1',
-    candidate: { email: 'edge@example.com', full_name: 'Edge Case' },
-    screeningAnswers: [],
-    customFields: {},
-    socialLinks: {},
-    notes: null,
-    appliedAt: '2026-01-01T00:00:00.000Z',
-    source: null,
-    attachments: files.map((f) => ({
-      type: f.type ?? 'cv',
-      name: f.name,
-      content_type: 'application/pdf',
-      size: f.size ?? (f.bytes ?? PDF).length,
-      open: async () => Readable.from([f.bytes ?? PDF]),
-    })),
-    ...overrides,
-  };
-}
+const submission = submissionFactory({
+  company,
+  pdf: PDF,
+  jobExternalId: 'p-1',
+  candidate: { email: 'edge@example.com', full_name: 'Edge Case' },
+});
 
 let lever: LeverSimulator;
 let personio: PersonioSimulator;
@@ -96,9 +76,9 @@ test('Lever: a 429 that does not stop is rate_limited after the retries', async 
 });
 
 test('Lever: a bad key is credentials_rejected, a closed posting job_not_published, and the key never appears in the error', async () => {
-  const error = await leverConnector.submitApplication(submission(), { ...credentials, api_key: 'wrong-key-999' }).catch((e: Error) => e);
+  const error = await rejection(leverConnector.submitApplication(submission(), { ...credentials, api_key: 'wrong-key-999' }));
   expect(error).toMatchObject({ kind: 'credentials_rejected' });
-  expect((error as Error).message).not.toContain('wrong-key-999');
+  expect(error.message).not.toContain('wrong-key-999');
   await new Promise((r) => setTimeout(r, 1000));
   await expect(leverConnector.submitApplication(submission({ jobExternalId: 'gone' }), credentials)).rejects.toMatchObject({
     kind: 'job_not_published',

@@ -4,11 +4,10 @@
  * mapping, the answer formats by question kind, the file limits, and the mapping of Recruitee's answers to
  * the error kinds the sync worker acts on. Odd answers come from a bare loopback server.
  */
-import { Readable } from 'node:stream';
 import type { CompanyRecord } from '#companies/companies.js';
-import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
 import { mapRecruiteeOffer, recruiteeConnector, recruiteeEmploymentType } from '#delivery/connectors/recruitee.js';
 import { connectorFor } from '#delivery/connectors/registry.js';
+import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startSimulatorServer, type Reply, type SimulatorServer } from '../simulators/server.js';
 import { recruiteeOfferJson, startRecruiteeSimulator, type RecruiteeSimulator, type RecruiteeSite } from '../simulators/recruitee.js';
 
@@ -16,36 +15,14 @@ const PDF = Buffer.from('%PDF-1.5\nrecruitee edge\n%%EOF');
 const company = { id: 1, ats: 'recruitee' } as CompanyRecord;
 const credentials = { company: 'edge' };
 
-function submission(
-  overrides: Partial<Submission> = {},
-  files: { name: string; type?: string; bytes?: Buffer; size?: number }[] = [{ name: 'cv.pdf' }],
-): Submission & { opened: string[] } {
-  const opened: string[] = [];
-  return {
-    reference: 'his-application-1',
-    company,
-    jobExternalId: '501',
-    candidate: { email: 'ada.edge@example.com', first_name: 'Ada', last_name: 'Lovelace', phone: '+31 20 555' },
-    screeningAnswers: [],
-    customFields: {},
-    socialLinks: {},
-    notes: null,
-    appliedAt: '2026-01-01T00:00:00.000Z',
-    source: null,
-    attachments: files.map((f) => ({
-      type: f.type ?? 'cv',
-      name: f.name,
-      content_type: 'application/pdf',
-      size: f.size ?? (f.bytes ?? PDF).length,
-      open: async () => {
-        opened.push(f.name);
-        return Readable.from([f.bytes ?? PDF]);
-      },
-    })),
-    opened,
-    ...overrides,
-  };
-}
+const submission = submissionFactory({
+  company,
+  pdf: PDF,
+  jobExternalId: '501',
+  candidate: { email: 'ada.edge@example.com', first_name: 'Ada', last_name: 'Lovelace', phone: '+31 20 555' },
+  files: [{ name: 'cv.pdf' }],
+  recordOpened: true,
+});
 
 let sim: RecruiteeSimulator;
 let odd: SimulatorServer;
@@ -110,8 +87,7 @@ describe('credentials check (the careers site: no credentials)', () => {
     ['a careers site that was deleted', credentials],
   ])('%s (404 on the company) is credentials_rejected naming company', async (_name, creds) => {
     site.gone = true;
-    const error = await recruiteeConnector.validateCredentials(creds, company).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConnectorError);
+    const error = await rejection(recruiteeConnector.validateCredentials(creds, company));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'company', name: 'CredentialsRejectedError' });
   });
 
@@ -396,11 +372,14 @@ describe('applications', () => {
   });
 
   test('consent is never invented: a required legal question answered "no" is refused as invalid_data', async () => {
-    const error = await recruiteeConnector
-      .submitApplication(submission({ screeningAnswers: [answers()[0], { ...answers()[1], answer: 'no' }] }), credentials)
-      .catch((e: Error) => e);
+    const error = await rejection(
+      recruiteeConnector.submitApplication(
+        submission({ screeningAnswers: [answers()[0], { ...answers()[1], answer: 'no' }] }),
+        credentials,
+      ),
+    );
     expect(error).toMatchObject({ kind: 'invalid_data' });
-    expect((error as Error).message).toMatch(/^Recruitee refused the application \(422: screening answers\)/);
+    expect(error.message).toMatch(/^Recruitee refused the application \(422: screening answers\)/);
   });
 
   test('a one-word name goes as it is; without a phone there is no phone field', async () => {
@@ -444,10 +423,10 @@ describe('attachments', () => {
   ])('%s is attachment_rejected and nothing is sent', async (_name, files, message) => {
     const before = sim.server.requests.length;
     const sub = submission({ screeningAnswers: answers() }, files);
-    const error = await recruiteeConnector.submitApplication(sub, credentials).catch((e: Error) => e);
+    const error = await rejection(recruiteeConnector.submitApplication(sub, credentials));
     expect(error).toMatchObject({ kind: 'attachment_rejected', name: 'AttachmentRejectedError' });
-    expect((error as Error).message).toMatch(message);
-    for (const f of files) expect((error as Error).message).not.toContain(f.name);
+    expect(error.message).toMatch(message);
+    for (const f of files) expect(error.message).not.toContain(f.name);
     expect(sim.server.requests.length).toBe(before);
     if ('size' in files[0]) expect(sub.opened).toEqual([]);
   });
@@ -485,18 +464,18 @@ describe('error mapping', () => {
   });
 
   test('a validation failure is invalid_data naming the fields, never the candidate’s data', async () => {
-    const error = await recruiteeConnector
-      .submitApplication(
+    const error = await rejection(
+      recruiteeConnector.submitApplication(
         submission({ candidate: { email: 'not-an-email', full_name: 'Ada Lovelace' }, screeningAnswers: answers() }),
         credentials,
-      )
-      .catch((e: Error) => e);
+      ),
+    );
     expect(error).toMatchObject({ kind: 'invalid_data' });
-    expect((error as Error).message).toBe('Recruitee refused the application (422: email, phone).');
+    expect(error.message).toBe('Recruitee refused the application (422: email, phone).');
     sim.nextApplyReply = { status: 422, body: { error: ['Email ada.edge@example.com is invalid for Ada Lovelace'] } };
-    const echoed = await recruiteeConnector.submitApplication(submission(), credentials).catch((e: Error) => e);
+    const echoed = await rejection(recruiteeConnector.submitApplication(submission(), credentials));
     expect(echoed).toMatchObject({ kind: 'invalid_data' });
-    expect((echoed as Error).message).not.toMatch(/ada\.edge|Lovelace|cv\.pdf|127\.0\.0\.1|http/);
+    expect(echoed.message).not.toMatch(/ada\.edge|Lovelace|cv\.pdf|127\.0\.0\.1|http/);
   });
 
   test.each([
@@ -515,10 +494,7 @@ describe('error mapping', () => {
     ['401', { status: 401, body: { error: 'Unauthorized' } }, 'credentials_rejected', undefined],
   ])('%s → %s', async (_name, reply, kind, retryAfter) => {
     sim.nextApplyReply = reply as Reply;
-    const error = await recruiteeConnector
-      .submitApplication(submission({ screeningAnswers: answers() }), credentials)
-      .catch((e: Error) => e);
-    expect(error).toBeInstanceOf(ConnectorError);
+    const error = await rejection(recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }), credentials));
     expect(error).toMatchObject({ kind, retryAfterSeconds: retryAfter });
   });
 

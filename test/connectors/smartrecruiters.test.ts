@@ -3,15 +3,14 @@
  * the mapping of postings and screening questions, answers and consent in the application body, the file
  * limits, the 429 backoff, and the mapping of the Application API's answers to our error kinds.
  */
-import { Readable } from 'node:stream';
 import type { CompanyRecord } from '#companies/companies.js';
-import type { Submission } from '#delivery/connectors/connector.js';
 import {
   NIL_UUID,
   mapSmartRecruitersPosting,
   screeningQuestions,
   smartrecruitersConnector as connector,
 } from '#delivery/connectors/smartrecruiters.js';
+import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
 import {
   startSmartRecruitersSimulator,
@@ -91,34 +90,16 @@ const posting = (n: number, extra: Partial<SmartRecruitersPostingFixture> = {}):
   ...extra,
 });
 
-function submission(
-  overrides: Partial<Submission> = {},
-  files: { name: string; type?: string; bytes?: Buffer; size?: number }[] = [],
-): Submission {
-  return {
-    reference: 'his-application-1',
-    company,
-    jobExternalId: posting(1).uuid,
-    candidate: { email: 'ada.lovelace@example.com', first_name: 'Ada', last_name: 'Lovelace' },
-    screeningAnswers: [
-      { id: 'q-why', question: 'Why us?', answer_type: 'textarea', answer: 'Engines.' },
-      { id: 'q-lang:language', question: 'Languages: Language', answer_type: 'text', answer: 'English' },
-    ],
-    customFields: {},
-    socialLinks: {},
-    notes: null,
-    appliedAt: '2026-01-01T00:00:00.000Z',
-    source: null,
-    attachments: files.map((f) => ({
-      type: f.type ?? 'cv',
-      name: f.name,
-      content_type: 'application/pdf',
-      size: f.size ?? (f.bytes ?? PDF).length,
-      open: async () => Readable.from([f.bytes ?? PDF]),
-    })),
-    ...overrides,
-  };
-}
+const submission = submissionFactory({
+  company,
+  pdf: PDF,
+  jobExternalId: posting(1).uuid,
+  candidate: { email: 'ada.lovelace@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+  screeningAnswers: [
+    { id: 'q-why', question: 'Why us?', answer_type: 'textarea', answer: 'Engines.' },
+    { id: 'q-lang:language', question: 'Languages: Language', answer_type: 'text', answer: 'English' },
+  ],
+});
 
 let sim: SmartRecruitersSimulator;
 let odd: SimulatorServer;
@@ -174,9 +155,7 @@ describe('credentials check', () => {
   });
 
   test('a wrong key is credentials_rejected naming api_key, and the key is not in the message', async () => {
-    const error = (await connector
-      .validateCredentials({ ...credentials, api_key: 'sr-wrong-key-0123456789abcdef' }, company)
-      .catch((e) => e)) as Error;
+    const error = await rejection(connector.validateCredentials({ ...credentials, api_key: 'sr-wrong-key-0123456789abcdef' }, company));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'api_key' });
     expect(error.message).toMatch(/SmartRecruiters.*401/);
     expect(error.message).not.toContain('sr-wrong-key');
@@ -452,7 +431,7 @@ describe('applications', () => {
   });
 
   test('a required screening question left unanswered: SmartRecruiters refuses it (400) → invalid_data naming the question', async () => {
-    const error = (await connector.submitApplication(submission({ screeningAnswers: [] }), credentials).catch((e) => e)) as Error;
+    const error = await rejection(connector.submitApplication(submission({ screeningAnswers: [] }), credentials));
     expect(error).toMatchObject({ kind: 'invalid_data' });
     expect(error.message).toContain('The following screening questions are required: q-why, q-lang.');
     expect(lastPost().status).toBe(400);
@@ -465,7 +444,7 @@ describe('applications', () => {
     ['empty', { name: 'cv.pdf', bytes: Buffer.alloc(0) }],
   ])('a file %s is attachment_rejected before anything is posted, naming no file', async (_name, file) => {
     const before = sim.server.requests.length;
-    const error = (await connector.submitApplication(submission({}, [{ name: 'ok.pdf' }, file]), credentials).catch((e) => e)) as Error;
+    const error = await rejection(connector.submitApplication(submission({}, [{ name: 'ok.pdf' }, file]), credentials));
     expect(error).toMatchObject({ kind: 'attachment_rejected' });
     expect(error.message).not.toMatch(/cv\.|resume|ok\.pdf/);
     expect(sim.server.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(0);
@@ -479,14 +458,14 @@ describe('applications', () => {
     );
     const sent = (lastPost().json as { attachments: { fileName: string; fileContent: string }[] }).attachments;
     expect(sent.map((a) => [a.fileName, Buffer.from(a.fileContent, 'base64').equals(big)])).toEqual([['big.PDF', true]]);
-    const error = (await connector
-      .submitApplication(
+    const error = await rejection(
+      connector.submitApplication(
         submission({ candidate: { email: 'broken@example.com', full_name: 'Broken File' } }, [
           { name: 'cv.pdf', bytes: Buffer.from('not a pdf') },
         ]),
         credentials,
-      )
-      .catch((e) => e)) as Error;
+      ),
+    );
     expect(error).toMatchObject({ kind: 'attachment_rejected' });
     expect(lastPost().status).toBe(400);
   });
@@ -494,7 +473,7 @@ describe('applications', () => {
   test('the same e-mail on the same posting again is duplicate (409); a closed posting is job_not_published without a POST', async () => {
     const email = { candidate: { email: 'twice@example.com', full_name: 'Twice Applied' } };
     await connector.submitApplication(submission(email), credentials);
-    const error = (await connector.submitApplication(submission(email), credentials).catch((e) => e)) as Error;
+    const error = await rejection(connector.submitApplication(submission(email), credentials));
     expect(error).toMatchObject({ kind: 'duplicate' });
     expect(error.message).not.toContain('twice@example.com');
     const before = sim.server.requests.length;
@@ -589,7 +568,7 @@ describe('error mapping of the application POST', () => {
     ['503 text', { status: 503 }, 'transient'],
   ])('%s (%j) → %s', async (_name, reply, kind) => {
     oddReply = reply;
-    const error = (await connector.submitApplication(submission({ screeningAnswers: [] }), credentials).catch((e) => e)) as Error;
+    const error = await rejection(connector.submitApplication(submission({ screeningAnswers: [] }), credentials));
     expect(error).toMatchObject({ kind });
     expect(error.message).toMatch(/^SmartRecruiters/);
     expect(error.message).not.toMatch(/ada\.lovelace|Lovelace|sr-test-key|127\.0\.0\.1/);

@@ -4,15 +4,14 @@
  * (merge, files as data: URIs, typed answers), file limits, and the mapping of Teamtailor's answers onto
  * our error kinds.
  */
-import { Readable } from 'node:stream';
 import type { CompanyRecord } from '#companies/companies.js';
-import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
 import {
   TEAMTAILOR_NA_API_URL,
   teamtailorApplicationDocuments,
   teamtailorBaseUrl,
   teamtailorConnector,
 } from '#delivery/connectors/teamtailor.js';
+import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
 import { startTeamtailorSimulator, type TeamtailorAccount, type TeamtailorSimulator } from '../simulators/teamtailor.js';
 
@@ -25,40 +24,12 @@ let oddReply: { status: number; body?: unknown; headers?: Record<string, string>
 let account: TeamtailorAccount;
 const credentials = { api_key: 'tt-edge-admin-key', region: 'eu' };
 
-function submission(
-  overrides: Partial<Submission> = {},
-  files: { name: string; type?: string; bytes?: Buffer; size?: number; content_type?: string }[] = [],
-): Submission {
-  return {
-    reference: 'his-application-1',
-    company,
-    jobExternalId: '501',
-    candidate: { email: 'ada.edge@example.com', first_name: 'Ada', last_name: 'Lovelace' },
-    screeningAnswers: [],
-    customFields: {},
-    socialLinks: {},
-    notes: null,
-    appliedAt: '2026-01-01T00:00:00.000Z',
-    source: null,
-    attachments: files.map((f) => ({
-      type: f.type ?? 'cv',
-      name: f.name,
-      content_type: f.content_type ?? 'application/pdf',
-      size: f.size ?? (f.bytes ?? PDF).length,
-      open: async () => Readable.from([f.bytes ?? PDF]),
-    })),
-    ...overrides,
-  };
-}
-
-async function kindOf(promise: Promise<unknown>): Promise<ConnectorError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ConnectorError);
-  return error as ConnectorError;
-}
+const submission = submissionFactory({
+  company,
+  pdf: PDF,
+  jobExternalId: '501',
+  candidate: { email: 'ada.edge@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+});
 
 beforeAll(async () => {
   [sim, odd] = await Promise.all([
@@ -119,7 +90,7 @@ describe('credentials check', () => {
   });
 
   test('a wrong key is credentials_rejected naming api_key, and the key is not in the message', async () => {
-    const error = await kindOf(teamtailorConnector.validateCredentials({ api_key: 'tt-wrong-key-777', region: 'eu' }, company));
+    const error = await rejection(teamtailorConnector.validateCredentials({ api_key: 'tt-wrong-key-777', region: 'eu' }, company));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'api_key' });
     expect(error.message).toContain('401');
     expect(error.message).not.toContain('tt-wrong-key-777');
@@ -127,7 +98,7 @@ describe('credentials check', () => {
 
   test('a key without the Admin scope reads jobs but not candidates: credentials_rejected (403) naming api_key', async () => {
     sim.accounts.push({ apiKey: 'tt-public-key-1', scope: 'public', permission: 'read', jobs: account.jobs });
-    const error = await kindOf(teamtailorConnector.validateCredentials({ api_key: 'tt-public-key-1', region: 'eu' }, company));
+    const error = await rejection(teamtailorConnector.validateCredentials({ api_key: 'tt-public-key-1', region: 'eu' }, company));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'api_key' });
     expect(error.message).toContain('403');
   });
@@ -317,16 +288,16 @@ describe('applications', () => {
 
   test('a file over 10 MB or of a type not taken is attachment_rejected before anything is sent', async () => {
     const before = sim.server.requests.length;
-    const big = await kindOf(
+    const big = await rejection(
       teamtailorConnector.submitApplication(submission({}, [{ name: 'huge-cv-of-ada.pdf', size: 10 * 1024 * 1024 + 1 }]), credentials),
     );
     expect(big.kind).toBe('attachment_rejected');
     expect(big.message).not.toContain('huge-cv-of-ada');
-    const exe = await kindOf(
+    const exe = await rejection(
       teamtailorConnector.submitApplication(submission({}, [{ name: 'work.exe', type: 'work_sample' }]), credentials),
     );
     expect(exe.kind).toBe('attachment_rejected');
-    const empty = await kindOf(
+    const empty = await rejection(
       teamtailorConnector.submitApplication(submission({}, [{ name: 'cv.pdf', bytes: Buffer.alloc(0) }]), credentials),
     );
     expect(empty.kind).toBe('attachment_rejected');
@@ -336,7 +307,7 @@ describe('applications', () => {
   test('a file Teamtailor itself refuses (422 at the resume) is attachment_rejected, never dropped', async () => {
     sim.maxFileBytes = 10;
     try {
-      const error = await kindOf(teamtailorConnector.submitApplication(submission({}, [{ name: 'cv.pdf' }]), credentials));
+      const error = await rejection(teamtailorConnector.submitApplication(submission({}, [{ name: 'cv.pdf' }]), credentials));
       expect(error).toMatchObject({ kind: 'attachment_rejected' });
       expect(error.message).toContain('/data/attributes/resume');
     } finally {
@@ -353,7 +324,7 @@ describe('applications', () => {
     });
     const candidate = { email: 'twice@example.com', full_name: 'Twice Over' };
     await teamtailorConnector.submitApplication(submission({ candidate }), credentials);
-    const error = await kindOf(teamtailorConnector.submitApplication(submission({ candidate }), credentials));
+    const error = await rejection(teamtailorConnector.submitApplication(submission({ candidate }), credentials));
     expect(error.kind).toBe('duplicate');
     expect(error.message).not.toContain('twice@example.com');
   });
@@ -377,7 +348,7 @@ describe('applications', () => {
   test('429 is rate_limited with X-Rate-Limit-Reset as the wait; Retry-After wins when given', async () => {
     sim.rateLimitNext = 1;
     sim.rateLimitResetSeconds = 7;
-    const error = await kindOf(teamtailorConnector.submitApplication(submission(), credentials));
+    const error = await rejection(teamtailorConnector.submitApplication(submission(), credentials));
     expect(error).toMatchObject({ kind: 'rate_limited', retryAfterSeconds: 7 });
     process.env.TEAMTAILOR_API_URL = odd.url;
     try {

@@ -5,9 +5,9 @@
  */
 import { Readable } from 'node:stream';
 import type { CompanyRecord } from '#companies/companies.js';
-import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
 import { connectorFor } from '#delivery/connectors/registry.js';
 import { resetAt, workableApplicationBody, workableConnector } from '#delivery/connectors/workable.js';
+import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
 import {
   startWorkableSimulator,
@@ -49,40 +49,12 @@ function account(overrides: Partial<WorkableAccount> = {}, jobs: WorkableJobFixt
   return { account: created, credentials: { subdomain: created.subdomain, token: created.token } };
 }
 
-function submission(
-  overrides: Partial<Submission> = {},
-  files: { name: string; type?: string; bytes?: Buffer; size?: number; contentType?: string }[] = [],
-): Submission {
-  return {
-    reference: 'his-application-1',
-    company,
-    jobExternalId: 'J1',
-    candidate: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
-    screeningAnswers: [],
-    customFields: {},
-    socialLinks: {},
-    notes: null,
-    appliedAt: '2026-01-01T00:00:00.000Z',
-    source: null,
-    attachments: files.map((f) => ({
-      type: f.type ?? 'cv',
-      name: f.name,
-      content_type: f.contentType ?? 'application/pdf',
-      size: f.size ?? (f.bytes ?? PDF).length,
-      open: async () => Readable.from([f.bytes ?? PDF]),
-    })),
-    ...overrides,
-  };
-}
-
-async function failureOf(promise: Promise<unknown>): Promise<ConnectorError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(ConnectorError);
-  return error as ConnectorError;
-}
+const submission = submissionFactory({
+  company,
+  pdf: PDF,
+  jobExternalId: 'J1',
+  candidate: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+});
 
 const requestsOf = (subdomain: string) => workable.server.requests.filter((r) => r.path.startsWith(`/workable/${subdomain}/`));
 
@@ -114,7 +86,7 @@ describe('credentials check', () => {
 
   test('a wrong token is credentials_rejected naming token (401)', async () => {
     const { credentials } = account();
-    const error = await failureOf(workableConnector.validateCredentials({ ...credentials, token: 'wrong-token-123456' }, company));
+    const error = await rejection(workableConnector.validateCredentials({ ...credentials, token: 'wrong-token-123456' }, company));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'token' });
     expect(error.message).toContain('401');
     expect(error.message).not.toContain('wrong-token');
@@ -122,19 +94,19 @@ describe('credentials check', () => {
 
   test('a token without r_jobs is credentials_rejected naming token (403)', async () => {
     const { credentials } = account({ scopes: new Set(['w_candidates']) });
-    const error = await failureOf(workableConnector.validateCredentials(credentials, company));
+    const error = await rejection(workableConnector.validateCredentials(credentials, company));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'token' });
     expect(error.message).toMatch(/403.*r_jobs/);
   });
 
   test('an unknown subdomain is credentials_rejected naming subdomain (404)', async () => {
-    const error = await failureOf(workableConnector.validateCredentials({ subdomain: 'nobody-here', token: 'whatever-token-1' }, company));
+    const error = await rejection(workableConnector.validateCredentials({ subdomain: 'nobody-here', token: 'whatever-token-1' }, company));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'subdomain' });
   });
 
   test('an unreachable Workable is transient', async () => {
     process.env.WORKABLE_API_URL = 'http://127.0.0.1:1/{subdomain}';
-    const error = await failureOf(workableConnector.validateCredentials({ subdomain: 'acme', token: 'whatever-token-1' }, company));
+    const error = await rejection(workableConnector.validateCredentials({ subdomain: 'acme', token: 'whatever-token-1' }, company));
     expect(error.kind).toBe('transient');
     expect(error.message).toBe('Workable is unreachable.');
   });
@@ -142,7 +114,7 @@ describe('credentials check', () => {
   test('a 200 that is not a job list is invalid_data', async () => {
     process.env.WORKABLE_API_URL = `${odd.url}/{subdomain}`;
     oddReply = { status: 200, body: { hello: 'world' } };
-    expect((await failureOf(workableConnector.validateCredentials({ subdomain: 'acme', token: 'whatever-token-1' }, company))).kind).toBe(
+    expect((await rejection(workableConnector.validateCredentials({ subdomain: 'acme', token: 'whatever-token-1' }, company))).kind).toBe(
       'invalid_data',
     );
   });
@@ -150,7 +122,7 @@ describe('credentials check', () => {
   test('the token check does not prove w_candidates: a token without it passes the check and fails the submission', async () => {
     const { credentials } = account({ scopes: new Set(['r_jobs']) });
     await workableConnector.validateCredentials(credentials, company);
-    const error = await failureOf(workableConnector.submitApplication(submission(), credentials));
+    const error = await rejection(workableConnector.submitApplication(submission(), credentials));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'token' });
   });
 });
@@ -276,11 +248,11 @@ describe('jobs', () => {
 
   test('a malformed list is invalid_data: no jobs array, or a job without a shortcode', async () => {
     const { account: a, credentials } = account({ listOverride: '{"jobs": {}}' });
-    expect((await failureOf(workableConnector.listPublishedJobs(company, credentials))).kind).toBe('invalid_data');
+    expect((await rejection(workableConnector.listPublishedJobs(company, credentials))).kind).toBe('invalid_data');
     a.listOverride = '{"jobs": [{"title": "no shortcode"}], "paging": {}}';
-    expect((await failureOf(workableConnector.listPublishedJobs(company, credentials))).kind).toBe('invalid_data');
+    expect((await rejection(workableConnector.listPublishedJobs(company, credentials))).kind).toBe('invalid_data');
     a.listOverride = 'not json';
-    expect((await failureOf(workableConnector.listPublishedJobs(company, credentials))).kind).toBe('invalid_data');
+    expect((await rejection(workableConnector.listPublishedJobs(company, credentials))).kind).toBe('invalid_data');
   });
 
   test('paging.next to another host is invalid_data, and the token is not sent there', async () => {
@@ -289,14 +261,14 @@ describe('jobs', () => {
       { shortcode: 'N2', title: 'B' },
     ]);
     const before = odd.requests.length;
-    const error = await failureOf(workableConnector.listPublishedJobs(company, credentials));
+    const error = await rejection(workableConnector.listPublishedJobs(company, credentials));
     expect(error.kind).toBe('invalid_data');
     expect(odd.requests.length).toBe(before);
   });
 
   test('a rejected token during the import is credentials_rejected', async () => {
     const { credentials } = account();
-    expect(await failureOf(workableConnector.listPublishedJobs(company, { ...credentials, token: 'rotated-token-999' }))).toMatchObject({
+    expect(await rejection(workableConnector.listPublishedJobs(company, { ...credentials, token: 'rotated-token-999' }))).toMatchObject({
       kind: 'credentials_rejected',
       field: 'token',
     });
@@ -408,7 +380,7 @@ describe('applications', () => {
         opened = true;
         return Readable.from([PDF]);
       };
-      const error = await failureOf(workableConnector.submitApplication(s, credentials));
+      const error = await rejection(workableConnector.submitApplication(s, credentials));
       expect(error.kind).toBe('attachment_rejected');
       expect(error.message).not.toContain('cv.pdf');
       expect(opened).toBe(false);
@@ -417,7 +389,7 @@ describe('applications', () => {
 
     test('a CV of a type Workable does not take is attachment_rejected', async () => {
       const { account: a, credentials } = account();
-      const error = await failureOf(workableConnector.submitApplication(submission({}, [{ name: 'cv.exe' }]), credentials));
+      const error = await rejection(workableConnector.submitApplication(submission({}, [{ name: 'cv.exe' }]), credentials));
       expect(error.kind).toBe('attachment_rejected');
       expect(requestsOf(a.subdomain).filter((r) => r.method === 'POST')).toEqual([]);
     });
@@ -425,11 +397,11 @@ describe('applications', () => {
     test('an empty CV and two CVs are attachment_rejected', async () => {
       const { credentials } = account();
       expect(
-        (await failureOf(workableConnector.submitApplication(submission({}, [{ name: 'cv.pdf', bytes: Buffer.alloc(0) }]), credentials)))
+        (await rejection(workableConnector.submitApplication(submission({}, [{ name: 'cv.pdf', bytes: Buffer.alloc(0) }]), credentials)))
           .kind,
       ).toBe('attachment_rejected');
       expect(
-        (await failureOf(workableConnector.submitApplication(submission({}, [{ name: 'a.pdf' }, { name: 'b.pdf' }]), credentials))).kind,
+        (await rejection(workableConnector.submitApplication(submission({}, [{ name: 'a.pdf' }, { name: 'b.pdf' }]), credentials))).kind,
       ).toBe('attachment_rejected');
     });
 
@@ -443,7 +415,7 @@ describe('applications', () => {
         },
       ]);
       // The form is read because of the cover letter; the CV is bigger than its 10 bytes.
-      const error = await failureOf(
+      const error = await rejection(
         workableConnector.submitApplication(submission({}, [{ name: 'cv.pdf' }, { name: 'cover.pdf', type: 'cover_letter' }]), credentials),
       );
       expect(error.kind).toBe('attachment_rejected');
@@ -469,7 +441,7 @@ describe('applications', () => {
       ]);
       const posts = () => requestsOf(a.subdomain).filter((r) => r.method === 'POST').length;
       const before = posts();
-      const error = await failureOf(
+      const error = await rejection(
         workableConnector.submitApplication(
           submission({ jobExternalId: 'J2' }, [{ name: 'cover.pdf', type: 'cover_letter' }]),
           credentials,
@@ -493,10 +465,10 @@ describe('applications', () => {
         {
           name: 'cover.docx',
           type: 'cover_letter',
-          contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+          content_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
         },
       ]) {
-        expect((await failureOf(workableConnector.submitApplication(submission({}, [file]), credentials))).kind).toBe(
+        expect((await rejection(workableConnector.submitApplication(submission({}, [file]), credentials))).kind).toBe(
           'attachment_rejected',
         );
       }
@@ -507,7 +479,7 @@ describe('applications', () => {
       oddReply = { status: 422, body: { error: 'Validation failed: Resume file size is too large' } };
       expect(
         (
-          await failureOf(
+          await rejection(
             workableConnector.submitApplication(submission({}, [{ name: 'cv.pdf' }]), { subdomain: 'x', token: 'tok-12345678' }),
           )
         ).kind,
@@ -518,7 +490,7 @@ describe('applications', () => {
   describe('errors', () => {
     test('a wrong token is credentials_rejected; a token without w_candidates too', async () => {
       const { credentials } = account();
-      expect(await failureOf(workableConnector.submitApplication(submission(), { ...credentials, token: 'bad-token-1234' }))).toMatchObject(
+      expect(await rejection(workableConnector.submitApplication(submission(), { ...credentials, token: 'bad-token-1234' }))).toMatchObject(
         {
           kind: 'credentials_rejected',
           field: 'token',
@@ -533,7 +505,7 @@ describe('applications', () => {
         { shortcode: 'AR', title: 'Archived', state: 'archived' },
       ]);
       for (const job of ['NOPE', 'CL', 'AR'])
-        expect((await failureOf(workableConnector.submitApplication(submission({ jobExternalId: job }), credentials))).kind).toBe(
+        expect((await rejection(workableConnector.submitApplication(submission({ jobExternalId: job }), credentials))).kind).toBe(
           'job_not_published',
         );
     });
@@ -542,7 +514,7 @@ describe('applications', () => {
       const { credentials } = account();
       const s = submission({ candidate: { email: 'twice@example.com', first_name: 'Tw', last_name: 'Ice' } });
       await workableConnector.submitApplication(s, credentials);
-      const error = await failureOf(workableConnector.submitApplication(s, credentials));
+      const error = await rejection(workableConnector.submitApplication(s, credentials));
       expect(error.kind).toBe('duplicate');
       expect(error.message).not.toContain('twice@example.com');
     });
@@ -550,7 +522,7 @@ describe('applications', () => {
     test('a refused field (422) is invalid_data; an e-mail Workable echoes is masked', async () => {
       process.env.WORKABLE_API_URL = `${odd.url}/{subdomain}`;
       oddReply = { status: 422, body: { error: 'Validation failed: Email foo@bar.example is invalid' } };
-      const error = await failureOf(workableConnector.submitApplication(submission(), { subdomain: 'x', token: 'tok-12345678' }));
+      const error = await rejection(workableConnector.submitApplication(submission(), { subdomain: 'x', token: 'tok-12345678' }));
       expect(error.kind).toBe('invalid_data');
       expect(error.message).toContain('422');
       expect(error.message).not.toContain('foo@bar.example');
@@ -559,7 +531,7 @@ describe('applications', () => {
     test('5xx is transient', async () => {
       process.env.WORKABLE_API_URL = `${odd.url}/{subdomain}`;
       oddReply = { status: 503, body: { error: 'Service unavailable' } };
-      expect((await failureOf(workableConnector.submitApplication(submission(), { subdomain: 'x', token: 'tok-12345678' }))).kind).toBe(
+      expect((await rejection(workableConnector.submitApplication(submission(), { subdomain: 'x', token: 'tok-12345678' }))).kind).toBe(
         'transient',
       );
     });
@@ -569,7 +541,7 @@ describe('applications', () => {
       workable.rateLimitNext = 1;
       workable.forcedResetMs = 3000;
       try {
-        const error = await failureOf(workableConnector.submitApplication(submission(), credentials));
+        const error = await rejection(workableConnector.submitApplication(submission(), credentials));
         expect(error.kind).toBe('rate_limited');
         expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(2);
         expect(error.retryAfterSeconds).toBeLessThanOrEqual(4);
@@ -597,12 +569,12 @@ describe('pacing by X-Rate-Limit-*', () => {
     process.env.WORKABLE_MAX_WAIT_MS = '500';
     const { account: a, credentials } = account();
     await workableConnector.validateCredentials(credentials, company);
-    const read = await failureOf(workableConnector.listPublishedJobs(company, credentials));
+    const read = await rejection(workableConnector.listPublishedJobs(company, credentials));
     expect(read.kind).toBe('rate_limited');
     expect(read.retryAfterSeconds).toBeGreaterThanOrEqual(1);
     // The submission's own cap (WORKABLE_SUBMIT_MAX_WAIT_MS, 5 s) is below the ~10 s left of the interval.
     delete process.env.WORKABLE_MAX_WAIT_MS;
-    const submit = await failureOf(workableConnector.submitApplication(submission(), credentials));
+    const submit = await rejection(workableConnector.submitApplication(submission(), credentials));
     expect(submit.kind).toBe('rate_limited');
     expect(submit.retryAfterSeconds).toBeGreaterThan(5);
     expect(requestsOf(a.subdomain).length).toBe(1);
@@ -626,7 +598,7 @@ describe('pacing by X-Rate-Limit-*', () => {
     workable.rateLimitNextRead = 5;
     workable.forcedResetMs = 200;
     try {
-      expect((await failureOf(workableConnector.listPublishedJobs(company, credentials))).kind).toBe('rate_limited');
+      expect((await rejection(workableConnector.listPublishedJobs(company, credentials))).kind).toBe('rate_limited');
     } finally {
       workable.rateLimitNextRead = 0;
       workable.forcedResetMs = 1000;
