@@ -68,7 +68,22 @@ const EXCEPTIONS: Record<string, FunctionBudget['exception']> = {};
  * clients (bundles get `shared/platform/lambda-credentials.ts` instead), and the MIME library the e-mail
  * fallback no longer needs.
  */
-const NOWHERE = ['@aws-sdk/credential-provider-node', '@aws-sdk/nested-clients', '@aws-sdk/credential-provider-ini', 'nodemailer'];
+const NOWHERE = [
+  '@aws-sdk/credential-provider-node',
+  '@aws-sdk/nested-clients',
+  '@aws-sdk/credential-provider-ini',
+  'nodemailer',
+  'semver',
+];
+
+/**
+ * The functions with Powertools Tracer (one X-Ray subsegment per ATS call, `shared/delivery/ats-tracing.ts`): the
+ * import worker and the connect form's credentials check. The X-Ray SDK adds about 96 kB; SyncWorker (583 kB with
+ * metrics) would be about 680 kB with it, over its 650 kB budget, so it is not traced (docs/architecture.md).
+ */
+export const TRACED_FUNCTIONS: readonly string[] = ['JobImportWorker', 'ConnectSubmit'];
+const TRACER = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core', 'shared/delivery/ats-tracing.ts'];
+const untraced = (id: string) => (TRACED_FUNCTIONS.includes(id) ? [] : TRACER);
 
 /** The documentation side of the edge, never needed by a function. */
 const DOCUMENTATION = ['shared/http/openapi.ts', 'shared/http/response-schemas.ts', 'json-schema-to-ts'];
@@ -99,6 +114,7 @@ export function functionBudgets(): FunctionBudget[] {
         ...CREATE_ONLY,
         ...DOCUMENTATION,
         ...clientsOutsideAccess({ table: 'authorize' }),
+        ...TRACER,
         '@middy/core',
         '@aws-lambda-powertools/batch',
         'shared/http/http.ts',
@@ -123,6 +139,7 @@ export function functionBudgets(): FunctionBudget[] {
           ...(route.id === 'CreateApplication' ? [] : route.id === 'ApplyWebhook' ? APPLY_FORBIDDEN : CREATE_ONLY),
           ...DOCUMENTATION,
           ...clientsOutsideAccess(route.access),
+          ...untraced(route.id),
           '@aws-lambda-powertools/batch',
           ...(route.id === 'UpdateCompany' ? [] : ['shared/generated/companies-validators.ts']),
           'shared/generated/jobs-validators.ts',
@@ -143,6 +160,7 @@ export function functionBudgets(): FunctionBudget[] {
         ...CREATE_ONLY,
         ...DOCUMENTATION,
         ...clientsOutsideAccess(fn.access, fn.trigger.kind === 'syncQueue' || fn.trigger.kind === 'jobImportQueue'),
+        ...untraced(fn.id),
         '@middy/core',
         'shared/http/http.ts',
         'shared/generated/companies-validators.ts',
