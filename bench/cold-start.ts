@@ -38,6 +38,7 @@ const COMMAND = 'npm run bench:cold';
  */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+// `BENCH_TRACE=0`: the Tracer off (POWERTOOLS_TRACE_ENABLED=false), for comparing what tracing costs a start.
 
 interface Target {
   id: string;
@@ -373,6 +374,8 @@ try {
     LAMBDA_TASK_ROOT: projectRoot,
     _X_AMZN_TRACE_ID: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
     AWS_XRAY_LOG_LEVEL: 'silent',
+    // `BENCH_TRACE=0` measures the traced functions with the Tracer off, to see what tracing costs a start.
+    ...(process.env.BENCH_TRACE === '0' ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
     LOG_LEVEL: 'ERROR',
     // Every process's connect page event comes from the same (absent) address: without this, its hourly
     // limit runs out after a few rounds and the page answers 429 instead of measuring the 404 path.
