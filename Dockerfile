@@ -20,7 +20,9 @@ RUN node_modules/.bin/esbuild container/server.ts --bundle --platform=node --tar
 
 # Run: the bundle alone on the slim official image, as the image's unprivileged `node` user.
 FROM node:24-bookworm-slim
-ENV NODE_ENV=production PORT=8080
+# No X-Ray daemon beside the container: the Tracer (bundled with the connect form's handler) stays off, where
+# Fargate's AWS_EXECUTION_ENV would otherwise turn it on. Metrics stay off too (no POWERTOOLS_METRICS_NAMESPACE).
+ENV NODE_ENV=production PORT=8080 POWERTOOLS_TRACE_ENABLED=false
 WORKDIR /app
 COPY --from=build --chown=root:root /src/dist/ ./
 USER node

@@ -38,6 +38,7 @@ const COMMAND = 'npm run bench:cold';
  */
 const ONLY = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : undefined;
 const CPU_PROF = process.env.BENCH_CPU_PROF;
+// `BENCH_TRACE=0`: the Tracer off (POWERTOOLS_TRACE_ENABLED=false), for comparing what tracing costs a start.
 
 interface Target {
   id: string;
@@ -138,6 +139,8 @@ async function measure(target: Target, eventFile: string, env: NodeJS.ProcessEnv
       buffer = lines.pop()!;
       for (const line of lines) {
         const message = JSON.parse(line);
+        // The function's own EMF metrics (Powertools Metrics writes them to stdout, as on Lambda) are not ours.
+        if ('_aws' in message) continue;
         if ('importMs' in message) {
           wallMs = Number(process.hrtime.bigint() - started) / 1e6;
           first = message;
@@ -239,6 +242,17 @@ try {
     ConnectPage: proxy('GET', `/connect/${'A'.repeat(43)}`, '/connect/{token}', { token: 'A'.repeat(43) }),
     ConnectSubmit: proxy('POST', `/connect/${'A'.repeat(43)}`, '/connect/{token}', { token: 'A'.repeat(43) }),
     ApiDocs: proxy('GET', '/docs', '/docs', null),
+    // Unknown tokens: each page's 404 path (the external-apply links, P206; the apply webhook, issue 23).
+    ExternalApplyRedirect: proxy('GET', `/r/${'A'.repeat(43)}`, '/r/{token}', { token: 'A'.repeat(43) }),
+    ExternalApplyUnsubscribePage: proxy('GET', `/r/${'A'.repeat(43)}/unsubscribe`, '/r/{token}/unsubscribe', { token: 'A'.repeat(43) }),
+    ExternalApplyUnsubscribe: proxy('POST', `/r/${'A'.repeat(43)}/unsubscribe`, '/r/{token}/unsubscribe', { token: 'A'.repeat(43) }),
+    ApplyWebhook: proxy(
+      'POST',
+      `/apply/generic/${'A'.repeat(43)}`,
+      '/apply/{channel}/{token}',
+      { channel: 'generic', token: 'A'.repeat(43) },
+      {},
+    ),
     SyncWorker: {
       Records: [
         {
@@ -275,6 +289,7 @@ try {
       ],
     },
     SyncSweeper: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
+    ExternalApplyReminder: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     Retention: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     JobImportScheduler: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     AttachmentReconciler: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
@@ -352,6 +367,15 @@ try {
     AWS_SECRET_ACCESS_KEY: 'local',
     AWS_LAMBDA_FUNCTION_NAME: 'bench',
     POWERTOOLS_SERVICE_NAME: 'hiring-integration-service',
+    // As the stack deploys them (issue 25 item 3): metrics written as EMF, and the traced functions tracing, as in
+    // Lambda with active tracing (segments go by UDP to the default daemon address on loopback, where none listens).
+    POWERTOOLS_METRICS_NAMESPACE: 'HiringIntegrationService/bench',
+    AWS_EXECUTION_ENV: 'AWS_Lambda_nodejs24.x',
+    LAMBDA_TASK_ROOT: projectRoot,
+    _X_AMZN_TRACE_ID: 'Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1',
+    AWS_XRAY_LOG_LEVEL: 'silent',
+    // `BENCH_TRACE=0` measures the traced functions with the Tracer off, to see what tracing costs a start.
+    ...(process.env.BENCH_TRACE === '0' ? { POWERTOOLS_TRACE_ENABLED: 'false' } : {}),
     LOG_LEVEL: 'ERROR',
     // Every process's connect page event comes from the same (absent) address: without this, its hourly
     // limit runs out after a few rounds and the page answers 429 instead of measuring the 404 path.

@@ -28,8 +28,19 @@ export async function startService(env: Record<string, string> = {}): Promise<Se
     if (Date.now() > deadline || child.exitCode !== null) throw new Error('the service did not start');
     await new Promise((r) => setTimeout(r, 100));
   }
-  const runtime = JSON.parse(readFileSync(join(dataDir, 'runtime.json'), 'utf8')) as { url: string; env: Record<string, string> };
-  const demo = JSON.parse(readFileSync(join(dataDir, 'demo.json'), 'utf8'));
+  // A file may exist before the server has finished writing it: read until it parses.
+  const readJson = async (name: string): Promise<any> => {
+    for (;;) {
+      try {
+        return JSON.parse(readFileSync(join(dataDir, name), 'utf8'));
+      } catch (error) {
+        if (!(error instanceof SyntaxError) || Date.now() > deadline) throw error;
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    }
+  };
+  const runtime = (await readJson('runtime.json')) as { url: string; env: Record<string, string> };
+  const demo = await readJson('demo.json');
   return {
     url: runtime.url,
     env: runtime.env,

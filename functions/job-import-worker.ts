@@ -5,10 +5,13 @@
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
+import { traceAtsCalls, traced } from '#delivery/ats-tracing.js';
 import { importFromMessage, type JobImportMessage } from '#delivery/job-import.js';
 import { logger } from '#platform/logger.js';
 
 const processor = new BatchProcessor(EventType.SQS);
+// Each ATS call of a run is an X-Ray subsegment named by the ATS.
+traceAtsCalls();
 
 async function handleRecord(record: SQSRecord): Promise<void> {
   const message = JSON.parse(record.body) as Partial<JobImportMessage>;
@@ -17,5 +20,6 @@ async function handleRecord(record: SQSRecord): Promise<void> {
   logger.info('job import run', { companyId: message.company_id, ...result });
 }
 
-export const handler = async (event: SQSEvent, context: Context) =>
-  processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false });
+export const handler = traced('JobImportWorker', async (event: SQSEvent, context: Context) =>
+  processPartialResponse(event, handleRecord, processor, { context, throwOnFullBatchFailure: false }),
+);

@@ -75,7 +75,16 @@ const EXCEPTIONS: Record<string, FunctionBudget['exception']> = {
  * What no function bundles (P135–P137): the SDK's default credential chain with the SSO, STS and sign-in
  * clients (bundles get `shared/platform/lambda-credentials.ts` instead).
  */
-const NOWHERE = ['@aws-sdk/credential-provider-node', '@aws-sdk/nested-clients', '@aws-sdk/credential-provider-ini'];
+const NOWHERE = ['@aws-sdk/credential-provider-node', '@aws-sdk/nested-clients', '@aws-sdk/credential-provider-ini', 'semver'];
+
+/**
+ * The functions with Powertools Tracer (one X-Ray subsegment per ATS call, `shared/delivery/ats-tracing.ts`): the
+ * import worker and the connect form's credentials check. The X-Ray SDK adds about 96 kB; SyncWorker is over its
+ * 650 kB target already (the exception above), so it is not traced (docs/architecture.md).
+ */
+export const TRACED_FUNCTIONS: readonly string[] = ['JobImportWorker', 'ConnectSubmit'];
+const TRACER = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core', 'shared/delivery/ats-tracing.ts'];
+const untraced = (id: string) => (TRACED_FUNCTIONS.includes(id) ? [] : TRACER);
 
 /** The documentation side of the edge, never needed by a function. */
 const DOCUMENTATION = ['shared/http/openapi.ts', 'shared/http/response-schemas.ts', 'json-schema-to-ts'];
@@ -107,6 +116,7 @@ export function functionBudgets(): FunctionBudget[] {
         ...CREATE_ONLY,
         ...DOCUMENTATION,
         ...clientsOutsideAccess({ table: 'authorize' }),
+        ...TRACER,
         '@middy/core',
         '@aws-lambda-powertools/batch',
         'shared/http/http.ts',
@@ -131,6 +141,7 @@ export function functionBudgets(): FunctionBudget[] {
           ...(route.id === 'CreateApplication' ? [] : route.id === 'ApplyWebhook' ? APPLY_FORBIDDEN : CREATE_ONLY),
           ...DOCUMENTATION,
           ...clientsOutsideAccess(route.access),
+          ...untraced(route.id),
           '@aws-lambda-powertools/batch',
           ...(route.id === 'UpdateCompany' ? [] : ['shared/generated/companies-validators.ts']),
           'shared/generated/jobs-validators.ts',
@@ -151,6 +162,7 @@ export function functionBudgets(): FunctionBudget[] {
         ...CREATE_ONLY,
         ...DOCUMENTATION,
         ...clientsOutsideAccess(fn.access, fn.trigger.kind === 'syncQueue' || fn.trigger.kind === 'jobImportQueue'),
+        ...untraced(fn.id),
         '@middy/core',
         'shared/http/http.ts',
         'shared/generated/companies-validators.ts',

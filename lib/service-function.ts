@@ -15,6 +15,9 @@ import type { StageConfig } from './stage-config.js';
 
 export const SERVICE_NAME = 'hiring-integration-service';
 
+/** The metrics namespace of a stage (CloudWatch, EMF): every function gets it as `POWERTOOLS_METRICS_NAMESPACE`. */
+export const metricsNamespace = (stage: Pick<StageConfig, 'name'>) => `HiringIntegrationService/${stage.name}`;
+
 // Bundled ESM has no `require`; CommonJS dependencies that esbuild inlines (parts of the AWS SDK) still call
 // it for Node built-ins, so the bundle gets one made from its own URL.
 const ESM_REQUIRE_SHIM =
@@ -22,6 +25,9 @@ const ESM_REQUIRE_SHIM =
 
 /** What the bundles get instead of `@aws-sdk/credential-provider-node` (relative to the project root, esbuild's working directory). */
 const LAMBDA_CREDENTIALS = './shared/platform/lambda-credentials.ts';
+
+/** What the bundles get instead of `semver`, which only the X-Ray SDK's unused SDK v2 patcher calls (29 kB). */
+const SEMVER_STUB = './shared/platform/semver-stub.ts';
 
 /**
  * How every function is bundled. `esbuildOptions()` turns these into the options CDK passes to esbuild, so
@@ -45,7 +51,8 @@ export const FUNCTION_BUNDLING = {
   esbuildArgs: {
     // The SDK's default credential chain would bundle the SSO, STS and sign-in clients (~135 kB); on Lambda
     // the credentials are in the environment, so only that link is bundled (P137).
-    '--alias': [`@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS}`],
+    // Powertools Tracer's X-Ray SDK requires `semver` only to patch AWS SDK v2, which is never done here.
+    '--alias': [`@aws-sdk/credential-provider-node=${LAMBDA_CREDENTIALS}`, `semver=${SEMVER_STUB}`],
   },
   // Local esbuild only: `cdk synth` must work offline and without Docker.
   forceDockerBundling: false,
@@ -153,6 +160,8 @@ export class ServiceFunction extends NodejsFunction {
       role,
       environment: {
         POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+        // Powertools Metrics writes EMF only with a namespace (shared/platform/service-metrics.ts); locally there is none.
+        POWERTOOLS_METRICS_NAMESPACE: metricsNamespace(stage),
         LOG_LEVEL: stage.logLevel,
         ...environment,
       },

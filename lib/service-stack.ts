@@ -14,6 +14,7 @@ import { backgroundFunctions, type BackgroundFunctionDefinition } from '#deliver
 import { LargeBodyIngest } from './large-body-ingest.js';
 import { applyNagSuppressions } from './nag-suppressions.js';
 import { ServiceAlarms } from './service-alarms.js';
+import { ServiceDashboard } from './service-dashboard.js';
 import { ServiceApi } from './service-api.js';
 import { ServiceData } from './service-data.js';
 import { ServiceFunction } from './service-function.js';
@@ -31,6 +32,7 @@ export class ServiceStack extends Stack {
   readonly data: ServiceData;
   readonly api: ServiceApi;
   readonly alarms: ServiceAlarms;
+  readonly dashboard: ServiceDashboard;
   /** With `-c largeBodies=true` only (issue 15). */
   readonly largeBodies?: LargeBodyIngest;
   readonly backgroundFunctions = new Map<string, ServiceFunction>();
@@ -56,6 +58,8 @@ export class ServiceStack extends Stack {
       webhookDeadLetterQueue: this.data.webhookDeadLetterQueue,
       workers: this.workers,
     });
+
+    this.dashboard = new ServiceDashboard(this, 'Dashboard', { stage, routes: props.routes ?? allRoutes });
 
     if (stage.largeBodies) {
       this.largeBodies = new LargeBodyIngest(this, 'LargeBodies', {

@@ -27,6 +27,7 @@ import { logger } from '#platform/logger.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
 import { connectorFor } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
+import { recordJobImportRun } from '#delivery/delivery-metrics.js';
 
 export interface JobImportMessage {
   company_id: number;
@@ -86,6 +87,7 @@ async function failRun(company: CompanyRecord, reason: JobImportFailedError['rea
   const failures = await recordJobImportFailure(company.id);
   // D17: rejected credentials break the connection: the company is failing at once.
   if (reason === 'credentials_rejected') await markCompanyFailing(company.id);
+  recordJobImportRun(reason);
   logger.warn('job import run failed', { companyId: company.id, reason, failures });
   throw new JobImportFailedError(reason, `The job import of company ${company.id} failed: ${detail}`, failures);
 }
@@ -117,9 +119,14 @@ export async function runJobImport(
       return await failRun(company, reason, error.message);
     }
     // No feed (a sandbox company without one): nothing to import, nothing changes.
-    if (feed === undefined) return { run_id: randomUUID(), created: 0, updated: 0, unchanged: 0, archived: 0 };
+    if (feed === undefined) {
+      recordJobImportRun('success');
+      return { run_id: randomUUID(), created: 0, updated: 0, unchanged: 0, archived: 0 };
+    }
     try {
-      return await importJobs(companyId, feed, { source: 'api', onProgress: options.onProgress });
+      const result = await importJobs(companyId, feed, { source: 'api', onProgress: options.onProgress });
+      recordJobImportRun('success', result);
+      return result;
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       const first = Object.entries(error.errors ?? {})[0];

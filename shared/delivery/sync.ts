@@ -26,6 +26,7 @@ import { deliveryAllowed, getCompanyRecord, markCompanyFailing, syncActive, type
 import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
 import { connectorFor } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
+import { recordSyncOutcome } from '#delivery/delivery-metrics.js';
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
 import { newEvent, outboxPut, sequenceStep } from '#platform/events.js';
@@ -175,6 +176,7 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome, company: 
     }
   }
   if (!written) throw new Error(`application ${record.id}: the outcome could not be written`);
+  recordSyncOutcome(company.ats, outcome.sync_status, outcome.failure_error);
   record.sync_status = outcome.sync_status;
   record.failure_error = outcome.failure_error;
   record.event_sequence = previous + 1;

@@ -23,6 +23,7 @@ import { rootCertificates } from 'node:tls';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { getCompanyRecord } from '#companies/companies.js';
+import { recordWebhookDelivery } from '#delivery/delivery-metrics.js';
 import { isLoopbackAddress, RefusedAddressError, resolveChecked, type AddressPolicy } from '#platform/addresses.js';
 import { queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
@@ -545,13 +546,18 @@ async function markFailing(endpoint: WebhookEndpoint, event: WebhookEvent, at: s
  * (the endpoint was deleted or disabled); throws `DeliveryFailed` with the backoff after a failed attempt.
  * `attempt` is the message's receive count.
  */
+function dropped(): 'dropped' {
+  recordWebhookDelivery('dropped');
+  return 'dropped';
+}
+
 export async function deliverWebhook(message: WebhookDeliveryMessage, attempt: number): Promise<'delivered' | 'dropped'> {
   const out = await db().send(
     new GetCommand({ TableName: config().tableName, Key: keys.webhook(message.partner, message.endpoint), ConsistentRead: true }),
   );
-  if (!out.Item) return 'dropped';
+  if (!out.Item) return dropped();
   const endpoint = toEndpoint(out.Item);
-  if (endpoint.status !== 'enabled') return 'dropped';
+  if (endpoint.status !== 'enabled') return dropped();
   const secret = await openSecret(out.Item.sealed as SealedSecret, secretContext(endpoint.partner, endpoint.id));
   const body = JSON.stringify(message.event);
   const sentAt = now();
@@ -559,6 +565,7 @@ export async function deliverWebhook(message: WebhookDeliveryMessage, attempt: n
   crashPoint('webhook.after-post');
   const at = sentAt.toISOString();
   await recordAttempt(endpoint, message.event, attempt, at, result);
+  recordWebhookDelivery(result.error ? 'failed' : 'delivered');
   if (!result.error) {
     await markHealthy(endpoint);
     return 'delivered';

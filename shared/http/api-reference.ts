@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '#platform/logger.js';
+import { recordRequest } from '#platform/service-metrics.js';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
 import { API_REFERENCE_SCRIPT_HASHES } from '#generated/http-api-reference.js';
 
@@ -60,9 +61,12 @@ export function apiReferencePage(): Promise<string> {
 }
 
 export async function apiReference(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
+  const started = Date.now();
   const requestId = event.requestContext?.requestId ?? randomUUID();
   const body = await apiReferencePage();
-  logger.info('request', { route: 'ApiDocs', status: 200, requestId });
+  const durationMs = Date.now() - started;
+  recordRequest('ApiDocs', 200, durationMs, undefined);
+  logger.info('request', { route: 'ApiDocs', status: 200, durationMs, requestId });
   return {
     statusCode: 200,
     headers: {

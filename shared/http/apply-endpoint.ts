@@ -23,6 +23,8 @@ import { loadApplyChannelSecret, type ApplyFormat } from '#companies/apply-chann
 import { verifyApplyToken, type VerifiedApplyToken } from '#jobs/apply-links.js';
 import { ApiError, NotFoundError, PayloadTooLargeError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
+import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
+import { recordRequest } from '#platform/service-metrics.js';
 import { jsonObject, rawBody } from '#http/json-body.js';
 import { InvalidSignatureError, type ApplyFormatHandler, type ApplyResponse } from '#http/apply-format.js';
 import { indeedFormat } from '#http/indeed-apply.js';
@@ -93,7 +95,9 @@ function respond(statusCode: number, body: unknown, requestId: string): APIGatew
 
 /** The Lambda handler of the apply route. */
 export function applyHandler(routeId: string) {
-  return async (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => {
+  return (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => withRequestMetrics(() => handle(event));
+
+  async function handle(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
     const started = Date.now();
     const requestId = event.requestContext?.requestId ?? randomUUID();
     let format: ApplyFormatHandler = genericFormat;
@@ -123,7 +127,9 @@ export function applyHandler(routeId: string) {
         };
       }
     }
-    logger.info('request', { route: routeId, format: formatName, status: result.statusCode, durationMs: Date.now() - started, requestId });
+    const durationMs = Date.now() - started;
+    recordRequest(routeId, result.statusCode, durationMs, currentMetrics());
+    logger.info('request', { route: routeId, format: formatName, status: result.statusCode, durationMs, requestId });
     return respond(result.statusCode, result.body, requestId);
-  };
+  }
 }

@@ -17,6 +17,7 @@ import { sourceStack } from '#platform/stack-trace.js';
 import type { LinkContext } from '#platform/pagination.js';
 import { queryParams, type QueryParams } from '#platform/query-params.js';
 import { currentMetrics, formatMetrics, withRequestMetrics } from '#platform/request-metrics.js';
+import { recordRequest } from '#platform/service-metrics.js';
 import { routeById, type RouteDefinition } from '#http/routes.js';
 import { isHostHeader, isHttpUrl } from '#platform/web-formats.js';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
@@ -176,10 +177,12 @@ export function api(routeId: string, handler: ApiHandler, extra: MiddlewareObj[]
         'X-Request-Id': requestId,
         ...(process.env.CAPACITY_HEADER === '1' ? { 'X-DynamoDB-Capacity': formatMetrics(metrics) } : {}),
       };
+      const durationMs = Date.now() - started;
+      recordRequest(route.id, response.statusCode, durationMs, metrics);
       logger.info('request', {
         route: route.id,
         status: response.statusCode,
-        durationMs: Date.now() - started,
+        durationMs,
         requestId,
         dynamodb: {
           calls: metrics.calls,

@@ -9,6 +9,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { logger } from '#platform/logger.js';
+import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
+import { recordRequest } from '#platform/service-metrics.js';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
 
 export function escapeHtml(value: unknown): string {
@@ -119,7 +121,9 @@ export interface PageRequest {
  * is a plain 500 page naming the request id (and logged without the request's path or body).
  */
 export function page(routeId: string, render: (request: PageRequest) => Promise<PageResult>) {
-  return async (event: APIGatewayProxyEvent, _context?: Context): Promise<APIGatewayProxyResult> => {
+  return (event: APIGatewayProxyEvent, _context?: Context): Promise<APIGatewayProxyResult> => withRequestMetrics(() => renderPage(event));
+
+  async function renderPage(event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> {
     const started = Date.now();
     const requestId = event.requestContext?.requestId ?? randomUUID();
     let result: PageResult;
@@ -134,11 +138,13 @@ export function page(routeId: string, render: (request: PageRequest) => Promise<
           <p>Please try again in a few minutes. If it keeps happening, quote request id ${requestId}.</p>`,
       };
     }
-    logger.info('request', { route: routeId, status: result.statusCode, durationMs: Date.now() - started, requestId });
+    const durationMs = Date.now() - started;
+    recordRequest(routeId, result.statusCode, durationMs, currentMetrics());
+    logger.info('request', { route: routeId, status: result.statusCode, durationMs, requestId });
     return {
       statusCode: result.statusCode,
       headers: { ...PAGE_HEADERS, 'X-Request-Id': requestId, ...result.headers },
       body: layout(result.title, result.body),
     };
-  };
+  }
 }

@@ -4,6 +4,7 @@
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { backgroundFunctions } from '#delivery/background-functions.js';
+import { allRoutes } from '#http/routes.js';
 import { resources } from '#platform/resources.js';
 import { NO_BUNDLING, actionsOf, functionStatements, resourcesOfType, synthStack, type Synthesized } from './synth-stack.js';
 
@@ -239,5 +240,53 @@ test('webhooks (D19): a queue with a DLQ subscribed raw to the events topic, a w
   template.hasResourceProperties('AWS::CloudWatch::Alarm', {
     MetricName: 'Errors',
     Dimensions: [{ Name: 'FunctionName', Value: { Ref: workerId } }],
+  });
+});
+
+describe('metrics and traces (issue 25 item 3)', () => {
+  const template = () => synthesized.template;
+
+  test('every background function writes metrics to the stage namespace and is traced, with the X-Ray grants', () => {
+    for (const definition of backgroundFunctions) {
+      const [id, fn] = fnByDescriptionPrefix(definition.id);
+      expect({ id: definition.id, namespace: fn.Properties.Environment.Variables.POWERTOOLS_METRICS_NAMESPACE }).toEqual({
+        id: definition.id,
+        namespace: 'HiringIntegrationService/prod',
+      });
+      // Tracer stays off unless the function is in Lambda with active tracing: nothing may turn it off here.
+      expect(fn.Properties.Environment.Variables.POWERTOOLS_TRACE_ENABLED).toBeUndefined();
+      expect(fn.Properties.TracingConfig).toEqual({ Mode: 'Active' });
+      expect(policyActions(id)).toEqual(expect.arrayContaining(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']));
+    }
+  });
+
+  test('the dashboard shows every route, and sync, webhook and import metrics from the namespace the functions write to', () => {
+    const dashboards = resourcesOfType(template(), 'AWS::CloudWatch::Dashboard');
+    expect(dashboards).toHaveLength(1);
+    const [, dashboard] = dashboards[0];
+    expect(dashboard.Properties.DashboardName).toBe('his-prod-service');
+    // The body is a Fn::Join of strings and the region reference: joined with a stand-in region, it is the dashboard's JSON.
+    const [, parts] = dashboard.Properties.DashboardBody['Fn::Join'] as [string, unknown[]];
+    const body = JSON.parse(parts.map((p) => (typeof p === 'string' ? p : 'REGION')).join('')) as {
+      widgets: { properties: { title?: string; metrics?: unknown[][] } }[];
+    };
+    const metrics = body.widgets.flatMap((w) => w.properties.metrics ?? []);
+    // Per route: [namespace, metric, dimension, value, dimension, value, options].
+    for (const metric of ['Requests', 'Latency', 'Errors4xx', 'Errors5xx', 'DynamoDBReadUnits', 'DynamoDBWriteUnits']) {
+      const routes = metrics.filter((m) => m[0] === 'HiringIntegrationService/prod' && m[1] === metric);
+      expect(routes.map((m) => m.slice(2, 6))).toEqual(allRoutes.map((r) => ['route', r.id, 'service', 'hiring-integration-service']));
+    }
+    const expressions = metrics.map((m) => (m[0] as { expression?: string }).expression).filter(Boolean);
+    for (const [metric, dimensions] of [
+      ['SyncOutcomes', 'service,ats,sync_status,failure_error'],
+      ['WebhookDeliveries', 'service,result'],
+      ['JobImportRuns', 'service,result'],
+      ['JobsCreated', 'service,result'],
+      ['JobsUpdated', 'service,result'],
+      ['JobsArchived', 'service,result'],
+    ])
+      expect(expressions).toContain(
+        `SEARCH('{HiringIntegrationService/prod,${dimensions}} MetricName="${metric}" service="hiring-integration-service"', 'Sum', 300)`,
+      );
   });
 });

@@ -5,7 +5,7 @@
  * for a given lockfile, so this is not a timed test.
  */
 import { build, type Metafile } from 'esbuild';
-import { BUDGETS, functionBudgets, moduleOfInput, type FunctionBudget } from '../../lib/function-budgets.js';
+import { BUDGETS, TRACED_FUNCTIONS, functionBudgets, moduleOfInput, type FunctionBudget } from '../../lib/function-budgets.js';
 import { functionEntry } from '../../lib/project-paths.js';
 import { esbuildOptions } from '../../lib/service-function.js';
 import { backgroundFunctions } from '#delivery/background-functions.js';
@@ -97,4 +97,19 @@ test("the SDK's schema modules are tree-shaken: only the shapes of the commands 
     for (const [path, bytes] of inputs) if (/[\\/]schemas_\d+\.js$/.test(path) && bytes > 20_000) large.push(`${id}: ${path} ${bytes} B`);
   }
   expect(large).toEqual([]);
+});
+
+test('the traced functions bundle Powertools Tracer with the semver stub; every route and the three workers bundle Powertools Metrics', () => {
+  for (const id of TRACED_FUNCTIONS) {
+    const { modules } = bundles.get(id)!;
+    expect({ id, tracer: modules.has('@aws-lambda-powertools/tracer'), stub: modules.has('shared/platform/semver-stub.ts') }).toEqual({
+      id,
+      tracer: true,
+      stub: true,
+    });
+  }
+  for (const id of [...routes.map((r) => r.id), 'SyncWorker', 'WebhookWorker', 'JobImportWorker']) {
+    expect({ id, metrics: bundles.get(id)!.modules.has('@aws-lambda-powertools/metrics') }).toEqual({ id, metrics: true });
+  }
+  expect(bundles.get('Authorizer')!.modules.has('@aws-lambda-powertools/metrics')).toBe(false);
 });

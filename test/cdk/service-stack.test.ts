@@ -46,7 +46,7 @@ describe('functions', () => {
   test('every function of the service runs nodejs24.x on arm64, bundled as ESM, traced, with Powertools settings', () => {
     const functions = serviceFunctions();
     expect(functions).toHaveLength(routes.length + 1);
-    for (const [, fn] of functions) {
+    for (const [id, fn] of functions) {
       expect(fn.Properties).toMatchObject({
         Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
@@ -56,8 +56,14 @@ describe('functions', () => {
       });
       expect(fn.Properties.Environment.Variables).toMatchObject({
         POWERTOOLS_SERVICE_NAME: 'hiring-integration-service',
+        // Powertools Metrics writes EMF only with a namespace, one per stage.
+        POWERTOOLS_METRICS_NAMESPACE: 'HiringIntegrationService/dev',
         LOG_LEVEL: 'DEBUG',
       });
+      // Active tracing: the role may send segments (X-Ray takes no resource-level permissions).
+      expect(actionsOf(functionStatements(json(), id), 'xray:')).toEqual(
+        expect.arrayContaining(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']),
+      );
       // Source maps are not loaded at start (issue 13): unexpected errors are mapped on the error path.
       expect(fn.Properties.Environment.Variables.NODE_OPTIONS).toBeUndefined();
       const logGroup = json().Resources[fn.Properties.LoggingConfig.LogGroup.Ref];

@@ -59,13 +59,26 @@ export async function pace(ats: string, pacing: ConnectorPacing): Promise<void> 
 }
 
 /**
+ * Wraps each ATS call (the request, not the pacing wait): by default it just makes the call. A function
+ * that traces (`#delivery/ats-tracing.js`) sets one that records the call as an X-Ray subsegment named by the
+ * ATS. A hook rather than an import, so that the X-Ray SDK is bundled only into the functions that trace.
+ */
+export type AtsCallWrapper = (ats: string, call: () => Promise<Response>) => Promise<Response>;
+
+let wrapAtsCall: AtsCallWrapper = (_ats, call) => call();
+
+export function setAtsCallWrapper(wrapper: AtsCallWrapper): void {
+  wrapAtsCall = wrapper;
+}
+
+/**
  * fetch with a timeout, paced by the connector's pacing when given; a timeout or network error is
  * `transient` (the message names only the ATS).
  */
 export async function atsFetch(ats: string, url: string, init: RequestInit = {}, pacing?: ConnectorPacing): Promise<Response> {
   if (pacing) await pace(ats, pacing);
   try {
-    return await fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs()) });
+    return await wrapAtsCall(ats, () => fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs()) }));
   } catch (error) {
     const reason = (error as Error).name === 'TimeoutError' ? 'timed out' : 'is unreachable';
     throw new ConnectorError('transient', `${ats} ${reason}.`);
