@@ -4,12 +4,8 @@
  * limits, the 429 backoff, and the mapping of the Application API's answers to our error kinds.
  */
 import type { CompanyRecord } from '#companies/companies.js';
-import {
-  NIL_UUID,
-  mapSmartRecruitersPosting,
-  screeningQuestions,
-  smartrecruitersConnector as connector,
-} from '#delivery/connectors/smartrecruiters.js';
+import { mapSmartRecruitersPosting, screeningQuestions } from '#delivery/connectors/smartrecruiters-jobs.js';
+import { NIL_UUID, smartrecruitersConnector as connector } from '#delivery/connectors/smartrecruiters.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
 import {
