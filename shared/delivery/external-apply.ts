@@ -12,13 +12,14 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getApplicationRecord, updatedAtIndex, type ApplicationRecord } from '#applications/applications.js';
+import { statusMoveUpdate } from '#applications/application-store.js';
+import { getApplicationRecord, type ApplicationRecord } from '#applications/applications.js';
 import { getCompanyRecord, syncActive, type CompanyRecord } from '#companies/companies.js';
 import { sendMail } from '#delivery/email.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { NotFoundError, isConditionFailure } from '#platform/errors.js';
-import { newEvent, outboxPut, sequenceStep } from '#platform/events.js';
+import { newEvent, outboxPut } from '#platform/events.js';
 import { rethrowIfCrash } from '#platform/faults.js';
 import { getJob, type JobRecord } from '#jobs/jobs.js';
 import { keys } from '#platform/keys.js';
@@ -209,7 +210,6 @@ export async function contactCandidate(record: ApplicationRecord, company: Compa
   const remindAt = new Date(at.getTime() + reminderHours() * 3_600_000).toISOString();
   let previous = record.event_sequence ?? 0;
   for (let attempt = 0; ; attempt++) {
-    const step = sequenceStep(previous);
     const event = newEvent(
       'application.external_apply_status_changed',
       record.company,
@@ -221,21 +221,14 @@ export async function contactCandidate(record: ApplicationRecord, company: Compa
         new TransactWriteCommand({
           TransactItems: [
             {
-              Update: {
-                TableName: config().tableName,
-                Key: keys.application(record.id),
-                UpdateExpression:
-                  'SET external_apply_status = :status, external_apply_remind_at = :remind, updated_at = :now, D2SK = :updated, event_sequence = :sequence',
-                ConditionExpression: `external_apply_status = :notsent AND ${step.condition}`,
-                ExpressionAttributeValues: {
-                  ':status': 'CONTACTED',
-                  ':remind': remindAt,
-                  ':now': at.toISOString(),
-                  ':updated': updatedAtIndex(record, at.toISOString()).D2SK,
-                  ':notsent': 'NOTSENT',
-                  ...step.values,
-                },
-              },
+              Update: statusMoveUpdate(record, {
+                field: 'external_apply_status',
+                from: 'NOTSENT',
+                to: 'CONTACTED',
+                at: at.toISOString(),
+                previous,
+                also: { external_apply_remind_at: remindAt },
+              }),
             },
             outboxPut(event),
             // The reminder's due item (P207), read by the scheduled `sendDueReminders`.
@@ -289,20 +282,7 @@ export async function followExternalApplyLink(token: string): Promise<string | u
         new TransactWriteCommand({
           TransactItems: [
             {
-              Update: {
-                TableName: config().tableName,
-                Key: keys.application(current.id),
-                UpdateExpression: 'SET external_apply_status = :status, updated_at = :now, D2SK = :updated, event_sequence = :sequence',
-                ConditionExpression: 'external_apply_status = :from AND event_sequence = :previous',
-                ExpressionAttributeValues: {
-                  ':status': 'ENGAGED',
-                  ':from': from,
-                  ':now': at,
-                  ':updated': updatedAtIndex(current, at).D2SK,
-                  ':previous': previous,
-                  ':sequence': previous + 1,
-                },
-              },
+              Update: statusMoveUpdate(current, { field: 'external_apply_status', from, to: 'ENGAGED', at, previous }),
             },
             outboxPut(
               newEvent(
@@ -418,20 +398,7 @@ export async function sendDueReminders(options: { limitPerShard?: number } = {})
           new TransactWriteCommand({
             TransactItems: [
               {
-                Update: {
-                  TableName: config().tableName,
-                  Key: keys.application(record.id),
-                  UpdateExpression: 'SET external_apply_status = :status, updated_at = :now, D2SK = :updated, event_sequence = :sequence',
-                  ConditionExpression: 'external_apply_status = :from AND event_sequence = :previous',
-                  ExpressionAttributeValues: {
-                    ':status': 'REMINDED',
-                    ':from': 'CONTACTED',
-                    ':now': at,
-                    ':updated': updatedAtIndex(record, at).D2SK,
-                    ':previous': previous,
-                    ':sequence': previous + 1,
-                  },
-                },
+                Update: statusMoveUpdate(record, { field: 'external_apply_status', from: 'CONTACTED', to: 'REMINDED', at, previous }),
               },
               outboxPut(
                 newEvent(

@@ -9,15 +9,9 @@
  * - final statuses are written only over `NOTSENT`, so a late attempt can never overwrite an outcome.
  * Until the work is done the application stays in the sync-due index, which the sweeper reads.
  */
-import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  applicationSyncState,
-  getApplicationRecord,
-  syncStatusCounterMove,
-  syncStatusIndex,
-  updatedAtIndex,
-  type ApplicationRecord,
-} from '#applications/applications.js';
+import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { applicationSyncState, getApplicationRecord, syncStatusCounterMove, type ApplicationRecord } from '#applications/applications.js';
+import { leaveSyncDue, setSyncDue, statusMoveUpdate, syncDueIds } from '#applications/application-store.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { openAttachment, readAttachment } from '#applications/attachments.js';
 import { config, db } from '#platform/clients.js';
@@ -29,10 +23,10 @@ import { loadCredentials } from '#delivery/credentials.js';
 import { recordSyncOutcome } from '#delivery/delivery-metrics.js';
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
-import { newEvent, outboxPut, sequenceStep } from '#platform/events.js';
+import { newEvent, outboxPut } from '#platform/events.js';
 import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { getJob, type JobRecord } from '#jobs/jobs.js';
-import { SYNC_DUE_SHARDS, indexKeys, keys } from '#platform/keys.js';
+import { SYNC_DUE_SHARDS, keys } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
 import { enqueueSync, sweepGraceSeconds } from '#platform/sync-queue.js';
 
@@ -116,28 +110,16 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome, company: 
   // index in the same write, not in a second one (`settle`), which would rewrite the item once more.
   const last = !emailFallbackDue(company, record, outcome.sync_status);
   const timestamp = now().toISOString();
-  const slot = syncStatusIndex(record, outcome.sync_status);
-  const set = `SET sync_status = :status, failure_error = :error, updated_at = :now, #slot = :slot, D2SK = :updated, event_sequence = :sequence${outcome.external_id ? ', external_id = :external' : ''}${last ? ' REMOVE sync_due_at, GSI5PK, GSI5SK' : ''}`;
-  const values = {
-    ':status': outcome.sync_status,
-    ':error': outcome.failure_error,
-    ':now': timestamp,
-    ':notsent': 'NOTSENT',
-    ':slot': slot.value,
-    ':updated': updatedAtIndex(record, timestamp).D2SK,
-    ...(outcome.external_id ? { ':external': outcome.external_id } : {}),
-  };
-  const update = (previous: number) => {
-    const step = sequenceStep(previous);
-    return {
-      TableName: config().tableName,
-      Key: keys.application(record.id),
-      UpdateExpression: set,
-      ConditionExpression: `sync_status = :notsent AND ${step.condition}`,
-      ExpressionAttributeNames: { '#slot': slot.attribute },
-      ExpressionAttributeValues: { ...values, ...step.values },
-    };
-  };
+  const update = (previous: number) =>
+    statusMoveUpdate(record, {
+      field: 'sync_status',
+      from: 'NOTSENT',
+      to: outcome.sync_status,
+      at: timestamp,
+      previous,
+      also: { failure_error: outcome.failure_error, ...(outcome.external_id ? { external_id: outcome.external_id } : {}) },
+      leaveSyncDue: last,
+    });
   const eventOf = (previous: number) =>
     newEvent(
       'application.sync_status_changed',
@@ -185,28 +167,11 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome, company: 
 
 /** Tells the sweeper when to look again at an application whose submission waits (a retry, an inactive company). */
 async function releaseForRetry(record: ApplicationRecord, delaySeconds: number): Promise<void> {
-  const due = later(delaySeconds + sweepGraceSeconds());
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.application(record.id),
-        UpdateExpression: 'SET sync_due_at = :due, GSI5SK = :sort',
-        ConditionExpression: 'attribute_exists(GSI5PK)',
-        ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, record.id) },
-      }),
-    )
-    .catch((error: Error) => {
-      if (error.name !== 'ConditionalCheckFailedException') throw error;
-    });
+  await setSyncDue(record.id, later(delaySeconds + sweepGraceSeconds()));
 }
 
 /** Nothing more to do: the application leaves the sync-due index. */
-async function settle(id: number): Promise<void> {
-  await db().send(
-    new UpdateCommand({ TableName: config().tableName, Key: keys.application(id), UpdateExpression: 'REMOVE sync_due_at, GSI5PK, GSI5SK' }),
-  );
-}
+const settle = (id: number) => leaveSyncDue(id);
 
 function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: JobRecord, reference: string): Submission {
   return {
@@ -349,7 +314,6 @@ async function emailFallback(record: ApplicationRecord, company: CompanyRecord):
   const emailAt = now().toISOString();
   let previous = record.event_sequence ?? 0;
   for (let attempt = 0; ; attempt++) {
-    const step = sequenceStep(previous);
     const event = newEvent(
       'application.email_sync_status_changed',
       record.company,
@@ -361,19 +325,7 @@ async function emailFallback(record: ApplicationRecord, company: CompanyRecord):
         new TransactWriteCommand({
           TransactItems: [
             {
-              Update: {
-                TableName: config().tableName,
-                Key: keys.application(record.id),
-                UpdateExpression: 'SET email_sync_status = :status, updated_at = :now, D2SK = :updated, event_sequence = :sequence',
-                ConditionExpression: `email_sync_status = :notsent AND ${step.condition}`,
-                ExpressionAttributeValues: {
-                  ':status': status,
-                  ':now': emailAt,
-                  ':updated': updatedAtIndex(record, emailAt).D2SK,
-                  ':notsent': 'NOTSENT',
-                  ...step.values,
-                },
-              },
+              Update: statusMoveUpdate(record, { field: 'email_sync_status', from: 'NOTSENT', to: status, at: emailAt, previous }),
             },
             outboxPut(event),
           ],
@@ -433,32 +385,9 @@ export async function sweepDueSyncs(options: { limitPerShard?: number } = {}): P
   const current = now().toISOString();
   const result: SweepResult = { requeued: 0 };
   for (let shard = 0; shard < SYNC_DUE_SHARDS; shard++) {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: config().tableName,
-        IndexName: 'GSI5',
-        KeyConditionExpression: 'GSI5PK = :pk AND GSI5SK < :now',
-        ExpressionAttributeValues: { ':pk': `SYNCDUE#${shard}`, ':now': current },
-        Limit: options.limitPerShard ?? 100,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      const id = Number(String(item.PK).split('#')[1]);
-      const due = later(sweepGraceSeconds());
+    for (const id of await syncDueIds(shard, current, options.limitPerShard ?? 100)) {
       // Look again after the grace period unless the message settles it first.
-      await db()
-        .send(
-          new UpdateCommand({
-            TableName: config().tableName,
-            Key: keys.application(id),
-            UpdateExpression: 'SET sync_due_at = :due, GSI5SK = :sort',
-            ConditionExpression: 'attribute_exists(GSI5PK)',
-            ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, id) },
-          }),
-        )
-        .catch((error: Error) => {
-          if (error.name !== 'ConditionalCheckFailedException') throw error;
-        });
+      await setSyncDue(id, later(sweepGraceSeconds()));
       if (await enqueueSync(id)) result.requeued += 1;
     }
   }

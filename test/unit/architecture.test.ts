@@ -8,6 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync,
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tableDefinition } from '#platform/table.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const depcruise = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
@@ -51,6 +52,39 @@ test('the real tree keeps every architecture rule', () => {
   ]);
   expect(violations.map((v) => `${v.rule.name}: ${v.from} → ${v.to}`)).toEqual([]);
   expect(modules).toBeGreaterThan(100);
+});
+
+/**
+ * Issue 22, item 3: the layers above the entity stores call named operations and never name an index
+ * attribute (`GSI5PK`, `D2SK`, a sync-status slot, …), so a change of the layout stays inside the store
+ * modules. Which attributes are index attributes is read from the table definition, not listed here.
+ */
+describe('delivery names no index attribute of the entities', () => {
+  const indexAttributes = tableDefinition.globalSecondaryIndexes
+    .flatMap((index) => [index.partitionKey, index.sortKey])
+    .filter((name): name is string => Boolean(name) && name !== 'PK' && name !== 'SK');
+  const pattern = new RegExp(`\\b(${[...new Set(indexAttributes)].join('|')})\\b`);
+  const code = (file: string) =>
+    readFileSync(join(root, file), 'utf8')
+      .replace(/\/\*[\s\S]*?\*\//g, '')
+      .replace(/\/\/.*$/gm, '');
+
+  test('the table definition names the index attributes the check looks for', () => {
+    expect(indexAttributes).toEqual(expect.arrayContaining(['GSI5PK', 'GSI4PK', 'D2SK', 'X1PK', 'TTLPK']));
+    expect(pattern.test('REMOVE sync_due_at, GSI5PK')).toBe(true);
+    expect(pattern.test('SET sync_status = :to')).toBe(false);
+  });
+
+  test.each([
+    'shared/delivery/sync.ts',
+    'shared/delivery/retention.ts',
+    'shared/delivery/external-apply.ts',
+    'shared/delivery/job-import.ts',
+    'shared/delivery/ats-connections.ts',
+    'shared/delivery/onboarding.ts',
+  ])('%s', (file) => {
+    expect(code(file).match(pattern)?.[0]).toBeUndefined();
+  });
 });
 
 describe('each rule fails a tree that breaks it', () => {
