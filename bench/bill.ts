@@ -59,7 +59,7 @@ const { currentMetrics, withRequestMetrics } = await import('#platform/request-m
 const { createPartner } = await import('#companies/partners.js');
 const { createApiKey } = await import('#companies/api-keys.js');
 const { createCompany } = await import('#companies/companies.js');
-const { importJobs } = await import('#jobs/jobs.js');
+const { importJobs } = await import('#jobs/job-store.js');
 
 type Cost = { read: number; write: number };
 const add = (a: Cost, b: Cost): Cost => ({ read: a.read + b.read, write: a.write + b.write });

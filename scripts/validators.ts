@@ -13,7 +13,7 @@ import type { Ajv } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { build } from 'esbuild';
 import { companyPatchSchema } from '#companies/companies.js';
-import { jobInputSchema } from '#jobs/jobs.js';
+import { jobInputSchema } from '#jobs/job-schema.js';
 import { applicationInSchema } from '#applications/applications.js';
 import { formats } from '#platform/formats.js';
 import { createAjv } from '#platform/validation.js';

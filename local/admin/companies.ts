@@ -113,7 +113,7 @@ export function companyCommands(program: Command, session: Session): void {
     .action(
       session.action(async (companyId: number, options: { job: number }) => {
         const { getCompanyRecord, setCompanyFields, toCompany } = await import('#companies/companies.js');
-        const { getJob } = await import('#jobs/jobs.js');
+        const { getJob } = await import('#jobs/job-store.js');
         const { NotFoundError, invalidField } = await import('#platform/errors.js');
         const jobId = options.job;
         if (!(await getCompanyRecord(companyId))) throw new NotFoundError(`Company ${companyId} does not exist.`);

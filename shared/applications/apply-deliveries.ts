@@ -25,7 +25,8 @@ import { now } from '#platform/clock.js';
 import { ApiError, NotFoundError, ValidationError, isConditionFailure } from '#platform/errors.js';
 import { expiringAt, keys, type Key } from '#platform/keys.js';
 import { derivedSecretKey } from '#platform/pagination.js';
-import { getJobs, type JobRecord } from '#jobs/jobs.js';
+import { getJobs } from '#jobs/job-store.js';
+import type { JobRecord } from '#jobs/job-schema.js';
 import type { VerifiedApplyToken } from '#jobs/apply-links.js';
 
 /** How long a delivery id is remembered: longer than any sender retries one delivery (ours: about 29 h). */

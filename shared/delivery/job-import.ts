@@ -18,7 +18,7 @@ import {
   syncActive,
   type CompanyRecord,
 } from '#companies/companies.js';
-import { importJobs, type ImportResult } from '#jobs/jobs.js';
+import { importJobs, type ImportResult } from '#jobs/job-store.js';
 import { config, db, sqs } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { ApiError, CompanyInactiveError, ConflictError, ValidationError, invalidField } from '#platform/errors.js';

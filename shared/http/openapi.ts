@@ -23,14 +23,14 @@ import {
   parseCompanyFilter,
 } from '#companies/companies.js';
 import { IDEMPOTENCY_TTL_SECONDS } from '#http/idempotency.js';
+import { JOB_FILTERS } from '#jobs/job-list.js';
 import {
-  JOB_FILTERS,
   JOB_STATUSES,
   REMOTE_VALUES,
   applicationFormFieldSchema,
   descriptionSectionSchema,
   screeningQuestionSchema,
-} from '#jobs/jobs.js';
+} from '#jobs/job-schema.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#platform/pagination.js';
 import { BODY_CONTENT_TYPES } from '#http/request-body.js';
 import {

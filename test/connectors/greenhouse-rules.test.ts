@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { connectCompany, credentialsCheckOf } from '#delivery/ats-connections.js';
 import { runJobImport } from '#delivery/job-import.js';
 import { createCompany, getCompanyRecord } from '#companies/companies.js';
-import { findJobByExternalId } from '#jobs/jobs.js';
+import { findJobByExternalId } from '#jobs/job-store.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';

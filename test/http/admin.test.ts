@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getCompanyRecord } from '#companies/companies.js';
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { itemBytes } from '#platform/item-size.js';
 import { queryAll } from '#platform/batch.js';
 import { keys } from '#platform/keys.js';

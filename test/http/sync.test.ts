@@ -6,7 +6,7 @@ import { config, sqs } from '#platform/clients.js';
 import { runWithClock } from '#platform/clock.js';
 import { setCompanyFields } from '#companies/companies.js';
 import { sandboxCalls, sandboxReceipts } from '#delivery/connectors/sandbox.js';
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { syncApplication } from '#delivery/sync.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { drainQueue } from '../helpers/inspect.js';

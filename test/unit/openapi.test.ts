@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { APPLICATION_FILTERS } from '#applications/applications.js';
 import { COMPANY_FILTERS } from '#companies/companies.js';
-import { JOB_FILTERS } from '#jobs/jobs.js';
+import { JOB_FILTERS } from '#jobs/job-list.js';
 import { openApiDocument } from '#http/openapi.js';
 import * as responseSchemas from '#http/response-schemas.js';
 import { routes } from '#http/routes.js';

@@ -9,7 +9,7 @@
  * only `success: true` counts. The posting and form shapes and their mapping onto our fields are in ashby-jobs.ts.
  */
 import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

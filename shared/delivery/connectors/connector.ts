@@ -6,7 +6,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 
 export type ConnectorErrorKind =
   | 'duplicate' // the candidate already applied in the ATS

@@ -6,7 +6,7 @@
  * multi-select). Greenhouse can answer 200 with an error body: only a body that confirms success counts.
  */
 import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

@@ -10,7 +10,7 @@
  * the company) is this connector's "rejected credentials": the company's connection is broken until fixed.
  */
 import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

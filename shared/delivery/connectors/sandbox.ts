@@ -20,7 +20,7 @@ import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { expiringAt } from '#platform/keys.js';
 import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import { ConnectorError, type AtsConnector, type Submission } from '#delivery/connectors/connector.js';
 
 const RECORD_DAYS = 30;

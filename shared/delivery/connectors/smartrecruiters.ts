@@ -10,7 +10,7 @@
  * The posting and configuration shapes and their mapping onto our fields are in smartrecruiters-jobs.ts.
  */
 import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

@@ -11,7 +11,7 @@
  * The job's resources and their mapping onto our fields are in teamtailor-jobs.ts.
  */
 import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,
