@@ -3,7 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiKey } from '#companies/api-keys.js';
 import { createChannel } from '#applications/channels.js';
-import { createCompany } from '#companies/companies.js';
+import { createCompany } from '#companies/company-store.js';
 import { importJobs } from '#jobs/job-store.js';
 import type { JobInput } from '#jobs/job-schema.js';
 import { setSandboxAts } from '#delivery/connectors/sandbox.js';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { Ajv } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { build } from 'esbuild';
-import { companyPatchSchema } from '#companies/companies.js';
+import { companyPatchSchema } from '#companies/company-schema.js';
 import { jobInputSchema } from '#jobs/job-schema.js';
 import { applicationInSchema } from '#applications/applications.js';
 import { formats } from '#platform/formats.js';

@@ -9,15 +9,8 @@
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import {
-  allCompanies,
-  deliveryAllowed,
-  markCompanyFailing,
-  recordJobImportFailure,
-  requireCompany,
-  syncActive,
-  type CompanyRecord,
-} from '#companies/companies.js';
+import { allCompanies, markCompanyFailing, recordJobImportFailure, requireCompany } from '#companies/company-store.js';
+import { deliveryAllowed, syncActive, type CompanyRecord } from '#companies/company-schema.js';
 import { importJobs, type ImportResult } from '#jobs/job-store.js';
 import { config, db, sqs } from '#platform/clients.js';
 import { now } from '#platform/clock.js';

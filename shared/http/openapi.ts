@@ -15,13 +15,8 @@ import {
   candidateSchema,
 } from '#applications/applications.js';
 import { ATTACHMENT_TYPES, CONTENT_TYPES, MAX_ATTACHMENTS } from '#applications/attachments.js';
-import {
-  COMPANY_FILTERS,
-  COMPANY_READ_ONLY_FIELDS,
-  COMPANY_STATUSES,
-  companyPatchSchema,
-  parseCompanyFilter,
-} from '#companies/companies.js';
+import { COMPANY_FILTERS, parseCompanyFilter } from '#companies/company-list.js';
+import { COMPANY_READ_ONLY_FIELDS, COMPANY_STATUSES, companyPatchSchema } from '#companies/company-schema.js';
 import { IDEMPOTENCY_TTL_SECONDS } from '#http/idempotency.js';
 import { JOB_FILTERS } from '#jobs/job-list.js';
 import {

@@ -15,7 +15,7 @@ import {
   applicationInSchema,
   candidateSchema,
 } from '#applications/applications.js';
-import { COMPANY_STATUSES, companyPatchSchema } from '#companies/companies.js';
+import { COMPANY_STATUSES, companyPatchSchema } from '#companies/company-schema.js';
 import { JOB_STATUSES, descriptionSectionSchema, jobInputSchema } from '#jobs/job-schema.js';
 
 /** An object whose properties are all present (every serializer writes each field, null when unset). */

@@ -9,7 +9,7 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { batchGetByKey, batchPut, queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
-import { getCompanyRecord, setCompanyFields } from '#companies/companies.js';
+import { getCompanyRecord, setCompanyFields } from '#companies/company-store.js';
 import { NotFoundError } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { collections, compactCreatedSort, indexKeys, keys } from '#platform/keys.js';

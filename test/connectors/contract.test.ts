@@ -6,7 +6,7 @@
  */
 import { connectCompany } from '#delivery/ats-connections.js';
 import { runJobImport } from '#delivery/job-import.js';
-import { createCompany, getCompanyRecord, setCompanyStatus } from '#companies/companies.js';
+import { createCompany, getCompanyRecord, setCompanyStatus } from '#companies/company-store.js';
 import { createApiKey } from '#companies/api-keys.js';
 import { findJobByExternalId, resolveRunIds } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';

@@ -9,7 +9,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectCompany, credentialsCheckOf } from '#delivery/ats-connections.js';
 import { runJobImport } from '#delivery/job-import.js';
-import { createCompany, getCompanyRecord } from '#companies/companies.js';
+import { createCompany, getCompanyRecord } from '#companies/company-store.js';
 import { findJobByExternalId } from '#jobs/job-store.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';

@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getCompanyRecord } from '#companies/companies.js';
+import { getCompanyRecord } from '#companies/company-store.js';
 import { importJobs } from '#jobs/job-store.js';
 import { itemBytes } from '#platform/item-size.js';
 import { queryAll } from '#platform/batch.js';

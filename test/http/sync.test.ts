@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { config, sqs } from '#platform/clients.js';
 import { runWithClock } from '#platform/clock.js';
-import { setCompanyFields } from '#companies/companies.js';
+import { setCompanyFields } from '#companies/company-store.js';
 import { sandboxCalls, sandboxReceipts } from '#delivery/connectors/sandbox.js';
 import { importJobs } from '#jobs/job-store.js';
 import { syncApplication } from '#delivery/sync.js';

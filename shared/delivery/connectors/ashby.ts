@@ -8,7 +8,7 @@
  * empty password) and answers errors as `{success: false, errorInfo: {code, message}}`, often with HTTP 200:
  * only `success: true` counts. The posting and form shapes and their mapping onto our fields are in ashby-jobs.ts.
  */
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,

@@ -5,7 +5,7 @@
  * the call, and never travel further (not into errors, logs, events or queue messages).
  */
 import type { Readable } from 'node:stream';
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
 
 export type ConnectorErrorKind =

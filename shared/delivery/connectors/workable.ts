@@ -10,7 +10,7 @@
  * shapes, their mapping onto our fields and the form read back for a submission are in workable-jobs.ts.
  */
 import { createHash } from 'node:crypto';
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
