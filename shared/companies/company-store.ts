@@ -2,14 +2,14 @@
  * The company store (issue 11, issue 22 item 3): the only code that writes company items. Reads by key; the
  * one writer of an existing company (`writeCompanyChange`, which keeps the index attributes, the partner's
  * counters and the search document in the same write); creation (admin only); and the named changes:
- * the PATCH, maintained fields, entitlements, lifecycle states and the job import's failure count. The item
- * layout is `company-layout.ts`'s.
+ * the PATCH, maintained fields, entitlements, lifecycle states, the job import's failure count and its claim
+ * on the company (one run at a time). The item layout is `company-layout.ts`'s.
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
 import { atsBySlug, atsSlugs } from '#companies/ats.js';
 import { config, db } from '#platform/clients.js';
-import { isoNow } from '#platform/clock.js';
+import { isoNow, now } from '#platform/clock.js';
 import { applyChannelSlugs, isEntitlement, type Entitlement } from '#companies/entitlements.js';
 import { missingApplyChannels } from '#companies/apply-channels.js';
 import { ConflictError, NotFoundError, ValidationError, invalidField, isConditionFailure } from '#platform/errors.js';
@@ -393,5 +393,38 @@ export async function markCompanyFailing(id: number): Promise<void> {
     (error: Error) => {
       if (!(error instanceof NotFoundError)) throw error;
     },
+  );
+}
+
+/**
+ * Claims the company for one job import run (one run per company at a time): a conditional write on the
+ * company item that holds for `seconds`, unless a claim still holds. Returns whether the claim was taken.
+ */
+export async function claimJobImportRun(id: number, seconds: number): Promise<boolean> {
+  const current = now();
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.company(id),
+        UpdateExpression: 'SET job_import_running_until = :until',
+        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(job_import_running_until) OR job_import_running_until < :now)',
+        ExpressionAttributeValues: {
+          ':until': new Date(current.getTime() + seconds * 1000).toISOString(),
+          ':now': current.toISOString(),
+        },
+      }),
+    );
+    return true;
+  } catch (error) {
+    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    throw error;
+  }
+}
+
+/** Ends a job import run's claim on the company. */
+export async function releaseJobImportRun(id: number): Promise<void> {
+  await db().send(
+    new UpdateCommand({ TableName: config().tableName, Key: keys.company(id), UpdateExpression: 'REMOVE job_import_running_until' }),
   );
 }
