@@ -58,8 +58,8 @@ const runtime = await startRuntime({ dataDir, port: 0, host: '127.0.0.1', seed: 
 const { currentMetrics, withRequestMetrics } = await import('#platform/request-metrics.js');
 const { createPartner } = await import('#companies/partners.js');
 const { createApiKey } = await import('#companies/api-keys.js');
-const { createCompany } = await import('#companies/companies.js');
-const { importJobs } = await import('#jobs/jobs.js');
+const { createCompany } = await import('#companies/company-store.js');
+const { importJobs } = await import('#jobs/job-store.js');
 
 type Cost = { read: number; write: number };
 const add = (a: Cost, b: Cost): Cost => ({ read: a.read + b.read, write: a.write + b.write });

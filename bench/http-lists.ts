@@ -17,7 +17,7 @@ async function call(path: string, init: RequestInit = {}) {
 }
 
 try {
-  const { importJobs } = await import('#jobs/jobs.js');
+  const { importJobs } = await import('#jobs/job-store.js');
   await importJobs(
     service.demo.companyId,
     Array.from({ length: 500 }, (_, i) => ({

@@ -205,8 +205,8 @@ async function record(size: number, list: Row['list'], kind: string, request: st
 try {
   const { createPartner } = await import('#companies/partners.js');
   const { createApiKey } = await import('#companies/api-keys.js');
-  const { createCompany } = await import('#companies/companies.js');
-  const { importJobs } = await import('#jobs/jobs.js');
+  const { createCompany } = await import('#companies/company-store.js');
+  const { importJobs } = await import('#jobs/job-store.js');
   const { newApplicationRecord, seedApplications } = await import('#applications/application-create.js');
   const { nextId } = await import('#platform/ids.js');
 

@@ -3,8 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiKey } from '#companies/api-keys.js';
 import { createChannel } from '#applications/channels.js';
-import { createCompany } from '#companies/companies.js';
-import { importJobs, type JobInput } from '#jobs/jobs.js';
+import { createCompany } from '#companies/company-store.js';
+import { importJobs } from '#jobs/job-store.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import { setSandboxAts } from '#delivery/connectors/sandbox.js';
 import { createPartner } from '#companies/partners.js';
 

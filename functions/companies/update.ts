@@ -1,5 +1,6 @@
 import { forgetCachedCompany } from '#companies/api-keys.js';
-import { parseCompanyPatch, updateCompany } from '#companies/companies.js';
+import { parseCompanyPatch } from '#companies/company-schema.js';
+import { updateCompany } from '#companies/company-store.js';
 import { NotFoundError } from '#platform/errors.js';
 import { api, idParam } from '#http/http.js';
 import { parseJsonBody } from '#http/json-body.js';

@@ -1,7 +1,7 @@
 import { NotFoundError } from '#platform/errors.js';
 import { api, idParam } from '#http/http.js';
 import { applyLinksFor } from '#jobs/apply-links.js';
-import { getJobView } from '#jobs/jobs.js';
+import { getJobView } from '#jobs/job-list.js';
 
 export const handler = api('GetJob', async ({ event, company, publicBase }) => {
   const id = idParam(event);

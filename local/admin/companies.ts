@@ -1,6 +1,6 @@
 /** `hiring-admin company ...`: companies of a partner. */
 import type { Command } from 'commander';
-import type { NewCompany } from '#companies/companies.js';
+import type { NewCompany } from '#companies/company-store.js';
 import { flag, id, text } from './arguments.js';
 import type { Session } from './context.js';
 
@@ -33,7 +33,8 @@ export function companyCommands(program: Command, session: Session): void {
     .option('--contact-email <EMAIL>', 'The contact e-mail (used by the e-mail fallback).', text)
     .action(
       session.action(async (options: CreateOptions) => {
-        const { createCompany, parseCompanyPatch } = await import('#companies/companies.js');
+        const { createCompany } = await import('#companies/company-store.js');
+        const { parseCompanyPatch } = await import('#companies/company-schema.js');
         const { name, partnerCompanyId, contactEmail, entitle } = options;
         // The field rules of the Company object (name length, e-mail format) are those of the update.
         parseCompanyPatch({
@@ -77,7 +78,7 @@ export function companyCommands(program: Command, session: Session): void {
     )
     .action(
       session.action(async (options: { partner: number; name: string; contactEmail?: string; partnerCompanyId?: string }) => {
-        const { parseCompanyPatch } = await import('#companies/companies.js');
+        const { parseCompanyPatch } = await import('#companies/company-schema.js');
         const { inviteCompany } = await import('#companies/invites.js');
         const { name, partnerCompanyId, contactEmail } = options;
         parseCompanyPatch({
@@ -112,8 +113,9 @@ export function companyCommands(program: Command, session: Session): void {
     .addHelpText('after', '\nPrints the Company object as the API shows it.')
     .action(
       session.action(async (companyId: number, options: { job: number }) => {
-        const { getCompanyRecord, setCompanyFields, toCompany } = await import('#companies/companies.js');
-        const { getJob } = await import('#jobs/jobs.js');
+        const { getCompanyRecord, setCompanyFields } = await import('#companies/company-store.js');
+        const { toCompany } = await import('#companies/company-schema.js');
+        const { getJob } = await import('#jobs/job-store.js');
         const { NotFoundError, invalidField } = await import('#platform/errors.js');
         const jobId = options.job;
         if (!(await getCompanyRecord(companyId))) throw new NotFoundError(`Company ${companyId} does not exist.`);

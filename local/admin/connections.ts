@@ -1,7 +1,7 @@
 /**
  * `hiring-admin company connect|disconnect|entitle|set-status` and `jobs sync`: a company's ATS connection,
  * entitlements and lifecycle (issue 9, D17, D18). The domain does the work (delivery/ats-connections.ts,
- * companies/companies.ts, delivery/job-import.ts); this module maps flags to its inputs and its field names
+ * companies/company-store.ts, delivery/job-import.ts); this module maps flags to its inputs and its field names
  * back to flags.
  */
 import type { Command } from 'commander';
@@ -98,7 +98,7 @@ export function connectionCommands(program: Command, session: Session, registry:
     .addHelpText('after', '\nPrints the Company object.')
     .action(
       session.action(async (companyId: number, options: { add?: string; remove?: string }) => {
-        const { setEntitlements } = await import('#companies/companies.js');
+        const { setEntitlements } = await import('#companies/company-store.js');
         return withFlagNames(() => setEntitlements(companyId, list(options.add), list(options.remove)), {
           add: '--add',
           remove: '--remove',
@@ -114,7 +114,7 @@ export function connectionCommands(program: Command, session: Session, registry:
     .addHelpText('after', '\nPrints the Company object.')
     .action(
       session.action(async (companyId: number, status: string) => {
-        const { setCompanyStatus } = await import('#companies/companies.js');
+        const { setCompanyStatus } = await import('#companies/company-store.js');
         return withFlagNames(() => setCompanyStatus(companyId, status), { status: 'STATUS' });
       }),
     );

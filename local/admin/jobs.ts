@@ -45,7 +45,7 @@ export function jobsCommands(program: Command, session: Session): void {
           } catch (error) {
             throw new ValidationError({ body: [`Not valid JSON: ${(error as Error).message}`] });
           }
-          const { importJobs } = await import('#jobs/jobs.js');
+          const { importJobs } = await import('#jobs/job-store.js');
           return withProgress('Writing jobs', (onProgress) =>
             importJobs(options.company, feed, { complete: options.partial !== true, onProgress }),
           );

@@ -11,7 +11,8 @@ import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { counterAdd, counterReader, readCount } from '#platform/counts.js';
 import { NotFoundError } from '#platform/errors.js';
-import { getJobs, type JobRecord } from '#jobs/jobs.js';
+import { getJobs } from '#jobs/job-store.js';
+import type { JobRecord } from '#jobs/job-schema.js';
 import { collections, compactCreatedSort, indexKeys, keys, type Key } from '#platform/keys.js';
 import {
   broadDateWalk,

@@ -19,13 +19,15 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createApplication, parseApplication, type CreatedApplication } from '#applications/application-create.js';
 import type { FilePart } from '#applications/attachments.js';
 import type { ApplicationRecord } from '#applications/applications.js';
-import { getCompanyRecord, type CompanyRecord } from '#companies/companies.js';
+import { getCompanyRecord } from '#companies/company-store.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { ApiError, NotFoundError, ValidationError, isConditionFailure } from '#platform/errors.js';
 import { expiringAt, keys, type Key } from '#platform/keys.js';
 import { derivedSecretKey } from '#platform/pagination.js';
-import { getJobs, type JobRecord } from '#jobs/jobs.js';
+import { getJobs } from '#jobs/job-store.js';
+import type { JobRecord } from '#jobs/job-schema.js';
 import type { VerifiedApplyToken } from '#jobs/apply-links.js';
 
 /** How long a delivery id is remembered: longer than any sender retries one delivery (ours: about 29 h). */

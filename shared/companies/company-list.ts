@@ -13,11 +13,11 @@
  * - several `status` values: their counters count; the order's index is walked, or few matches are found
  *   in their slots (P178).
  * What none of these serve (several `ordering` terms, a search term containing a line break, a company-scoped
- * key) reads the candidates whole, as before.
+ * key) reads the candidates whole, as before. The filters and the order themselves (`parseCompanyFilter`,
+ * `matchesCompany`, `compareCompanies`: the spec's semantics, which every plan answers) are defined here too.
  */
 import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
-import { readSearchDocument } from '#companies/company-search.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
 import {
@@ -29,26 +29,109 @@ import {
   type SourceCandidate,
 } from '#platform/paged-query.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope, type PageRequest } from '#platform/pagination.js';
-import type { QueryParams } from '#platform/query-params.js';
+import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
+import { SEARCH_SEPARATOR, readSearchDocument } from '#companies/company-search.js';
 import {
-  COMPANY_FILTERS,
   COMPANY_FILTER_SLOTS,
   COMPANY_ORDER_INDEXES,
   COMPANY_TOTALS_FILTERS,
-  SEARCH_SEPARATOR,
-  compareCompanies,
   companySlot,
   fromItem,
-  getCompanyRecord,
-  matchesCompany,
-  parseCompanyFilter,
-  presentCompany,
-  type Company,
-  type CompanyFilter,
-  type CompanyRecord,
-  type CompanyScope,
   type CompanySlotFilter,
-} from '#companies/companies.js';
+} from '#companies/company-layout.js';
+import { getCompanyRecord } from '#companies/company-store.js';
+import {
+  COMPANY_STATUSES,
+  presentCompany,
+  syncActive,
+  type Company,
+  type CompanyRecord,
+  type CompanyStatus,
+} from '#companies/company-schema.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Filters and order: the spec's semantics, which the index plans below answer
+
+export const COMPANY_FILTERS = [
+  'name',
+  'ats',
+  'partner_company_id',
+  'status',
+  'search',
+  'candidate_sync_active',
+  'job_sync_active',
+  'ordering',
+] as const;
+const ORDERING_FIELDS = ['name', 'status', 'created_at', 'updated_at'] as const;
+
+export interface CompanyFilter {
+  name?: string;
+  ats?: string;
+  partner_company_id?: string;
+  status: CompanyStatus[];
+  search?: string;
+  candidate_sync_active?: boolean;
+  job_sync_active?: boolean;
+  ordering: { field: (typeof ORDERING_FIELDS)[number]; descending: boolean }[];
+}
+
+export function parseCompanyFilter(q: QueryParams): CompanyFilter {
+  const ordering: CompanyFilter['ordering'] = [];
+  for (const term of (stringParam(q, 'ordering') ?? '')
+    .split(',')
+    .map((t) => t.trim())
+    .filter(Boolean)) {
+    const descending = term.startsWith('-');
+    const field = descending ? term.slice(1) : term;
+    // D6: an unknown ordering field is ignored.
+    if ((ORDERING_FIELDS as readonly string[]).includes(field))
+      ordering.push({ field: field as CompanyFilter['ordering'][number]['field'], descending });
+  }
+  if (!ordering.length) ordering.push({ field: 'created_at', descending: true });
+  return {
+    name: stringParam(q, 'name'),
+    ats: stringParam(q, 'ats'),
+    partner_company_id: stringParam(q, 'partner_company_id'),
+    status: enumParams(q, 'status', COMPANY_STATUSES),
+    search: stringParam(q, 'search'),
+    candidate_sync_active: booleanParam(q, 'candidate_sync_active'),
+    job_sync_active: booleanParam(q, 'job_sync_active'),
+    ordering,
+  };
+}
+
+const includes = (haystack: string | null, needle: string) => (haystack ?? '').toLowerCase().includes(needle.toLowerCase());
+
+export function matchesCompany(c: CompanyRecord, f: CompanyFilter): boolean {
+  if (f.name !== undefined && !includes(c.name, f.name)) return false;
+  if (f.ats !== undefined && c.ats !== f.ats) return false;
+  if (f.partner_company_id !== undefined && c.partner_company_id !== f.partner_company_id) return false;
+  if (f.status.length && !f.status.includes(c.status)) return false;
+  if (f.search !== undefined && ![c.name, c.ats, c.partner_company_id].some((v) => includes(v, f.search!))) return false;
+  if (f.candidate_sync_active !== undefined && syncActive(c, 'candidate_sync') !== f.candidate_sync_active) return false;
+  if (f.job_sync_active !== undefined && syncActive(c, 'job_sync') !== f.job_sync_active) return false;
+  return true;
+}
+
+/** The list order; also applied to slim index entries, which carry only the ordering fields (name lower-cased). */
+export type SortableCompany = Pick<CompanyRecord, 'id' | 'name' | 'status' | 'created_at' | 'updated_at'>;
+
+export function compareCompanies(ordering: CompanyFilter['ordering']) {
+  return (a: SortableCompany, b: SortableCompany): number => {
+    for (const { field, descending } of ordering) {
+      const x = field === 'name' ? a.name.toLowerCase() : a[field];
+      const y = field === 'name' ? b.name.toLowerCase() : b[field];
+      if (x !== y) return (x < y ? -1 : 1) * (descending ? -1 : 1);
+    }
+    // Ties break by id in the direction of the first ordering term, so pages never overlap.
+    return (a.id - b.id) * (ordering[0].descending ? -1 : 1);
+  };
+}
+
+export type CompanyScope = { partnerId: number; companyId?: number };
+
+// ---------------------------------------------------------------------------------------------------
+// The list on indexes
 
 /**
  * A filter under a non-created ordering walks the ordering index when at least this share of the partner's

@@ -4,12 +4,14 @@
  * of an index entry per company (whose keys alone are ~105 bytes). The document is split into
  * `SEARCH_SHARDS` items by company id (`SEARCH#PARTNER#<pid>` / `SHARD#<nn>`), each the raw-deflated JSON of
  * its entries; one Query reads them all. Every company write keeps its entry in the same transaction,
- * conditional on the shard's revision (`companies.ts`: `createCompany`, `writeCompanyChange`).
+ * conditional on the shard's revision (`company-store.ts`: `createCompany`, `writeCompanyChange`). A company's
+ * entry (`searchEntryOf`) and its search text, which SLIM carries too, are derived here from the record.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 
 export const SEARCH_SHARDS = 16;
 
@@ -21,6 +23,19 @@ export interface SearchShard {
   entries: Map<number, SearchEntry>;
   /** 0: the shard does not exist yet. */
   rev: number;
+}
+
+/** Separates the fields of the `search` haystack; a search term containing it is answered without the index. */
+export const SEARCH_SEPARATOR = '\n';
+
+/** The search haystack: name, ATS slug and partner company id, lower case, one separator apart. */
+export function companySearchText(c: Pick<CompanyRecord, 'name' | 'ats' | 'partner_company_id'>): string {
+  return [c.name, c.ats ?? '', c.partner_company_id ?? ''].map((v) => v.toLowerCase()).join(SEARCH_SEPARATOR);
+}
+
+/** A company's entry in its partner's search document (P179): what the contains filters and `status` read. */
+export function searchEntryOf(c: CompanyRecord): SearchEntry {
+  return [c.id, c.status, c.name.toLowerCase(), companySearchText(c)];
 }
 
 const partition = (partnerId: number) => `SEARCH#PARTNER#${partnerId}`;

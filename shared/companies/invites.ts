@@ -3,7 +3,8 @@
  * company that is not `active` yet (the old one is revoked in the same transaction). Both return the
  * Company object with `magic_link` = `{base}/connect/{token}`.
  */
-import { createCompany, writeCompanyChange, requireCompany, toCompany, type Company } from '#companies/companies.js';
+import { createCompany, writeCompanyChange, requireCompany } from '#companies/company-store.js';
+import { toCompany, type Company } from '#companies/company-schema.js';
 import { newMagicLink, spendMagicLinkUpdate } from '#companies/magic-links.js';
 import { config } from '#platform/clients.js';
 import { isoNow, now } from '#platform/clock.js';

@@ -5,7 +5,8 @@
  * naming what failed and stores nothing. `disconnectCompany` removes them.
  */
 import { atsBySlug, atsIntegrations } from '#companies/ats.js';
-import { requireCompany, toCompany, writeCompanyChange, type Company } from '#companies/companies.js';
+import { requireCompany, writeCompanyChange } from '#companies/company-store.js';
+import { toCompany, type Company } from '#companies/company-schema.js';
 import { config } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { ApiError, CompanyInactiveError, invalidField, isConditionFailure } from '#platform/errors.js';

@@ -7,7 +7,7 @@
  */
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { atsBySlug } from '#companies/ats.js';
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { config, db } from '#platform/clients.js';
 import { ValidationError, type FieldErrors } from '#platform/errors.js';
 import { keys } from '#platform/keys.js';

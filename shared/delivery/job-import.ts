@@ -7,22 +7,19 @@
  * Deactivated, deleted, invited and requested companies are not imported; they wait (D17).
  */
 import { SendMessageBatchCommand } from '@aws-sdk/client-sqs';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import {
   allCompanies,
-  deliveryAllowed,
+  claimJobImportRun,
   markCompanyFailing,
   recordJobImportFailure,
+  releaseJobImportRun,
   requireCompany,
-  syncActive,
-  type CompanyRecord,
-} from '#companies/companies.js';
-import { importJobs, type ImportResult } from '#jobs/jobs.js';
-import { config, db, sqs } from '#platform/clients.js';
-import { now } from '#platform/clock.js';
+} from '#companies/company-store.js';
+import { deliveryAllowed, syncActive, type CompanyRecord } from '#companies/company-schema.js';
+import { importJobs, type ImportResult } from '#jobs/job-store.js';
+import { config, sqs } from '#platform/clients.js';
 import { ApiError, CompanyInactiveError, ConflictError, ValidationError, invalidField } from '#platform/errors.js';
-import { keys } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
 import { connectorFor } from '#delivery/connectors/registry.js';
@@ -44,36 +41,8 @@ export class JobImportFailedError extends ApiError {
   }
 }
 
+/** How long a run's claim on its company holds (one run per company at a time). */
 const RUN_CLAIM_SECONDS = 15 * 60;
-
-/** One run per company at a time: a conditional claim on the company item. */
-async function claimRun(companyId: number): Promise<boolean> {
-  const current = now();
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.company(companyId),
-        UpdateExpression: 'SET job_import_running_until = :until',
-        ConditionExpression: 'attribute_exists(PK) AND (attribute_not_exists(job_import_running_until) OR job_import_running_until < :now)',
-        ExpressionAttributeValues: {
-          ':until': new Date(current.getTime() + RUN_CLAIM_SECONDS * 1000).toISOString(),
-          ':now': current.toISOString(),
-        },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
-}
-
-async function releaseRun(companyId: number): Promise<void> {
-  await db().send(
-    new UpdateCommand({ TableName: config().tableName, Key: keys.company(companyId), UpdateExpression: 'REMOVE job_import_running_until' }),
-  );
-}
 
 function checkImportable(company: CompanyRecord): void {
   if (!deliveryAllowed(company))
@@ -105,7 +74,7 @@ export async function runJobImport(
   const connector = connectorFor(company.ats)!;
   // The credentials are read while the run is claimed (one round trip fewer); a failure to read them counts
   // once the claim is held, as before.
-  const [claimed, credentials] = await Promise.allSettled([claimRun(companyId), loadCredentials(company)]);
+  const [claimed, credentials] = await Promise.allSettled([claimJobImportRun(companyId, RUN_CLAIM_SECONDS), loadCredentials(company)]);
   if (claimed.status === 'rejected') throw claimed.reason;
   if (!claimed.value) throw new ConflictError(`A job import of company ${companyId} is already running.`, 'job_import_running');
   try {
@@ -137,7 +106,7 @@ export async function runJobImport(
       );
     }
   } finally {
-    await releaseRun(companyId);
+    await releaseJobImportRun(companyId);
   }
 }
 

@@ -7,7 +7,8 @@
  * tells the partner.
  */
 import { atsBySlug } from '#companies/ats.js';
-import { getCompanyRecord, setCompanyStatus, type CompanyRecord } from '#companies/companies.js';
+import { getCompanyRecord, setCompanyStatus } from '#companies/company-store.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { findMagicLink, magicLinkUsable, spendMagicLinkUpdate } from '#companies/magic-links.js';
 import { getPartner } from '#companies/partners.js';
 import { isConditionFailure, ValidationError } from '#platform/errors.js';

@@ -22,7 +22,7 @@ import { request as httpsRequest } from 'node:https';
 import { rootCertificates } from 'node:tls';
 import { GetCommand, PutCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
-import { getCompanyRecord } from '#companies/companies.js';
+import { getCompanyRecord } from '#companies/company-store.js';
 import { recordWebhookDelivery } from '#delivery/delivery-metrics.js';
 import { isLoopbackAddress, RefusedAddressError, resolveChecked, type AddressPolicy } from '#platform/addresses.js';
 import { queryAll } from '#platform/batch.js';

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import middy, { type MiddlewareObj } from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { authorizeCompany, parseCompanyIdHeader, principalFromContext, type Principal } from '#companies/api-keys.js';
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { ApiError, invalidField, UnauthorizedError } from '#platform/errors.js';
 import { isSimulatedCrash } from '#platform/faults.js';
 import { idempotencyError } from '#http/idempotency-errors.js';

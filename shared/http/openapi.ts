@@ -15,22 +15,17 @@ import {
   candidateSchema,
 } from '#applications/applications.js';
 import { ATTACHMENT_TYPES, CONTENT_TYPES, MAX_ATTACHMENTS } from '#applications/attachments.js';
-import {
-  COMPANY_FILTERS,
-  COMPANY_READ_ONLY_FIELDS,
-  COMPANY_STATUSES,
-  companyPatchSchema,
-  parseCompanyFilter,
-} from '#companies/companies.js';
+import { COMPANY_FILTERS, parseCompanyFilter } from '#companies/company-list.js';
+import { COMPANY_READ_ONLY_FIELDS, COMPANY_STATUSES, companyPatchSchema } from '#companies/company-schema.js';
 import { IDEMPOTENCY_TTL_SECONDS } from '#http/idempotency.js';
+import { JOB_FILTERS } from '#jobs/job-list.js';
 import {
-  JOB_FILTERS,
   JOB_STATUSES,
   REMOTE_VALUES,
   applicationFormFieldSchema,
   descriptionSectionSchema,
   screeningQuestionSchema,
-} from '#jobs/jobs.js';
+} from '#jobs/job-schema.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#platform/pagination.js';
 import { BODY_CONTENT_TYPES } from '#http/request-body.js';
 import {

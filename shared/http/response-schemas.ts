@@ -15,8 +15,8 @@ import {
   applicationInSchema,
   candidateSchema,
 } from '#applications/applications.js';
-import { COMPANY_STATUSES, companyPatchSchema } from '#companies/companies.js';
-import { JOB_STATUSES, descriptionSectionSchema, jobInputSchema } from '#jobs/jobs.js';
+import { COMPANY_STATUSES, companyPatchSchema } from '#companies/company-schema.js';
+import { JOB_STATUSES, descriptionSectionSchema, jobInputSchema } from '#jobs/job-schema.js';
 
 /** An object whose properties are all present (every serializer writes each field, null when unset). */
 function record<P extends Record<string, object>>(properties: P) {

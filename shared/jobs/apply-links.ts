@@ -11,7 +11,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { getApplyChannel, getApplyChannelsBySlug, type ApplyChannel } from '#companies/apply-channels.js';
-import { getCompanyRecord, type CompanyRecord } from '#companies/companies.js';
+import { getCompanyRecord } from '#companies/company-store.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { applyChannelSlugs } from '#companies/entitlements.js';
 import { derivedSecretKey } from '#platform/pagination.js';
 

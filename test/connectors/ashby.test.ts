@@ -4,7 +4,7 @@
  * vanished postings), the mapping of form questions, the typed answers, attachments Ashby will not take,
  * and the mapping of Ashby's answers (200 with `success: false`, blocked applications, 429, 5xx) to kinds.
  */
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { ASHBY_MAX_FILE_BYTES, ashbyConnector } from '#delivery/connectors/ashby.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { ashbyBoard, COVER_LETTER_PATH, startAshbySimulator, type AshbyBoard, type AshbySimulator } from '../simulators/ashby.js';

@@ -9,7 +9,7 @@ import { connectCompany, disconnectCompany } from '#delivery/ats-connections.js'
 import { setSandboxAts } from '#delivery/connectors/sandbox.js';
 import { fanOutJobImports, runJobImport } from '#delivery/job-import.js';
 import { forgetCachedCompany } from '#companies/api-keys.js';
-import { allCompanies, createCompany, getCompanyRecord, setCompanyStatus, setEntitlements } from '#companies/companies.js';
+import { allCompanies, createCompany, getCompanyRecord, setCompanyStatus, setEntitlements } from '#companies/company-store.js';
 import { config } from '#platform/clients.js';
 import { runWithClock } from '#platform/clock.js';
 import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';

@@ -3,7 +3,7 @@
  * and 429 retries, Greenhouse's 200-with-error, Personio's file limits, and the mapping of odd answers,
  * timeouts and network errors to the error kinds the sync worker acts on.
  */
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { greenhouseConnector } from '#delivery/connectors/greenhouse.js';
 import { leverConnector, reservePostSlot } from '#delivery/connectors/lever.js';
 import { personioConnector } from '#delivery/connectors/personio.js';

@@ -6,9 +6,10 @@
  */
 import { connectCompany } from '#delivery/ats-connections.js';
 import { runJobImport } from '#delivery/job-import.js';
-import { createCompany, getCompanyRecord, setCompanyStatus } from '#companies/companies.js';
+import { createCompany, getCompanyRecord, setCompanyStatus } from '#companies/company-store.js';
 import { createApiKey } from '#companies/api-keys.js';
-import { findJobByExternalId, resolveRunIds, type JobRecord } from '#jobs/jobs.js';
+import { findJobByExternalId, resolveRunIds } from '#jobs/job-store.js';
+import type { JobRecord } from '#jobs/job-schema.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { COVER, PDF, type Driver, type DriverModule, type Key, type StartedSimulator } from './drivers/driver.js';

@@ -4,7 +4,7 @@
  * mapping, the answer formats by question kind, the file limits, and the mapping of Recruitee's answers to
  * the error kinds the sync worker acts on. Odd answers come from a bare loopback server.
  */
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { mapRecruiteeOffer, recruiteeConnector, recruiteeEmploymentType } from '#delivery/connectors/recruitee.js';
 import { connectorFor } from '#delivery/connectors/registry.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';

@@ -3,7 +3,7 @@
  * the mapping of postings and screening questions, answers and consent in the application body, the file
  * limits, the 429 backoff, and the mapping of the Application API's answers to our error kinds.
  */
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { mapSmartRecruitersPosting, screeningQuestions } from '#delivery/connectors/smartrecruiters-jobs.js';
 import { NIL_UUID, smartrecruitersConnector as connector } from '#delivery/connectors/smartrecruiters.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';

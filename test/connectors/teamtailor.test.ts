@@ -4,7 +4,7 @@
  * (merge, files as data: URIs, typed answers), file limits, and the mapping of Teamtailor's answers onto
  * our error kinds.
  */
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import {
   TEAMTAILOR_NA_API_URL,
   teamtailorApplicationDocuments,

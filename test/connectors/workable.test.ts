@@ -4,7 +4,7 @@
  * `X-Rate-Limit-*` pacing and the mapping of Workable's answers to our error kinds.
  */
 import { Readable } from 'node:stream';
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { connectorFor } from '#delivery/connectors/registry.js';
 import { resetAt, workableApplicationBody, workableConnector } from '#delivery/connectors/workable.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';

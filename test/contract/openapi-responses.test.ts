@@ -6,7 +6,7 @@
 import type { ValidateFunction } from 'ajv';
 import { createChannel } from '#applications/channels.js';
 import { applyChannelItems } from '#companies/apply-channels.js';
-import { setEntitlements } from '#companies/companies.js';
+import { setEntitlements } from '#companies/company-store.js';
 import { openApiDocument } from '#http/openapi.js';
 import { acceptClockHeader } from '../../local/http-adapter.js';
 import { aCompany, aJob, aPartner, withJobs } from '../helpers/fixtures.js';

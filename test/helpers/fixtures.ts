@@ -1,7 +1,7 @@
 /** Fixture factories: partners, companies, keys and jobs made through the same domain functions the admin tool uses. */
 import { createApiKey } from '#companies/api-keys.js';
-import { createCompany, type NewCompany } from '#companies/companies.js';
-import { importJobs } from '#jobs/jobs.js';
+import { createCompany, type NewCompany } from '#companies/company-store.js';
+import { importJobs } from '#jobs/job-store.js';
 import { createPartner } from '#companies/partners.js';
 
 let sequence = 0;

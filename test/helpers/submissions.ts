@@ -5,7 +5,7 @@
  */
 import { Readable } from 'node:stream';
 import { expect } from '@jest/globals';
-import type { CompanyRecord } from '#companies/companies.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
 
 /** One attachment: its bytes default to the factory's `pdf`, its size to their length, its type to `cv`. */

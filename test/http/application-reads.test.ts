@@ -1,4 +1,4 @@
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { acceptClockHeader } from '../../local/http-adapter.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';

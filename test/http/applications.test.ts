@@ -1,5 +1,5 @@
 import { createChannel } from '#applications/channels.js';
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { applicationItems, drainQueue, objectBytes, objectKeys } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';

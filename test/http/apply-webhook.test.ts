@@ -12,7 +12,7 @@ import { Webhook } from 'standardwebhooks';
 import { createChannel } from '#applications/channels.js';
 import { forgetCachedCompany } from '#companies/api-keys.js';
 import { applyChannelItems, checkApplyChannelInput, revokeApplyTokens } from '#companies/apply-channels.js';
-import { setEntitlements } from '#companies/companies.js';
+import { setEntitlements } from '#companies/company-store.js';
 import { applyToken, applyTokenKey, forgetCachedApplyChannels } from '#jobs/apply-links.js';
 import { config, s3, sqs } from '#platform/clients.js';
 import { logger } from '#platform/logger.js';

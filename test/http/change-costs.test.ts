@@ -9,7 +9,7 @@
  * so. These figures feed the reference month's bill (`npm run bench:bill`, docs/benchmarks.md).
  */
 import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestResponse, type TestRuntime } from '../helpers/runtime.js';
 

@@ -1,4 +1,4 @@
-import { createCompany } from '#companies/companies.js';
+import { createCompany } from '#companies/company-store.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 

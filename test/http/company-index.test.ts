@@ -3,19 +3,17 @@
  * change, every exact filter's count (a counter) and results (a slot), and the name ordering (DATE1), agree
  * with the companies as stored, filtered and ordered the spec's way (`matchesCompany`, `compareCompanies`).
  */
+import { compareCompanies, matchesCompany, parseCompanyFilter } from '#companies/company-list.js';
 import {
-  compareCompanies,
   createCompany,
   getCompanyRecord,
   markCompanyFailing,
-  matchesCompany,
-  parseCompanyFilter,
   setCompanyFields,
   setCompanyStatus,
   setEntitlements,
   updateCompany,
-  type CompanyRecord,
-} from '#companies/companies.js';
+} from '#companies/company-store.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { connectCompany, disconnectCompany } from '#delivery/ats-connections.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';

@@ -10,7 +10,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { sqs } from '#platform/clients.js';
 import { advanceClock, resetClock } from '#platform/clock.js';
 import { publishEvent } from '#platform/events.js';
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { relayStreamRecords, replayOutbox } from '#delivery/event-relay.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { allItems } from '../helpers/inspect.js';

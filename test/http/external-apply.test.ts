@@ -9,7 +9,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db, sqs } from '#platform/clients.js';
 import { runWithClock } from '#platform/clock.js';
 import { keys } from '#platform/keys.js';
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { externalApplyToken, verifyExternalApplyToken } from '#delivery/external-apply.js';
 import { syncApplication } from '#delivery/sync.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';

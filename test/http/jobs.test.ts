@@ -1,4 +1,4 @@
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { runWithClock } from '#platform/clock.js';
 import { aCompany, aJob, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';

@@ -9,19 +9,12 @@
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createApplication, newApplicationRecord, parseApplication, seedApplications } from '#applications/application-create.js';
 import { FOLD_LIMIT, jobCounterKey } from '#applications/applications.js';
-import type { JobRecord } from '#jobs/jobs.js';
+import type { JobRecord } from '#jobs/job-schema.js';
 import { nextId } from '#platform/ids.js';
 import { forgetCachedCompany } from '#companies/api-keys.js';
-import {
-  compareCompanies,
-  createCompany,
-  getCompanyRecord,
-  matchesCompany,
-  parseCompanyFilter,
-  setCompanyStatus,
-  writeCompanyChange,
-  type Company,
-} from '#companies/companies.js';
+import { compareCompanies, matchesCompany, parseCompanyFilter } from '#companies/company-list.js';
+import { createCompany, getCompanyRecord, setCompanyStatus, writeCompanyChange } from '#companies/company-store.js';
+import type { Company } from '#companies/company-schema.js';
 import { syncApplication } from '#delivery/sync.js';
 import { config, db } from '#platform/clients.js';
 import { indexKeys } from '#platform/keys.js';

@@ -13,7 +13,7 @@ import fc from 'fast-check';
 import { newApplicationRecord, parseApplication, seedApplications } from '#applications/application-create.js';
 import type { ApplicationRecord } from '#applications/applications.js';
 import { syncApplication } from '#delivery/sync.js';
-import type { JobRecord } from '#jobs/jobs.js';
+import type { JobRecord } from '#jobs/job-schema.js';
 import { runWithClock } from '#platform/clock.js';
 import { nextId } from '#platform/ids.js';
 import { acceptClockHeader } from '../../local/http-adapter.js';

@@ -6,7 +6,7 @@
 import { setSandboxAts } from '#delivery/connectors/sandbox.js';
 import { runJobImport } from '#delivery/job-import.js';
 import { deliverWebhook } from '#delivery/webhooks.js';
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { aCompany, aJob, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 

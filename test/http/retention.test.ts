@@ -2,7 +2,7 @@
  * Retention (D10) through the API. The applications are created at instants in the past with a clock per
  * request (`X-Fake-Now`, P183), concurrently: a process-wide `FAKE_NOW` would be shared by those requests.
  */
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { acceptClockHeader } from '../../local/http-adapter.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { allItems, objectKeys } from '../helpers/inspect.js';

@@ -8,7 +8,7 @@
 import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { config, sqs } from '#platform/clients.js';
 import { armCrashPoint, disarmCrashPoints, pendingCrashes } from '#platform/faults.js';
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { createWebhookEndpoint, getWebhookEndpoint, listWebhookAttempts } from '#delivery/webhooks.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';

@@ -11,7 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { resolveChecked } from '#platform/addresses.js';
-import { importJobs } from '#jobs/jobs.js';
+import { importJobs } from '#jobs/job-store.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { LOCALHOST_CERT, LOCALHOST_KEY, TEST_CA_CERT, WRONG_HOST_CERT, WRONG_HOST_KEY } from '../simulators/test-certificates.js';

@@ -3,7 +3,7 @@ import { mapGreenhouseJob } from '#delivery/connectors/greenhouse.js';
 import { mapLeverPosting } from '#delivery/connectors/lever.js';
 import { candidateName, categoryFrom, decodeEntities, httpUrl } from '#delivery/connectors/mapping.js';
 import { mapPersonioPosition, parsePersonioFeed } from '#delivery/connectors/personio.js';
-import { parseJobFeed } from '#jobs/jobs.js';
+import { parseJobFeed } from '#jobs/job-schema.js';
 
 const FEED = `<?xml version="1.0" encoding="UTF-8"?>
 <workzag-jobs>

@@ -8,8 +8,8 @@ import { loadApplicationInValidator } from '#generated/applications-validators.j
 import { loadCompanyPatchValidator } from '#generated/companies-validators.js';
 import { loadJobInputValidator } from '#generated/jobs-validators.js';
 import { applicationInSchema } from '#applications/applications.js';
-import { companyPatchSchema } from '#companies/companies.js';
-import { jobInputSchema } from '#jobs/jobs.js';
+import { companyPatchSchema } from '#companies/company-schema.js';
+import { jobInputSchema } from '#jobs/job-schema.js';
 import { committedValidatorModule, generateValidatorModule, validatorModules } from '../../scripts/validators.js';
 
 test.each(validatorModules.map((m) => [m.file, m] as const))('%s is up to date (else run `npm run validators`)', async (_file, module) => {

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { JOB_CONTENT_FIELDS, fingerprintOf, parseJobFeed, toJob } from '#jobs/jobs.js';
+import { JOB_CONTENT_FIELDS, fingerprintOf, parseJobFeed, toJob } from '#jobs/job-schema.js';
 import { ValidationError } from '#platform/errors.js';
 
 const content = (overrides: Record<string, unknown> = {}) =>

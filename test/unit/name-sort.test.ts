@@ -3,7 +3,7 @@
  * string order of the lower-case name (UTF-16 code units), ties by id. The key must agree for every name.
  */
 import fc from 'fast-check';
-import { companyNameSort } from '#companies/companies.js';
+import { companyNameSort } from '#companies/company-layout.js';
 
 const utf8Order = (a: string, b: string) => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 const listOrder = (a: [string, number], b: [string, number]) => {

@@ -5,7 +5,7 @@
  * so that the mapping reads without the HTTP around it. ashby.ts reads the same form again for a submission
  * (formFields, options), so those are exported; nothing here imports ashby.ts.
  */
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import { categoryFrom, httpUrl, locationParts, remoteFrom, text } from '#delivery/connectors/mapping.js';
 
 export type FormField = {

@@ -8,8 +8,8 @@
  * empty password) and answers errors as `{success: false, errorInfo: {code, message}}`, often with HTTP 200:
  * only `success: true` counts. The posting and form shapes and their mapping onto our fields are in ashby-jobs.ts.
  */
-import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

@@ -5,8 +5,8 @@
  * the call, and never travel further (not into errors, logs, events or queue messages).
  */
 import type { Readable } from 'node:stream';
-import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
+import type { JobInput } from '#jobs/job-schema.js';
 
 export type ConnectorErrorKind =
   | 'duplicate' // the candidate already applied in the ATS

@@ -5,8 +5,8 @@
  * resume and cover letter as Base64 content, answers as `question_{id}` (`question_{id}[]` for
  * multi-select). Greenhouse can answer 200 with an error body: only a body that confirms success counts.
  */
-import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

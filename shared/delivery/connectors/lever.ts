@@ -6,8 +6,8 @@
  * candidates by e-mail: it has no duplicate error.
  */
 import { createHash } from 'node:crypto';
-import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

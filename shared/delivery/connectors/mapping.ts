@@ -3,7 +3,7 @@
  * only http(s) URLs survive, categories are derived from department/team names where a keyword says so,
  * HTML entities are decoded, and a candidate's name is split the way every ATS needs it.
  */
-import type { CATEGORIES, JobInput } from '#jobs/jobs.js';
+import type { CATEGORIES, JobInput } from '#jobs/job-schema.js';
 
 type Category = (typeof CATEGORIES)[number];
 

@@ -5,8 +5,8 @@
  * `X-Company-ID`.
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
-import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

@@ -9,8 +9,8 @@
  * `remote_file_url` by question kind); 201 `{candidate:{id}}`. A careers site that no longer exists (404 on
  * the company) is this connector's "rejected credentials": the company's connection is broken until fixed.
  */
-import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

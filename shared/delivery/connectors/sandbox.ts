@@ -19,8 +19,8 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { expiringAt } from '#platform/keys.js';
-import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import { ConnectorError, type AtsConnector, type Submission } from '#delivery/connectors/connector.js';
 
 const RECORD_DAYS = 30;

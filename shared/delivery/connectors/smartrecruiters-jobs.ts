@@ -6,7 +6,7 @@
  * against the same answerable fields (answerableFields, answerType), so the ids the import hands out are the
  * ids the application takes; nothing here imports smartrecruiters.ts.
  */
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import { categoryFrom, commitmentSchedule, commitmentType, httpUrl, text } from '#delivery/connectors/mapping.js';
 
 type Labeled = { id?: unknown; label?: unknown };

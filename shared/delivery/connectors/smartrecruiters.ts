@@ -9,8 +9,8 @@
  * above 10 requests per second per credential without a Retry-After: the connector backs off itself.
  * The posting and configuration shapes and their mapping onto our fields are in smartrecruiters-jobs.ts.
  */
-import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

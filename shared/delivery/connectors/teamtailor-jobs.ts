@@ -4,7 +4,7 @@
  * our JobInput, screening questions and form fields. Apart from teamtailor.ts, which makes the requests and
  * maps the errors, so that the mapping reads without the HTTP around it; it imports nothing of that module.
  */
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import { categoryFrom, commitmentSchedule, commitmentType, httpUrl, text } from '#delivery/connectors/mapping.js';
 
 export type Resource = {

@@ -10,8 +10,8 @@
  * Teamtailor takes files by URL only: they go as `data:` URIs (an assumption the document records).
  * The job's resources and their mapping onto our fields are in teamtailor-jobs.ts.
  */
-import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

@@ -6,7 +6,7 @@
  * requests under Workable's rate limits, builds the application and maps the errors, so that the mapping
  * reads without the HTTP around it; nothing here imports workable.ts.
  */
-import type { JobInput } from '#jobs/jobs.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import { categoryFrom, commitmentSchedule, commitmentType, httpUrl, text } from '#delivery/connectors/mapping.js';
 
 type Location = {

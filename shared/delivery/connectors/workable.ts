@@ -10,8 +10,8 @@
  * shapes, their mapping onto our fields and the form read back for a submission are in workable-jobs.ts.
  */
 import { createHash } from 'node:crypto';
-import type { CompanyRecord } from '#companies/companies.js';
-import type { JobInput } from '#jobs/jobs.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
+import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,

@@ -1,0 +1,182 @@
+/**
+ * Jobs as the interface reads them: the filtered list (`GET /jobs/`) planned on the store's slots, counters and
+ * date indexes, and one job (`GET /jobs/{id}`), each with its `run_id` resolved (P192) and its
+ * `apply_webhooks` (P197). Names no index attribute: the layout is `job-store.ts`'s.
+ */
+import { NO_APPLY_LINKS, type ApplyLinks } from '#jobs/apply-links.js';
+import { collections, indexKeys, keys } from '#platform/keys.js';
+import {
+  broadDateWalk,
+  chooseSource,
+  countPartition,
+  readPage,
+  type CollectionQuery,
+  type Condition,
+  type SourceCandidate,
+} from '#platform/paged-query.js';
+import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
+import { dateParam, enumParam, stringParam, type QueryParams } from '#platform/query-params.js';
+import { counterReader, readCount } from '#platform/counts.js';
+import { JOB_STATUSES, REMOTE_VALUES, toJob } from '#jobs/job-schema.js';
+import {
+  JOB_FILTER_SLOTS,
+  JOB_TOTALS_FILTERS,
+  fromItem,
+  getJob,
+  jobSlot,
+  jobValueCounterKey,
+  lastCompleteRun,
+  resolveRunIds,
+  type JobSlotFilter,
+} from '#jobs/job-store.js';
+
+export const JOB_FILTERS = [
+  'external_id',
+  'title',
+  'status',
+  'remote',
+  'language',
+  'city',
+  'country',
+  'created_at',
+  'updated_at',
+  'last_content_update_at',
+] as const;
+
+/** Below this many matches an exact filter's slot serves a contains filter too; above it the slim scan does. */
+const SLOT_BEFORE_SCAN = 100;
+
+/**
+ * Plans a list of jobs: the most selective exact filter's slot (sizes from the counters), the slim
+ * projection when a contains filter would otherwise read many whole jobs, a date range, or the company's
+ * collection. `cursorIndex` keeps a walk on the index it started on.
+ */
+export async function jobQuery(
+  companyId: number,
+  q: QueryParams,
+  walk: { cursorIndex?: unknown; skipping?: boolean } = {},
+): Promise<CollectionQuery> {
+  const { cursorIndex, skipping } = walk;
+  const exact = new Map<JobSlotFilter, string>();
+  const status = enumParam(q, 'status', JOB_STATUSES);
+  const remote = enumParam(q, 'remote', REMOTE_VALUES);
+  if (status) exact.set('status', status);
+  if (remote) exact.set('remote', remote);
+  for (const name of ['language', 'country'] as const) {
+    const value = stringParam(q, name);
+    if (value !== undefined) exact.set(name, value);
+  }
+  const title = stringParam(q, 'title');
+  const city = stringParam(q, 'city');
+  const createdAt = dateParam(q, 'created_at');
+  const updatedAt = dateParam(q, 'updated_at');
+  const contentAt = dateParam(q, 'last_content_update_at');
+  const externalId = stringParam(q, 'external_id');
+  const collection = collections.companyJobs(companyId);
+
+  const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
+  if (title) conditions.push({ attr: 'title_lc', op: 'contains', value: title.toLowerCase() });
+  if (city) conditions.push({ attr: 'city_lc', op: 'contains', value: city.toLowerCase() });
+  if (updatedAt) conditions.push({ attr: 'updated_at', op: 'gte', value: updatedAt });
+  if (contentAt) conditions.push({ attr: 'last_content_update_at', op: 'gte', value: contentAt });
+  if (externalId !== undefined) conditions.push({ attr: 'external_id', op: 'eq', value: externalId });
+  const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
+
+  const counted = counterReader([
+    keys.countOf(collection),
+    ...[...exact]
+      .filter(([f]) => !(JOB_TOTALS_FILTERS as readonly string[]).includes(f))
+      .map(([f, v]) => jobValueCounterKey(companyId, f, v)),
+  ]);
+  const candidates: SourceCandidate[] = [...exact].map(([filter, value]) => ({
+    query: {
+      index: JOB_FILTER_SLOTS[filter],
+      partitionValue: jobSlot(companyId, filter, value),
+      sortKeyFrom: createdAt,
+      conditions: others(filter),
+    },
+    size: (JOB_TOTALS_FILTERS as readonly string[]).includes(filter)
+      ? () => counted(keys.countOf(collection), `${filter}#${value}`)
+      : () => counted(jobValueCounterKey(companyId, filter, value)),
+  }));
+  if (externalId !== undefined) {
+    const query: CollectionQuery = {
+      index: 'GSI2',
+      partitionValue: indexKeys.jobByExternalId(companyId, externalId),
+      sortKeyFrom: createdAt,
+      conditions: others('external_id'),
+    };
+    candidates.push({ query, size: () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] }) });
+  }
+  const slim: CollectionQuery = { index: 'SLIM', partitionValue: collection, sortKeyFrom: createdAt, conditions };
+  if (title || city) {
+    // A contains filter reads the slim projection, unless an exact filter (or the cursor's walk) narrows
+    // the jobs to a few whose whole items are cheaper.
+    if (cursorIndex === 'SLIM' || !candidates.length) return slim;
+    const chosen = await chooseSource(candidates, cursorIndex);
+    const size = chosen?.total ? await chosen.total() : Infinity;
+    return chosen && (size <= SLOT_BEFORE_SCAN || cursorIndex === chosen.index) ? chosen : slim;
+  }
+  const everything: CollectionQuery = { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions };
+  const chosen = await chooseSource(
+    candidates,
+    cursorIndex,
+    createdAt || skipping ? undefined : { query: everything, total: () => readCount(collection) },
+  );
+  if (chosen) return chosen;
+  if (updatedAt || contentAt) {
+    const answered = contentAt ? 'last_content_update_at' : 'updated_at';
+    const rest = others(answered);
+    if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
+    const range: CollectionQuery = {
+      index: contentAt ? 'DATE1' : 'DATE2',
+      partitionValue: collection,
+      sortKeyFrom: contentAt ?? updatedAt,
+      conditions: rest,
+    };
+    return (await broadDateWalk(range, everything, () => readCount(collection), { cursorIndex, skipping })) ?? range;
+  }
+  return { ...everything, total: () => readCount(collection) };
+}
+
+/** A page of the company's jobs; `links` (read beside the page) gives each its `apply_webhooks` (P197). */
+export async function listJobs(
+  companyId: number,
+  q: QueryParams,
+  link: LinkContext,
+  links: Promise<ApplyLinks> = Promise.resolve(NO_APPLY_LINKS),
+): Promise<PageEnvelope<Record<string, unknown>>> {
+  links.catch(() => undefined);
+  const options = { scope: `jobs:company:${companyId}`, limitAlias: true, filterParams: JOB_FILTERS };
+  const request = pageRequest(q, options);
+  // Read beside the page, not after it: no sequential call more (P192).
+  const lastRun = lastCompleteRun(companyId);
+  lastRun.catch(() => undefined);
+  const page = await readPage(
+    await jobQuery(companyId, q, { cursorIndex: request.cursor?.position.index, skipping: request.page > 1 && !request.cursor }),
+    request,
+  );
+  const next = page.position
+    ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
+    : undefined;
+  const jobs = await resolveRunIds(companyId, page.items.map(fromItem), lastRun);
+  const apply = await links;
+  return envelope(
+    link,
+    request,
+    page.count,
+    jobs.map((job) => toJob(job, true, apply.forJob(job.id))),
+    next,
+  );
+}
+
+/** One job as the interface shows it: its `run_id` resolved (P192), its `apply_webhooks` from `links` (P197). */
+export async function getJobView(
+  companyId: number,
+  id: number,
+  links: Promise<ApplyLinks> = Promise.resolve(NO_APPLY_LINKS),
+): Promise<Record<string, unknown>> {
+  links.catch(() => undefined);
+  const [job] = await resolveRunIds(companyId, [await getJob(companyId, id)]);
+  return toJob(job, false, (await links).forJob(job.id));
+}

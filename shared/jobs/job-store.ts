@@ -1,0 +1,422 @@
+/**
+ * The job store (issue 22, item 3): the only code that writes job items. The layout derives a job item's keys,
+ * index attributes (GSI1, GSI2, the filter slots, DATE1/DATE2, KEYS, SLIM) and the company's job counters
+ * from the record (`toItem`, `jobSlot`, `writeJobTotals`); the reads by key and the import run of D14 that
+ * creates, updates and archives a company's jobs from an ATS feed, in transactions within DynamoDB's limits.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGetByKey, batchPut, queryAll } from '#platform/batch.js';
+import { config, db } from '#platform/clients.js';
+import { isoNow } from '#platform/clock.js';
+import { getCompanyRecord, setCompanyFields } from '#companies/company-store.js';
+import { NotFoundError } from '#platform/errors.js';
+import { nextId } from '#platform/ids.js';
+import { collections, compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
+import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+import { newEvent, outboxPut, type ServiceEvent } from '#platform/events.js';
+import { itemBytes } from '#platform/item-size.js';
+import { JOB_STATUSES, REMOTE_VALUES, canonicalJson, contentOf, fingerprintOf, parseJobFeed, type JobRecord } from '#jobs/job-schema.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Layout: a job item from its record
+
+/** The layout of a job item's index attributes, stored on every item (`index_version`); there is one (P190). */
+const JOB_INDEX_VERSION = 2;
+
+/** Everything the item holds besides the record: every key attribute of the table, search copies, the layout. */
+const INTERNAL_ATTRIBUTES = /* @__PURE__ */ internalAttributes();
+function internalAttributes(): string[] {
+  return [...keyAttributes(), 'title_lc', 'city_lc', 'index_version'];
+}
+
+/** Exact filters with a slot index of their own (docs/access-patterns.md); `external_id` has GSI2. */
+export const JOB_FILTER_SLOTS = { status: 'SLOT1', remote: 'SLOT2', language: 'SLOT3', country: 'SLOT4' } as const satisfies Record<
+  string,
+  IndexName
+>;
+export type JobSlotFilter = keyof typeof JOB_FILTER_SLOTS;
+/** Slot filters whose per-value totals sit on the company's job counter item (enumerations). */
+export const JOB_TOTALS_FILTERS = ['status', 'remote'] as const;
+
+/** The partition of one exact filter value among a company's jobs (its slot index). */
+export const jobSlot = (companyId: number, filter: JobSlotFilter, value: string) =>
+  indexKeys.filterSlot(collections.companyJobs(companyId), filter, value);
+/** The counter item of one `language` or `country` value among a company's jobs. */
+export const jobValueCounterKey = (companyId: number, filter: JobSlotFilter, value: string) =>
+  keys.countOf(jobSlot(companyId, filter, value));
+
+/** The record of a job item: without its key, index and bookkeeping attributes. */
+export function fromItem(item: Record<string, unknown>): JobRecord {
+  const record = { ...item };
+  for (const name of INTERNAL_ATTRIBUTES) delete record[name];
+  return record as unknown as JobRecord;
+}
+
+/** The job item of a record: its keys, every index attribute and the search copies, derived from it. */
+function toItem(r: JobRecord): Record<string, unknown> {
+  const created = indexKeys.createdSort(r.created_at, r.id);
+  const slots: Record<string, string> = {};
+  for (const [filter, slot] of Object.entries(JOB_FILTER_SLOTS) as [JobSlotFilter, IndexName][]) {
+    const value = r[filter];
+    if (typeof value === 'string' && value) slots[partitionKeyOf(slot)] = jobSlot(r.company, filter, value);
+  }
+  return {
+    ...keys.job(r.company, r.id),
+    GSI1PK: indexKeys.companyJobs(r.company),
+    SPK: indexKeys.companyJobs(r.company),
+    GSI1SK: created,
+    KSK: compactCreatedSort(created),
+    GSI2PK: indexKeys.jobByExternalId(r.company, String(r.external_id)),
+    ...slots,
+    D1SK: indexKeys.dateSort(r.last_content_update_at, r.created_at, r.id),
+    D2SK: indexKeys.dateSort(r.updated_at, r.created_at, r.id),
+    index_version: JOB_INDEX_VERSION,
+    // Lower-case copies serve the case-insensitive "contains" filters.
+    title_lc: typeof r.title === 'string' ? r.title.toLowerCase() : undefined,
+    city_lc: typeof r.city === 'string' ? r.city.toLowerCase() : undefined,
+    ...r,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reads by key
+
+/** One job of a company; another company's job is not found (the key includes the company). */
+export async function getJob(companyId: number, id: number): Promise<JobRecord> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.job(companyId, id) }));
+  if (!out.Item) throw new NotFoundError();
+  return fromItem(out.Item);
+}
+
+/** Jobs of one company by id, in one BatchGet per 100 (read-time copies on applications, D9). */
+export async function getJobs(companyId: number, ids: number[]): Promise<Map<number, JobRecord>> {
+  return batchGetByKey(ids, (id) => keys.job(companyId, id), fromItem);
+}
+
+/** The company's last complete import run (P192), from the jobs counter item; undefined before the first. */
+export async function lastCompleteRun(companyId: number): Promise<string | undefined> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().tableName,
+      Key: keys.countOf(collections.companyJobs(companyId)),
+      ProjectionExpression: 'run_id',
+    }),
+  );
+  return typeof out.Item?.run_id === 'string' ? out.Item.run_id : undefined;
+}
+
+/**
+ * Gives each job its `run_id` as the interface defines it, the run it last arrived on (P192): a job not
+ * `run_frozen` arrived on the company's last complete run, which is not written onto the unchanged jobs.
+ */
+export async function resolveRunIds(
+  companyId: number,
+  jobs: JobRecord[],
+  lastRun: Promise<string | undefined> = lastCompleteRun(companyId),
+): Promise<JobRecord[]> {
+  const last = await lastRun;
+  return last ? jobs.map((job) => (job.run_frozen ? job : { ...job, run_id: last })) : jobs;
+}
+
+/** A company's job by its ATS id, or undefined. */
+export async function findJobByExternalId(companyId: number, externalId: string): Promise<JobRecord | undefined> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().tableName,
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk',
+      ExpressionAttributeValues: { ':pk': indexKeys.jobByExternalId(companyId, externalId) },
+      Limit: 1,
+    }),
+  );
+  // GSI2 holds keys only (P195): the job itself is read by its key.
+  const key = out.Items?.[0];
+  if (!key) return undefined;
+  const item = await db().send(new GetCommand({ TableName: config().tableName, Key: { PK: key.PK, SK: key.SK } }));
+  return item.Item ? fromItem(item.Item) : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Import (D14)
+
+export interface ImportResult {
+  run_id: string;
+  created: number;
+  updated: number;
+  unchanged: number;
+  archived: number;
+}
+
+/** Every job of a company. */
+async function companyJobs(companyId: number): Promise<JobRecord[]> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
+    ExpressionAttributeValues: { ':pk': keys.company(companyId).PK, ':job': 'JOB#' },
+  });
+  return items.map(fromItem);
+}
+
+/**
+ * The per-value totals of a company's jobs, set to what the run leaves behind. The import is the only
+ * writer of jobs and knows every job of the company before and after, so it writes exact totals (values
+ * that disappeared become 0) rather than deltas: no drift can accumulate (docs/decisions.md, P104).
+ */
+async function writeJobTotals(companyId: number, before: JobRecord[], after: JobRecord[], completeRun?: string): Promise<void> {
+  const collection = collections.companyJobs(companyId);
+  const totals = new Map<string, number>();
+  for (const filter of JOB_TOTALS_FILTERS)
+    for (const value of filter === 'status' ? JOB_STATUSES : REMOTE_VALUES) totals.set(`${filter}#${value}`, 0);
+  const valueCounts = new Map<string, { filter: JobSlotFilter; value: string; count: number }>();
+  for (const [jobs, weight] of [
+    [before, 0],
+    [after, 1],
+  ] as const)
+    for (const job of jobs) {
+      for (const filter of JOB_TOTALS_FILTERS) {
+        const value = job[filter];
+        if (typeof value === 'string' && weight) totals.set(`${filter}#${value}`, (totals.get(`${filter}#${value}`) ?? 0) + 1);
+      }
+      for (const filter of ['language', 'country'] as const) {
+        const value = job[filter];
+        if (typeof value !== 'string' || !value) continue;
+        const entry = valueCounts.get(`${filter}=${value}`) ?? { filter, value, count: 0 };
+        entry.count += weight;
+        valueCounts.set(`${filter}=${value}`, entry);
+      }
+    }
+  const names = [...totals.keys()];
+  // The collection's counter and the per-value ones are separate items, written side by side.
+  const values = [...valueCounts.values()].map(({ filter, value, count }) => ({ ...jobValueCounterKey(companyId, filter, value), count }));
+  await Promise.all([
+    db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.countOf(collection),
+        // A complete run is also the run its unchanged jobs arrived on (P192).
+        UpdateExpression: `SET ${names.map((_, i) => `#t${i} = :t${i}`).join(', ')}${completeRun ? ', run_id = :run' : ''}`,
+        ExpressionAttributeNames: Object.fromEntries(names.map((name, i) => [`#t${i}`, name])),
+        ExpressionAttributeValues: {
+          ...Object.fromEntries(names.map((name, i) => [`:t${i}`, totals.get(name)])),
+          ...(completeRun ? { ':run': completeRun } : {}),
+        },
+      }),
+    ),
+    batchPut(values),
+  ]);
+}
+
+/** One action of a TransactWriteItems. */
+type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/**
+ * DynamoDB's limits on one TransactWriteItems: 100 actions, and 4 MB (4,194,304 bytes) for the aggregate
+ * size of its items ("Transaction payload size cannot exceed 4MB"; an item itself is at most 400 KB, 409,600
+ * bytes). An import run fills its transactions up to 100 actions and `TRANSACTION_BUDGET_BYTES` by
+ * `actionBytes` (P185): 3.5 MiB, an eighth below the limit. Against DynamoDB Local the estimate is its count
+ * to the byte for puts (items and condition expressions) and a few bytes above it for updates; the margin is
+ * for AWS, whose documentation calls its sizes approximate. At most 400 KB an item, a transaction under the
+ * budget still takes 8 jobs of the largest size.
+ */
+export const TRANSACTION_MAX_ACTIONS = 100;
+export const TRANSACTION_BUDGET_BYTES = 3.5 * 1024 * 1024;
+
+/** What one action adds to a transaction's size: a put its item; any other its key, expressions and values. */
+export function actionBytes(action: TransactItem): number {
+  const { Put, Update, Delete, ConditionCheck } = action;
+  if (Put) return itemBytes(Put.Item ?? {}) + Buffer.byteLength(Put.ConditionExpression ?? '');
+  const other = Update ?? Delete ?? ConditionCheck;
+  if (!other) return 0;
+  const expressions = [Update?.UpdateExpression, other.ConditionExpression, ...Object.entries(other.ExpressionAttributeNames ?? {}).flat()];
+  return (
+    itemBytes(other.Key ?? {}) +
+    expressions.reduce<number>((sum, text) => sum + Buffer.byteLength(text ?? ''), 0) +
+    itemBytes(other.ExpressionAttributeValues ?? {})
+  );
+}
+
+/**
+ * Groups `items` in order into transactions within DynamoDB's limits: each item's actions (`actionsOf`,
+ * which must commit together) stay in one transaction, and `reserve` is what every transaction holds
+ * besides, at its largest (the import's counter update as if for 100 jobs). The actions of an item are made
+ * only when the item comes up, so a caller that writes each group before taking the next makes them just
+ * before its write.
+ * An item whose actions alone exceed the budget goes alone (DynamoDB then refuses what is over its limits).
+ */
+export function* transactionChunks<T>(
+  items: Iterable<T>,
+  actionsOf: (item: T) => TransactItem[],
+  reserve: TransactItem[] = [],
+): Generator<{ items: T[]; actions: TransactItem[] }> {
+  const reserveActions = reserve.length;
+  const reserveBytes = reserve.reduce((sum, action) => sum + actionBytes(action), 0);
+  let chunk: { items: T[]; actions: TransactItem[] } = { items: [], actions: [] };
+  let bytes = reserveBytes;
+  for (const item of items) {
+    const actions = actionsOf(item);
+    const size = actions.reduce((sum, action) => sum + actionBytes(action), 0);
+    const fits =
+      reserveActions + chunk.actions.length + actions.length <= TRANSACTION_MAX_ACTIONS && bytes + size <= TRANSACTION_BUDGET_BYTES;
+    if (chunk.items.length && !fits) {
+      yield chunk;
+      chunk = { items: [], actions: [] };
+      bytes = reserveBytes;
+    }
+    chunk.items.push(item);
+    chunk.actions.push(...actions);
+    bytes += size;
+  }
+  if (chunk.items.length) yield chunk;
+}
+
+/**
+ * One import run: new jobs are created, changed ones updated (content, fingerprint and
+ * last_content_update_at move only when the fingerprint changes), every job in the feed gets the run's
+ * id, and, when the feed is complete, jobs missing from it are archived.
+ */
+export async function importJobs(
+  companyId: number,
+  feed: unknown,
+  options: {
+    complete?: boolean;
+    source?: string;
+    /** Called as the run's writes proceed: jobs written so far of those to write (the admin tool's progress bar). */
+    onProgress?: (done: number, total: number) => void;
+  } = {},
+): Promise<ImportResult> {
+  const inputs = parseJobFeed(feed);
+  const [company, before, lastRun] = await Promise.all([getCompanyRecord(companyId), companyJobs(companyId), lastCompleteRun(companyId)]);
+  if (!company) throw new NotFoundError(`Company ${companyId} does not exist.`);
+  const runId = randomUUID();
+  const complete = options.complete !== false;
+  // P192: a job that arrives unchanged on a complete run is not written: its run is the run the counter item
+  // names. A job that does not arrive on one (or arrives on a partial run) keeps a run of its own, `run_frozen`.
+  const arrived = (job: JobRecord): JobRecord => {
+    const { run_frozen: _wasFrozen, ...rest } = job;
+    return complete ? { ...rest, run_id: runId } : { ...rest, run_id: runId, run_frozen: true };
+  };
+  const frozen = (job: JobRecord): JobRecord => ({
+    ...job,
+    run_id: job.run_frozen ? job.run_id : (lastRun ?? job.run_id),
+    run_frozen: true,
+  });
+  const now = isoNow();
+  const existing = new Map(before.map((job) => [String(job.external_id), job]));
+  const creates: JobRecord[] = [];
+  const updates: JobRecord[] = [];
+  const result: ImportResult = { run_id: runId, created: 0, updated: 0, unchanged: 0, archived: 0 };
+
+  for (const input of inputs) {
+    const content = contentOf(input);
+    const fingerprint = fingerprintOf(content);
+    const status = input.status ?? 'active';
+    const source = input.import_source ?? options.source ?? 'api';
+    const previous = existing.get(input.external_id);
+    existing.delete(input.external_id);
+    if (!previous) {
+      const id = await nextId('job');
+      creates.push({
+        ...content,
+        id,
+        company: companyId,
+        status,
+        raw_values: input.raw_values ?? {},
+        import_source: source,
+        run_id: runId,
+        ...(complete ? {} : { run_frozen: true }),
+        fingerprint,
+        created_at: now,
+        updated_at: now,
+        last_content_update_at: now,
+      });
+      continue;
+    }
+    const contentChanged = previous.fingerprint !== fingerprint;
+    const changed =
+      contentChanged ||
+      previous.status !== status ||
+      canonicalJson(previous.raw_values) !== canonicalJson(input.raw_values ?? {}) ||
+      previous.import_source !== source;
+    if (changed)
+      updates.push(
+        arrived({
+          ...previous,
+          ...(contentChanged ? content : {}),
+          status,
+          raw_values: input.raw_values ?? {},
+          import_source: source,
+          fingerprint,
+          updated_at: now,
+          last_content_update_at: contentChanged ? now : previous.last_content_update_at,
+        }),
+      );
+    // Unchanged: written only to take it out of `run_frozen` (or, on a partial run, to record the run on it).
+    else if (previous.run_frozen || !complete) updates.push(arrived(previous));
+    if (changed) result.updated += 1;
+    else result.unchanged += 1;
+  }
+  if (complete)
+    for (const missing of existing.values()) {
+      if (missing.status === 'active') {
+        updates.push({ ...frozen(missing), status: 'archived', updated_at: now });
+        result.archived += 1;
+      } else if (!missing.run_frozen) updates.push(frozen(missing));
+    }
+
+  // D13 (P115): each job created, changed or archived by this run is written in a transaction with its
+  // event in the outbox (unchanged jobs emit nothing). A transaction takes jobs in order while it stays
+  // within 100 actions (49 created jobs, their 49 events and the counter; 50 changed jobs and their events)
+  // and 3.5 MiB of items (P185): large jobs go in smaller transactions.
+  const eventOf = (job: JobRecord, type: 'job.created' | 'job.updated' | 'job.archived'): ServiceEvent =>
+    newEvent(type, companyId, { job_id: job.id, external_id: String(job.external_id), status: job.status, run_id: runId });
+  const put = (job: JobRecord, condition?: string): TransactItem => ({
+    Put: { TableName: config().tableName, Item: toItem(job), ...(condition ? { ConditionExpression: condition } : {}) },
+  });
+  const counterUpdate = (created: number): TransactItem => ({
+    Update: {
+      TableName: config().tableName,
+      Key: keys.countOf(collections.companyJobs(companyId)),
+      UpdateExpression: 'ADD #n :n',
+      ExpressionAttributeNames: { '#n': 'count' },
+      ExpressionAttributeValues: { ':n': created },
+    },
+  });
+  // Creates go in transactions with the company's job counter, so the total never drifts from the items.
+  const createChunks = transactionChunks(creates, (job) => [put(job, 'attribute_not_exists(PK)'), outboxPut(eventOf(job, 'job.created'))], [
+    counterUpdate(TRANSACTION_MAX_ACTIONS),
+  ]);
+  const changed = updates.filter((job) => job.updated_at === now);
+  const rewritten = updates.filter((job) => job.updated_at !== now);
+  const toWrite = creates.length + updates.length;
+  let written = 0;
+  const wrote = (count: number) => options.onProgress?.((written += count), toWrite);
+  wrote(0);
+  for (const chunk of createChunks) {
+    await db().send(new TransactWriteCommand({ TransactItems: [...chunk.actions, counterUpdate(chunk.items.length)] }));
+    wrote(chunk.items.length);
+  }
+  result.created = creates.length;
+  const changeChunks = transactionChunks(changed, (job) => [
+    put(job),
+    outboxPut(eventOf(job, job.status === 'archived' ? 'job.archived' : 'job.updated')),
+  ]);
+  for (const chunk of changeChunks) {
+    await db().send(new TransactWriteCommand({ TransactItems: chunk.actions }));
+    wrote(chunk.items.length);
+  }
+  await batchPut(rewritten.map(toItem));
+  if (rewritten.length) wrote(rewritten.length);
+  const after = new Map(before.map((job) => [job.id, job]));
+  for (const job of [...creates, ...updates]) after.set(job.id, job);
+  // The totals and the company's own fields are different items: written side by side.
+  await Promise.all([
+    writeJobTotals(companyId, before, [...after.values()], complete ? runId : undefined),
+    // D14: a successful run ends a series of failures, and turns a `failing` company `active` again.
+    setCompanyFields(companyId, {
+      jobs_last_synced_at: now,
+      job_import_failures: 0,
+      ...(company.status === 'failing' ? { status: 'active' } : {}),
+    }),
+  ]);
+  return result;
+}
