@@ -31,17 +31,15 @@ import { counterReader, readCount } from '#platform/counts.js';
 import { NotFoundError } from '#platform/errors.js';
 import { getJobs, type JobRecord } from '#jobs/jobs.js';
 import { collections, indexKeys } from '#platform/keys.js';
+import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import {
   broadDateWalk,
   chooseSource,
   countByComplements,
   countPartition,
-  readPage,
-  type CollectionQuery,
   type Complement,
-  type Condition,
   type SourceCandidate,
-} from '#platform/paged-query.js';
+} from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import { dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
 
