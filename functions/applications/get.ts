@@ -1,4 +1,4 @@
-import { getApplication } from '#applications/applications.js';
+import { getApplication } from '#applications/application-list.js';
 import { NotFoundError } from '#platform/errors.js';
 import { api, idParam } from '#http/http.js';
 

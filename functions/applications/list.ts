@@ -1,4 +1,4 @@
-import { listApplications } from '#applications/applications.js';
+import { listApplications } from '#applications/application-list.js';
 import { api } from '#http/http.js';
 
 export const handler = api('ListApplications', async ({ company, query, link }) => ({

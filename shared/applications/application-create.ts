@@ -1,8 +1,9 @@
 /**
  * Creating an application (the create route only): validation of the parsed body, job and channel
  * resolution, attachments to S3, the write with its company total, the sync hand-off and the event.
- * Apart from `applications.ts` so that the read routes do not bundle the validator, the S3 upload and the
- * queue and topic clients.
+ * Apart from the reads (`application-list.ts`) so that the read routes do not bundle the validator, the S3
+ * upload and the queue and topic clients; the item and its counters come from the store
+ * (`application-store.ts`, `application-counters.ts`).
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import {
@@ -18,7 +19,6 @@ import { storeAttachments, type AttachmentStaging } from '#applications/attachme
 import { getChannel, getChannelBySlug, type TalentChannel } from '#applications/channels.js';
 import {
   CounterFold,
-  MAX_APPLICATION_BYTES,
   applicationCounterKey,
   counterTargets,
   hasFoldedValues,
@@ -26,10 +26,9 @@ import {
   counterUpdates,
   jobCounterKey,
   registerJobValues,
-  toApplicationItem,
-  type ApplicationIn,
-  type ApplicationRecord,
-} from '#applications/applications.js';
+} from '#applications/application-counters.js';
+import { toApplicationItem } from '#applications/application-store.js';
+import { MAX_APPLICATION_BYTES, type ApplicationIn, type ApplicationRecord } from '#applications/applications.js';
 import { batchGetItems, batchPut, primaryKeyOf } from '#platform/batch.js';
 import { loadApplicationInValidator } from '#generated/applications-validators.js';
 import { config, db } from '#platform/clients.js';

@@ -1,16 +1,143 @@
 /**
- * The application's later writes as named operations (issue 22, item 3): a status move with its event
- * sequence step, the sync-due index the sweeper reads, and retention's purge. Index attributes (the
- * updated-at sort key, the sync-status slot, the sync-due and personal-data indexes) are derived here from the
- * record, so the sync worker, the external-apply follow-up and retention name none
+ * The application store (issue 22, item 3): the layout of application items and their named writes.
+ * The layout derives every key and index attribute from the record (`toApplicationItem`: the collections,
+ * the e-mail and job lookups, the exact-filter slots with their absent slots, the date sorts, the
+ * personal-data and sync-due indexes); the reads return records (`fromApplicationItem`); the later writes are
+ * named operations: a status move with its event sequence step, the sync-due index the sweeper reads, and
+ * retention's purge. The counters an application counts in are `application-counters.ts`. The sync worker,
+ * the external-apply follow-up, retention and the presentation name no index attribute
  * (`test/unit/architecture.test.ts` holds them to it).
  */
-import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { syncStatusIndex, updatedAtIndex, type ApplicationRecord } from '#applications/applications.js';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApplicationRecord } from '#applications/applications.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { sequenceStep } from '#platform/events.js';
-import { indexKeys, keys } from '#platform/keys.js';
+import { collections, compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
+import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+
+// ---------------------------------------------------------------------------------------------------
+// Layout
+
+/**
+ * The layout of an application item's index attributes, stored on every item (`index_version`). There is one
+ * layout; a future change to it ships with its own backfill (docs/decisions.md, P190).
+ */
+export const APPLICATION_INDEX_VERSION = 3;
+
+/** Everything the item holds besides the record: every key attribute of the table, search copies, the layout. */
+const INTERNAL_ATTRIBUTES = /* @__PURE__ */ internalAttributes();
+function internalAttributes(): string[] {
+  return [...keyAttributes(), 'email_lc', 'index_version'];
+}
+
+/**
+ * Exact filters with a slot index of their own (docs/access-patterns.md): a page of one filter's matches
+ * reads its keys and the page's items. `email` and `job` have GSI2 and GSI3.
+ */
+export const APPLICATION_FILTER_SLOTS = {
+  sync_status: 'SLOT1',
+  partner: 'SLOT2',
+  agency: 'SLOT3',
+  channel: 'SLOT4',
+  partner_application_id: 'SLOT5',
+  partner_job_id: 'SLOT6',
+  partner_company_id: 'SLOT7',
+  agency_job_id: 'SLOT8',
+} as const satisfies Record<string, IndexName>;
+export type SlotFilter = keyof typeof APPLICATION_FILTER_SLOTS;
+
+/**
+ * Optional filters of few values whose slot also holds the records *without* a value (`absentSlot`), so that
+ * the records a filter does not match (its complement) can be read as keys: every other value's partition
+ * plus this one (P177). `sync_status` and `partner` are always set.
+ */
+export const ABSENT_SLOT_FILTERS = ['agency', 'channel', 'partner_company_id'] as const;
+
+/** A filter's value on the record (a slot filter's, or the job's for its counter). */
+export const filterValue = (r: ApplicationRecord, filter: SlotFilter | 'job') => r[filter] as string | number | null | undefined;
+
+/** The slot partition of one filter value in a company's applications. */
+export function applicationSlot(companyId: number, filter: SlotFilter, value: string | number): string {
+  return indexKeys.filterSlot(collections.companyApplications(companyId), filter, value);
+}
+
+/** The index attributes that follow `updated_at`: every write that moves it sets these too. */
+export function updatedAtIndex(r: Pick<ApplicationRecord, 'id' | 'created_at'>, updatedAt: string): { D2SK: string } {
+  return { D2SK: indexKeys.dateSort(updatedAt, r.created_at, r.id) };
+}
+
+/** The index attribute that follows `sync_status`, and its value for `status`. */
+export function syncStatusIndex(r: Pick<ApplicationRecord, 'company'>, status: string): { attribute: string; value: string } {
+  return { attribute: partitionKeyOf(APPLICATION_FILTER_SLOTS.sync_status), value: applicationSlot(r.company, 'sync_status', status) };
+}
+
+/** The record an item holds: the item without its key, index and search attributes. */
+export function fromApplicationItem(item: Record<string, unknown>): ApplicationRecord {
+  const record = { ...item };
+  for (const name of INTERNAL_ATTRIBUTES) delete record[name];
+  return record as unknown as ApplicationRecord;
+}
+
+/** The item of a record: the record with every key and index attribute the layout derives from it. */
+export function toApplicationItem(r: ApplicationRecord): Record<string, unknown> {
+  const email = String(r.candidate?.email ?? '');
+  const created = indexKeys.createdSort(r.created_at, r.id);
+  const slots: Record<string, string> = {};
+  for (const [filter, slot] of Object.entries(APPLICATION_FILTER_SLOTS) as [SlotFilter, IndexName][]) {
+    const value = filterValue(r, filter);
+    if (value !== null && value !== undefined) slots[partitionKeyOf(slot)] = applicationSlot(r.company, filter, value);
+    else if ((ABSENT_SLOT_FILTERS as readonly string[]).includes(filter))
+      slots[partitionKeyOf(slot)] = indexKeys.absentSlot(collections.companyApplications(r.company), filter);
+  }
+  return {
+    ...keys.application(r.id),
+    GSI1PK: indexKeys.companyApplications(r.company),
+    GSI1SK: created,
+    KSK: compactCreatedSort(created),
+    GSI2PK: indexKeys.applicationsByEmail(r.company, email),
+    GSI3PK: indexKeys.applicationsByJob(r.company, r.job),
+    ...(r.personal_data_deleted_at ? {} : { GSI4PK: indexKeys.personalData(r.id), GSI4SK: created }),
+    ...(r.sync_due_at ? { GSI5PK: indexKeys.syncDue(r.id), GSI5SK: indexKeys.createdSort(r.sync_due_at, r.id) } : {}),
+    ...slots,
+    D1SK: indexKeys.dateSort(r.applied_at, r.created_at, r.id),
+    ...updatedAtIndex(r, r.updated_at),
+    email_lc: email.toLowerCase(),
+    index_version: APPLICATION_INDEX_VERSION,
+    ...r,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Reads
+
+/** The application's sync status and event sequence (consistent read), for a writer that lost a race. */
+export async function applicationSyncState(
+  id: number,
+): Promise<{ sync_status?: string; email_sync_status?: string; event_sequence: number }> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().tableName,
+      Key: keys.application(id),
+      ConsistentRead: true,
+      ProjectionExpression: 'sync_status, email_sync_status, event_sequence',
+    }),
+  );
+  return {
+    sync_status: out.Item?.sync_status as string | undefined,
+    email_sync_status: out.Item?.email_sync_status as string | undefined,
+    event_sequence: Number(out.Item?.event_sequence ?? 0),
+  };
+}
+
+/** Strongly consistent: the worker and a client reading right after the create must see it. */
+export async function getApplicationRecord(id: number): Promise<ApplicationRecord | undefined> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.application(id), ConsistentRead: true }));
+  return out.Item ? fromApplicationItem(out.Item) : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Named writes
 
 type Identity = Pick<ApplicationRecord, 'id' | 'company' | 'created_at'>;
 

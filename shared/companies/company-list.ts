@@ -20,14 +20,8 @@ import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
-import {
-  chooseSource,
-  countPartition,
-  readPage,
-  type CollectionQuery,
-  type Condition,
-  type SourceCandidate,
-} from '#platform/paged-query.js';
+import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope, type PageRequest } from '#platform/pagination.js';
 import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
 import { SEARCH_SEPARATOR, readSearchDocument } from '#companies/company-search.js';

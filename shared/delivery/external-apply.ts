@@ -12,8 +12,8 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { statusMoveUpdate } from '#applications/application-store.js';
-import { getApplicationRecord, type ApplicationRecord } from '#applications/applications.js';
+import { getApplicationRecord, statusMoveUpdate } from '#applications/application-store.js';
+import type { ApplicationRecord } from '#applications/applications.js';
 import { getCompanyRecord } from '#companies/company-store.js';
 import { syncActive, type CompanyRecord } from '#companies/company-schema.js';
 import { sendMail } from '#delivery/email.js';

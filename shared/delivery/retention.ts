@@ -6,8 +6,8 @@
  * only what is due. Idempotent: objects are deleted before the record is cleared, and clearing is
  * conditional on the record still holding data; a run that stops half-way is completed by the next.
  */
-import { clearPersonalData, personalDataDueIds } from '#applications/application-store.js';
-import { ANONYMIZATION_AGE_DAYS, getApplicationRecord } from '#applications/applications.js';
+import { clearPersonalData, getApplicationRecord, personalDataDueIds } from '#applications/application-store.js';
+import { ANONYMIZATION_AGE_DAYS } from '#applications/applications.js';
 import { deleteAttachmentObjects } from '#applications/attachments.js';
 import { now } from '#platform/clock.js';
 import { PERSONAL_DATA_SHARDS } from '#platform/keys.js';

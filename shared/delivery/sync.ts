@@ -10,8 +10,16 @@
  * Until the work is done the application stays in the sync-due index, which the sweeper reads.
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { applicationSyncState, getApplicationRecord, syncStatusCounterMove, type ApplicationRecord } from '#applications/applications.js';
-import { leaveSyncDue, setSyncDue, statusMoveUpdate, syncDueIds } from '#applications/application-store.js';
+import type { ApplicationRecord } from '#applications/applications.js';
+import { syncStatusCounterMove } from '#applications/application-counters.js';
+import {
+  applicationSyncState,
+  getApplicationRecord,
+  leaveSyncDue,
+  setSyncDue,
+  statusMoveUpdate,
+  syncDueIds,
+} from '#applications/application-store.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { openAttachment, readAttachment } from '#applications/attachments.js';
 import { config, db } from '#platform/clients.js';

@@ -7,13 +7,8 @@
  * docs/generated/openapi.json; the local runtime serves it at GET /openapi.json.
  */
 import { readFileSync } from 'node:fs';
-import {
-  APPLICATION_FILTERS,
-  SYNC_STATUSES,
-  applicationInSchema,
-  attachmentInSchema,
-  candidateSchema,
-} from '#applications/applications.js';
+import { APPLICATION_FILTERS } from '#applications/application-list.js';
+import { SYNC_STATUSES, applicationInSchema, attachmentInSchema, candidateSchema } from '#applications/applications.js';
 import { ATTACHMENT_TYPES, CONTENT_TYPES, MAX_ATTACHMENTS } from '#applications/attachments.js';
 import { COMPANY_FILTERS, parseCompanyFilter } from '#companies/company-list.js';
 import { COMPANY_READ_ONLY_FIELDS, COMPANY_STATUSES, companyPatchSchema } from '#companies/company-schema.js';

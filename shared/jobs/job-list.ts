@@ -5,15 +5,8 @@
  */
 import { NO_APPLY_LINKS, type ApplyLinks } from '#jobs/apply-links.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
-import {
-  broadDateWalk,
-  chooseSource,
-  countPartition,
-  readPage,
-  type CollectionQuery,
-  type Condition,
-  type SourceCandidate,
-} from '#platform/paged-query.js';
+import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { broadDateWalk, chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import { dateParam, enumParam, stringParam, type QueryParams } from '#platform/query-params.js';
 import { counterReader, readCount } from '#platform/counts.js';

@@ -11,6 +11,8 @@
  *   items batch-read for the keys;
  * - `dateRange`: a keys-only index sorted by `<date>#<created sort>` (D1, D2); the matching range is read as
  *   keys and put in list order by the created sort inside each key.
+ *
+ * Which source a list reads, and the counts that choice needs, are `paged-sources.ts`.
  */
 import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
@@ -59,7 +61,7 @@ export interface PageResult<T> {
 }
 
 type Item = Record<string, unknown>;
-type SourceKind = 'items' | 'keys' | 'slim' | 'dateRange';
+export type SourceKind = 'items' | 'keys' | 'slim' | 'dateRange';
 
 /** Index sort keys that hold `<date>#<created sort>` rather than the created sort itself. */
 const DATE_SORT_KEYS = new Set(['D1SK', 'D2SK']);
@@ -79,7 +81,8 @@ function hasKeysTwin(name: IndexName): boolean {
   return index.partitionKey === indexDefinition(SKIP_INDEX).partitionKey && index.sortKey === SKIP_TWIN_SORT_KEY;
 }
 
-function kindOf(query: CollectionQuery): SourceKind {
+/** The kind of source a query reads (see above), from its index's projection and sort key. */
+export function kindOf(query: CollectionQuery): SourceKind {
   const index = indexDefinition(query.index);
   if (index.projection === 'ALL') return 'items';
   if (index.projection === 'INCLUDE') return 'slim';
@@ -164,7 +167,8 @@ async function itemsFor(entries: Item[]): Promise<(Item | undefined)[]> {
   return entries.map((e) => found.get(primaryKeyOf(e as { PK: unknown; SK: unknown })));
 }
 
-async function countMatching(query: CollectionQuery, kind: SourceKind, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
+/** How many entries of a source match: a counter where it knows, else counted as cheaply as the source allows. */
+export async function countMatching(query: CollectionQuery, kind: SourceKind, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
   if (query.matches) return query.matches();
   if (query.total && !query.conditions.length && query.sortKeyFrom === undefined) return query.total();
   if (kind === 'keys' && query.conditions.length) return (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items.length;
@@ -257,7 +261,7 @@ async function collect(
 }
 
 /** Every key of a keys-only partition (from `sortKeyFrom`), in its order. */
-async function readKeys(query: CollectionQuery): Promise<Item[]> {
+export async function readKeys(query: CollectionQuery): Promise<Item[]> {
   const input = baseInput({ ...query, conditions: [] });
   const entries: Item[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
@@ -267,28 +271,6 @@ async function readKeys(query: CollectionQuery): Promise<Item[]> {
     exclusiveStartKey = out.LastEvaluatedKey;
   } while (exclusiveStartKey);
   return entries;
-}
-
-/** The records one filter does not match: partitions that together hold exactly them, and how many they are. */
-export interface Complement {
-  partitions: CollectionQuery[];
-  size: number;
-}
-
-/**
- * How many records match every filter, from what they do not match (P177): the collection's total minus the
- * union of the filters' complements, read as keys (a broad filter's complement is small). Undefined when a
- * complement's keys do not come to its size (a record without its index entry, a value the caller could not
- * enumerate, a write in between): the caller then counts another way.
- */
-export async function countByComplements(total: number, complements: Complement[]): Promise<number | undefined> {
-  const outside = new Set<string>();
-  const read = await Promise.all(complements.map(async (c) => (await Promise.all(c.partitions.map((p) => readKeys(p)))).flat()));
-  for (const [i, entries] of read.entries()) {
-    if (entries.length !== complements[i].size) return undefined;
-    for (const entry of entries) outside.add(String(entry.PK));
-  }
-  return total - outside.size;
 }
 
 /**
@@ -391,76 +373,7 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
   return { items, count, position: last ? { index: query.index, after: created(last.entry) } : undefined };
 }
 
-/**
- * How many entries of a source match (its FilterExpression, or its residual conditions read in memory); with
- * `limit`, counting stops there (a partition without conditions, read as keys: the answer is then ≥ limit).
- */
-export async function countPartition(query: CollectionQuery, limit?: number): Promise<number> {
-  return countMatching({ ...query, total: undefined }, kindOf(query), limit);
-}
-
-/** A partition that can answer a list: one exact filter's slot, a lookup index, a date range. */
-export interface SourceCandidate {
-  query: CollectionQuery;
-  /** How many records the partition holds (a counter item, or the count of a small partition). */
-  size: () => Promise<number>;
-  /** For a partition counted by its keys: the count, but only up to `limit` (it is then at least that). */
-  countUpTo?: (limit: number) => Promise<number>;
-}
-
-/**
- * The candidate a list walks: the one its cursor began on (the walk stays on its index), else the one whose
- * partition is smallest, whose size is then the list's total when nothing else filters.
- */
-export async function chooseSource(
-  candidates: SourceCandidate[],
-  cursorIndex: unknown,
-  broad?: { query: CollectionQuery; total: () => Promise<number> },
-): Promise<CollectionQuery | undefined> {
-  if (!candidates.length) return undefined;
-  if (broad && cursorIndex === broad.query.index) return broad.query;
-  const resumed = candidates.find((c) => c.query.index === cursorIndex);
-  if (resumed) return { ...resumed.query, total: resumed.size };
-  const sizes = await candidateSizes(candidates);
-  const smallest = sizes.indexOf(Math.min(...sizes));
-  const chosen = candidates[smallest];
-  // A lone filter that matches most of the collection is cheaper walked on the collection itself with a
-  // FilterExpression (few items read past per page) than as keys plus a BatchGet; its counter is the count.
-  // (A caller that must skip leaves `broad` out: skipping reads keys only on the slot.)
-  if (broad && candidates.length === 1 && !chosen.query.conditions.length && sizes[smallest] >= BROAD_SHARE * (await broad.total()))
-    return { ...broad.query, matches: () => Promise.resolve(sizes[smallest]) };
-  return { ...chosen.query, total: () => Promise.resolve(sizes[smallest]), keyFilters: keyFiltersFor(chosen, candidates) };
-}
-
-/** The other candidates that are keys-only slots answering one exact condition of the chosen one (P161). */
-function keyFiltersFor(chosen: SourceCandidate, candidates: SourceCandidate[]): CollectionQuery['keyFilters'] {
-  if (kindOf(chosen.query) !== 'keys') return undefined;
-  return candidates.flatMap((c) => {
-    if (c === chosen || kindOf(c.query) !== 'keys' || c.query.ordered) return [];
-    const answered = chosen.query.conditions.filter((x) => !c.query.conditions.some((y) => y.attr === x.attr));
-    if (answered.length !== 1 || answered[0].op !== 'eq') return [];
-    return [{ attr: answered[0].attr, query: { ...c.query, conditions: [] }, size: c.size, countUpTo: c.countUpTo }];
-  });
-}
-
-/**
- * The candidates' sizes: counters first, then the partitions counted by their keys, each only up to one more
- * than the smallest size known so far (it cannot be chosen beyond that), so a large uncounted filter next to
- * a selective one costs about the selective one's matches (P160).
- */
-async function candidateSizes(candidates: SourceCandidate[]): Promise<number[]> {
-  const sizes = await Promise.all(candidates.map((c) => (c.countUpTo ? undefined : c.size())));
-  for (const [i, candidate] of candidates.entries()) {
-    if (!candidate.countUpTo) continue;
-    const known = sizes.filter((s): s is number => s !== undefined);
-    sizes[i] = known.length ? await candidate.countUpTo(Math.min(...known) + 1) : await candidate.size();
-  }
-  return sizes as number[];
-}
-
-/** The share of a collection above which one exact filter is walked on the collection (see chooseSource). */
-const BROAD_SHARE = 0.8;
-
+/** One page of a source, with the count of its matches (from the cursor on later pages). */
 export async function readPage(query: CollectionQuery, request: PageRequest): Promise<PageResult<Item>> {
   const kind = kindOf(query);
   // A cursor minted on another source (the counts chose differently since) is not used: the page is still right.
@@ -524,27 +437,4 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   // A filtered keys walk that knows its share of matches passes it on, as an intersected one does (P161, P177).
   const share = kind === 'keys' && query.conditions.length && query.readAhead ? { ahead: String(query.readAhead) } : {};
   return { items: page.items, count, position: page.position ? { ...page.position, ...share } : undefined };
-}
-
-/** The share of a collection above which a date range is paged on the collection itself (see broadDateWalk). */
-const BROAD_DATE_SHARE = 0.25;
-
-/**
- * A date `>=` filter that matches much of a collection: its range is counted as keys (`Select=COUNT` on the
- * date index, first page only) and paged by walking the collection in list order with the date as a
- * FilterExpression, so a page reads about the page (ahead by the share that matches) and later pages carry
- * the count in the cursor, instead of every page reading and sorting the whole range. Undefined: page the
- * range itself (few matches, other filters, or a bare `page=N`, which the range answers by slicing).
- */
-export async function broadDateWalk(
-  range: CollectionQuery,
-  walk: CollectionQuery,
-  total: () => Promise<number>,
-  state: { cursorIndex?: unknown; skipping?: boolean },
-): Promise<CollectionQuery | undefined> {
-  if (state.cursorIndex === walk.index) return walk;
-  if (state.cursorIndex !== undefined || state.skipping || range.conditions.length) return undefined;
-  const [matches, all] = await Promise.all([countMatching({ ...range, total }, 'dateRange'), total()]);
-  if (matches < BROAD_DATE_SHARE * all) return undefined;
-  return { ...walk, matches: () => Promise.resolve(matches), readAhead: Math.min(1 / BROAD_DATE_SHARE, all / Math.max(matches, 1)) };
 }

@@ -8,7 +8,7 @@
  */
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { createApplication, newApplicationRecord, parseApplication, seedApplications } from '#applications/application-create.js';
-import { FOLD_LIMIT, jobCounterKey } from '#applications/applications.js';
+import { FOLD_LIMIT, jobCounterKey } from '#applications/application-counters.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { nextId } from '#platform/ids.js';
 import { forgetCachedCompany } from '#companies/api-keys.js';

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { APPLICATION_FILTERS } from '#applications/applications.js';
+import { APPLICATION_FILTERS } from '#applications/application-list.js';
 import { COMPANY_FILTERS } from '#companies/company-list.js';
 import { JOB_FILTERS } from '#jobs/job-list.js';
 import { openApiDocument } from '#http/openapi.js';

@@ -1,0 +1,182 @@
+/**
+ * The counters an application counts in, part of the application store (issue 22, item 3): the company's
+ * application counter (its total, the few-valued filters' totals, the folded values, P160), a counter item
+ * per job and per other counted value, and the job values folded into their job's item (P181). The create
+ * adds to them in its transaction (`counterUpdates`), the sync worker moves the `sync_status` totals
+ * (`syncStatusCounterMove`), and the list reads them to size its sources (`valueCounterKey`, `totalsAttribute`).
+ */
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { ApplicationRecord } from '#applications/applications.js';
+import { filterValue } from '#applications/application-store.js';
+import { config, db } from '#platform/clients.js';
+import { counterAdd } from '#platform/counts.js';
+import { collections, indexKeys, keys, type Key } from '#platform/keys.js';
+
+/** Filters whose per-value totals are attributes of the company's application counter (few values each). */
+export const TOTALS_FILTERS = ['sync_status', 'partner', 'agency'] as const;
+/**
+ * Client-chosen values with few of them per company in practice (a company's channels, the partner's ids for
+ * it): their totals are folded into the company's counter item while it holds fewer than `FOLD_LIMIT` such
+ * values, and kept on a counter item of their own beyond (P160). A value's total is the sum of both places.
+ */
+export const FOLDED_FILTERS = ['channel', 'partner_company_id'] as const;
+/** Filters whose per-value totals are counter items of their own (a company has thousands of jobs). */
+export const COUNTED_FILTERS = ['job', ...FOLDED_FILTERS] as const;
+/**
+ * A partner's or agency's id for a job (one per job and sender): its totals are folded into the counter item
+ * of the job the application is for, while that item holds fewer than `FOLD_LIMIT` such values. The value's
+ * own item (`valueCounterKey`) lists those jobs (`jobs`, written before the first total moves onto a job's
+ * item) and counts what was not folded (`unfolded`): the total is `unfolded` plus the value's attribute on
+ * each listed job's item (P181).
+ */
+export const JOB_VALUE_FILTERS = ['partner_job_id', 'agency_job_id'] as const;
+export type JobValueFilter = (typeof JOB_VALUE_FILTERS)[number];
+/** Values folded into one company counter item at most, and the longest attribute name folded (P160). */
+export const FOLD_LIMIT = 16;
+const FOLD_MAX_ATTRIBUTE = 96;
+/** The company counter's attribute that counts the values folded into it. */
+const FOLDED_COUNT = 'folded';
+export type CountedFilter = (typeof TOTALS_FILTERS)[number] | (typeof COUNTED_FILTERS)[number];
+
+/** The counter item of one filter value with a counter of its own (for a job value: its jobs and what was not folded). */
+export function valueCounterKey(companyId: number, filter: (typeof COUNTED_FILTERS)[number] | JobValueFilter, value: string | number) {
+  return keys.countOf(indexKeys.filterSlot(collections.companyApplications(companyId), filter, value));
+}
+
+/** The attribute of the company's application counter that totals one value of a few-valued (or folded) filter. */
+export const totalsAttribute = (filter: CountedFilter | JobValueFilter, value: string | number) => `${filter}#${value}`;
+
+/** The counter item of one job's applications (`count`, and the job values folded into it, P181). */
+export function jobCounterKey(companyId: number, jobId: number): Key {
+  return valueCounterKey(companyId, 'job', jobId);
+}
+
+/** The company's application counter item, for `CounterFold`. */
+export function applicationCounterKey(companyId: number): Key {
+  return keys.countOf(collections.companyApplications(companyId));
+}
+
+/**
+ * Where the folded filters' totals go (P160): a value already on the company's counter item stays there, a
+ * new one joins it while fewer than `FOLD_LIMIT` values are folded, and otherwise gets its own counter item.
+ * Built from the counter item as read (absent: nothing folded yet); `place` remembers what it folded, so one
+ * fold can serve a batch. A concurrent writer may fold past the limit by a few: the limit bounds the item's
+ * size, not the totals, which are exact wherever each increment went.
+ */
+export class CounterFold {
+  private readonly present: Set<string>;
+  private folded: number;
+  /**
+   * Job values newly folded into this (job's) counter item: their own items must list the job before the
+   * totals move (`registerJobValues`), so that a reader that finds a value on a job's item also finds the job.
+   */
+  readonly registrations: Key[] = [];
+  constructor(item?: Record<string, unknown>) {
+    this.present = new Set(Object.keys(item ?? {}));
+    this.folded = Number(item?.[FOLDED_COUNT] ?? 0);
+  }
+  /** Whether the attribute goes onto the company item; `fresh` when it is new there (the fold count moves). */
+  place(attribute: string): { onCompany: boolean; fresh: boolean } {
+    if (this.present.has(attribute)) return { onCompany: true, fresh: false };
+    if (this.folded >= FOLD_LIMIT || attribute.length > FOLD_MAX_ATTRIBUTE) return { onCompany: false, fresh: false };
+    this.present.add(attribute);
+    this.folded++;
+    return { onCompany: true, fresh: true };
+  }
+}
+
+/** Whether the record carries a value of a folded filter (the create then reads the company counter first). */
+export function hasFoldedValues(r: Pick<ApplicationRecord, (typeof FOLDED_FILTERS)[number]>): boolean {
+  return FOLDED_FILTERS.some((filter) => r[filter] !== null && r[filter] !== undefined);
+}
+
+/** Whether the record carries a job value (the create then reads its job's counter item first, P181). */
+export function hasJobValues(r: Pick<ApplicationRecord, JobValueFilter>): boolean {
+  return JOB_VALUE_FILTERS.some((filter) => r[filter] !== null && r[filter] !== undefined);
+}
+
+/**
+ * Lists the job on the own items of the values newly folded into its counter item (`CounterFold.registrations`).
+ * Written before the transaction that moves the totals, outside it (1 WCU each instead of 2): should that
+ * transaction fail, the list names a job whose item holds nothing of the value, which adds 0 to its total.
+ */
+export async function registerJobValues(jobId: number, fold: CounterFold | undefined): Promise<void> {
+  await Promise.all(
+    (fold?.registrations ?? []).map((key) =>
+      db().send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: key,
+          UpdateExpression: 'ADD jobs :job',
+          ExpressionAttributeValues: { ':job': new Set([jobId]) },
+        }),
+      ),
+    ),
+  );
+}
+
+/**
+ * Every counter an application counts in, and the amount of each attribute: the company's application counter
+ * (`count`, the few-valued filters' totals and the folded values) and one item per other counted value.
+ * Without a fold every folded value goes to its own item (a total is the sum of both places); the same goes
+ * for the job values and their job's counter item (`jobFold`, P181). `partner_application_id` has no counter:
+ * its total is a keys count of its slot (one partner's id for one application, P160).
+ */
+export function counterTargets(
+  r: ApplicationRecord,
+  options: { fold?: CounterFold; jobFold?: CounterFold } = {},
+): { key: Key; attributes: Map<string, number> }[] {
+  const company = new Map<string, number>([['count', 1]]);
+  for (const filter of TOTALS_FILTERS) {
+    const value = filterValue(r, filter);
+    if (value !== null && value !== undefined) company.set(totalsAttribute(filter, value), 1);
+  }
+  const own: { key: Key; attributes: Map<string, number> }[] = [];
+  for (const filter of COUNTED_FILTERS) {
+    const value = filterValue(r, filter);
+    if (value === null || value === undefined) continue;
+    const folding = (FOLDED_FILTERS as readonly string[]).includes(filter) && options.fold;
+    const placed = folding ? options.fold!.place(totalsAttribute(filter, value)) : { onCompany: false, fresh: false };
+    if (placed.onCompany) {
+      company.set(totalsAttribute(filter, value), 1);
+      if (placed.fresh) company.set(FOLDED_COUNT, (company.get(FOLDED_COUNT) ?? 0) + 1);
+    } else {
+      own.push({ key: valueCounterKey(r.company, filter, value), attributes: new Map([['count', 1]]) });
+    }
+  }
+  // A job value goes onto its job's counter item while that holds fewer than FOLD_LIMIT of them, else onto
+  // its own item's `unfolded`; without a fold always the latter (P181).
+  for (const filter of JOB_VALUE_FILTERS) {
+    const value = r[filter];
+    if (value === null || value === undefined) continue;
+    const attribute = totalsAttribute(filter, value);
+    const placed = options.jobFold ? options.jobFold.place(attribute) : { onCompany: false, fresh: false };
+    const jobItem = own.find((t) => t.key.PK === jobCounterKey(r.company, r.job).PK);
+    if (placed.onCompany && jobItem) {
+      jobItem.attributes.set(attribute, 1);
+      if (placed.fresh) {
+        jobItem.attributes.set(FOLDED_COUNT, (jobItem.attributes.get(FOLDED_COUNT) ?? 0) + 1);
+        options.jobFold!.registrations.push(valueCounterKey(r.company, filter, value));
+      }
+    } else {
+      own.push({ key: valueCounterKey(r.company, filter, value), attributes: new Map([['unfolded', 1]]) });
+    }
+  }
+  return [...(company.size ? [{ key: applicationCounterKey(r.company), attributes: company }] : []), ...own];
+}
+
+/** Transaction items that add `delta` to every counter an application counts in (create: +1). */
+export function counterUpdates(r: ApplicationRecord, delta: number, options: { fold?: CounterFold; jobFold?: CounterFold } = {}) {
+  return counterTargets(r, options).map(({ key, attributes }) => ({
+    Update: counterAdd(key, new Map([...attributes].map(([a, n]) => [a, a === FOLDED_COUNT ? n : n * delta]))),
+  }));
+}
+
+/** The transaction item that moves one application's `sync_status` total from one status to another. */
+export function syncStatusCounterMove(companyId: number, from: string, to: string) {
+  const moves = new Map([
+    [totalsAttribute('sync_status', from), -1],
+    [totalsAttribute('sync_status', to), 1],
+  ]);
+  return { Update: counterAdd(keys.countOf(collections.companyApplications(companyId)), moves) };
+}

@@ -1,0 +1,345 @@
+/**
+ * The applications the API reads: one application (`getApplication`, read afresh) and the filtered list
+ * (`listApplications`): its plan (`applicationQuery`: the most selective source, sized from the counters of
+ * `application-counters.ts`, or several broad filters counted from their complements, P177) and the
+ * read-time copies of list pages (D9) from a per-instance cache.
+ */
+import { getChannel, getChannels, type TalentChannel } from '#applications/channels.js';
+import {
+  COUNTED_FILTERS,
+  FOLDED_FILTERS,
+  JOB_VALUE_FILTERS,
+  TOTALS_FILTERS,
+  applicationCounterKey,
+  jobCounterKey,
+  totalsAttribute,
+  valueCounterKey,
+  type CountedFilter,
+  type JobValueFilter,
+} from '#applications/application-counters.js';
+import {
+  ABSENT_SLOT_FILTERS,
+  APPLICATION_FILTER_SLOTS,
+  applicationSlot,
+  fromApplicationItem,
+  getApplicationRecord,
+  type SlotFilter,
+} from '#applications/application-store.js';
+import { ANONYMIZATION_AGE_DAYS, SYNC_STATUSES, toApplication } from '#applications/applications.js';
+import { now } from '#platform/clock.js';
+import { counterReader, readCount } from '#platform/counts.js';
+import { NotFoundError } from '#platform/errors.js';
+import { getJobs } from '#jobs/job-store.js';
+import type { JobRecord } from '#jobs/job-schema.js';
+import { collections, indexKeys } from '#platform/keys.js';
+import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import {
+  broadDateWalk,
+  chooseSource,
+  countByComplements,
+  countPartition,
+  type Complement,
+  type SourceCandidate,
+} from '#platform/paged-sources.js';
+import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
+import { dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
+
+/** Filters whose complement is readable: their values are all enumerable from the company's counter item. */
+const COMPLEMENT_FILTERS = ['sync_status', 'partner', ...ABSENT_SLOT_FILTERS] as const;
+
+/** One application of the company; another company's application is "not found". */
+export async function getApplication(companyId: number, id: number): Promise<Record<string, unknown>> {
+  const record = await getApplicationRecord(id);
+  if (!record || record.company !== companyId) throw new NotFoundError();
+  const [jobs, channel] = await Promise.all([
+    getJobs(companyId, [record.job]),
+    record.talent_channel ? getChannel(record.talent_channel) : undefined,
+  ]);
+  return toApplication(record, jobs.get(record.job), channel, 'single');
+}
+
+/** The list's filters: its query parameters (a cursor is bound to them) and the OpenAPI document's. */
+export const APPLICATION_FILTERS = [
+  'email',
+  'partner_application_id',
+  'partner_job_id',
+  'partner_company_id',
+  'partner',
+  'agency',
+  'agency_job_id',
+  'channel',
+  'job',
+  'sync_status',
+  'applied_at',
+  'created_at',
+  'updated_at',
+] as const;
+
+/**
+ * The read-time copies of list pages (D9: `job_title`, `job_external_id`, the channel's name and logo) from a
+ * per-instance cache: walking a company's applications would otherwise read the same jobs on every page.
+ * A job's title or external id changes on a list at most `READ_TIME_COPY_TTL_MS` later (docs/decisions.md);
+ * single reads always read afresh.
+ */
+export const READ_TIME_COPY_TTL_MS = 60_000;
+const READ_TIME_COPY_LIMIT = 20_000;
+
+function copyCache<K, V>(load: (missing: K[]) => Promise<Map<K, V>>) {
+  const cache = new Map<K, { value: V; until: number }>();
+  return async (ids: K[]): Promise<Map<K, V>> => {
+    const at = Date.now();
+    const result = new Map<K, V>();
+    const missing: K[] = [];
+    for (const id of new Set(ids)) {
+      const hit = cache.get(id);
+      if (hit && hit.until > at) result.set(id, hit.value);
+      else missing.push(id);
+    }
+    if (missing.length) {
+      if (cache.size > READ_TIME_COPY_LIMIT) cache.clear();
+      for (const [id, value] of await load(missing)) {
+        cache.set(id, { value, until: at + READ_TIME_COPY_TTL_MS });
+        result.set(id, value);
+      }
+    }
+    return result;
+  };
+}
+
+// Pure: only the list route reads copies; other bundles drop the caches and what they load (tree-shaking).
+const jobCopies = /* @__PURE__ */ copyCache<string, JobRecord>(async (missing) => {
+  const byCompany = new Map<number, number[]>();
+  for (const key of missing) {
+    const [company, id] = key.split(':').map(Number);
+    byCompany.set(company, [...(byCompany.get(company) ?? []), id]);
+  }
+  const out = new Map<string, JobRecord>();
+  for (const [company, ids] of byCompany) for (const [id, job] of await getJobs(company, ids)) out.set(`${company}:${id}`, job);
+  return out;
+});
+const channelCopies = /* @__PURE__ */ copyCache<number, TalentChannel>(getChannels);
+
+const readTimeCopies = {
+  async jobs(companyId: number, ids: number[]): Promise<Map<number, JobRecord>> {
+    const found = await jobCopies(ids.map((id) => `${companyId}:${id}`));
+    return new Map([...found].map(([key, job]) => [Number(key.split(':')[1]), job]));
+  },
+  channels: channelCopies,
+};
+
+/**
+ * Plans a list of applications: the most selective exact filter's partition is walked (its size from a
+ * counter), the other filters apply to its items; without an exact filter a date filter reads its range,
+ * and otherwise the company's collection is paged. `cursorIndex` keeps a walk on the source it started on.
+ */
+export async function applicationQuery(
+  companyId: number,
+  q: QueryParams,
+  walk: { cursorIndex?: unknown; skipping?: boolean } = {},
+): Promise<CollectionQuery> {
+  const { cursorIndex, skipping } = walk;
+  const email = stringParam(q, 'email');
+  const job = positiveIntParam(q, 'job');
+  const syncStatus = enumParam(q, 'sync_status', SYNC_STATUSES);
+  const appliedAt = dateParam(q, 'applied_at');
+  const createdAt = dateParam(q, 'created_at');
+  const updatedAt = dateParam(q, 'updated_at');
+  const exact = new Map<SlotFilter, string | number>();
+  for (const name of ['partner_application_id', 'partner_job_id', 'partner_company_id', 'agency_job_id', 'channel'] as const) {
+    const value = stringParam(q, name);
+    if (value !== undefined) exact.set(name, value);
+  }
+  for (const name of ['partner', 'agency'] as const) {
+    const value = positiveIntParam(q, name);
+    if (value !== undefined) exact.set(name, value);
+  }
+  if (syncStatus) exact.set('sync_status', syncStatus);
+
+  const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
+  if (job !== undefined) conditions.push({ attr: 'job', op: 'eq', value: job });
+  if (appliedAt) conditions.push({ attr: 'applied_at', op: 'gte', value: appliedAt });
+  if (updatedAt) conditions.push({ attr: 'updated_at', op: 'gte', value: updatedAt });
+  // D10: an anonymized application has no e-mail, so the filter must not find it before retention has run.
+  const cutoff = new Date(now().getTime() - ANONYMIZATION_AGE_DAYS * 24 * 3600 * 1000).toISOString();
+  if (email !== undefined) {
+    conditions.push({ attr: 'email_lc', op: 'eq', value: email.toLowerCase() });
+    conditions.push({ attr: 'created_at', op: 'gte', value: createdAt && createdAt > cutoff ? createdAt : cutoff });
+  }
+  const collection = collections.companyApplications(companyId);
+  const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
+
+  const counted = counterReader([
+    applicationCounterKey(companyId),
+    ...[...COUNTED_FILTERS, ...JOB_VALUE_FILTERS].flatMap((f) => {
+      const value = f === 'job' ? job : exact.get(f);
+      return value === undefined ? [] : [valueCounterKey(companyId, f, value)];
+    }),
+  ]);
+  const candidates: SourceCandidate[] = [];
+  for (const [filter, value] of exact) {
+    const query: CollectionQuery = {
+      index: APPLICATION_FILTER_SLOTS[filter],
+      partitionValue: applicationSlot(companyId, filter, value),
+      sortKeyFrom: createdAt,
+      conditions: others(filter),
+    };
+    if ((TOTALS_FILTERS as readonly string[]).includes(filter)) {
+      candidates.push({ query, size: () => counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value)) });
+    } else if ((FOLDED_FILTERS as readonly string[]).includes(filter)) {
+      // Folded or on its own item (P160): the total is the sum of both places.
+      const own = valueCounterKey(companyId, filter as (typeof FOLDED_FILTERS)[number], value);
+      const size = async () =>
+        (await counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value))) + (await counted(own));
+      candidates.push({ query, size });
+    } else if ((JOB_VALUE_FILTERS as readonly string[]).includes(filter)) {
+      candidates.push({ query, size: () => jobValueTotal(companyId, filter as JobValueFilter, value, counted) });
+    } else {
+      // No counter (P160): the slot's keys are counted, only as far as the smallest counted filter needs.
+      const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
+      candidates.push({ query, size: () => countPartition(whole), countUpTo: (limit) => countPartition(whole, limit) });
+    }
+  }
+  if (job !== undefined) {
+    const query: CollectionQuery = {
+      index: 'GSI3',
+      partitionValue: indexKeys.applicationsByJob(companyId, job),
+      sortKeyFrom: createdAt,
+      conditions: others('job'),
+    };
+    candidates.push({ query, size: () => counted(valueCounterKey(companyId, 'job', job)) });
+  }
+  if (email !== undefined) {
+    // The e-mail range starts at the D10 cutoff; its partition is counted as keys (a candidate has a handful
+    // of applications, fewer than a counter per address would be worth).
+    const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
+    const query: CollectionQuery = {
+      index: 'GSI2',
+      partitionValue: indexKeys.applicationsByEmail(companyId, email),
+      sortKeyFrom: from,
+      conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
+    };
+    // Its size is the whole partition's (a candidate's size is its partition's total, P162).
+    candidates.push({ query, size: () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] }) });
+  }
+  // Several exact filters of few values, each matching most records: counted from their complements (P177).
+  if (cursorIndex === undefined && !skipping && !createdAt && exact.size >= 2 && conditions.length === exact.size) {
+    const broad = await complementQuery(companyId, exact, candidates, counted);
+    if (broad) return broad;
+  }
+  const chosen = await chooseSource(
+    candidates,
+    cursorIndex,
+    createdAt || skipping
+      ? undefined
+      : { query: { index: 'GSI1', partitionValue: collection, conditions }, total: () => readCount(collection) },
+  );
+  if (chosen) return chosen;
+  const dated = others('');
+  if (appliedAt || updatedAt) {
+    const index = appliedAt ? 'DATE1' : 'DATE2';
+    const answered = appliedAt ? 'applied_at' : 'updated_at';
+    const rest = dated.filter((c) => c.attr !== answered);
+    if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
+    const range: CollectionQuery = { index, partitionValue: collection, sortKeyFrom: appliedAt ?? updatedAt, conditions: rest };
+    const walk: CollectionQuery = { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated };
+    return (await broadDateWalk(range, walk, () => readCount(collection), { cursorIndex, skipping })) ?? range;
+  }
+  return { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
+}
+
+/**
+ * A job value's total (P181): its own item's `unfolded` plus the value's attribute on the counter item of each
+ * job it lists. Every application with the value has its own item (the create writes `jobs` or `unfolded`
+ * there), so a value without one has no applications.
+ */
+async function jobValueTotal(
+  companyId: number,
+  filter: JobValueFilter,
+  value: string | number,
+  counted: ReturnType<typeof counterReader>,
+): Promise<number> {
+  const own = await counted.item(valueCounterKey(companyId, filter, value));
+  if (!own) return 0;
+  const jobs = [...((own.jobs as Set<number> | undefined) ?? [])].map((jobId) => jobCounterKey(companyId, Number(jobId)));
+  const onJobs = counterReader(jobs);
+  const folded = await Promise.all(jobs.map((key) => onJobs(key, totalsAttribute(filter, value))));
+  return folded.reduce((sum, n) => sum + n, Number(own.unfolded ?? 0));
+}
+
+/**
+ * A first page of several exact filters that each match most of a company (P177): the count is the company's
+ * total minus the records outside any of them, read as the keys of every other value's slot partition and
+ * of the filter's absent slot; the values come from the company's counter item. Used when those keys are
+ * fewer than the smallest filter's matches (which the other path reads at least); the page then walks the
+ * smallest filter's slot, its other conditions checked on the items. Undefined: count the usual way (a
+ * filter without an enumerable complement, complements larger than the matches, or keys that do not add up).
+ */
+async function complementQuery(
+  companyId: number,
+  exact: Map<SlotFilter, string | number>,
+  candidates: SourceCandidate[],
+  counted: ReturnType<typeof counterReader>,
+): Promise<CollectionQuery | undefined> {
+  const filters = [...exact];
+  if (!filters.every(([filter]) => (COMPLEMENT_FILTERS as readonly string[]).includes(filter))) return undefined;
+  // Candidates were made in the order of `exact`, one each (no other condition).
+  const sizes = await Promise.all(candidates.map((c) => c.size()));
+  const counter = (await counted.item(applicationCounterKey(companyId))) ?? {};
+  const total = Number(counter.count ?? 0);
+  const smallest = sizes.indexOf(Math.min(...sizes));
+  const outside = sizes.reduce((sum, size) => sum + Math.max(0, total - size), 0);
+  if (outside >= sizes[smallest]) return undefined;
+  const collection = collections.companyApplications(companyId);
+  const complements: Complement[] = filters.map(([filter, value], i) => {
+    const index = APPLICATION_FILTER_SLOTS[filter];
+    const partitions: CollectionQuery[] = [];
+    let valued = 0;
+    for (const [attribute, amount] of Object.entries(counter)) {
+      if (!attribute.startsWith(`${filter}#`) || typeof amount !== 'number') continue;
+      valued += amount;
+      const other = attribute.slice(filter.length + 1);
+      if (other !== String(value) && amount > 0)
+        partitions.push({ index, partitionValue: applicationSlot(companyId, filter, other), conditions: [] });
+    }
+    if ((ABSENT_SLOT_FILTERS as readonly string[]).includes(filter) && total > valued)
+      partitions.push({ index, partitionValue: indexKeys.absentSlot(collection, filter), conditions: [] });
+    return { partitions, size: Math.max(0, total - sizes[i]) };
+  });
+  const matches = await countByComplements(total, complements);
+  if (matches === undefined) return undefined;
+  const walked = candidates[smallest];
+  return {
+    ...walked.query,
+    total: () => Promise.resolve(sizes[smallest]),
+    matches: () => Promise.resolve(matches),
+    readAhead: Math.min(4, sizes[smallest] / Math.max(matches, 1)),
+  };
+}
+
+export async function listApplications(
+  companyId: number,
+  q: QueryParams,
+  link: LinkContext,
+): Promise<PageEnvelope<Record<string, unknown>>> {
+  const options = { scope: `applications:company:${companyId}`, filterParams: APPLICATION_FILTERS };
+  const request = pageRequest(q, options);
+  const page = await readPage(
+    await applicationQuery(companyId, q, { cursorIndex: request.cursor?.position.index, skipping: request.page > 1 && !request.cursor }),
+    request,
+  );
+  const records = page.items.map(fromApplicationItem);
+  const [jobs, channels] = await Promise.all([
+    readTimeCopies.jobs(
+      companyId,
+      records.map((r) => r.job),
+    ),
+    readTimeCopies.channels(records.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
+  ]);
+  const next = page.position
+    ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
+    : undefined;
+  const results = records.map((r) =>
+    toApplication(r, jobs.get(r.job), r.talent_channel ? channels.get(r.talent_channel) : undefined, 'list'),
+  );
+  return envelope(link, request, page.count, results, next);
+}
