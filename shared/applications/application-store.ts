@@ -8,12 +8,12 @@
  * the external-apply follow-up, retention and the presentation name no index attribute
  * (`test/unit/architecture.test.ts` holds them to it).
  */
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApplicationRecord } from '#applications/applications.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { sequenceStep } from '#platform/events.js';
-import { collections, compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
+import { collections, compactCreatedSort, compactFrom, indexKeys, keys } from '#platform/keys.js';
 import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -97,8 +97,7 @@ export function toApplicationItem(r: ApplicationRecord): Record<string, unknown>
     KSK: compactCreatedSort(created),
     GSI2PK: indexKeys.applicationsByEmail(r.company, email),
     GSI3PK: indexKeys.applicationsByJob(r.company, r.job),
-    ...(r.personal_data_deleted_at ? {} : { GSI4PK: indexKeys.personalData(r.id), GSI4SK: created }),
-    ...(r.sync_due_at ? { GSI5PK: indexKeys.syncDue(r.id), GSI5SK: indexKeys.createdSort(r.sync_due_at, r.id) } : {}),
+    ...(r.sync_due_at ? { DUEPK: indexKeys.syncDue(r.id), DUESK: indexKeys.createdSort(r.sync_due_at, r.id) } : {}),
     ...slots,
     D1SK: indexKeys.dateSort(r.applied_at, r.created_at, r.id),
     ...updatedAtIndex(r, r.updated_at),
@@ -185,7 +184,7 @@ export function statusMoveUpdate(record: Identity, move: StatusMove) {
   return {
     TableName: config().tableName,
     Key: keys.application(record.id),
-    UpdateExpression: `SET ${set.join(', ')}${move.leaveSyncDue ? ' REMOVE sync_due_at, GSI5PK, GSI5SK' : ''}`,
+    UpdateExpression: `SET ${set.join(', ')}${move.leaveSyncDue ? ' REMOVE sync_due_at, DUEPK, DUESK' : ''}`,
     ConditionExpression: `#field = :from AND ${step.condition}`,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
@@ -199,8 +198,8 @@ export async function setSyncDue(id: number, due: string): Promise<void> {
       new UpdateCommand({
         TableName: config().tableName,
         Key: keys.application(id),
-        UpdateExpression: 'SET sync_due_at = :due, GSI5SK = :sort',
-        ConditionExpression: 'attribute_exists(GSI5PK)',
+        UpdateExpression: 'SET sync_due_at = :due, DUESK = :sort',
+        ConditionExpression: 'attribute_exists(DUEPK)',
         ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, id) },
       }),
     )
@@ -212,7 +211,7 @@ export async function setSyncDue(id: number, due: string): Promise<void> {
 /** Nothing more is due: the application leaves the sync-due index. */
 export async function leaveSyncDue(id: number): Promise<void> {
   await db().send(
-    new UpdateCommand({ TableName: config().tableName, Key: keys.application(id), UpdateExpression: 'REMOVE sync_due_at, GSI5PK, GSI5SK' }),
+    new UpdateCommand({ TableName: config().tableName, Key: keys.application(id), UpdateExpression: 'REMOVE sync_due_at, DUEPK, DUESK' }),
   );
 }
 
@@ -221,8 +220,8 @@ export async function syncDueIds(shard: number, before: string, limit: number): 
   const out = await db().send(
     new QueryCommand({
       TableName: config().tableName,
-      IndexName: 'GSI5',
-      KeyConditionExpression: 'GSI5PK = :pk AND GSI5SK < :now',
+      IndexName: 'DUE',
+      KeyConditionExpression: 'DUEPK = :pk AND DUESK < :now',
       ExpressionAttributeValues: { ':pk': `SYNCDUE#${shard}`, ':now': before },
       Limit: limit,
     }),
@@ -230,24 +229,40 @@ export async function syncDueIds(shard: number, before: string, limit: number): 
   return (out.Items ?? []).map((item) => Number(String(item.PK).split('#')[1]));
 }
 
-/** Ids of one personal-data shard created before `createdBefore` (D10), oldest first. */
-export async function personalDataDueIds(shard: number, createdBefore: string, limit: number): Promise<{ ids: number[]; more: boolean }> {
+/**
+ * Retention's walk (D10, P233): a company's applications oldest first on KEYS (its collection as compact keys),
+ * from where the last run stopped (`retentionMark`) to those created before `createdBefore`. Applications are
+ * created with the service's clock, so none is ever created behind the mark, which trails it by 180 days.
+ */
+export async function personalDataDue(
+  companyId: number,
+  createdBefore: string,
+  limit: number,
+): Promise<{ ids: number[]; last?: string; more: boolean }> {
+  const mark = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.retentionMark(companyId) }));
+  const from = typeof mark.Item?.through === 'string' ? `${mark.Item.through}!` : '0';
   const out = await db().send(
     new QueryCommand({
       TableName: config().tableName,
-      IndexName: 'GSI4',
-      KeyConditionExpression: 'GSI4PK = :pk AND GSI4SK < :before',
-      ExpressionAttributeValues: { ':pk': `PII#${shard}`, ':before': indexKeys.createdSort(createdBefore, 0) },
+      IndexName: 'KEYS',
+      KeyConditionExpression: 'GSI1PK = :pk AND KSK BETWEEN :from AND :before',
+      ExpressionAttributeValues: { ':pk': indexKeys.companyApplications(companyId), ':from': from, ':before': compactFrom(createdBefore) },
       Limit: limit,
     }),
   );
-  const ids = (out.Items ?? []).map((item) => Number(String(item.PK).split('#')[1]));
-  return { ids, more: Boolean(out.LastEvaluatedKey) };
+  const entries = out.Items ?? [];
+  const ids = entries.map((item) => Number(String(item.PK).split('#')[1]));
+  return { ids, last: entries.length ? String(entries[entries.length - 1].KSK) : undefined, more: Boolean(out.LastEvaluatedKey) };
+}
+
+/** Retention has purged a company's applications up to `through` (a KEYS sort key), in order. */
+export async function advanceRetentionMark(companyId: number, through: string): Promise<void> {
+  await db().send(new PutCommand({ TableName: config().tableName, Item: { ...keys.retentionMark(companyId), through } }));
 }
 
 /**
- * Retention's purge (D10): removes the personal data fields and the indexes that served them (e-mail,
- * personal data), sets `status: anonymized`; only once (a record that no longer holds data is left alone).
+ * Retention's purge (D10): removes the personal data fields and the index that served them (e-mail),
+ * sets `status: anonymized`; only once (a record that no longer holds data is left alone).
  */
 export async function clearPersonalData(record: Identity, fields: readonly string[], at: string): Promise<void> {
   try {
@@ -255,8 +270,8 @@ export async function clearPersonalData(record: Identity, fields: readonly strin
       new UpdateCommand({
         TableName: config().tableName,
         Key: keys.application(record.id),
-        UpdateExpression: `REMOVE ${fields.map((f) => `#${f}`).join(', ')}, email_lc, GSI2PK, GSI4PK, GSI4SK SET #status = :anonymized, personal_data_deleted_at = :at, updated_at = :at, D2SK = :updated`,
-        ConditionExpression: 'attribute_exists(GSI4PK)',
+        UpdateExpression: `REMOVE ${fields.map((f) => `#${f}`).join(', ')}, email_lc, GSI2PK SET #status = :anonymized, personal_data_deleted_at = :at, updated_at = :at, D2SK = :updated`,
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(personal_data_deleted_at)',
         ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
         ExpressionAttributeValues: { ':anonymized': 'anonymized', ':at': at, ':updated': updatedAtIndex(record, at).D2SK },
       }),

@@ -32,7 +32,7 @@ export const COMPANY_TOTALS_FILTERS = ['status', 'ats', 'candidate_sync_active',
  * Orderings other than `created_at` (which is GSI1's own sort key): a keys-only index of the partner's
  * company collection whose sort key is the list order, ties broken by id.
  */
-export const COMPANY_ORDER_INDEXES = { name: 'DATE1', updated_at: 'DATE2', status: 'GSI4' } as const satisfies Record<string, IndexName>;
+export const COMPANY_ORDER_INDEXES = { name: 'DATE1', updated_at: 'DATE2', status: 'DUE' } as const satisfies Record<string, IndexName>;
 
 /** Bytes of the lower-case name the name ordering sorts by (a GSI sort key holds at most 1 KB; ≥ 255 characters of a name in a script of 1–3 bytes a character). */
 const NAME_SORT_BYTES = 900;
@@ -95,20 +95,20 @@ export function companyNameSort(name: string, id: number): string {
 }
 
 /**
- * The sort keys of the name, `updated_at` and `status` orderings (DATE1, DATE2, GSI4), compact (P182): a skip
+ * The sort keys of the name, `updated_at` and `status` orderings (DATE1, DATE2, DUE), compact (P182): a skip
  * reads them as keys, so their size is its cost. `updated_at` as the compact created sort (base-36 ms and id,
  * as KSK), the status with the id in base 36.
  */
 export function companySortKeys(c: Pick<CompanyRecord, 'id' | 'name' | 'updated_at' | 'status'>): {
   D1SK: string;
   D2SK: string;
-  GSI4SK: string;
+  DUESK: string;
 } {
   const updated = indexKeys.createdSort(c.updated_at, c.id);
   return {
     D1SK: companyNameSort(c.name, c.id),
     D2SK: compactCreatedSort(updated) ?? updated,
-    GSI4SK: `${c.status}#${compactCompanyId(c.id)}`,
+    DUESK: `${c.status}#${compactCompanyId(c.id)}`,
   };
 }
 
@@ -125,7 +125,7 @@ export function companyIndexAttributes(c: CompanyRecord): Record<string, string 
   return {
     ...slots,
     ...companySortKeys(c),
-    GSI4PK: indexKeys.partnerCompanies(c.partner),
+    DUEPK: indexKeys.partnerCompanies(c.partner),
     // The partner's companies on SLIM, which only jobs and companies carry (P199).
     SPK: indexKeys.partnerCompanies(c.partner),
     title_lc: c.name.toLowerCase(),

@@ -4,7 +4,7 @@
  *
  * - `created_at` ordering (the default, either way): the partner's collection (GSI1), or the slot of the most
  *   selective exact filter, walked with a cursor like the jobs list;
- * - `name`, `status`, `updated_at` ordering: a keys-only index whose sort key is that order (DATE1, GSI4,
+ * - `name`, `status`, `updated_at` ordering: a keys-only index whose sort key is that order (DATE1, DUE,
  *   DATE2); a filter matching many companies is applied in memory while walking it, a filter matching few is
  *   read whole (its slot) and sorted in memory;
  * - `name` and `search` (contains): the slim projection (lower-case name and search text, status, dates)

@@ -44,13 +44,19 @@ export async function requireCompany(id: number): Promise<CompanyRecord> {
   return company;
 }
 
+/** The key of every company (GSI3's one partition, keys only): 0.5 units per ~100 companies. */
+function allCompanyKeys(): Promise<Record<string, unknown>[]> {
+  return queryAll({ IndexName: 'GSI3', KeyConditionExpression: 'GSI3PK = :pk', ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() } });
+}
+
+/** The id of every company, deleted ones too (retention walks each). */
+export async function allCompanyIds(): Promise<number[]> {
+  return (await allCompanyKeys()).map((e) => Number(String(e.PK).slice('COMPANY#'.length)));
+}
+
 /** Every company (GSI3 `COMPANIES`), for the scheduled job import's fan-out. */
 export async function allCompanies(): Promise<CompanyRecord[]> {
-  const entries = await queryAll({
-    IndexName: 'GSI3',
-    KeyConditionExpression: 'GSI3PK = :pk',
-    ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
-  });
+  const entries = await allCompanyKeys();
   // GSI3 holds keys only (P195): the companies are read by key, 100 a call.
   const found = await batchGetItems(entries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
   return entries.flatMap((e) => {

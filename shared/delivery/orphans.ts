@@ -3,13 +3,13 @@
  * its transaction deletes the markers together with writing the application. A crash (or a failed
  * transaction) between upload and commit leaves an object whose marker is still there; once the marker is
  * due (`PENDING_UPLOAD_GRACE_SECONDS` after the upload, an hour by default) this reconciler deletes the
- * object, then the marker. It reads only due markers, through the EXPIRY index.
+ * object, then the marker. It reads only due markers, through the DUE index.
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteAttachmentObjects } from '#applications/attachments.js';
 import { queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
-import { EXPIRY_SHARDS, keys } from '#platform/keys.js';
+import { PENDING_UPLOAD_SHARDS, keys } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
 
 const PREFIX = 'PENDINGUPLOAD#';
@@ -17,10 +17,10 @@ const PREFIX = 'PENDINGUPLOAD#';
 export async function reconcilePendingUploads(now = Date.now()): Promise<{ deleted: number }> {
   const due = String(Math.floor(now / 1000)).padStart(12, '0');
   let deleted = 0;
-  for (let shard = 0; shard < EXPIRY_SHARDS; shard++) {
+  for (let shard = 0; shard < PENDING_UPLOAD_SHARDS; shard++) {
     const markers = await queryAll({
-      IndexName: 'EXPIRY',
-      KeyConditionExpression: 'TTLPK = :pk AND TTLSK <= :due',
+      IndexName: 'DUE',
+      KeyConditionExpression: 'DUEPK = :pk AND DUESK <= :due',
       ExpressionAttributeValues: { ':pk': `${PREFIX}${shard}`, ':due': due },
     });
     const objectKeys = markers.map((m) => String(m.PK).slice(PREFIX.length));

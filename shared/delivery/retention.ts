@@ -1,16 +1,17 @@
 /**
  * Retention (D10): the personal data of applications created more than 180 days ago is deleted from
  * storage. The record keeps ids, statuses and timestamps; candidate, notes, links, answers, custom fields
- * and attachment metadata go, and so do the attachment objects. Applications holding personal data sit
- * in a sparse index (the application store's personal-data index) spread over shards, oldest first, and leave it when purged, so each run reads
- * only what is due. Idempotent: objects are deleted before the record is cleared, and clearing is
- * conditional on the record still holding data; a run that stops half-way is completed by the next.
+ * and attachment metadata go, and so do the attachment objects. Each run walks every company's applications
+ * oldest first from where its last run stopped (the application store's retention mark, P233), so it reads
+ * only what is due and no index entry is written for it. Idempotent: objects are deleted before the record
+ * is cleared, clearing is conditional on the record still holding data, and the mark moves only past
+ * applications purged; a run that stops half-way is completed by the next.
  */
-import { clearPersonalData, getApplicationRecord, personalDataDueIds } from '#applications/application-store.js';
+import { advanceRetentionMark, clearPersonalData, getApplicationRecord, personalDataDue } from '#applications/application-store.js';
 import { ANONYMIZATION_AGE_DAYS } from '#applications/applications.js';
 import { deleteAttachmentObjects } from '#applications/attachments.js';
+import { allCompanyIds } from '#companies/company-store.js';
 import { now } from '#platform/clock.js';
-import { PERSONAL_DATA_SHARDS } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
 
 export interface RetentionResult {
@@ -22,13 +23,14 @@ export interface RetentionResult {
 
 export const PERSONAL_DATA_FIELDS = ['candidate', 'attachments', 'notes', 'social_links', 'screening_questions', 'custom_fields'] as const;
 
-async function purge(applicationId: number, at: string): Promise<number> {
+/** Purges one application; whether it held personal data, and how many objects went with it. */
+async function purge(applicationId: number, at: string): Promise<{ purged: boolean; objects: number }> {
   const record = await getApplicationRecord(applicationId);
-  if (!record || record.personal_data_deleted_at) return 0;
+  if (!record || record.personal_data_deleted_at) return { purged: false, objects: 0 };
   const objectKeys = (record.attachments ?? []).map((a) => a.key);
   await deleteAttachmentObjects(objectKeys);
   await clearPersonalData(record, PERSONAL_DATA_FIELDS, at);
-  return objectKeys.length;
+  return { purged: true, objects: objectKeys.length };
 }
 
 /** One retention run: purges up to `batchSize` due applications. */
@@ -37,17 +39,19 @@ export async function purgeExpiredPersonalData(options: { batchSize?: number } =
   const current = now();
   const cutoff = new Date(current.getTime() - ANONYMIZATION_AGE_DAYS * 24 * 3600 * 1000).toISOString();
   const result: RetentionResult = { purged: 0, objectsDeleted: 0, more: false };
-  for (let shard = 0; shard < PERSONAL_DATA_SHARDS; shard++) {
+  for (const companyId of await allCompanyIds()) {
     const remaining = batchSize - result.purged;
     if (remaining <= 0) {
       result.more = true;
       break;
     }
-    const due = await personalDataDueIds(shard, cutoff, remaining);
+    const due = await personalDataDue(companyId, cutoff, remaining);
     for (const id of due.ids) {
-      result.objectsDeleted += await purge(id, current.toISOString());
-      result.purged += 1;
+      const done = await purge(id, current.toISOString());
+      result.objectsDeleted += done.objects;
+      if (done.purged) result.purged += 1;
     }
+    if (due.last) await advanceRetentionMark(companyId, due.last);
     result.more ||= due.more;
   }
   logger.info('retention run', { ...result });

@@ -7,8 +7,7 @@ export type Key = { PK: string; SK: string };
 
 const pad = (n: number) => String(n).padStart(16, '0');
 
-export const PERSONAL_DATA_SHARDS = 16;
-export const EXPIRY_SHARDS = 4;
+export const PENDING_UPLOAD_SHARDS = 4;
 export const SYNC_DUE_SHARDS = 16;
 /** Partitions of the event outbox (P115): an application's events always share one, so they keep their order. */
 export const OUTBOX_SHARDS = 8;
@@ -66,6 +65,8 @@ export const keys = {
   atsCredentials: (companyId: number): Key => ({ PK: `COMPANY#${companyId}`, SK: 'ATSCREDENTIALS' }),
   /** Unfiltered total of a collection (for example a company's jobs), kept in the create transaction. */
   countOf: (collection: string): Key => ({ PK: `COUNT#${collection}`, SK: 'COUNT' }),
+  /** Where retention's walk of a company's applications stopped (P233). */
+  retentionMark: (companyId: number): Key => ({ PK: `COMPANY#${companyId}`, SK: 'RETENTION' }),
   /**
    * An event waiting in the outbox (P115) until the relay has published it: partition `OUTBOX#<shard>`, sorted
    * by when it happened, then the application's event sequence, then the event id.
@@ -101,11 +102,6 @@ export const indexKeys = {
   companyApplications: (companyId: number) => `COMPANY#${companyId}#APPS`,
   applicationsByEmail: (companyId: number, email: string) => `COMPANY#${companyId}#APPEMAIL#${email.toLowerCase()}`,
   applicationsByJob: (companyId: number, jobId: number) => `COMPANY#${companyId}#APPJOB#${jobId}`,
-  /**
-   * Applications still holding personal data, spread over a fixed set of shards by id so that no index
-   * partition takes every write; the retention job reads each shard oldest first.
-   */
-  personalData: (applicationId: number) => `PII#${applicationId % PERSONAL_DATA_SHARDS}`,
   /** Applications whose sync (or e-mail fallback) is still due, by when the sweeper should look again. */
   syncDue: (applicationId: number) => `SYNCDUE#${applicationId % SYNC_DUE_SHARDS}`,
   /** The partition of an exact-filter slot: the members of `collection` whose `filter` equals `value`. */
@@ -128,15 +124,15 @@ export function expiringAt(epochSeconds: number): { expires_at: number } {
 }
 
 /**
- * The EXPIRY-index entry of a pending upload: found by the reconciler once `dueEpochSeconds` has passed. It
+ * The DUE-index entry of a pending upload: found by the reconciler once `dueEpochSeconds` has passed. It
  * has no TTL attribute, so DynamoDB never deletes the marker before the reconciler has deleted the object.
  */
-export function pendingUploadDue(dueEpochSeconds: number, objectKey: string): { TTLPK: string; TTLSK: string } {
+export function pendingUploadDue(dueEpochSeconds: number, objectKey: string): { DUEPK: string; DUESK: string } {
   let hash = 0;
   for (const char of objectKey) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  const TTLPK = `PENDINGUPLOAD#${hash % EXPIRY_SHARDS}`;
-  const TTLSK = String(dueEpochSeconds).padStart(12, '0');
-  return { TTLPK, TTLSK };
+  const DUEPK = `PENDINGUPLOAD#${hash % PENDING_UPLOAD_SHARDS}`;
+  const DUESK = String(dueEpochSeconds).padStart(12, '0');
+  return { DUEPK, DUESK };
 }
 
 /**

@@ -25,10 +25,11 @@ export const tableDefinition = {
     { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
     // Applications by job; every company (the job import's fan-out). Keys only (P195).
     { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
-    // Applications that still hold personal data, sharded, oldest first (retention, D10); keys only.
-    { name: 'GSI4', partitionKey: 'GSI4PK', sortKey: 'GSI4SK', projection: 'KEYS_ONLY' },
-    // Applications whose sync is due, sharded, by the time the sweeper should look at them (D12); keys only.
-    { name: 'GSI5', partitionKey: 'GSI5PK', sortKey: 'GSI5SK', projection: 'KEYS_ONLY' },
+    // What is due at a time, keys only (P233): applications whose sync is due, by when the sweeper should look
+    // at them (D12, `SYNCDUE#<shard>`); pending uploads, by when the reconciler may delete their object
+    // (`PENDINGUPLOAD#<shard>`). Companies, which are never due, use it for their `status` ordering
+    // (`<partner's companies>` / `<status>#<id>`). Retention needs no index: it walks KEYS (P233).
+    { name: 'DUE', partitionKey: 'DUEPK', sortKey: 'DUESK', projection: 'KEYS_ONLY' },
     // Exact-filter slots: `<collection>#<filter>=<value>` in creation order (GSI1SK, the created sort), sparse
     // and keys only, so a page of one filter's matches costs its keys and the page's items (FILTER_SLOTS).
     ...([1, 2, 3, 4, 5, 6, 7, 8] as const).map(
@@ -37,11 +38,8 @@ export const tableDefinition = {
     // Date ranges of a collection: `<date>#<created sort>`, keys only (DATE1: applied_at; DATE2: updated_at).
     { name: 'DATE1', partitionKey: 'GSI1PK', sortKey: 'D1SK', projection: 'KEYS_ONLY' },
     { name: 'DATE2', partitionKey: 'GSI1PK', sortKey: 'D2SK', projection: 'KEYS_ONLY' },
-    // Items that expire (TTL), sharded, by expiry: the local reaper reads only what has expired (DynamoDB
-    // itself needs no index for TTL). Powertools' idempotency records sit in one partition instead.
-    { name: 'EXPIRY', partitionKey: 'TTLPK', sortKey: 'TTLSK', projection: 'KEYS_ONLY' },
     // The collections of GSI1 as keys only, sorted by the compact form of GSI1SK (`KSK`, keys.ts): a bare
-    // `page=N` skips here at ~130 records per unit.
+    // `page=N` skips here at ~130 records per unit, and retention walks a company's applications oldest first.
     { name: 'KEYS', partitionKey: 'GSI1PK', sortKey: 'KSK', projection: 'KEYS_ONLY' },
     // The job and company collections of GSI1 with only what filters read: contains filters scan this, not whole
     // items. Keyed by `SPK` (GSI1PK's value, set on jobs and companies only) so that applications, which no

@@ -349,10 +349,10 @@ describe('consumed capacity (what the capacity header adds up)', () => {
     expect(split.ConsumedCapacity).toEqual(capacity(1 + n, 1, Object.fromEntries(indexes.map((name) => [name, 1]))));
 
     // 1 unit per started KB: one byte over 1 KB costs 2 on the table and on each ALL index it appears in (GSI1);
-    // an INCLUDE (SLIM) or KEYS_ONLY (GSI4) index entry stays small.
-    const over = itemOfSize('cap-over', 1025, { GSI1PK: 'p', SPK: 'p', GSI1SK: 's', GSI4PK: 'p', GSI4SK: 's' });
+    // an INCLUDE (SLIM) or KEYS_ONLY (DUE) index entry stays small.
+    const over = itemOfSize('cap-over', 1025, { GSI1PK: 'p', SPK: 'p', GSI1SK: 's', DUEPK: 'p', DUESK: 's' });
     const overOut = await doc.send(new PutCommand({ TableName: TABLE, Item: over, ReturnConsumedCapacity: 'INDEXES' }));
-    expect(overOut.ConsumedCapacity).toEqual(capacity(6, 2, { GSI1: 2, SLIM: 1, GSI4: 1 }));
+    expect(overOut.ConsumedCapacity).toEqual(capacity(6, 2, { GSI1: 2, SLIM: 1, DUE: 1 }));
   });
 
   test('an UpdateItem that changes an index key costs 2 writes on that index (delete + put), 1 where it changes only a projected attribute, 0 elsewhere', async () => {
@@ -434,25 +434,25 @@ describe('consumed capacity (what the capacity header adds up)', () => {
   });
 
   test('DynamoDB Local differs from AWS: a Query of a KEYS_ONLY index stops at 1 MB of the base items, though it charges the index entries', async () => {
-    // 600 items of 2,000 bytes carry GSI4's keys; their GSI4 entries (keys only) are ~40 bytes each, 24 KB in all.
+    // 600 items of 2,000 bytes carry DUE's keys; their DUE entries (keys only) are ~40 bytes each, 24 KB in all.
     // AWS's 1 MB page limit applies to the data the Query reads, the index entries: one page of 600 for ~3 RCU.
     // DynamoDB Local stops a page at 1 MB of the base items (~512 of 2 KB) while charging the entries' size, so
     // locally a long walk of a KEYS_ONLY index takes more calls than on AWS, at the same units (P189).
     const items = Array.from({ length: 600 }, (_, i) =>
-      itemOfSize(`cap-page-${i}`, 2000, { GSI4PK: 'cap-page', GSI4SK: String(i).padStart(4, '0') }),
+      itemOfSize(`cap-page-${i}`, 2000, { DUEPK: 'cap-page', DUESK: String(i).padStart(4, '0') }),
     );
     for (let i = 0; i < items.length; i += 100) await transactionUnits(items.slice(i, i + 100).map(put));
     const first = await doc.send(
       new QueryCommand({
         TableName: TABLE,
-        IndexName: 'GSI4',
-        KeyConditionExpression: 'GSI4PK = :p',
+        IndexName: 'DUE',
+        KeyConditionExpression: 'DUEPK = :p',
         ExpressionAttributeValues: { ':p': 'cap-page' },
         ReturnConsumedCapacity: 'TOTAL',
       }),
     );
     const entryBytes = items.reduce(
-      (sum, item) => sum + itemSize({ PK: item.PK, SK: item.SK, GSI4PK: item.GSI4PK, GSI4SK: item.GSI4SK }),
+      (sum, item) => sum + itemSize({ PK: item.PK, SK: item.SK, DUEPK: item.DUEPK, DUESK: item.DUESK }),
       0,
     );
     expect(entryBytes).toBeLessThan(32 * 1024); // far under AWS's 1 MB page

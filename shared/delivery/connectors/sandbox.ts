@@ -185,7 +185,7 @@ export async function sandboxReceipts(company: Pick<CompanyRecord, 'id'>): Promi
       ExpressionAttributeValues: { ':pk': `SANDBOXATS#${company.id}`, ':receipt': 'RECEIPT#' },
     }),
   );
-  return (out.Items ?? []).map(({ PK, SK, expires_at, TTLPK, TTLSK, ...receipt }) => receipt as SandboxReceipt);
+  return (out.Items ?? []).map(({ PK, SK, expires_at, ...receipt }) => receipt as SandboxReceipt);
 }
 
 /** How many times the sandbox was asked to submit under a reference. */
