@@ -16,7 +16,7 @@ import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { setTransactionAccountant } from '#platform/clients.js';
 import { itemBytes } from '#platform/item-size.js';
-import { tableDefinition } from '#platform/table.js';
+import { tableDefinition, type IndexDefinition } from '#platform/table.js';
 
 type Item = Record<string, unknown>;
 type Action = { kind: 'Put' | 'Update' | 'Delete' | 'ConditionCheck'; tableName: string; key: Item };
@@ -51,7 +51,7 @@ function actionsOf(input: Record<string, unknown>): Action[] {
 const keyString = (tableName: string, key: Item) => JSON.stringify([tableName, key[keyNames[0]], key[keyNames[1]]]);
 
 /** The entry an item has in an index (its projection), or undefined when it lacks the index's keys. */
-function indexEntry(item: Item | undefined, index: (typeof tableDefinition.globalSecondaryIndexes)[number]): Item | undefined {
+function indexEntry(item: Item | undefined, index: IndexDefinition): Item | undefined {
   if (!item || typeof item[index.partitionKey] !== 'string' || typeof item[index.sortKey] !== 'string') return undefined;
   if (index.projection === 'ALL') return item;
   const names = [...keyNames, index.partitionKey, index.sortKey, ...('include' in index && index.include ? index.include : [])];

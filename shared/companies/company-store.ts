@@ -46,7 +46,11 @@ export async function requireCompany(id: number): Promise<CompanyRecord> {
 
 /** The key of every company (GSI3's one partition, keys only): 0.5 units per ~100 companies. */
 function allCompanyKeys(): Promise<Record<string, unknown>[]> {
-  return queryAll({ IndexName: 'GSI3', KeyConditionExpression: 'GSI3PK = :pk', ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() } });
+  return queryAll({
+    IndexName: 'GSI3',
+    KeyConditionExpression: 'GSI3PK = :pk',
+    ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
+  });
 }
 
 /** The id of every company, deleted ones too (retention walks each). */

@@ -313,8 +313,9 @@ async function intersectKeys(query: CollectionQuery, pageSize: number, read: Ite
 async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): Promise<Record<string, unknown> | undefined> {
   const unfiltered = !query.conditions.length;
   if (unfiltered && (kind === 'keys' || hasKeysTwin(query.index))) {
-    // Keys only: a slot is itself keys-only; an items collection on GSI1 has its keys-only twin.
-    const keysIndex = kind === 'keys' ? query.index : SKIP_INDEX;
+    // Keys only: a slot is itself keys-only; a collection on GSI1 skips on its compact twin, KEYS (~75 bytes an
+    // entry against GSI1's ~115, P111), whether GSI1 projects items or keys (P234).
+    const keysIndex = hasKeysTwin(query.index) ? SKIP_INDEX : query.index;
     const input = baseInput(query, keysIndex);
     let remaining = skip;
     let exclusiveStartKey: Record<string, unknown> | undefined;

@@ -64,9 +64,16 @@ export async function chooseSource(
   const smallest = sizes.indexOf(Math.min(...sizes));
   const chosen = candidates[smallest];
   // A lone filter that matches most of the collection is cheaper walked on the collection itself with a
-  // FilterExpression (few items read past per page) than as keys plus a BatchGet; its counter is the count.
+  // FilterExpression (few items read past per page) than as keys plus a BatchGet, when the collection's index
+  // projects whole items; its counter is the count. On a keys-only collection (P234) the slot is cheaper.
   // (A caller that must skip leaves `broad` out: skipping reads keys only on the slot.)
-  if (broad && candidates.length === 1 && !chosen.query.conditions.length && sizes[smallest] >= BROAD_SHARE * (await broad.total()))
+  if (
+    broad &&
+    kindOf(broad.query) === 'items' &&
+    candidates.length === 1 &&
+    !chosen.query.conditions.length &&
+    sizes[smallest] >= BROAD_SHARE * (await broad.total())
+  )
     return { ...broad.query, matches: () => Promise.resolve(sizes[smallest]) };
   return { ...chosen.query, total: () => Promise.resolve(sizes[smallest]), keyFilters: keyFiltersFor(chosen, candidates) };
 }

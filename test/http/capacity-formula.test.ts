@@ -114,11 +114,14 @@ test('the formula by size: the larger of before and after, per started KB', () =
   expect(actionCost('Put', undefined, big).table).toBe(4);
   expect(actionCost('Update', big, { PK: 'P', SK: 'S' }).table).toBe(4);
   expect(actionCost('Delete', big, undefined).table).toBe(4);
-  // A projected attribute changed on an INCLUDE index (SLIM carries `status`), keys unchanged: 1 there, and on ALL.
+  // A projected attribute changed on an INCLUDE index (SLIM carries `status`), keys unchanged: 1 there; the
+  // keys-only GSI1 (P234) carries no `status`: 0.
   const before = { PK: 'P', SK: 'S', GSI1PK: 'c', SPK: 'c', GSI1SK: '1', status: 'open' };
   const after = { ...before, status: 'closed' };
-  expect(Object.fromEntries(actionCost('Update', before, after).indexes)).toEqual({ GSI1: 1, SLIM: 1 });
-  // An attribute no index projects but ALL: only GSI1.
-  expect(Object.fromEntries(actionCost('Update', before, { ...before, note: 'x' }).indexes)).toEqual({ GSI1: 1 });
+  expect(Object.fromEntries(actionCost('Update', before, after).indexes)).toEqual({ SLIM: 1 });
+  // An attribute no index projects: no index write.
+  expect(Object.fromEntries(actionCost('Update', before, { ...before, note: 'x' }).indexes)).toEqual({});
+  // A key it carries moved: 2 on each index it sorts (delete + put).
+  expect(Object.fromEntries(actionCost('Update', before, { ...before, GSI1SK: '2' }).indexes)).toEqual({ GSI1: 2, SLIM: 2 });
   expect(actionCost('ConditionCheck', { PK: 'P', SK: 'S', text: 'x'.repeat(5000) }, undefined)).toEqual({ table: 4, indexes: new Map() });
 });

@@ -71,25 +71,25 @@ async function create(companyId: number, job: number, i: number, extra: Record<s
   return res;
 }
 
-test('a create with no partner ids writes 23 units with its event relayed (misses issue 22: ≤ 16)', async () => {
+test('a create with no partner ids writes 22 units with its event relayed (misses issue 22: ≤ 16)', async () => {
   const { company, job } = await companyWithJob(['job_sync']);
   await create(company.id, job, 0); // the instance's first create also allocates a block of ids
   await relay();
   const res = await create(company.id, job, 1);
   const relayed = await relay();
-  expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 22, relay: 1 });
+  expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 21, relay: 1 });
 });
 
-test('a create with every partner id writes 28 units with its event relayed (misses issue 22: ≤ 26)', async () => {
+test('a create with every partner id writes 27 units with its event relayed (misses issue 22: ≤ 26)', async () => {
   const { company, job } = await companyWithJob(['job_sync']);
   await create(company.id, job, 0, everyPartnerId(0));
   await relay();
   const res = await create(company.id, job, 1, everyPartnerId(1));
   const relayed = await relay();
-  expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 27, relay: 1 });
+  expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 26, relay: 1 });
 });
 
-test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one status move) writes 19 units with its event relayed (misses issue 22: ≤ 10)', async () => {
+test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one status move) writes 17 units with its event relayed (misses issue 22: ≤ 10)', async () => {
   const { company, job } = await companyWithJob(['job_sync', 'candidate_sync']);
   await create(company.id, job, 0);
   await worker();
@@ -100,10 +100,10 @@ test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one st
   const relayed = await relay();
   const application = (await api.get(`/applications/${res.body.id}`, { key: partner.key, companyId: company.id })).body;
   expect(application.sync_status).toBe('SUCCESS');
-  expect({ worker: synced.write, relay: relayed.write }).toEqual({ worker: 18, relay: 1 });
+  expect({ worker: synced.write, relay: relayed.write }).toEqual({ worker: 16, relay: 1 });
 });
 
-test('a company rename writes 10 units, and no event (issue 22: ≤ 10)', async () => {
+test('a company rename writes 9 units, and no event (issue 22: ≤ 10)', async () => {
   const { company } = await companyWithJob(['job_sync']);
   const res = await api.request('PATCH', `/companies/${company.id}/`, {
     key: partner.key,
@@ -112,7 +112,7 @@ test('a company rename writes 10 units, and no event (issue 22: ≤ 10)', async 
   });
   expect(res.status).toBe(200);
   const relayed = await relay();
-  expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 10, relay: 0 });
+  expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 9, relay: 0 });
 });
 
 test('an unchanged job in an import run writes nothing (issue 22: 0); the run writes its totals and the company', async () => {
@@ -126,5 +126,5 @@ test('an unchanged job in an import run writes nothing (issue 22: 0); the run wr
     expect((await relay()).write).toBe(0);
   }
   // The same at 5 and 10 unchanged jobs (P192: their run is the one the jobs counter item names).
-  expect(runs).toEqual([3, 3]);
+  expect(runs).toEqual([2, 2]);
 });

@@ -80,16 +80,7 @@ test('the scheduled retention run deletes the personal data of old applications 
       sync_status: 'NOTSENT',
       created_at: app.created_at,
     });
-    for (const field of [
-      'candidate',
-      'attachments',
-      'notes',
-      'social_links',
-      'screening_questions',
-      'custom_fields',
-      'email_lc',
-      'GSI2PK',
-    ])
+    for (const field of ['candidate', 'attachments', 'notes', 'social_links', 'screening_questions', 'custom_fields', 'email_lc', 'GSI2PK'])
       expect(item).not.toHaveProperty(field);
     expect(await objectKeys(prefix(app.id))).toEqual([]);
   }
