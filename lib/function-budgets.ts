@@ -88,7 +88,12 @@ const TRACER = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core', 'shared/de
 const untraced = (id: string) => (TRACED_FUNCTIONS.includes(id) ? [] : TRACER);
 
 /** The documentation side of the edge, never needed by a function. */
-const DOCUMENTATION = ['shared/http/openapi.ts', 'shared/http/response-schemas.ts', 'json-schema-to-ts'];
+const DOCUMENTATION = [
+  'shared/http/openapi.ts',
+  'shared/http/openapi-parameters.ts',
+  'shared/http/response-schemas.ts',
+  'json-schema-to-ts',
+];
 
 /** An SDK client only where the function's access (or its trigger) uses that service. */
 function clientsOutsideAccess(access: FunctionAccess, consumesQueue = false): string[] {

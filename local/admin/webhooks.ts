@@ -22,7 +22,7 @@ export function webhookCommands(program: Command, session: Session): void {
     )
     .action(
       session.action(async (options: { partner: number; url: string; events?: string }) => {
-        const { createWebhookEndpoint } = await import('#delivery/webhooks.js');
+        const { createWebhookEndpoint } = await import('#delivery/webhook-endpoints.js');
         const events = options.events === undefined ? undefined : options.events.split(',').map((e) => e.trim());
         return createWebhookEndpoint({ partner: options.partner, url: options.url, ...(events ? { events } : {}) });
       }),
@@ -35,7 +35,7 @@ export function webhookCommands(program: Command, session: Session): void {
     .addHelpText('after', '\nPrints {"results": [{"id", "partner", "url", "events", "status", "failing_since", ...}]}, without secrets.')
     .action(
       session.action(async (options: { partner?: number }) => {
-        const { listWebhookEndpoints } = await import('#delivery/webhooks.js');
+        const { listWebhookEndpoints } = await import('#delivery/webhook-endpoints.js');
         return { results: await listWebhookEndpoints(options.partner) };
       }),
     );
@@ -47,7 +47,7 @@ export function webhookCommands(program: Command, session: Session): void {
     .addHelpText('after', '\nPrints {"id", "status": "deleted"}.')
     .action(
       session.action(async (webhookId: number) => {
-        const { deleteWebhookEndpoint } = await import('#delivery/webhooks.js');
+        const { deleteWebhookEndpoint } = await import('#delivery/webhook-endpoints.js');
         return deleteWebhookEndpoint(webhookId);
       }),
     );
@@ -63,7 +63,7 @@ export function webhookCommands(program: Command, session: Session): void {
     )
     .action(
       session.action(async (webhookId: number, options: { limit?: number }) => {
-        const { getWebhookEndpoint, listWebhookAttempts } = await import('#delivery/webhooks.js');
+        const { getWebhookEndpoint, listWebhookAttempts } = await import('#delivery/webhook-endpoints.js');
         return { webhook: await getWebhookEndpoint(webhookId), results: await listWebhookAttempts(webhookId, options.limit ?? 50) };
       }),
     );

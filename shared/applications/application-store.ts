@@ -5,7 +5,7 @@
  * personal-data and sync-due indexes); the reads return records (`fromApplicationItem`); the later writes are
  * named operations: a status move with its event sequence step, the sync-due index the sweeper reads, and
  * retention's purge. The counters an application counts in are `application-counters.ts`. The sync worker,
- * the external-apply follow-up, retention and the presentation name no index attribute
+ * the external-apply follow-up, retention, the presentation, the list and the create name no index attribute
  * (`test/unit/architecture.test.ts` holds them to it).
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';

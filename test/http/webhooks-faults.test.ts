@@ -9,7 +9,7 @@ import { SetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { config, sqs } from '#platform/clients.js';
 import { armCrashPoint, disarmCrashPoints, pendingCrashes } from '#platform/faults.js';
 import { importJobs } from '#jobs/job-store.js';
-import { createWebhookEndpoint, getWebhookEndpoint, listWebhookAttempts } from '#delivery/webhooks.js';
+import { createWebhookEndpoint, getWebhookEndpoint, listWebhookAttempts } from '#delivery/webhook-endpoints.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../simulators/webhook-receiver.js';

@@ -72,7 +72,7 @@ describe('operations from the route table', () => {
       expect(success).toHaveLength(1);
       // A route added to the table is documented generically until it gets an entry in OPERATIONS.
       const schema = (success[0][1] as any).content['application/json'].schema;
-      if (!schema.$ref) throw new Error(`${route.id} has no response schema: describe it in OPERATIONS in shared/openapi.ts`);
+      if (!schema.$ref) throw new Error(`${route.id} has no response schema: describe it in OPERATIONS in shared/http/openapi.ts`);
       for (const status of ['400', '401', '403', '429', '500'])
         expect(op.responses[status]).toEqual({ $ref: expect.stringMatching(/^#\/components\/responses\//) });
     },

@@ -1,0 +1,289 @@
+/**
+ * The OpenAPI document's parameters, headers and error responses (part of `openapi.ts`): the components
+ * every operation refers to (the `Company-Id` and `Idempotency-Key` headers, the response headers, the D2
+ * error responses), the query parameters of the list operations, typed and described from the list filters
+ * (`FILTER_TYPES`, with the paging parameters), and the path parameters.
+ */
+import { SYNC_STATUSES } from '#applications/applications.js';
+import { parseCompanyFilter } from '#companies/company-list.js';
+import { COMPANY_STATUSES } from '#companies/company-schema.js';
+import { IDEMPOTENCY_TTL_SECONDS } from '#http/idempotency.js';
+import { companySchema } from '#http/response-schemas.js';
+import { JOB_STATUSES, REMOTE_VALUES } from '#jobs/job-schema.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#platform/pagination.js';
+
+export type Json = Record<string, unknown>;
+
+/** The size limit of the create body in the spec (the local adapter's MAX_BODY_BYTES). */
+export const BODY_LIMIT_TEXT = 'below 27.5 MB (about 20 MB of raw files after Base64 overhead)';
+
+/** A reference to a component schema (`openapi.ts` lists them). */
+export const schemaRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+// ---------------------------------------------------------------------------------------------------
+// Components: headers, header parameters, error responses
+
+export const HEADERS: Json = {
+  RequestId: { description: 'The request id; quote it when you contact support.', required: true, schema: { type: 'string' } },
+  WwwAuthenticate: { description: 'Always `Bearer`.', required: true, schema: { type: 'string', enum: ['Bearer'] } },
+  RetryAfter: { description: 'Seconds to wait before retrying.', required: true, schema: { type: 'integer', minimum: 0 } },
+  IdempotentReplayed: {
+    description: 'Present on a response replayed for a repeated `Idempotency-Key` with the same body.',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+export const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+export const requestIdHeader = { 'X-Request-Id': headerRef('RequestId') };
+
+export const PARAMETERS: Json = {
+  CompanyId: {
+    name: 'Company-Id',
+    in: 'header',
+    required: true,
+    description:
+      'The company the request acts for (D3). Missing or not a positive integer: 400. A company the key may not act for, ' +
+      'or one that does not exist: 403. A deleted company: 403 with code `company_inactive` (D17).',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description:
+      `Makes a retry safe (D8, Stripe semantics): for ${IDEMPOTENCY_TTL_SECONDS / 3600} h the same key with the same body returns the first ` +
+      'response again (header `Idempotent-Replayed: true`); the same key with another body is a 422; while the first request ' +
+      'is still running, a 409.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+  },
+};
+export const parameterRef = (name: string) => ({ $ref: `#/components/parameters/${name}` });
+
+/** The D2 error responses; each operation refers to the ones it can return. */
+export const ERROR_RESPONSES: Record<string, { name: string; description: string; example: Json; headers?: Json }> = {
+  '400': {
+    name: 'BadRequest',
+    description:
+      'Invalid input: malformed body, a field or query parameter with an invalid value, a missing or malformed `Company-Id` header. Validation errors list messages by field in `errors`.',
+    example: {
+      detail: 'Invalid value for "status": "open" is not one of active, deleted, archived.',
+      code: 'invalid',
+      errors: { status: ['"open" is not one of active, deleted, archived.'] },
+    },
+  },
+  '401': {
+    name: 'Unauthorized',
+    description: 'The API key is missing or not valid.',
+    example: { detail: 'Authentication credentials were not provided or are not valid.', code: 'not_authenticated' },
+    headers: { 'WWW-Authenticate': headerRef('WwwAuthenticate') },
+  },
+  '403': {
+    name: 'Forbidden',
+    description:
+      'The API key may not act for the `Company-Id` company (D3), or may not call this route (`permission_denied`); or the company is not active (D17, `company_inactive`): deleted, on every route with `Company-Id`; deactivated, when creating an application.',
+    example: { detail: 'This API key may not act for that company.', code: 'permission_denied' },
+  },
+  '404': {
+    name: 'NotFound',
+    description: 'No such record for the `Company-Id` company; a record of another company is also "not found" (D3).',
+    example: { detail: 'Not found.', code: 'not_found' },
+  },
+  '409': {
+    name: 'Conflict',
+    description: 'A request with the same `Idempotency-Key` is still being processed; retry shortly.',
+    example: { detail: 'A request with this Idempotency-Key is still being processed; retry shortly.', code: 'idempotency_in_progress' },
+  },
+  '413': {
+    name: 'PayloadTooLarge',
+    description: `The request body is too large: the spec's limit is ${BODY_LIMIT_TEXT}; a deployment on AWS without the large-body ingest takes JSON bodies below 5.5 MB and multipart bodies below 4.5 MB (the detail says which applies).`,
+    example: { detail: 'The request body must be smaller than 27500000 bytes.', code: 'payload_too_large' },
+  },
+  '415': {
+    name: 'UnsupportedMediaType',
+    description: 'The `Content-Type` is not one the operation accepts.',
+    example: { detail: 'Unsupported content type "text/plain"; use one of application/json.', code: 'unsupported_media_type' },
+  },
+  '422': {
+    name: 'UnprocessableContent',
+    description: 'The `Idempotency-Key` was already used with a different request body.',
+    example: { detail: 'This Idempotency-Key was used with a different request body.', code: 'idempotency_key_reused' },
+  },
+  '429': {
+    name: 'TooManyRequests',
+    description: 'Throttled, or the quota is used up; retry after `Retry-After` seconds.',
+    example: { detail: 'Too many requests; retry after the number of seconds in Retry-After.', code: 'throttled' },
+    headers: { 'Retry-After': headerRef('RetryAfter') },
+  },
+  '500': {
+    name: 'InternalError',
+    description: 'An unexpected error; the body names the request id and nothing else.',
+    example: {
+      detail: 'Internal server error. Quote request id 5f0c… when you contact support.',
+      code: 'internal_error',
+      request_id: '5f0c…',
+    },
+  },
+};
+
+export function errorResponses(): Json {
+  return Object.fromEntries(
+    Object.values(ERROR_RESPONSES).map(({ name, description, example, headers }) => [
+      name,
+      {
+        description,
+        headers: { ...requestIdHeader, ...(headers ?? {}) },
+        content: { 'application/json': { schema: schemaRef('Error'), example } },
+      },
+    ]),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Query parameters
+
+interface QueryParameter {
+  schema: Json;
+  description: string;
+  /** A parameter that may be repeated (serialized as `name=a&name=b`). */
+  repeatable?: boolean;
+  deprecated?: boolean;
+}
+
+const exact = (what: string): QueryParameter => ({ schema: { type: 'string' }, description: `Exact match on ${what}.` });
+const contains = (what: string): QueryParameter => ({
+  schema: { type: 'string' },
+  description: `Case-insensitive substring match on ${what}.`,
+});
+const exactEnum = (values: readonly string[], what: string): QueryParameter => ({
+  schema: { type: 'string', enum: [...values] },
+  description: `Exact match on ${what}; another value is a 400.`,
+});
+const exactId = (what: string): QueryParameter => ({ schema: { type: 'integer', minimum: 1 }, description: `Exact match on ${what}.` });
+const flag = (what: string): QueryParameter => ({
+  schema: { type: 'boolean' },
+  description: `Exact match on ${what}; \`true\`, \`false\`, \`1\` or \`0\`.`,
+});
+const since = (field: string): QueryParameter => ({
+  schema: {
+    anyOf: [
+      { type: 'string', format: 'date' },
+      { type: 'string', format: 'date-time' },
+    ],
+  },
+  description: `Records whose \`${field}\` is on or after this date (\`YYYY-MM-DD\`, start of the day UTC) or ISO 8601 date-time; a malformed value is a 400.`,
+});
+
+/**
+ * Company orderings: the Company fields `parseCompanyFilter` accepts as an `ordering` term (asked, not
+ * listed again, so the document follows the code).
+ */
+function companyOrderingFields(): string[] {
+  return Object.keys(companySchema.properties).filter((field) => {
+    const [term] = parseCompanyFilter({ ordering: [field] }).ordering;
+    return term.field === field && !term.descending;
+  });
+}
+
+/** Types and meaning of the filters; a filter missing here is documented as an exact string match. */
+export const FILTER_TYPES: Record<string, Record<string, QueryParameter>> = {
+  companies: {
+    name: contains('the name'),
+    ats: exact('the ATS slug'),
+    partner_company_id: exact('`partner_company_id`'),
+    status: {
+      ...exactEnum(COMPANY_STATUSES, 'the lifecycle status'),
+      description: 'Lifecycle status; repeat the parameter to match any of several values. An unknown value is a 400.',
+      repeatable: true,
+    },
+    search: {
+      schema: { type: 'string' },
+      description: 'Free-text search (case-insensitive) across name, ATS slug and `partner_company_id`.',
+    },
+    candidate_sync_active: flag('`candidate_sync_active`'),
+    job_sync_active: flag('`job_sync_active`'),
+    ordering: {
+      schema: { type: 'string', enum: companyOrderingFields().flatMap((field) => [field, `-${field}`]), default: '-created_at' },
+      description:
+        'Sort field; a `-` prefix reverses. A comma list (`-status,name`) orders by several fields; unknown fields are ignored (D6). Ties break on `id`.',
+    },
+  },
+  jobs: {
+    external_id: exact("the job's ATS ID"),
+    title: contains('the title'),
+    status: exactEnum(JOB_STATUSES, 'the status'),
+    remote: exactEnum(REMOTE_VALUES, 'the work mode'),
+    language: exact('the language'),
+    city: contains('the city'),
+    country: exact('the country'),
+    created_at: since('created_at'),
+    updated_at: since('updated_at'),
+    last_content_update_at: since('last_content_update_at'),
+  },
+  applications: {
+    email: exact("the applicant's e-mail address"),
+    partner_application_id: exact('`partner_application_id`'),
+    partner_job_id: exact('`partner_job_id`'),
+    partner_company_id: exact('`partner_company_id`'),
+    partner: exactId('the ID of the partner that submitted the application'),
+    agency: exactId('the ID of the agency that submitted the application'),
+    agency_job_id: exact('`agency_job_id`'),
+    channel: exact('`channel`'),
+    job: exactId('the job ID'),
+    sync_status: exactEnum(SYNC_STATUSES, 'the ATS sync state'),
+    applied_at: since('applied_at'),
+    created_at: since('created_at'),
+    updated_at: since('updated_at'),
+  },
+};
+
+const PAGING: Record<string, QueryParameter> = {
+  page: {
+    schema: { type: 'integer', minimum: 1, default: 1 },
+    description: 'Page number; a page past the end is empty. Not a positive integer: 400.',
+  },
+  page_size: {
+    schema: { type: 'integer', minimum: 1, default: DEFAULT_PAGE_SIZE },
+    description: `Records per page; values above ${MAX_PAGE_SIZE} are capped at ${MAX_PAGE_SIZE}. Not a positive integer: 400.`,
+  },
+  limit: {
+    schema: { type: 'integer', minimum: 1, default: DEFAULT_PAGE_SIZE },
+    description: `Alias of \`page_size\` (which wins when both are given); capped at ${MAX_PAGE_SIZE}.`,
+  },
+  cursor: {
+    schema: { type: 'string' },
+    description:
+      'Opaque position carried by `next` links; pass it back only as given. A forged or corrupt cursor is a 400 (`invalid_cursor`); one minted for other filters is ignored.',
+  },
+  pagination: {
+    schema: { type: 'boolean' },
+    description: 'Accepted and ignored: responses are always paged (D4, the announced change has taken effect).',
+    deprecated: true,
+  },
+};
+
+export function queryParameters(
+  filters: readonly string[],
+  types: Record<string, QueryParameter>,
+  paging: readonly (keyof typeof PAGING)[],
+): Json[] {
+  const filterParameters = filters.map((name): [string, QueryParameter] => [name, types[name] ?? exact(`\`${name}\``)]);
+  const pagingParameters = paging.map((name): [string, QueryParameter] => [name, PAGING[name]]);
+  return [...filterParameters, ...pagingParameters].map(([name, p]) => ({
+    name,
+    in: 'query',
+    required: false,
+    description: p.description,
+    ...(p.deprecated ? { deprecated: true } : {}),
+    ...(p.repeatable ? { style: 'form', explode: true, schema: { type: 'array', items: p.schema } } : { schema: p.schema }),
+  }));
+}
+
+export function pathParameters(path: string): Json[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map(([, name]) => ({
+    name,
+    in: 'path',
+    required: true,
+    description:
+      'A record id: a value that is no positive integer is a 400 naming the parameter; one that names no record of the `Company-Id` company is a 404.',
+    schema: { type: 'integer', minimum: 1 },
+  }));
+}
