@@ -13,7 +13,6 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { startService } from './harness.js';
 
 const SIZES = (process.env.SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
@@ -43,8 +42,8 @@ interface Row {
 // (AWS runs no such Scan; the scheduled handlers are background work of their own, not what is measured here).
 const service = await startService({ SCHEDULES: '0' });
 Object.assign(process.env, service.env, { LOG_LEVEL: 'ERROR', ID_BLOCK_SIZE: '1000' });
-const { config, db } = await import('#platform/clients.js');
 const { indexKeys } = await import('#platform/keys.js');
+const { unitsToReadOnce } = await import('../test/support/read-once.js');
 const rows: Row[] = [];
 /** Per size: seconds to seed, seconds to measure. */
 const timings: { size: number; seededSeconds: number; measuredSeconds: number }[] = [];
@@ -104,27 +103,6 @@ async function skipTarget(request: string, key: string, companyId?: number): Pro
     text: `≤ ${budget} units (1 / 100 of ${skipped} skipped, in 0.5-unit reads, + page 1's ${page}), ≤ 1 s`,
     check: (u, ms) => u <= budget && ms <= 1000,
   };
-}
-
-/** Units to read a collection's items once: every page of its GSI1 partition (target 5's yardstick). */
-async function unitsToReadOnce(partition: string): Promise<number> {
-  let units = 0;
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: config().tableName,
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk',
-        ExpressionAttributeValues: { ':pk': partition },
-        ExclusiveStartKey: start,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    units += out.ConsumedCapacity?.CapacityUnits ?? 0;
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return units;
 }
 
 /** Target 5: walking every page of the applications by `next` costs ≤ 1.25 × reading the items once. */

@@ -16,7 +16,7 @@
  * key) reads the candidates whole, as before. The filters and the order themselves (`parseCompanyFilter`,
  * `matchesCompany`, `compareCompanies`: the spec's semantics, which every plan answers) are defined here too.
  */
-import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
+import { batchGetItems, primaryKeyOf, queryAll, queryItemsByKeys } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
@@ -175,9 +175,9 @@ async function inMemory(candidates: Promise<CompanyRecord[]>, filter: CompanyFil
   return { count: matching.length, page: matching.slice(start, start + request.pageSize) };
 }
 
-/** Every company of a partner, whole (GSI1): only for what no index serves. */
+/** Every company of a partner, whole (GSI1's keys, then the items by key, P234): only for what no index serves. */
 async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
-  const items = await queryAll({
+  const items = await queryItemsByKeys({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk',
     ExpressionAttributeValues: { ':pk': indexKeys.partnerCompanies(partnerId) },

@@ -6,7 +6,7 @@
  * on the company (one run at a time). The item layout is `company-layout.ts`'s.
  */
 import { GetCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
+import { queryAll, queryItemsByKeys } from '#platform/batch.js';
 import { atsBySlug, atsSlugs } from '#companies/ats.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow, now } from '#platform/clock.js';
@@ -60,13 +60,13 @@ export async function allCompanyIds(): Promise<number[]> {
 
 /** Every company (GSI3 `COMPANIES`), for the scheduled job import's fan-out. */
 export async function allCompanies(): Promise<CompanyRecord[]> {
-  const entries = await allCompanyKeys();
   // GSI3 holds keys only (P195): the companies are read by key, 100 a call.
-  const found = await batchGetItems(entries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
-  return entries.flatMap((e) => {
-    const item = found.get(primaryKeyOf(e as { PK: unknown; SK: unknown }));
-    return item ? [fromItem(item)] : [];
+  const items = await queryItemsByKeys({
+    IndexName: 'GSI3',
+    KeyConditionExpression: 'GSI3PK = :pk',
+    ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
   });
+  return items.map(fromItem);
 }
 
 // ---------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isLoopbackAddress, RefusedAddressError, resolveChecked, type AddressPolicy } from '#platform/addresses.js';
-import { queryAll } from '#platform/batch.js';
+import { queryAll, queryItemsByKeys } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { fieldErrors, NotFoundError, ValidationError } from '#platform/errors.js';
@@ -210,7 +210,8 @@ export async function partnerWebhookEndpoints(partner: number): Promise<WebhookE
 /** Endpoints of one partner, or of every partner in creation order. */
 export async function listWebhookEndpoints(partner?: number): Promise<WebhookEndpoint[]> {
   if (partner !== undefined) return partnerWebhookEndpoints(partner);
-  const items = await queryAll({
+  // GSI1 holds keys only (P234): the endpoints are read by key.
+  const items = await queryItemsByKeys({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk',
     ExpressionAttributeValues: { ':pk': indexKeys.allWebhooks() },

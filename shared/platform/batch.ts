@@ -76,3 +76,18 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'Exc
   } while (exclusiveStartKey);
   return items;
 }
+
+/**
+ * Every item a keys-only index partition names, in the index's order: its keys page after page, then the
+ * items by key (100 a BatchGet); one gone meanwhile is left out.
+ */
+export async function queryItemsByKeys(
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+): Promise<Record<string, unknown>[]> {
+  const entries = await queryAll(input);
+  const found = await batchGetItems(entries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
+  return entries.flatMap((e) => {
+    const item = found.get(primaryKeyOf(e as { PK: unknown; SK: unknown }));
+    return item ? [item] : [];
+  });
+}

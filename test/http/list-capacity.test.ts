@@ -6,7 +6,7 @@
  * rare ones are made by the create itself, the rest by the batched seeding path that writes the same items. A
  * filter for them must cost the same in both companies and stay within the budgets of the issue.
  */
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createApplication, newApplicationRecord, parseApplication, seedApplications } from '#applications/application-create.js';
 import { FOLD_LIMIT, jobCounterKey } from '#applications/application-counters.js';
 import type { JobRecord } from '#jobs/job-schema.js';
@@ -19,6 +19,7 @@ import { syncApplication } from '#delivery/sync.js';
 import { config, db } from '#platform/clients.js';
 import { indexKeys } from '#platform/keys.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
+import { unitsToReadOnce } from '../support/read-once.js';
 import { startTestRuntime, type TestResponse, type TestRuntime } from '../helpers/runtime.js';
 
 const SMALL = 200;
@@ -143,44 +144,6 @@ beforeAll(async () => {
   for (const shop of Object.values(shops)) for (const id of shop.rareIds) await syncApplication(id);
 }, 240_000);
 afterAll(() => api.stop());
-
-/**
- * What reading every member of a collection once costs, the cheapest way the table allows: since GSI1 holds keys
- * only (P234), a company's jobs by one Query of their shared base-table partition, applications and companies
- * (each in a partition of its own) by key, 0.5 a unit per 4 KB of each item.
- */
-async function unitsToReadOnce(partition: string): Promise<number> {
-  let units = 0;
-  const jobs = /^COMPANY#(\d+)#JOBS$/.exec(partition);
-  const keys: Record<string, unknown>[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(
-      new QueryCommand({
-        TableName: config().tableName,
-        ...(jobs
-          ? {
-              KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
-              ExpressionAttributeValues: { ':pk': `COMPANY#${jobs[1]}`, ':job': 'JOB#' },
-            }
-          : { IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': partition } }),
-        ExclusiveStartKey: start,
-        ReturnConsumedCapacity: 'TOTAL',
-      }),
-    );
-    if (jobs) units += out.ConsumedCapacity?.CapacityUnits ?? 0;
-    else keys.push(...(out.Items ?? []).map((item) => ({ PK: item.PK, SK: item.SK })));
-    start = out.LastEvaluatedKey;
-  } while (start);
-  for (let i = 0; i < keys.length; i += 100) {
-    const out = await db().send(
-      new BatchGetCommand({ RequestItems: { [config().tableName]: { Keys: keys.slice(i, i + 100) } }, ReturnConsumedCapacity: 'TOTAL' }),
-    );
-    if (Object.keys(out.UnprocessedKeys ?? {}).length) throw new Error('unprocessed keys while measuring');
-    units += (out.ConsumedCapacity ?? []).reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
-  }
-  return units;
-}
 
 function cost(res: TestResponse): { units: number; calls: number; read: number; write: number } {
   const header = res.headers.get('x-dynamodb-capacity') ?? '';

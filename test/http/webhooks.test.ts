@@ -170,6 +170,23 @@ test("tenancy: a partner's endpoint receives only its own companies' events", as
   expect(rb.deliveries.every((d) => d.event.company === b.company.id && d.event.data.application_id === fromB)).toBe(true);
 });
 
+test("the admin tool lists every partner's endpoints whole, and one partner's alone", async () => {
+  const a = await aPartner();
+  const b = await aPartner();
+  const r = await receiver();
+  const ids = [await register(a.id, r), await register(b.id, r)];
+  // Without --partner the list walks GSI1's keys and reads each endpoint by key (GSI1 holds keys only, P234).
+  const all = await cli(['webhook', 'list']);
+  expect(all.code).toBe(0);
+  const listed = (all.json.results as { id: number; partner: number; url: string; status: string }[]).filter((e) => ids.includes(e.id));
+  expect(listed.map(({ id, partner, url, status }) => ({ id, partner, url, status }))).toEqual([
+    { id: ids[0], partner: a.id, url: r.url, status: 'enabled' },
+    { id: ids[1], partner: b.id, url: r.url, status: 'enabled' },
+  ]);
+  const own = await cli(['webhook', 'list', '--partner', String(b.id)]);
+  expect((own.json.results as { id: number }[]).map((e) => e.id)).toEqual([ids[1]]);
+});
+
 test('an event type filter delivers only the types asked for', async () => {
   const t = await tenant();
   const all = await receiver();
