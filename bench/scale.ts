@@ -43,7 +43,7 @@ interface Row {
 const service = await startService({ SCHEDULES: '0' });
 Object.assign(process.env, service.env, { LOG_LEVEL: 'ERROR', ID_BLOCK_SIZE: '1000' });
 const { indexKeys } = await import('#platform/keys.js');
-const { unitsToReadOnce } = await import('../test/support/read-once.js');
+const { unitsToReadOnce } = await import('./read-once.js');
 const rows: Row[] = [];
 /** Per size: seconds to seed, seconds to measure. */
 const timings: { size: number; seededSeconds: number; measuredSeconds: number }[] = [];

@@ -13,7 +13,7 @@ import type { ApplicationRecord } from '#applications/applications.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { sequenceStep } from '#platform/events.js';
-import { collections, compactCreatedSort, compactFrom, indexKeys, keys } from '#platform/keys.js';
+import { collections, compactFrom, indexKeys, keys } from '#platform/keys.js';
 import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -82,7 +82,6 @@ export function fromApplicationItem(item: Record<string, unknown>): ApplicationR
 /** The item of a record: the record with every key and index attribute the layout derives from it. */
 export function toApplicationItem(r: ApplicationRecord): Record<string, unknown> {
   const email = String(r.candidate?.email ?? '');
-  const created = indexKeys.createdSort(r.created_at, r.id);
   const slots: Record<string, string> = {};
   for (const [filter, slot] of Object.entries(APPLICATION_FILTER_SLOTS) as [SlotFilter, IndexName][]) {
     const value = filterValue(r, filter);
@@ -93,8 +92,7 @@ export function toApplicationItem(r: ApplicationRecord): Record<string, unknown>
   return {
     ...keys.application(r.id),
     GSI1PK: indexKeys.companyApplications(r.company),
-    GSI1SK: created,
-    KSK: compactCreatedSort(created),
+    GSI1SK: indexKeys.collectionSort(r.created_at, r.id),
     GSI2PK: indexKeys.applicationsByEmail(r.company, email),
     GSI3PK: indexKeys.applicationsByJob(r.company, r.job),
     ...(r.sync_due_at ? { DUEPK: indexKeys.syncDue(r.id), DUESK: indexKeys.createdSort(r.sync_due_at, r.id) } : {}),
@@ -230,7 +228,7 @@ export async function syncDueIds(shard: number, before: string, limit: number): 
 }
 
 /**
- * Retention's walk (D10, P233): a company's applications oldest first on KEYS (its collection as compact keys),
+ * Retention's walk (D10, P233): a company's applications oldest first on GSI1 (its collection, compact keys, P235),
  * from where the last run stopped (`retentionMark`) to those created before `createdBefore`. Applications are
  * created with the service's clock, so none is ever created behind the mark, which trails it by 180 days.
  */
@@ -244,15 +242,15 @@ export async function personalDataDue(
   const out = await db().send(
     new QueryCommand({
       TableName: config().tableName,
-      IndexName: 'KEYS',
-      KeyConditionExpression: 'GSI1PK = :pk AND KSK BETWEEN :from AND :before',
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :before',
       ExpressionAttributeValues: { ':pk': indexKeys.companyApplications(companyId), ':from': from, ':before': compactFrom(createdBefore) },
       Limit: limit,
     }),
   );
   const entries = out.Items ?? [];
   const ids = entries.map((item) => Number(String(item.PK).split('#')[1]));
-  return { ids, last: entries.length ? String(entries[entries.length - 1].KSK) : undefined, more: Boolean(out.LastEvaluatedKey) };
+  return { ids, last: entries.length ? String(entries[entries.length - 1].GSI1SK) : undefined, more: Boolean(out.LastEvaluatedKey) };
 }
 
 /** Retention has purged a company's applications up to `through` (a KEYS sort key), in order. */

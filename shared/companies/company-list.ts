@@ -18,7 +18,7 @@
  */
 import { batchGetItems, primaryKeyOf, queryAll, queryItemsByKeys } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
-import { indexKeys, keys } from '#platform/keys.js';
+import { createdAtOfCollectionSort, indexKeys, keys } from '#platform/keys.js';
 import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
 import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
@@ -247,7 +247,7 @@ async function slimPage(partnerId: number, filter: CompanyFilter, request: PageR
     id: entryId(e),
     name: String(e.title_lc ?? ''),
     status: e.status as CompanyRecord['status'],
-    created_at: String(e.GSI1SK).slice(0, String(e.GSI1SK).indexOf('#')),
+    created_at: createdAtOfCollectionSort(String(e.GSI1SK)),
     updated_at: String(e.updated_at ?? ''),
   }));
   sortable.sort(compareCompanies(filter.ordering));

@@ -166,7 +166,7 @@ export async function createWebhookEndpoint(input: {
               Item: {
                 ...keys.webhook(input.partner, id),
                 GSI1PK: indexKeys.allWebhooks(),
-                GSI1SK: indexKeys.createdSort(createdAt, id),
+                GSI1SK: indexKeys.collectionSort(createdAt, id),
                 // failing_since and disabled_at are absent until set (if_not_exists reads a stored null as set).
                 id,
                 partner: input.partner,

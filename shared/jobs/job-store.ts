@@ -12,7 +12,7 @@ import { isoNow } from '#platform/clock.js';
 import { getCompanyRecord, setCompanyFields } from '#companies/company-store.js';
 import { NotFoundError } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
-import { collections, compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
+import { collections, indexKeys, keys } from '#platform/keys.js';
 import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 import { newEvent, outboxPut, type ServiceEvent } from '#platform/events.js';
 import { itemBytes } from '#platform/item-size.js';
@@ -55,7 +55,6 @@ export function fromItem(item: Record<string, unknown>): JobRecord {
 
 /** The job item of a record: its keys, every index attribute and the search copies, derived from it. */
 function toItem(r: JobRecord): Record<string, unknown> {
-  const created = indexKeys.createdSort(r.created_at, r.id);
   const slots: Record<string, string> = {};
   for (const [filter, slot] of Object.entries(JOB_FILTER_SLOTS) as [JobSlotFilter, IndexName][]) {
     const value = r[filter];
@@ -65,8 +64,7 @@ function toItem(r: JobRecord): Record<string, unknown> {
     ...keys.job(r.company, r.id),
     GSI1PK: indexKeys.companyJobs(r.company),
     SPK: indexKeys.companyJobs(r.company),
-    GSI1SK: created,
-    KSK: compactCreatedSort(created),
+    GSI1SK: indexKeys.collectionSort(r.created_at, r.id),
     GSI2PK: indexKeys.jobByExternalId(r.company, String(r.external_id)),
     ...slots,
     D1SK: indexKeys.dateSort(r.last_content_update_at, r.created_at, r.id),

@@ -98,6 +98,14 @@ export const indexKeys = {
   /** Every webhook endpoint, in creation order (GSI1): `webhook list` without a partner. */
   allWebhooks: () => 'WEBHOOKS',
   createdSort: (createdAt: string, id: number) => `${createdAt}#${pad(id)}`,
+  /**
+   * The creation order every collection index sorts by (GSI1SK, shared by GSI2, GSI3, SLIM and the slots, P200):
+   * the created sort in its compact form (P235), 20 characters.
+   */
+  collectionSort: (createdAt: string, id: number) => {
+    const created = `${createdAt}#${pad(id)}`;
+    return compactCreatedSort(created) ?? created;
+  },
   jobByExternalId: (companyId: number, externalId: string) => `COMPANY#${companyId}#JOBEXT#${externalId}`,
   companyApplications: (companyId: number) => `COMPANY#${companyId}#APPS`,
   applicationsByEmail: (companyId: number, email: string) => `COMPANY#${companyId}#APPEMAIL#${email.toLowerCase()}`,
@@ -136,9 +144,9 @@ export function pendingUploadDue(dueEpochSeconds: number, objectKey: string): { 
 }
 
 /**
- * Compact skip keys (the KEYS index): the created sort `<created_at>#<id:016>` as base36 epoch milliseconds
- * (9 digits) and base36 id (11 digits), in the same order in 20 characters instead of 41, so a bare `page=N`
- * skips ~130 records per unit instead of ~80. Decoded back for the GSI1 position after a skip.
+ * Compact created sort (GSI1SK since P235; the KEYS index's KSK before): the created sort `<created_at>#<id:016>`
+ * as base36 epoch milliseconds (9 digits) and base36 id (11 digits), in the same order in 20 characters instead
+ * of 41, so a bare `page=N` skips ~130 records per unit instead of ~80.
  */
 const SKIP_MS_WIDTH = 9;
 const SKIP_ID_WIDTH = 11;
@@ -156,6 +164,12 @@ export function createdSortOfCompact(compact: string): string {
   const ms = parseInt(compact.slice(0, -SKIP_ID_WIDTH), 36);
   const id = parseInt(compact.slice(-SKIP_ID_WIDTH), 36);
   return indexKeys.createdSort(new Date(ms).toISOString(), id);
+}
+
+/** The `created_at` a collection sort key holds (compact, or the long form when it could not be compacted). */
+export function createdAtOfCollectionSort(sort: string): string {
+  const created = sort.includes('#') ? sort : createdSortOfCompact(sort);
+  return created.slice(0, created.lastIndexOf('#'));
 }
 
 /** The compact key bound of `created_at >= <iso>` (every compact key of a later or equal creation is ≥ it). */

@@ -18,7 +18,7 @@ import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { BadRequestError } from '#platform/errors.js';
-import { compactFrom, createdSortOfCompact, createdSortOfDateSort } from '#platform/keys.js';
+import { compactFrom, createdSortOfDateSort } from '#platform/keys.js';
 import { indexDefinition, tableDefinition, type IndexName } from '#platform/table.js';
 import type { PageRequest } from '#platform/pagination.js';
 
@@ -65,21 +65,8 @@ export type SourceKind = 'items' | 'keys' | 'slim' | 'dateRange';
 
 /** Index sort keys that hold `<date>#<created sort>` rather than the created sort itself. */
 const DATE_SORT_KEYS = new Set(['D1SK', 'D2SK']);
-/** Keys-only index with the same keys as GSI1: where unfiltered collections skip. */
-const SKIP_INDEX: IndexName = 'KEYS';
-
-/** The sort key KEYS holds in compact form (keys.ts `compactCreatedSort`). */
-const SKIP_TWIN_SORT_KEY = 'GSI1SK';
-
-/**
- * Whether an index has the keys-only twin in the same order: GSI1, whose partitions KEYS holds sorted by the
- * compact GSI1SK. (SLIM holds the same partitions for jobs and companies under `SPK`, P199; a SLIM query
- * always has conditions, so it never skips through a twin.)
- */
-function hasKeysTwin(name: IndexName): boolean {
-  const index = indexDefinition(name);
-  return index.partitionKey === indexDefinition(SKIP_INDEX).partitionKey && index.sortKey === SKIP_TWIN_SORT_KEY;
-}
+/** The sort key of every index in creation order (GSI1, GSI2, GSI3, SLIM, the slots): compact since P235. */
+const COLLECTION_SORT_KEY = 'GSI1SK';
 
 /** The kind of source a query reads (see above), from its index's projection and sort key. */
 export function kindOf(query: CollectionQuery): SourceKind {
@@ -107,8 +94,8 @@ function baseInput(query: CollectionQuery, index: IndexName = query.index): Quer
   let keyCondition = '#pk = :pk';
   if (query.sortKeyFrom !== undefined) {
     names['#sk'] = definition.sortKey;
-    // A twin read on KEYS bounds its compact sort key by the same instant.
-    values[':sk'] = index === SKIP_INDEX && query.index !== SKIP_INDEX ? compactFrom(query.sortKeyFrom) : query.sortKeyFrom;
+    // `created_at >=` on an index in creation order bounds its compact sort key by the same instant (P235).
+    values[':sk'] = definition.sortKey === COLLECTION_SORT_KEY ? compactFrom(query.sortKeyFrom) : query.sortKeyFrom;
     keyCondition += ' AND #sk >= :sk';
   }
   const filters: string[] = [];
@@ -173,9 +160,8 @@ export async function countMatching(query: CollectionQuery, kind: SourceKind, li
   if (query.total && !query.conditions.length && query.sortKeyFrom === undefined) return query.total();
   if (kind === 'keys' && query.conditions.length) return (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items.length;
   // An items index counts with its FilterExpression; without one, a range counts its keys on a keys-only
-  // index (the slot itself, or GSI1's twin), since a Query's cost is what it reads, not what it returns.
-  const keysTwin = kind === 'items' && !query.conditions.length && hasKeysTwin(query.index);
-  const input = baseInput(query, keysTwin ? SKIP_INDEX : query.index);
+  // index, since a Query's cost is what it reads, not what it returns.
+  const input = baseInput(query);
   if (query.total && !query.conditions.length && query.sortKeyFrom !== undefined && limit === Number.MAX_SAFE_INTEGER)
     return countEitherSide(input, query.total);
   let count = 0;
@@ -312,11 +298,9 @@ async function intersectKeys(query: CollectionQuery, pageSize: number, read: Ite
 /** Skips `skip` matches without reading items where the source allows it; returns the position after them. */
 async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): Promise<Record<string, unknown> | undefined> {
   const unfiltered = !query.conditions.length;
-  if (unfiltered && (kind === 'keys' || hasKeysTwin(query.index))) {
-    // Keys only: a slot is itself keys-only; a collection on GSI1 skips on its compact twin, KEYS (~75 bytes an
-    // entry against GSI1's ~115, P111), whether GSI1 projects items or keys (P234).
-    const keysIndex = hasKeysTwin(query.index) ? SKIP_INDEX : query.index;
-    const input = baseInput(query, keysIndex);
+  if (unfiltered && kind === 'keys') {
+    // Keys only: a slot, or a collection on GSI1, compact since P235.
+    const input = baseInput(query);
     let remaining = skip;
     let exclusiveStartKey: Record<string, unknown> | undefined;
     let last: Item | undefined;
@@ -324,8 +308,6 @@ async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): P
       const out = await db().send(new QueryCommand({ ...input, Limit: Math.min(remaining, 10_000), ExclusiveStartKey: exclusiveStartKey }));
       const entries = out.Items ?? [];
       if (entries.length) last = entries[entries.length - 1];
-      // On KEYS the position in GSI1 is the decoded compact key.
-      if (last && keysIndex === SKIP_INDEX && typeof last.KSK === 'string') last = { ...last, GSI1SK: createdSortOfCompact(last.KSK) };
       remaining -= entries.length;
       if (!out.LastEvaluatedKey) break;
       exclusiveStartKey = out.LastEvaluatedKey;

@@ -20,7 +20,8 @@ export const tableDefinition = {
   globalSecondaryIndexes: [
     // Collections in creation order: a partner's companies, a company's jobs and applications. Keys only
     // (P234): a page is its keys and one BatchGet of its items, and a write that moves no key (a status move, a
-    // rename) costs it nothing.
+    // rename) costs it nothing. Sorted by the compact created sort (P235): a bare `page=N` skips here at ~130
+    // records per unit, and retention walks a company's applications oldest first.
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
     // Sparse lookups by an exact, selective value: a job by its external id, applications by e-mail. Keys only
     // (P195): a lookup reads its few items by key, and a write that changes no key of it costs it nothing.
@@ -40,9 +41,6 @@ export const tableDefinition = {
     // Date ranges of a collection: `<date>#<created sort>`, keys only (DATE1: applied_at; DATE2: updated_at).
     { name: 'DATE1', partitionKey: 'GSI1PK', sortKey: 'D1SK', projection: 'KEYS_ONLY' },
     { name: 'DATE2', partitionKey: 'GSI1PK', sortKey: 'D2SK', projection: 'KEYS_ONLY' },
-    // The collections of GSI1 as keys only, sorted by the compact form of GSI1SK (`KSK`, keys.ts): a bare
-    // `page=N` skips here at ~130 records per unit, and retention walks a company's applications oldest first.
-    { name: 'KEYS', partitionKey: 'GSI1PK', sortKey: 'KSK', projection: 'KEYS_ONLY' },
     // The job and company collections of GSI1 with only what filters read: contains filters scan this, not whole
     // items. Keyed by `SPK` (GSI1PK's value, set on jobs and companies only) so that applications, which no
     // contains filter reads, are not in it and none of their writes costs it (P199).

@@ -327,19 +327,18 @@ describe('consumed capacity (what the capacity header adds up)', () => {
     const plainOut = await doc.send(new PutCommand({ TableName: TABLE, Item: plain, ReturnConsumedCapacity: 'INDEXES' }));
     expect(plainOut.ConsumedCapacity).toEqual(capacity(1, 1));
 
-    // GSI1SK sorts GSI1, SLIM (with SPK), GSI2, GSI3 and the slots (with X1PK: SLOT1); D1SK and KSK with GSI1PK key DATE1 and KEYS.
+    // GSI1SK sorts GSI1, SLIM (with SPK), GSI2, GSI3 and the slots (with X1PK: SLOT1); D1SK with GSI1PK keys DATE1.
     const indexed = itemOfSize('cap-indexed', 1024, {
       GSI1PK: 'COMPANY#c1',
       SPK: 'COMPANY#c1',
       GSI1SK: '2026-01-01#1',
       D1SK: '2026-01-01',
-      KSK: 'k1',
       GSI2PK: 'EMAIL#a@example.com',
       GSI3PK: 'JOB#j1',
       X1PK: 'APPS#status=new',
     });
     const indexes = indexesOf(indexed);
-    expect(indexes.sort()).toEqual(['DATE1', 'GSI1', 'GSI2', 'GSI3', 'KEYS', 'SLIM', 'SLOT1']);
+    expect(indexes.sort()).toEqual(['DATE1', 'GSI1', 'GSI2', 'GSI3', 'SLIM', 'SLOT1']);
     const n = indexes.length;
     const total = await doc.send(
       new PutCommand({ TableName: TABLE, Item: { ...indexed, PK: 'cap-total' }, ReturnConsumedCapacity: 'TOTAL' }),
@@ -362,7 +361,6 @@ describe('consumed capacity (what the capacity header adds up)', () => {
       SPK: 'COMPANY#c1',
       GSI1SK: 'a',
       D1SK: 'd',
-      KSK: 'k',
       status: 'open',
       GSI2PK: 'p',
     };
@@ -376,7 +374,7 @@ describe('consumed capacity (what the capacity header adds up)', () => {
         ReturnConsumedCapacity: 'INDEXES',
       }),
     );
-    // GSI1SK sorts GSI1, SLIM and GSI2 (2 each: delete + put); DATE1 and KEYS are sorted by other keys (0).
+    // GSI1SK sorts GSI1, SLIM and GSI2 (2 each: delete + put); DATE1 is sorted by another key (0).
     expect(moveKey.ConsumedCapacity).toEqual(capacity(7, 1, { GSI1: 2, SLIM: 2, GSI2: 2 }));
 
     const projected = await doc.send(

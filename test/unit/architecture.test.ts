@@ -73,7 +73,7 @@ describe('the modules above the stores name no index attribute of the entities',
       .replace(/\/\/.*$/gm, '');
 
   test('the table definition names the index attributes the check looks for', () => {
-    expect(indexAttributes).toEqual(expect.arrayContaining(['DUEPK', 'DUESK', 'D2SK', 'X1PK', 'KSK']));
+    expect(indexAttributes).toEqual(expect.arrayContaining(['DUEPK', 'DUESK', 'D2SK', 'X1PK', 'GSI1SK']));
     expect(pattern.test('REMOVE sync_due_at, DUEPK')).toBe(true);
     expect(pattern.test('SET sync_status = :to')).toBe(false);
   });
