@@ -13,7 +13,7 @@ import { counterAdd } from '#platform/counts.js';
 import { collections, indexKeys, keys, type Key } from '#platform/keys.js';
 
 /** Filters whose per-value totals are attributes of the company's application counter (few values each). */
-export const TOTALS_FILTERS = ['sync_status', 'partner', 'agency'] as const;
+export const TOTALS_FILTERS = ['sync_status', 'partner'] as const;
 /**
  * Client-chosen values with few of them per company in practice (a company's channels, the partner's ids for
  * it): their totals are folded into the company's counter item while it holds fewer than `FOLD_LIMIT` such

@@ -3,9 +3,7 @@
  * store's layout (which slots and totals an application is written to, application-store.ts), the OpenAPI
  * document and the list-model test all derive from this list. `serve` says how each is served
  * (docs/access-patterns.md):
- * - `slot`: a keys-only slot index of its own, partition `<company apps>#<filter>=<value>`; `absent: true`
- *   also puts the records without a value in a partition of their own, so the filter's complement is
- *   readable as keys (P177);
+ * - `slot`: a keys-only slot index of its own, partition `<company apps>#<filter>=<value>`;
  * - `index`: a shared lookup index (GSI2 by e-mail, GSI3 by job);
  * - `range`: a date index of the company's collection, or its own created order (GSI1);
  * - `totals`: where the number of matches is counted: `company` attributes of the company's application
@@ -17,7 +15,7 @@ import type { FilterDeclaration } from '#platform/filters.js';
 import type { IndexName } from '#platform/table.js';
 
 export type ApplicationServe =
-  | { slot: IndexName; totals: 'company' | 'folded' | 'job' | 'keys'; absent?: true }
+  | { slot: IndexName; totals: 'company' | 'folded' | 'job' | 'keys' }
   | { index: 'GSI2' | 'GSI3'; totals: 'own' | 'keys' }
   | { range: 'DATE1' | 'DATE2' | 'GSI1' };
 
@@ -43,17 +41,18 @@ export const APPLICATION_FILTER_DECLARATIONS = [
     kind: 'exact',
     value: 'id',
     about: 'the ID of the agency that submitted the application',
-    serve: { slot: 'SLOT3', totals: 'company', absent: true },
+    // The partner's slot and total: `agency=X` is `partner=X` for an agency X, nothing otherwise (P236).
+    serve: { slot: 'SLOT2', totals: 'company' },
   },
   { name: 'agency_job_id', kind: 'exact', value: 'string', about: '`agency_job_id`', serve: { slot: 'SLOT8', totals: 'job' } },
-  { name: 'channel', kind: 'exact', value: 'string', about: '`channel`', serve: { slot: 'SLOT4', totals: 'folded', absent: true } },
+  { name: 'channel', kind: 'exact', value: 'string', about: '`channel`', serve: { slot: 'SLOT4', totals: 'folded' } },
   // After `channel`: the fold places channel values on the company's counter first (P160).
   {
     name: 'partner_company_id',
     kind: 'exact',
     value: 'string',
     about: '`partner_company_id`',
-    serve: { slot: 'SLOT7', totals: 'folded', absent: true },
+    serve: { slot: 'SLOT7', totals: 'folded' },
   },
   { name: 'job', kind: 'exact', value: 'id', about: 'the job ID', serve: { index: 'GSI3', totals: 'own' } },
   { name: 'sync_status', kind: 'exact', value: SYNC_STATUSES, about: 'the ATS sync state', serve: { slot: 'SLOT1', totals: 'company' } },
@@ -87,8 +86,6 @@ export const FOLDED_FILTERS = namesWith('folded');
 export const JOB_VALUE_FILTERS = namesWith('job');
 /** Totals on counter items of their own: the job, and the folded filters beyond the fold. */
 export const COUNTED_FILTERS = [...namesWith('own'), ...FOLDED_FILTERS];
-/** Slots that also hold the records without a value (P177). */
-export const ABSENT_SLOT_FILTERS = APPLICATION_FILTER_DECLARATIONS.filter((d) => 'absent' in d.serve).map((d) => d.name) as SlotFilter[];
 /** Filters whose complement is readable: every value enumerable from the company's counter item (P177). */
 export const COMPLEMENT_FILTERS: readonly SlotFilter[] = [...TOTALS_FILTERS, ...FOLDED_FILTERS];
 

@@ -5,6 +5,7 @@
  * read-time copies of list pages (D9) from a per-instance cache.
  */
 import { getChannel, getChannels, type TalentChannel } from '#applications/channels.js';
+import { getPartnerKind } from '#companies/partners.js';
 import {
   COUNTED_FILTERS,
   FOLDED_FILTERS,
@@ -18,7 +19,6 @@ import {
   type JobValueFilter,
 } from '#applications/application-counters.js';
 import {
-  ABSENT_SLOT_FILTERS,
   APPLICATION_FILTER_SLOTS,
   applicationSlot,
   fromApplicationItem,
@@ -45,7 +45,12 @@ import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope 
 import { dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
 
 /** Filters whose complement is readable: their values are all enumerable from the company's counter item. */
-const COMPLEMENT_FILTERS = ['sync_status', 'partner', ...ABSENT_SLOT_FILTERS] as const;
+/**
+ * Filters whose complement is enumerable from the company's counter item (P177): `sync_status` and `partner`
+ * are always set; `channel` and `partner_company_id` only while every application has a value
+ * (records without one are in no partition since P236, so their complement cannot be read then).
+ */
+const COMPLEMENT_FILTERS = ['sync_status', 'partner', 'channel', 'partner_company_id'] as const;
 
 /** One application of the company; another company's application is "not found". */
 export async function getApplication(companyId: number, id: number): Promise<Record<string, unknown>> {
@@ -149,9 +154,14 @@ export async function applicationQuery(
     const value = stringParam(q, name);
     if (value !== undefined) exact.set(name, value);
   }
-  for (const name of ['partner', 'agency'] as const) {
-    const value = positiveIntParam(q, name);
-    if (value !== undefined) exact.set(name, value);
+  const partner = positiveIntParam(q, 'partner');
+  if (partner !== undefined) exact.set('partner', partner);
+  // `agency` is the submitting partner's id when that partner is an agency (P26), and a partner's kind never
+  // changes: `agency=X` is `partner=X` for an agency X and matches nothing otherwise, so it has no slot (P236).
+  const agency = positiveIntParam(q, 'agency');
+  if (agency !== undefined) {
+    if ((partner !== undefined && partner !== agency) || (await getPartnerKind(agency)) !== 'agency') return nothing(companyId);
+    exact.set('partner', agency);
   }
   if (syncStatus) exact.set('sync_status', syncStatus);
 
@@ -247,6 +257,12 @@ export async function applicationQuery(
   return { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
 }
 
+/** A list that matches nothing: a slot partition no application is in (no partner has id 0). */
+function nothing(companyId: number): CollectionQuery {
+  const query = { index: APPLICATION_FILTER_SLOTS.partner, partitionValue: applicationSlot(companyId, 'partner', 0), conditions: [] };
+  return { ...query, total: () => Promise.resolve(0) };
+}
+
 /**
  * A job value's total (P181): its own item's `unfolded` plus the value's attribute on the counter item of each
  * job it lists. Every application with the value has its own item (the create writes `jobs` or `unfolded`
@@ -268,8 +284,8 @@ async function jobValueTotal(
 
 /**
  * A first page of several exact filters that each match most of a company (P177): the count is the company's
- * total minus the records outside any of them, read as the keys of every other value's slot partition and
- * of the filter's absent slot; the values come from the company's counter item. Used when those keys are
+ * total minus the records outside any of them, read as the keys of every other value's slot partition (only
+ * while every record has a value of each filter, P236); the values come from the company's counter item. Used when those keys are
  * fewer than the smallest filter's matches (which the other path reads at least); the page then walks the
  * smallest filter's slot, its other conditions checked on the items. Undefined: count the usual way (a
  * filter without an enumerable complement, complements larger than the matches, or keys that do not add up).
@@ -289,8 +305,7 @@ async function complementQuery(
   const smallest = sizes.indexOf(Math.min(...sizes));
   const outside = sizes.reduce((sum, size) => sum + Math.max(0, total - size), 0);
   if (outside >= sizes[smallest]) return undefined;
-  const collection = collections.companyApplications(companyId);
-  const complements: Complement[] = filters.map(([filter, value], i) => {
+  const complements: (Complement & { unreadable: boolean })[] = filters.map(([filter, value], i) => {
     const index = APPLICATION_FILTER_SLOTS[filter];
     const partitions: CollectionQuery[] = [];
     let valued = 0;
@@ -301,10 +316,10 @@ async function complementQuery(
       if (other !== String(value) && amount > 0)
         partitions.push({ index, partitionValue: applicationSlot(companyId, filter, other), conditions: [] });
     }
-    if ((ABSENT_SLOT_FILTERS as readonly string[]).includes(filter) && total > valued)
-      partitions.push({ index, partitionValue: indexKeys.absentSlot(collection, filter), conditions: [] });
-    return { partitions, size: Math.max(0, total - sizes[i]) };
+    return { partitions, size: Math.max(0, total - sizes[i]), unreadable: total > valued };
   });
+  // Records without a value of an optional filter are in no partition (P236): such a complement is not read.
+  if (complements.some((c) => c.unreadable)) return undefined;
   const matches = await countByComplements(total, complements);
   if (matches === undefined) return undefined;
   const walked = candidates[smallest];

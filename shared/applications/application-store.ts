@@ -38,7 +38,6 @@ function internalAttributes(): string[] {
 export const APPLICATION_FILTER_SLOTS = {
   sync_status: 'SLOT1',
   partner: 'SLOT2',
-  agency: 'SLOT3',
   channel: 'SLOT4',
   partner_application_id: 'SLOT5',
   partner_job_id: 'SLOT6',
@@ -46,13 +45,6 @@ export const APPLICATION_FILTER_SLOTS = {
   agency_job_id: 'SLOT8',
 } as const satisfies Record<string, IndexName>;
 export type SlotFilter = keyof typeof APPLICATION_FILTER_SLOTS;
-
-/**
- * Optional filters of few values whose slot also holds the records *without* a value (`absentSlot`), so that
- * the records a filter does not match (its complement) can be read as keys: every other value's partition
- * plus this one (P177). `sync_status` and `partner` are always set.
- */
-export const ABSENT_SLOT_FILTERS = ['agency', 'channel', 'partner_company_id'] as const;
 
 /** A filter's value on the record (a slot filter's, or the job's for its counter). */
 export const filterValue = (r: ApplicationRecord, filter: SlotFilter | 'job') => r[filter] as string | number | null | undefined;
@@ -86,8 +78,6 @@ export function toApplicationItem(r: ApplicationRecord): Record<string, unknown>
   for (const [filter, slot] of Object.entries(APPLICATION_FILTER_SLOTS) as [SlotFilter, IndexName][]) {
     const value = filterValue(r, filter);
     if (value !== null && value !== undefined) slots[partitionKeyOf(slot)] = applicationSlot(r.company, filter, value);
-    else if ((ABSENT_SLOT_FILTERS as readonly string[]).includes(filter))
-      slots[partitionKeyOf(slot)] = indexKeys.absentSlot(collections.companyApplications(r.company), filter);
   }
   return {
     ...keys.application(r.id),

@@ -118,7 +118,6 @@ export const indexKeys = {
    * The slot partition of the members of `collection` that have no `filter` value (never a value's: those
    * have `=`), so that a filter's complement can be read as keys (P177).
    */
-  absentSlot: (collection: string, filter: string) => `${collection}#${filter}!absent`,
   /** A date index's sort key: the date, then the created sort, so a range read can be put in list order. */
   dateSort: (date: string, createdAt: string, id: number) => `${date}#${createdAt}#${pad(id)}`,
 } as const;
