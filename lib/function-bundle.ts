@@ -7,6 +7,7 @@
 import { copyFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { build, type BuildOptions } from 'esbuild';
+import { bundleSubstitutions } from './bundle-substitutions.js';
 import { functionEntry, projectRoot } from './project-paths.js';
 
 // Bundled ESM has no `require`; CommonJS dependencies that esbuild inlines (parts of the AWS SDK) still call
@@ -59,6 +60,8 @@ export function esbuildOptions(entry: string, options: { outdir: string; sourcem
       // Powertools Tracer's X-Ray SDK requires `semver` only to patch AWS SDK v2, which is never done here.
       semver: SEMVER_STUB,
     },
+    // Files that packages require by relative paths, which `alias` cannot reach (lib/bundle-substitutions.ts, P231).
+    plugins: [bundleSubstitutions()],
     logLevel: 'warning',
   };
 }

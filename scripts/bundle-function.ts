@@ -1,8 +1,9 @@
 /**
  * `node --import tsx scripts/bundle-function.ts <handler module> <outdir>`: bundles one function the way
  * `lib/function-bundle.ts` defines. `ServiceFunction` runs it as CDK's local bundling step: the bundles are
- * built through esbuild's JavaScript API (whose plugins the command line CDK's NodejsFunction runs does not
- * have), and CDK's bundling hook is synchronous, so the build runs in a process of its own.
+ * built through esbuild's JavaScript API, whose plugins (`lib/bundle-substitutions.ts`) the command line CDK's
+ * NodejsFunction runs does not have, and CDK's bundling hook is synchronous, so the build runs in a process of
+ * its own.
  */
 import { bundleFunction } from '../lib/function-bundle.js';
 
