@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 import { functionBudgets, type FunctionBudget } from '../lib/function-budgets.js';
 import { projectRoot } from '../lib/project-paths.js';
-import { esbuildOptions } from '../lib/service-function.js';
+import { esbuildOptions } from '../lib/function-bundle.js';
 import { startService } from './harness.js';
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);

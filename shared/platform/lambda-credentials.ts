@@ -1,6 +1,6 @@
 /**
  * The credential provider of every bundled function (docs/decisions.md, P137). The bundler puts this module
- * in place of `@aws-sdk/credential-provider-node` (`--alias` in lib/service-function.ts), whose default chain
+ * in place of `@aws-sdk/credential-provider-node` (`alias` in lib/function-bundle.ts), whose default chain
  * (environment, SSO, shared ini files, credential process, web identity, container and instance metadata)
  * brings the SSO, SSO-OIDC, STS and sign-in clients into every bundle: about 135 kB of the 370 kB authorizer.
  * On Lambda the chain always ends at its first link, because the runtime hands the execution role's

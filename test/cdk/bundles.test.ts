@@ -1,13 +1,13 @@
 /**
  * The bundle budgets of issue 13, on the real esbuild output: every function is bundled once with the
- * options CDK uses (`esbuildOptions()` from lib/service-function.ts, without source maps, not written to
+ * options CDK uses (`esbuildOptions()` from lib/function-bundle.ts, without source maps, not written to
  * disk), and its size and esbuild's metafile (which modules went in) are checked. Sizes are deterministic
  * for a given lockfile, so this is not a timed test.
  */
 import { build, type Metafile } from 'esbuild';
 import { BUDGETS, TRACED_FUNCTIONS, functionBudgets, moduleOfInput, type FunctionBudget } from '../../lib/function-budgets.js';
 import { functionEntry } from '../../lib/project-paths.js';
-import { esbuildOptions } from '../../lib/service-function.js';
+import { esbuildOptions } from '../../lib/function-bundle.js';
 import { backgroundFunctions } from '#delivery/background-functions.js';
 import { allRoutes as routes } from '#http/routes.js';
 

@@ -68,6 +68,9 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
       existsSync(join(outdir, r.Metadata['aws:asset:path'], 'index.mjs')),
   );
   expect(esmBundles).toHaveLength(routes.length + backgroundFunctions.length + 1);
+  // Each its own bundle (every function has its own handler module): CDK caches a bundled asset by its options,
+  // so a bundling step that did not name the function would hand every function the first one's bundle.
+  expect(new Set(esmBundles.map((r) => r.Metadata['aws:asset:path'])).size).toBe(esmBundles.length);
 
   // The API reference page is a file beside ApiDocs' bundle (P167), and the bundled handler serves it.
   const docs = Object.values<any>(template.Resources).find(

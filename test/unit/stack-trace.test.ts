@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { projectRoot } from '../../lib/project-paths.js';
-import { esbuildOptions } from '../../lib/service-function.js';
+import { esbuildOptions } from '../../lib/function-bundle.js';
 
 let outdir: string;
 beforeAll(() => (outdir = mkdtempSync(join(tmpdir(), 'his-stack-'))));

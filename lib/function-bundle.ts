@@ -1,0 +1,73 @@
+/**
+ * How every function is bundled: the one definition of the esbuild options. The stack's functions are built
+ * with it (`ServiceFunction` runs `scripts/bundle-function.ts` as CDK's local bundling), and so are the bundle
+ * test (`test/cdk/bundles.test.ts`) and the SDK reference of `npm run bench:cold`, so what they measure is
+ * exactly what `cdk synth` builds. This module imports no CDK, so that the bundling script starts quickly.
+ */
+import { copyFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import { build, type BuildOptions } from 'esbuild';
+import { bundleSubstitutions } from './bundle-substitutions.js';
+import { functionEntry, projectRoot } from './project-paths.js';
+
+// Bundled ESM has no `require`; CommonJS dependencies that esbuild inlines (parts of the AWS SDK) still call
+// it for Node built-ins, so the bundle gets one made from its own URL.
+const ESM_REQUIRE_SHIM =
+  "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);";
+
+/** What the bundles get instead of `@aws-sdk/credential-provider-node` (relative to the project root, esbuild's working directory). */
+const LAMBDA_CREDENTIALS = './shared/platform/lambda-credentials.ts';
+
+/** What the bundles get instead of `semver`, which only the X-Ray SDK's unused SDK v2 patcher calls (29 kB). */
+const SEMVER_STUB = './shared/platform/semver-stub.ts';
+
+/**
+ * Data files a function reads at run time, by handler module: copied (project-relative path → same base
+ * name) beside its `index.mjs` after bundling, where the code finds them next to itself, as it does next to
+ * its source module. The API reference page is 2.6 MB of HTML, which as a string in the bundle would make
+ * ApiDocs the largest function by four times (P167).
+ */
+export const BUNDLE_FILES: Readonly<Record<string, readonly string[]>> = {
+  'pages/docs': ['docs/generated/api-reference.html'],
+};
+
+/**
+ * The esbuild options for an entry file: one ESM file (`index.mjs`) for Node 24, minified, every dependency
+ * bundled (the SDK too, so the version we test is the one that runs), packages' ESM builds preferred (smaller
+ * bundles, and middy 7 ships nothing else). The source map ships beside the bundle but is not loaded at start
+ * (no `--enable-source-maps`, which costs every cold start); an unexpected error's stack is mapped to the
+ * sources when it is logged (stack-trace.ts). `sourcemap: false` builds the bundle alone, for measuring its size.
+ */
+export function esbuildOptions(entry: string, options: { outdir: string; sourcemap?: boolean }): BuildOptions {
+  return {
+    entryPoints: [entry],
+    absWorkingDir: projectRoot,
+    bundle: true,
+    platform: 'node',
+    target: 'node24',
+    format: 'esm',
+    outfile: join(options.outdir, 'index.mjs'),
+    minify: true,
+    sourcemap: options.sourcemap ?? true,
+    sourcesContent: false,
+    external: [],
+    banner: { js: ESM_REQUIRE_SHIM },
+    mainFields: ['module', 'main'],
+    alias: {
+      // The SDK's default credential chain would bundle the SSO, STS and sign-in clients (~135 kB); on Lambda
+      // the credentials are in the environment, so only that link is bundled (P137).
+      '@aws-sdk/credential-provider-node': LAMBDA_CREDENTIALS,
+      // Powertools Tracer's X-Ray SDK requires `semver` only to patch AWS SDK v2, which is never done here.
+      semver: SEMVER_STUB,
+    },
+    // Files that packages require by relative paths, which `alias` cannot reach (lib/bundle-substitutions.ts, P231).
+    plugins: [bundleSubstitutions()],
+    logLevel: 'warning',
+  };
+}
+
+/** Bundles a function (a module under `functions/`, without extension) into `outdir`, with its data files beside it. */
+export async function bundleFunction(handlerModule: string, outdir: string): Promise<void> {
+  await build(esbuildOptions(functionEntry(handlerModule), { outdir }));
+  for (const file of BUNDLE_FILES[handlerModule] ?? []) copyFileSync(join(projectRoot, file), join(outdir, basename(file)));
+}
