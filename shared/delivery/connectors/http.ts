@@ -43,15 +43,21 @@ export const segment = (value: string | number) => encodeURIComponent(String(val
 
 const timeoutMs = () => Number(process.env.ATS_TIMEOUT_MS ?? 10_000);
 
-/** Per ATS, one token bucket per process: `requestsPerSecond` tokens, refilled continuously. */
+/**
+ * Per ATS, one token bucket per process, refilled at `requestsPerSecond` and holding at most one token (P237):
+ * requests leave at least 1/rate apart, so no window shorter than a second holds more than `requestsPerSecond`
+ * of them. (A bucket of `requestsPerSecond` tokens let that many go at once and as many again within the same
+ * second: twice the rate a per-second limit counts.)
+ */
 const buckets = new Map<string, { tokens: number; at: number }>();
+const BURST = 1;
 
-/** Waits until the ATS's pacing allows one more request (a burst of up to `requestsPerSecond` goes at once). */
+/** Waits until the ATS's pacing allows one more request. */
 export async function pace(ats: string, pacing: ConnectorPacing): Promise<void> {
   const rate = pacing.requestsPerSecond;
   const now = Date.now();
-  const bucket = buckets.get(ats) ?? { tokens: rate, at: now };
-  bucket.tokens = Math.min(rate, bucket.tokens + ((now - bucket.at) / 1000) * rate);
+  const bucket = buckets.get(ats) ?? { tokens: BURST, at: now };
+  bucket.tokens = Math.min(BURST, bucket.tokens + ((now - bucket.at) / 1000) * rate);
   bucket.at = now;
   bucket.tokens -= 1;
   buckets.set(ats, bucket);
