@@ -4,7 +4,7 @@
  * document and the list-model test all derive from this list. `serve` says how each is served
  * (docs/access-patterns.md):
  * - `slot`: a keys-only slot index of its own, partition `<company apps>#<filter>=<value>`;
- * - `index`: a shared lookup index (GSI2 by e-mail, GSI3 by job);
+ * - `index`: a shared lookup index (GSI2 by e-mail);
  * - `range`: a date index of the company's collection, or its own created order (GSI1);
  * - `totals`: where the number of matches is counted: `company` attributes of the company's application
  *   counter (few values each); `folded` there while few, else items of their own (P160); `job` values folded
@@ -15,8 +15,8 @@ import type { FilterDeclaration } from '#platform/filters.js';
 import type { IndexName } from '#platform/table.js';
 
 export type ApplicationServe =
-  | { slot: IndexName; totals: 'company' | 'folded' | 'job' | 'keys' }
-  | { index: 'GSI2' | 'GSI3'; totals: 'own' | 'keys' }
+  | { slot: IndexName; totals: 'company' | 'folded' | 'job' | 'keys' | 'own' }
+  | { index: 'GSI2'; totals: 'own' | 'keys' }
   | { range: 'DATE1' | 'DATE2' | 'GSI1' };
 
 export const APPLICATION_FILTER_DECLARATIONS = [
@@ -54,7 +54,7 @@ export const APPLICATION_FILTER_DECLARATIONS = [
     about: '`partner_company_id`',
     serve: { slot: 'SLOT7', totals: 'folded' },
   },
-  { name: 'job', kind: 'exact', value: 'id', about: 'the job ID', serve: { index: 'GSI3', totals: 'own' } },
+  { name: 'job', kind: 'exact', value: 'id', about: 'the job ID', serve: { slot: 'SLOT3', totals: 'own' } },
   { name: 'sync_status', kind: 'exact', value: SYNC_STATUSES, about: 'the ATS sync state', serve: { slot: 'SLOT1', totals: 'company' } },
   { name: 'applied_at', kind: 'gte', value: 'date', about: 'applied_at', serve: { range: 'DATE1' } },
   { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'GSI1' } },

@@ -211,8 +211,8 @@ export async function applicationQuery(
   }
   if (job !== undefined) {
     const query: CollectionQuery = {
-      index: 'GSI3',
-      partitionValue: indexKeys.applicationsByJob(companyId, job),
+      index: APPLICATION_FILTER_SLOTS.job,
+      partitionValue: applicationSlot(companyId, 'job', job),
       sortKeyFrom: createdAt,
       conditions: others('job'),
     };

@@ -33,11 +33,13 @@ function internalAttributes(): string[] {
 
 /**
  * Exact filters with a slot index of their own (docs/access-patterns.md): a page of one filter's matches
- * reads its keys and the page's items. `email` and `job` have GSI2 and GSI3.
+ * reads its keys and the page's items. `email` has GSI2; `job` has SLOT3 since P238 (GSI3 before; the agency
+ * slot it took is gone since P236).
  */
 export const APPLICATION_FILTER_SLOTS = {
   sync_status: 'SLOT1',
   partner: 'SLOT2',
+  job: 'SLOT3',
   channel: 'SLOT4',
   partner_application_id: 'SLOT5',
   partner_job_id: 'SLOT6',
@@ -84,7 +86,6 @@ export function toApplicationItem(r: ApplicationRecord): Record<string, unknown>
     GSI1PK: indexKeys.companyApplications(r.company),
     GSI1SK: indexKeys.collectionSort(r.created_at, r.id),
     GSI2PK: indexKeys.applicationsByEmail(r.company, email),
-    GSI3PK: indexKeys.applicationsByJob(r.company, r.job),
     ...(r.sync_due_at ? { DUEPK: indexKeys.syncDue(r.id), DUESK: indexKeys.createdSort(r.sync_due_at, r.id) } : {}),
     ...slots,
     D1SK: indexKeys.dateSort(r.applied_at, r.created_at, r.id),

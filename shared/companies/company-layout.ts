@@ -159,14 +159,14 @@ export function companyCounterMove(old: CompanyRecord | undefined, next: Company
 
 /**
  * A new company's item: its key, its place in the partner's collection (GSI1) and among all companies
- * (GSI3, the job import's fan-out), every list-index attribute, and the record.
+ * (GSI2, the job import's fan-out), every list-index attribute, and the record.
  */
 export function newCompanyItem(c: CompanyRecord): Record<string, unknown> {
   return {
     ...keys.company(c.id),
     GSI1PK: indexKeys.partnerCompanies(c.partner),
     GSI1SK: indexKeys.collectionSort(c.created_at, c.id),
-    GSI3PK: indexKeys.allCompanies(),
+    GSI2PK: indexKeys.allCompanies(),
     ...companyIndexAttributes(c),
     ...c,
   };

@@ -44,11 +44,11 @@ export async function requireCompany(id: number): Promise<CompanyRecord> {
   return company;
 }
 
-/** The key of every company (GSI3's one partition, keys only): 0.5 units per ~100 companies. */
+/** The key of every company (GSI2's partition `COMPANIES`, keys only): 0.5 units per ~100 companies. */
 function allCompanyKeys(): Promise<Record<string, unknown>[]> {
   return queryAll({
-    IndexName: 'GSI3',
-    KeyConditionExpression: 'GSI3PK = :pk',
+    IndexName: 'GSI2',
+    KeyConditionExpression: 'GSI2PK = :pk',
     ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
   });
 }
@@ -58,12 +58,12 @@ export async function allCompanyIds(): Promise<number[]> {
   return (await allCompanyKeys()).map((e) => Number(String(e.PK).slice('COMPANY#'.length)));
 }
 
-/** Every company (GSI3 `COMPANIES`), for the scheduled job import's fan-out. */
+/** Every company (GSI2 `COMPANIES`), for the scheduled job import's fan-out. */
 export async function allCompanies(): Promise<CompanyRecord[]> {
-  // GSI3 holds keys only (P195): the companies are read by key, 100 a call.
+  // GSI2 holds keys only (P195): the companies are read by key, 100 a call.
   const items = await queryItemsByKeys({
-    IndexName: 'GSI3',
-    KeyConditionExpression: 'GSI3PK = :pk',
+    IndexName: 'GSI2',
+    KeyConditionExpression: 'GSI2PK = :pk',
     ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
   });
   return items.map(fromItem);

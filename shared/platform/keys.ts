@@ -93,13 +93,13 @@ export const OUTBOX_PREFIX = 'OUTBOX#';
 export const indexKeys = {
   partnerCompanies: (partnerId: number) => `PARTNER#${partnerId}#COMPANIES`,
   companyJobs: (companyId: number) => `COMPANY#${companyId}#JOBS`,
-  /** Every company, in creation order (GSI3): the scheduled job import walks it (a few thousand small items at most). */
+  /** Every company, in creation order (GSI2): the scheduled job import walks it (a few thousand small items at most). */
   allCompanies: () => 'COMPANIES',
   /** Every webhook endpoint, in creation order (GSI1): `webhook list` without a partner. */
   allWebhooks: () => 'WEBHOOKS',
   createdSort: (createdAt: string, id: number) => `${createdAt}#${pad(id)}`,
   /**
-   * The creation order every collection index sorts by (GSI1SK, shared by GSI2, GSI3, SLIM and the slots, P200):
+   * The creation order every collection index sorts by (GSI1SK, shared by GSI2, SLIM and the slots, P200):
    * the created sort in its compact form (P235), 20 characters.
    */
   collectionSort: (createdAt: string, id: number) => {
@@ -109,7 +109,6 @@ export const indexKeys = {
   jobByExternalId: (companyId: number, externalId: string) => `COMPANY#${companyId}#JOBEXT#${externalId}`,
   companyApplications: (companyId: number) => `COMPANY#${companyId}#APPS`,
   applicationsByEmail: (companyId: number, email: string) => `COMPANY#${companyId}#APPEMAIL#${email.toLowerCase()}`,
-  applicationsByJob: (companyId: number, jobId: number) => `COMPANY#${companyId}#APPJOB#${jobId}`,
   /** Applications whose sync (or e-mail fallback) is still due, by when the sweeper should look again. */
   syncDue: (applicationId: number) => `SYNCDUE#${applicationId % SYNC_DUE_SHARDS}`,
   /** The partition of an exact-filter slot: the members of `collection` whose `filter` equals `value`. */

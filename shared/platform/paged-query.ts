@@ -6,7 +6,7 @@
  * keys with only the page's items fetched (docs/access-patterns.md, "Redesign").
  *
  * Three kinds of source, told apart by the index definition:
- * - `items`: an index projecting whole items (GSI1–GSI3); other filters run as a FilterExpression;
+ * - `items`: an index projecting whole items (none since P234); other filters run as a FilterExpression;
  * - `keys`: a keys-only index in list order (the exact-filter slots); other filters run in memory on the
  *   items batch-read for the keys;
  * - `dateRange`: a keys-only index sorted by `<date>#<created sort>` (D1, D2); the matching range is read as
@@ -65,7 +65,7 @@ export type SourceKind = 'items' | 'keys' | 'slim' | 'dateRange';
 
 /** Index sort keys that hold `<date>#<created sort>` rather than the created sort itself. */
 const DATE_SORT_KEYS = new Set(['D1SK', 'D2SK']);
-/** The sort key of every index in creation order (GSI1, GSI2, GSI3, SLIM, the slots): compact since P235. */
+/** The sort key of every index in creation order (GSI1, GSI2, SLIM, the slots): compact since P235. */
 const COLLECTION_SORT_KEY = 'GSI1SK';
 
 /** The kind of source a query reads (see above), from its index's projection and sort key. */

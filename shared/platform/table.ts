@@ -23,11 +23,10 @@ export const tableDefinition = {
     // rename) costs it nothing. Sorted by the compact created sort (P235): a bare `page=N` skips here at ~130
     // records per unit, and retention walks a company's applications oldest first.
     { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
-    // Sparse lookups by an exact, selective value: a job by its external id, applications by e-mail. Keys only
-    // (P195): a lookup reads its few items by key, and a write that changes no key of it costs it nothing.
+    // Sparse lookups by an exact, selective value: a job by its external id, applications by e-mail, and every
+    // company (the job import's fan-out; GSI3 until P238). Keys only (P195): a lookup reads its few items by key,
+    // and a write that changes no key of it costs it nothing.
     { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
-    // Applications by job; every company (the job import's fan-out). Keys only (P195).
-    { name: 'GSI3', partitionKey: 'GSI3PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
     // What is due at a time, keys only (P233): applications whose sync is due, by when the sweeper should look
     // at them (D12, `SYNCDUE#<shard>`); pending uploads, by when the reconciler may delete their object
     // (`PENDINGUPLOAD#<shard>`). Companies, which are never due, use it for their `status` ordering
