@@ -44,29 +44,21 @@ export async function requireCompany(id: number): Promise<CompanyRecord> {
   return company;
 }
 
-/** The key of every company (GSI2's partition `COMPANIES`, keys only): 0.5 units per ~100 companies. */
-function allCompanyKeys(): Promise<Record<string, unknown>[]> {
-  return queryAll({
-    IndexName: 'GSI2',
-    KeyConditionExpression: 'GSI2PK = :pk',
-    ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
-  });
-}
+/** Every company's entry: GSI2's partition `COMPANIES`, keys only (P195), 0.5 units per ~100 companies. */
+const allCompaniesQuery = () => ({
+  IndexName: 'GSI2',
+  KeyConditionExpression: 'GSI2PK = :pk',
+  ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
+});
 
 /** The id of every company, deleted ones too (retention walks each). */
 export async function allCompanyIds(): Promise<number[]> {
-  return (await allCompanyKeys()).map((e) => Number(String(e.PK).slice('COMPANY#'.length)));
+  return (await queryAll(allCompaniesQuery())).map((e) => Number(String(e.PK).slice('COMPANY#'.length)));
 }
 
-/** Every company (GSI2 `COMPANIES`), for the scheduled job import's fan-out. */
+/** Every company, for the scheduled job import's fan-out: their keys, then the companies by key, 100 a call. */
 export async function allCompanies(): Promise<CompanyRecord[]> {
-  // GSI2 holds keys only (P195): the companies are read by key, 100 a call.
-  const items = await queryItemsByKeys({
-    IndexName: 'GSI2',
-    KeyConditionExpression: 'GSI2PK = :pk',
-    ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
-  });
-  return items.map(fromItem);
+  return (await queryItemsByKeys(allCompaniesQuery())).map(fromItem);
 }
 
 // ---------------------------------------------------------------------------------------------------
