@@ -52,6 +52,12 @@ interface Sample {
   wallMs: number;
   importMs: number;
   firstMs: number;
+  /**
+   * Of the first call: time waiting on HTTP (the emulators) and its requests. The budget is judged without it
+   * (P239): DynamoDB Local answers in 2–80 ms a call, a JVM on this machine, not AWS's latency.
+   */
+  firstWaitMs: number;
+  firstCalls: number;
   secondMs: number;
   /** Of the second call: time waiting on HTTP (the emulators), and how many requests it made (invoke.mjs). */
   secondWaitMs: number;
@@ -178,7 +184,9 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 const round2 = (n: number) => Math.round(n * 100) / 100;
 
 const scratch = mkdtempSync(join(tmpdir(), 'his-bench-cold-'));
-const service = await startService();
+// No scheduled functions (P239): the service's own job import would otherwise race the measured JobImportWorker for
+// the demo company's run claim, and a process that lost measured a two-request conflict instead of an import.
+const service = await startService({ SCHEDULES: '0' });
 try {
   console.error('synthesizing (cdk synth, dev stage) …');
   const assets = await synthesize(join(scratch, 'cdk.out'));
@@ -346,8 +354,11 @@ try {
   const targets: Target[] = [
     { id: 'hello-world', label: 'hello-world', bundle: await bundleBaseline('hello-world', scratch), event: {} },
     { id: 'sdk-reference', label: 'SDK reference (GetItem)', bundle: await bundleBaseline('sdk-reference', scratch), event: {} },
+    // The scheduler last in each round (P239): the import messages it queues are run by the service's queue poller,
+    // and an import still running would hold the run claim the measured JobImportWorker needs.
     ...budgets
       .filter((budget) => !ONLY || ONLY.has(budget.id))
+      .sort((a, b) => Number(a.id === 'JobImportScheduler') - Number(b.id === 'JobImportScheduler'))
       .map((budget) => ({ id: budget.id, label: budget.id, bundle: bundleFor(assets, budget), event: events[budget.id], budget })),
   ];
   const eventFiles = new Map(
@@ -391,6 +402,7 @@ try {
   // Each function's wall time is also divided by an SDK reference process run just before it: on a shared
   // machine, load comes in bursts, and adjacent processes see about the same.
   const pairedRatios = new Map<string, number[]>();
+  const pairedOwnRatios = new Map<string, number[]>();
   const reference = targets.find((t) => t.id === 'sdk-reference')!;
   for (let round = 1; round <= ROUNDS; round++) {
     console.error(`round ${round}/${ROUNDS}`);
@@ -400,7 +412,11 @@ try {
         const key = `${target.id}|${variant}`;
         const sample = await measure(target, eventFiles.get(target.id)!, env);
         samples.set(key, [...(samples.get(key) ?? []), sample]);
-        if (variant === 'deployed') pairedRatios.set(target.id, [...(pairedRatios.get(target.id) ?? []), sample.wallMs / before.wallMs]);
+        if (variant === 'deployed') {
+          pairedRatios.set(target.id, [...(pairedRatios.get(target.id) ?? []), sample.wallMs / before.wallMs]);
+          const own = (s: Sample) => s.wallMs - s.firstWaitMs;
+          pairedOwnRatios.set(target.id, [...(pairedOwnRatios.get(target.id) ?? []), own(sample) / own(before)]);
+        }
       }
     }
   }
@@ -415,6 +431,7 @@ try {
     const outcomes = [...new Set(samples.get(`${target.id}|deployed`)!.map((s) => s.outcome))];
     const budget = target.budget;
     const ratio = median(pairedRatios.get(target.id)!);
+    const ownRatio = median(pairedOwnRatios.get(target.id)!);
     const second = stat(target.id, 'deployed', 'secondMs');
     const secondOwn = stat(target.id, 'deployed', 'secondOwnMs');
     return {
@@ -427,6 +444,8 @@ try {
       process_wall_ms: round1(wall),
       import_ms: round1(stat(target.id, 'deployed', 'importMs')),
       first_invocation_ms: round1(stat(target.id, 'deployed', 'firstMs')),
+      first_invocation_waiting_on_emulators_ms: round1(stat(target.id, 'deployed', 'firstWaitMs')),
+      first_invocation_requests: stat(target.id, 'deployed', 'firstCalls'),
       second_invocation_ms: round1(second),
       second_invocation_over_sdk_reference_ms: round1(second - stat('sdk-reference', 'deployed', 'secondMs')),
       second_invocation_waiting_on_emulators_ms: round1(stat(target.id, 'deployed', 'secondWaitMs')),
@@ -444,8 +463,11 @@ try {
           : null,
       x_hello_world: round2(wall / hello),
       x_sdk_reference: round2(ratio),
+      x_sdk_reference_without_waiting: round2(ownRatio),
       max_x_sdk_reference: budget?.maxColdRatio ?? null,
-      time_met: budget ? ratio <= budget.maxColdRatio : null,
+      // P239: judged without the first call's wait on the emulators (the process wall ratio is shown beside it).
+      time_met: budget ? ownRatio <= budget.maxColdRatio : null,
+      time_met_by_wall: budget ? ratio <= budget.maxColdRatio : null,
       second_met: budget?.kind === 'read' ? second <= 5 : null,
       second_own_met: budget?.kind === 'read' ? secondOwn <= 5 : null,
       with_source_maps_ms: round1(wallMaps),
@@ -491,11 +513,11 @@ try {
       '<!-- bench:cold -->',
       `Command: \`${COMMAND}\` (runs \`bench/cold-start.ts\`). ${result.date.slice(0, 10)}, ${machine.cpu}, ${machine.memory_GiB} GiB, ${machine.os}, Node ${machine.node}, load average ${machine.load_average_at_end.join(' / ')} at the end (the machine is shared); medians of ${ROUNDS} fresh processes per row, rounds interleaved, emulators on loopback.`,
       '',
-      `| function | bundle kB (max) | size | process wall ms | × hello-world | × SDK reference (max) | time | import ms | 1st call ms | 2nd call ms | of it waiting on the emulators ms (requests) | 2nd call own ms (reads ≤ 5) | 2nd call CPU ms (reads ≤ 5) | ${WARM_CALL}th call own ms (CPU ms) | with \`--enable-source-maps\` ms | CPU ms (× SDK ref) | time by CPU | 1st call gave |`,
-      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+      `| function | bundle kB (max) | size | process wall ms | × hello-world | × SDK reference by wall | 1st call waiting on the emulators ms (requests) | × SDK reference without it (max) | time | import ms | 1st call ms | 2nd call ms | of it waiting on the emulators ms (requests) | 2nd call own ms (reads ≤ 5) | 2nd call CPU ms (reads ≤ 5) | ${WARM_CALL}th call own ms (CPU ms) | with \`--enable-source-maps\` ms | CPU ms (× SDK ref) | time by CPU | 1st call gave |`,
+      '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
       ...rows.map(
         (r) =>
-          `| ${r.function} | ${r.bundle_kB}${r.max_kB ? ` (${r.max_kB})` : ''} | ${yesNo(r.size_met)} | ${r.process_wall_ms} | ${r.x_hello_world} | ${r.x_sdk_reference}${r.max_x_sdk_reference ? ` (${r.max_x_sdk_reference})` : ''} | ${yesNo(r.time_met)} | ${r.import_ms} | ${r.first_invocation_ms} | ${r.second_invocation_ms}${r.second_met === false ? ' **(> 5)**' : ''} | ${r.second_invocation_waiting_on_emulators_ms} (${r.second_invocation_requests}) | ${r.second_invocation_own_ms}${verdict(r.second_own_met)} | ${r.second_invocation_cpu_ms}${verdict(r.second_cpu_met)} | ${r.warm_invocation_own_ms === null ? '–' : `${r.warm_invocation_own_ms} (${r.warm_invocation_cpu_ms})`} | ${r.with_source_maps_ms} (${signed(r.source_maps_cost_ms)}; CPU ${signed(r.source_maps_cost_cpu_ms)}) | ${r.cpu_ms} (${r.x_sdk_reference_cpu}×) | ${yesNo(r.time_met_cpu)} | ${r.first_call_outcome} |`,
+          `| ${r.function} | ${r.bundle_kB}${r.max_kB ? ` (${r.max_kB})` : ''} | ${yesNo(r.size_met)} | ${r.process_wall_ms} | ${r.x_hello_world} | ${r.x_sdk_reference}${r.time_met_by_wall === false ? ' (over)' : ''} | ${r.first_invocation_waiting_on_emulators_ms} (${r.first_invocation_requests}) | ${r.x_sdk_reference_without_waiting}${r.max_x_sdk_reference ? ` (${r.max_x_sdk_reference})` : ''} | ${yesNo(r.time_met)} | ${r.import_ms} | ${r.first_invocation_ms} | ${r.second_invocation_ms}${r.second_met === false ? ' **(> 5)**' : ''} | ${r.second_invocation_waiting_on_emulators_ms} (${r.second_invocation_requests}) | ${r.second_invocation_own_ms}${verdict(r.second_own_met)} | ${r.second_invocation_cpu_ms}${verdict(r.second_cpu_met)} | ${r.warm_invocation_own_ms === null ? '–' : `${r.warm_invocation_own_ms} (${r.warm_invocation_cpu_ms})`} | ${r.with_source_maps_ms} (${signed(r.source_maps_cost_ms)}; CPU ${signed(r.source_maps_cost_cpu_ms)}) | ${r.cpu_ms} (${r.x_sdk_reference_cpu}×) | ${yesNo(r.time_met_cpu)} | ${r.first_call_outcome} |`,
       ),
       '<!-- /bench:cold -->',
     ];

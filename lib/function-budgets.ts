@@ -17,7 +17,10 @@ export interface FunctionBudget {
   kind: FunctionKind;
   /** Bundle bytes (minified, without source maps): 1 kB = 1,000 bytes, as the issue counts. */
   maxBytes: number;
-  /** Fresh process, import plus first invocation, as a multiple of the SDK reference in the same run. */
+  /**
+   * Fresh process, import plus first invocation, as a multiple of the SDK reference in the same run, both without
+   * the time the first invocation waits on the local emulators (P239; the ratio by wall time is reported beside it).
+   */
   maxColdRatio: number;
   /** Packages (`node_modules/<name>/`) and project files its bundle must not contain. */
   forbidden: string[];

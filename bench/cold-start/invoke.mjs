@@ -14,19 +14,6 @@ import { pathToFileURL } from 'node:url';
 const [bundle, eventFile, warmCalls = '0'] = process.argv.slice(2);
 const event = JSON.parse(readFileSync(eventFile, 'utf8'));
 const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 10_000 };
-const started = performance.now();
-const { handler } = await import(pathToFileURL(bundle).href);
-const imported = performance.now();
-const first = await handler(structuredClone(event), context);
-const invoked = performance.now();
-const cpu = process.cpuUsage();
-// What the first call achieved: an HTTP status, the authorizer's decision, or the batch's failures.
-const outcome =
-  first?.statusCode ?? (first?.principalId ? 'allow' : first?.batchItemFailures ? `failures:${first.batchItemFailures.length}` : 'ok');
-process.stdout.write(
-  `${JSON.stringify({ importMs: imported - started, firstMs: invoked - imported, cpuMs: (cpu.user + cpu.system) / 1000, outcome })}\n`,
-);
-
 let recording = false;
 let open = 0;
 let busySince = 0;
@@ -52,6 +39,25 @@ subscribe('http.client.request.start', ({ request }) => {
     response.once('error', finish);
   });
 });
+const started = performance.now();
+const { handler } = await import(pathToFileURL(bundle).href);
+const imported = performance.now();
+// The first call's wait on the emulators too (P239): DynamoDB Local's latency is not AWS's, so the budget is judged
+// on the cold start without it.
+recording = true;
+const first = await handler(structuredClone(event), context);
+recording = false;
+const invoked = performance.now();
+const firstWaitMs = waitMs;
+const firstCalls = calls;
+const cpu = process.cpuUsage();
+// What the first call achieved: an HTTP status, the authorizer's decision, or the batch's failures.
+const outcome =
+  first?.statusCode ?? (first?.principalId ? 'allow' : first?.batchItemFailures ? `failures:${first.batchItemFailures.length}` : 'ok');
+process.stdout.write(
+  `${JSON.stringify({ importMs: imported - started, firstMs: invoked - imported, firstWaitMs, firstCalls, cpuMs: (cpu.user + cpu.system) / 1000, outcome })}\n`,
+);
+
 /** One more invocation: its time, and how much of it was spent waiting on HTTP. */
 async function timed() {
   waitMs = 0;
