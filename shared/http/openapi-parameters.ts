@@ -4,12 +4,13 @@
  * error responses), the query parameters of the list operations, typed and described from the list filters
  * (`FILTER_TYPES`, with the paging parameters), and the path parameters.
  */
-import { SYNC_STATUSES } from '#applications/applications.js';
+import { APPLICATION_FILTER_DECLARATIONS } from '#applications/application-filters.js';
 import { parseCompanyFilter } from '#companies/company-list.js';
 import { COMPANY_STATUSES } from '#companies/company-schema.js';
 import { IDEMPOTENCY_TTL_SECONDS } from '#http/idempotency.js';
 import { companySchema } from '#http/response-schemas.js';
 import { JOB_STATUSES, REMOTE_VALUES } from '#jobs/job-schema.js';
+import type { FilterDeclaration } from '#platform/filters.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#platform/pagination.js';
 
 export type Json = Record<string, unknown>;
@@ -183,6 +184,26 @@ function companyOrderingFields(): string[] {
   });
 }
 
+/** A declared filter's parameter: its type from how its value is read, its meaning from its kind (`#platform/filters.ts`). */
+function declaredFilterTypes(declarations: readonly FilterDeclaration[]): Record<string, QueryParameter> {
+  const types: Record<string, QueryParameter> = Object.create(null);
+  for (const { name, kind, value, about } of declarations) {
+    types[name] =
+      kind === 'contains'
+        ? contains(about)
+        : kind === 'gte'
+          ? since(name)
+          : typeof value !== 'string'
+            ? exactEnum(value, about)
+            : value === 'id'
+              ? exactId(about)
+              : value === 'boolean'
+                ? flag(about)
+                : exact(about);
+  }
+  return types;
+}
+
 /** Types and meaning of the filters; a filter missing here is documented as an exact string match. */
 export const FILTER_TYPES: Record<string, Record<string, QueryParameter>> = {
   companies: {
@@ -218,21 +239,8 @@ export const FILTER_TYPES: Record<string, Record<string, QueryParameter>> = {
     updated_at: since('updated_at'),
     last_content_update_at: since('last_content_update_at'),
   },
-  applications: {
-    email: exact("the applicant's e-mail address"),
-    partner_application_id: exact('`partner_application_id`'),
-    partner_job_id: exact('`partner_job_id`'),
-    partner_company_id: exact('`partner_company_id`'),
-    partner: exactId('the ID of the partner that submitted the application'),
-    agency: exactId('the ID of the agency that submitted the application'),
-    agency_job_id: exact('`agency_job_id`'),
-    channel: exact('`channel`'),
-    job: exactId('the job ID'),
-    sync_status: exactEnum(SYNC_STATUSES, 'the ATS sync state'),
-    applied_at: since('applied_at'),
-    created_at: since('created_at'),
-    updated_at: since('updated_at'),
-  },
+  // Declared once with the list's filters (issue 22, item 3): the planner reads the same declarations.
+  applications: declaredFilterTypes(APPLICATION_FILTER_DECLARATIONS),
 };
 
 const PAGING: Record<string, QueryParameter> = {
