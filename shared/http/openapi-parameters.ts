@@ -9,7 +9,7 @@ import { parseCompanyFilter } from '#companies/company-list.js';
 import { COMPANY_STATUSES } from '#companies/company-schema.js';
 import { IDEMPOTENCY_TTL_SECONDS } from '#http/idempotency.js';
 import { companySchema } from '#http/response-schemas.js';
-import { JOB_STATUSES, REMOTE_VALUES } from '#jobs/job-schema.js';
+import { JOB_FILTER_DECLARATIONS } from '#jobs/job-filters.js';
 import type { FilterDeclaration } from '#platform/filters.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#platform/pagination.js';
 
@@ -227,18 +227,7 @@ export const FILTER_TYPES: Record<string, Record<string, QueryParameter>> = {
         'Sort field; a `-` prefix reverses. A comma list (`-status,name`) orders by several fields; unknown fields are ignored (D6). Ties break on `id`.',
     },
   },
-  jobs: {
-    external_id: exact("the job's ATS ID"),
-    title: contains('the title'),
-    status: exactEnum(JOB_STATUSES, 'the status'),
-    remote: exactEnum(REMOTE_VALUES, 'the work mode'),
-    language: exact('the language'),
-    city: contains('the city'),
-    country: exact('the country'),
-    created_at: since('created_at'),
-    updated_at: since('updated_at'),
-    last_content_update_at: since('last_content_update_at'),
-  },
+  jobs: declaredFilterTypes(JOB_FILTER_DECLARATIONS),
   // Declared once with the list's filters (issue 22, item 3): the planner reads the same declarations.
   applications: declaredFilterTypes(APPLICATION_FILTER_DECLARATIONS),
 };

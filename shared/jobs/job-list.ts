@@ -8,33 +8,21 @@ import { collections, indexKeys, keys } from '#platform/keys.js';
 import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { broadDateWalk, chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
-import { dateParam, enumParam, stringParam, type QueryParams } from '#platform/query-params.js';
+import type { QueryParams } from '#platform/query-params.js';
+import { readFilters } from '#platform/filters.js';
 import { counterReader, readCount } from '#platform/counts.js';
-import { JOB_STATUSES, REMOTE_VALUES, toJob } from '#jobs/job-schema.js';
+import { toJob } from '#jobs/job-schema.js';
 import {
+  JOB_FILTER_DECLARATIONS,
   JOB_FILTER_SLOTS,
+  JOB_FILTERS,
+  JOB_SCAN_FILTERS,
   JOB_TOTALS_FILTERS,
-  fromItem,
-  getJob,
-  jobSlot,
-  jobValueCounterKey,
-  lastCompleteRun,
-  resolveRunIds,
   type JobSlotFilter,
-} from '#jobs/job-store.js';
+} from '#jobs/job-filters.js';
+import { fromItem, getJob, jobSlot, jobValueCounterKey, lastCompleteRun, resolveRunIds } from '#jobs/job-store.js';
 
-export const JOB_FILTERS = [
-  'external_id',
-  'title',
-  'status',
-  'remote',
-  'language',
-  'city',
-  'country',
-  'created_at',
-  'updated_at',
-  'last_content_update_at',
-] as const;
+export { JOB_FILTERS };
 
 /** Below this many matches an exact filter's slot serves a contains filter too; above it the slim scan does. */
 const SLOT_BEFORE_SCAN = 100;
@@ -50,26 +38,19 @@ export async function jobQuery(
   walk: { cursorIndex?: unknown; skipping?: boolean } = {},
 ): Promise<CollectionQuery> {
   const { cursorIndex, skipping } = walk;
+  const values = readFilters(q, JOB_FILTER_DECLARATIONS);
+  const text = (name: string) => values.get(name) as string | undefined;
   const exact = new Map<JobSlotFilter, string>();
-  const status = enumParam(q, 'status', JOB_STATUSES);
-  const remote = enumParam(q, 'remote', REMOTE_VALUES);
-  if (status) exact.set('status', status);
-  if (remote) exact.set('remote', remote);
-  for (const name of ['language', 'country'] as const) {
-    const value = stringParam(q, name);
-    if (value !== undefined) exact.set(name, value);
-  }
-  const title = stringParam(q, 'title');
-  const city = stringParam(q, 'city');
-  const createdAt = dateParam(q, 'created_at');
-  const updatedAt = dateParam(q, 'updated_at');
-  const contentAt = dateParam(q, 'last_content_update_at');
-  const externalId = stringParam(q, 'external_id');
+  for (const filter of JOB_FILTER_SLOTS.keys()) if (text(filter)) exact.set(filter, text(filter)!);
+  const scans = [...JOB_SCAN_FILTERS].filter(([filter]) => text(filter));
+  const createdAt = text('created_at');
+  const updatedAt = text('updated_at');
+  const contentAt = text('last_content_update_at');
+  const externalId = text('external_id');
   const collection = collections.companyJobs(companyId);
 
   const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
-  if (title) conditions.push({ attr: 'title_lc', op: 'contains', value: title.toLowerCase() });
-  if (city) conditions.push({ attr: 'city_lc', op: 'contains', value: city.toLowerCase() });
+  for (const [filter, copy] of scans) conditions.push({ attr: copy, op: 'contains', value: text(filter)!.toLowerCase() });
   if (updatedAt) conditions.push({ attr: 'updated_at', op: 'gte', value: updatedAt });
   if (contentAt) conditions.push({ attr: 'last_content_update_at', op: 'gte', value: contentAt });
   if (externalId !== undefined) conditions.push({ attr: 'external_id', op: 'eq', value: externalId });
@@ -77,18 +58,16 @@ export async function jobQuery(
 
   const counted = counterReader([
     keys.countOf(collection),
-    ...[...exact]
-      .filter(([f]) => !(JOB_TOTALS_FILTERS as readonly string[]).includes(f))
-      .map(([f, v]) => jobValueCounterKey(companyId, f, v)),
+    ...[...exact].filter(([f]) => !JOB_TOTALS_FILTERS.includes(f)).map(([f, v]) => jobValueCounterKey(companyId, f, v)),
   ]);
   const candidates: SourceCandidate[] = [...exact].map(([filter, value]) => ({
     query: {
-      index: JOB_FILTER_SLOTS[filter],
+      index: JOB_FILTER_SLOTS.get(filter)!,
       partitionValue: jobSlot(companyId, filter, value),
       sortKeyFrom: createdAt,
       conditions: others(filter),
     },
-    size: (JOB_TOTALS_FILTERS as readonly string[]).includes(filter)
+    size: JOB_TOTALS_FILTERS.includes(filter)
       ? () => counted(keys.countOf(collection), `${filter}#${value}`)
       : () => counted(jobValueCounterKey(companyId, filter, value)),
   }));
@@ -102,7 +81,7 @@ export async function jobQuery(
     candidates.push({ query, size: () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] }) });
   }
   const slim: CollectionQuery = { index: 'SLIM', partitionValue: collection, sortKeyFrom: createdAt, conditions };
-  if (title || city) {
+  if (scans.length) {
     // A contains filter reads the slim projection, unless an exact filter (or the cursor's walk) narrows
     // the jobs to a few whose whole items are cheaper.
     if (cursorIndex === 'SLIM' || !candidates.length) return slim;

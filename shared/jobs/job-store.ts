@@ -13,9 +13,10 @@ import { getCompanyRecord, setCompanyFields } from '#companies/company-store.js'
 import { NotFoundError } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
-import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+import { keyAttributes, partitionKeyOf } from '#platform/table.js';
 import { newEvent, outboxPut, type ServiceEvent } from '#platform/events.js';
 import { itemBytes } from '#platform/item-size.js';
+import { JOB_FILTER_SLOTS, JOB_TOTALS_FILTERS, type JobSlotFilter } from '#jobs/job-filters.js';
 import { JOB_STATUSES, REMOTE_VALUES, canonicalJson, contentOf, fingerprintOf, parseJobFeed, type JobRecord } from '#jobs/job-schema.js';
 
 // ---------------------------------------------------------------------------------------------------
@@ -29,15 +30,6 @@ const INTERNAL_ATTRIBUTES = /* @__PURE__ */ internalAttributes();
 function internalAttributes(): string[] {
   return [...keyAttributes(), 'title_lc', 'city_lc', 'index_version'];
 }
-
-/** Exact filters with a slot index of their own (docs/access-patterns.md); `external_id` has GSI2. */
-export const JOB_FILTER_SLOTS = { status: 'SLOT1', remote: 'SLOT2', language: 'SLOT3', country: 'SLOT4' } as const satisfies Record<
-  string,
-  IndexName
->;
-export type JobSlotFilter = keyof typeof JOB_FILTER_SLOTS;
-/** Slot filters whose per-value totals sit on the company's job counter item (enumerations). */
-export const JOB_TOTALS_FILTERS = ['status', 'remote'] as const;
 
 /** The partition of one exact filter value among a company's jobs (its slot index). */
 export const jobSlot = (companyId: number, filter: JobSlotFilter, value: string) =>
@@ -56,7 +48,7 @@ export function fromItem(item: Record<string, unknown>): JobRecord {
 /** The job item of a record: its keys, every index attribute and the search copies, derived from it. */
 function toItem(r: JobRecord): Record<string, unknown> {
   const slots: Record<string, string> = {};
-  for (const [filter, slot] of Object.entries(JOB_FILTER_SLOTS) as [JobSlotFilter, IndexName][]) {
+  for (const [filter, slot] of JOB_FILTER_SLOTS) {
     const value = r[filter];
     if (typeof value === 'string' && value) slots[partitionKeyOf(slot)] = jobSlot(r.company, filter, value);
   }

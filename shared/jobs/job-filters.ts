@@ -1,0 +1,56 @@
+/**
+ * The filters of `GET /jobs/`, declared once (issue 22, item 3): the planner (`job-list.ts`), the store's layout
+ * (which slots and counters a job is written to, `job-store.ts`), the OpenAPI document and the list-model test
+ * derive from this list. `serve` says how each is served (docs/access-patterns.md):
+ * - `slot`: a keys-only slot index of its own, partition `<company jobs>#<filter>=<value>`; its number of
+ *   matches on the company's job counter item (`collection`, few values) or on a counter item of its own (`own`);
+ * - `lookup`: the lookup index (GSI2, by external id);
+ * - `scan`: a case-insensitive substring of the lower-case copy SLIM carries;
+ * - `range`: on or after a date, on the collection's own created order (GSI1) or a date index.
+ */
+import type { FilterDeclaration } from '#platform/filters.js';
+import type { IndexName } from '#platform/table.js';
+import { JOB_STATUSES, REMOTE_VALUES } from '#jobs/job-schema.js';
+
+export type JobServe =
+  | { slot: IndexName; totals: 'collection' | 'own' }
+  | { lookup: 'GSI2' }
+  | { scan: 'title_lc' | 'city_lc' }
+  | { range: 'GSI1' | 'DATE1' | 'DATE2' };
+
+export const JOB_FILTER_DECLARATIONS = [
+  { name: 'external_id', kind: 'exact', value: 'string', about: "the job's ATS ID", serve: { lookup: 'GSI2' } },
+  { name: 'title', kind: 'contains', value: 'string', about: 'the title', serve: { scan: 'title_lc' } },
+  { name: 'status', kind: 'exact', value: JOB_STATUSES, about: 'the status', serve: { slot: 'SLOT1', totals: 'collection' } },
+  { name: 'remote', kind: 'exact', value: REMOTE_VALUES, about: 'the work mode', serve: { slot: 'SLOT2', totals: 'collection' } },
+  { name: 'language', kind: 'exact', value: 'string', about: 'the language', serve: { slot: 'SLOT3', totals: 'own' } },
+  { name: 'city', kind: 'contains', value: 'string', about: 'the city', serve: { scan: 'city_lc' } },
+  { name: 'country', kind: 'exact', value: 'string', about: 'the country', serve: { slot: 'SLOT4', totals: 'own' } },
+  { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'GSI1' } },
+  { name: 'updated_at', kind: 'gte', value: 'date', about: 'updated_at', serve: { range: 'DATE2' } },
+  { name: 'last_content_update_at', kind: 'gte', value: 'date', about: 'last_content_update_at', serve: { range: 'DATE1' } },
+] as const satisfies readonly FilterDeclaration<JobServe>[];
+
+type Declared = (typeof JOB_FILTER_DECLARATIONS)[number];
+type SlotDeclared = Extract<Declared, { serve: { slot: string } }>;
+export type JobSlotFilter = SlotDeclared['name'];
+export type JobScanFilter = Extract<Declared, { serve: { scan: string } }>['name'];
+
+/** The list's query parameters, in the document's order (a cursor is bound to them). */
+export const JOB_FILTERS = JOB_FILTER_DECLARATIONS.map((d) => d.name);
+
+const slotDeclarations = JOB_FILTER_DECLARATIONS.filter((d): d is SlotDeclared => 'slot' in d.serve);
+
+/** Exact filters with a slot index of their own, and the index. */
+export const JOB_FILTER_SLOTS: ReadonlyMap<JobSlotFilter, IndexName> = new Map(slotDeclarations.map((d) => [d.name, d.serve.slot]));
+/** Slot filters whose per-value totals sit on the company's job counter item (enumerations). */
+export const JOB_TOTALS_FILTERS: readonly JobSlotFilter[] = slotDeclarations
+  .filter((d) => d.serve.totals === 'collection')
+  .map((d) => d.name);
+/** Contains filters and the lower-case copy each reads. */
+export const JOB_SCAN_FILTERS: ReadonlyMap<JobScanFilter, 'title_lc' | 'city_lc'> = new Map(
+  JOB_FILTER_DECLARATIONS.filter((d): d is Extract<Declared, { serve: { scan: string } }> => 'scan' in d.serve).map((d) => [
+    d.name,
+    d.serve.scan,
+  ]),
+);
