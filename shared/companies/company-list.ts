@@ -19,8 +19,8 @@
 import { batchGetItems, primaryKeyOf, queryAll, queryItemsByKeys } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
 import { createdAtOfCollectionSort, indexKeys, keys } from '#platform/keys.js';
-import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
-import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { sortKeyOf } from '#platform/table.js';
+import { readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope, type PageRequest } from '#platform/pagination.js';
 import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
@@ -30,6 +30,7 @@ import {
   COMPANY_ORDER_INDEXES,
   COMPANY_TOTALS_FILTERS,
   companySlot,
+  companySource,
   fromItem,
   type CompanySlotFilter,
 } from '#companies/company-layout.js';
@@ -185,14 +186,9 @@ async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
   return items.map(fromItem);
 }
 
-/** Every key entry of an exact filter's slot. */
+/** Every key entry of an exact filter's slot or lookup items (each as the company's key, P241). */
 function slotKeys(query: CollectionQuery): Promise<Record<string, unknown>[]> {
-  return queryAll({
-    IndexName: query.index,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': partitionKeyOf(query.index) },
-    ExpressionAttributeValues: { ':pk': query.partitionValue },
-  });
+  return readKeys({ ...query, conditions: [] });
 }
 
 /** Companies by id, whole (one BatchGet per 100), in the order given; one gone meanwhile is left out. */
@@ -358,12 +354,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
   const ascending = !first.descending;
   const candidates: SourceCandidate[] = [...exact].map(([name, value]) => {
-    const query: CollectionQuery = {
-      index: COMPANY_FILTER_SLOTS[name],
-      partitionValue: companySlot(partnerId, name, value),
-      conditions: others(name),
-      ascending,
-    };
+    const query: CollectionQuery = { ...companySource(partnerId, name, value), conditions: others(name), ascending };
     const size = (COMPANY_TOTALS_FILTERS as readonly string[]).includes(name)
       ? () => counted(counterKey, `${name}#${String(value)}`)
       : () => countPartition({ ...query, conditions: [] });

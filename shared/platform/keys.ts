@@ -78,6 +78,12 @@ export const keys = {
   webhookId: (id: number): Key => ({ PK: `WEBHOOKID#${id}`, SK: 'WEBHOOKID' }),
   /** One delivery attempt to an endpoint, newest last; expires (a bounded history). */
   webhookAttempt: (id: number, at: string, attemptId: string): Key => ({ PK: `WEBHOOKID#${id}`, SK: `ATTEMPT#${at}#${attemptId}` }),
+  /**
+   * A lookup item (P241): a base-table item in the partition an exact filter's slot would have
+   * (`<collection>#<filter>=<value>`), sorted by its record's collection sort (`GSI1SK`), from which the
+   * record's id is read (`idOfCollectionSort`). It holds nothing else.
+   */
+  lookup: (partition: string, collectionSort: string): Key => ({ PK: partition, SK: collectionSort }),
   /** A company's magic link, found by the SHA-256 of its token (D20); the token itself is never a key. */
   magicLink: (hash: string): Key => ({ PK: `MAGICLINK#${hash}`, SK: 'MAGICLINK' }),
   /** A fixed-window attempt counter (connect page limits), expiring with its window. */
@@ -168,6 +174,12 @@ export function createdSortOfCompact(compact: string): string {
 export function createdAtOfCollectionSort(sort: string): string {
   const created = sort.includes('#') ? sort : createdSortOfCompact(sort);
   return created.slice(0, created.lastIndexOf('#'));
+}
+
+/** The id a collection sort key ends in (compact, or the long form). */
+export function idOfCollectionSort(sort: string): number {
+  const created = sort.includes('#') ? sort : createdSortOfCompact(sort);
+  return Number(created.slice(created.lastIndexOf('#') + 1));
 }
 
 /** The compact key bound of `created_at >= <iso>` (every compact key of a later or equal creation is ≥ it). */

@@ -34,7 +34,8 @@ export const tableDefinition = {
     { name: 'DUE', partitionKey: 'DUEPK', sortKey: 'DUESK', projection: 'KEYS_ONLY' },
     // Exact-filter slots: `<collection>#<filter>=<value>` in creation order (GSI1SK, the created sort), sparse
     // and keys only, so a page of one filter's matches costs its keys and the page's items (FILTER_SLOTS).
-    ...([1, 2, 3, 4, 5, 6, 7, 8] as const).map(
+    // Filters a record has at most once and often not at all are lookup items in the base table instead (P241).
+    ...([1, 2, 3, 4] as const).map(
       (n) => ({ name: `SLOT${n}`, partitionKey: `X${n}PK`, sortKey: 'GSI1SK', projection: 'KEYS_ONLY' }) as const,
     ),
     // Date ranges of a collection: `<date>#<created sort>`, keys only (DATE1: applied_at; DATE2: updated_at).
@@ -54,6 +55,12 @@ export const tableDefinition = {
 } as const;
 
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['name'];
+
+/**
+ * The base table itself as a list's source (P241): a partition of lookup items (`keys.lookup`), each sorted by
+ * its record's collection sort, read like a keys-only slot (`paged-query.ts`).
+ */
+export const TABLE = 'TABLE';
 
 /** An index's definition by name. */
 export function indexDefinition(name: IndexName): IndexDefinition & { name: IndexName } {
