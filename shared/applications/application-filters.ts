@@ -6,8 +6,8 @@
  * - `slot`: a keys-only slot index of its own, partition `<company apps>#<filter>=<value>`;
  * - `lookup`: base-table lookup items in that same partition, sorted by the application's created sort and
  *   written in the create's transaction (P241): for the filters a record has at most once and often not at all;
- * - `index`: a shared lookup index (GSI2 by e-mail);
- * - `range`: a date index of the company's collection, or its own created order (GSI1);
+ * - `index`: a shared lookup index (LOOKUP by e-mail);
+ * - `range`: a date index of the company's collection, or its own created order (COLLECTION);
  * - `totals`: where the number of matches is counted: `company` attributes of the company's application
  *   counter (few values each); `folded` there while few, else items of their own (P160); `job` values folded
  *   into their job's counter item (P181); `own` items (a job's applications); `keys` counted from the index.
@@ -19,11 +19,11 @@ import type { IndexName } from '#platform/table.js';
 export type ApplicationServe =
   | { slot: IndexName; totals: 'company' | 'folded' | 'job' | 'keys' | 'own' }
   | { lookup: true; totals: 'folded' | 'job' | 'keys' }
-  | { index: 'GSI2'; totals: 'own' | 'keys' }
-  | { range: 'DATE1' | 'DATE2' | 'GSI1' };
+  | { index: 'LOOKUP'; totals: 'own' | 'keys' }
+  | { range: 'APPLIED' | 'UPDATED' | 'COLLECTION' };
 
 export const APPLICATION_FILTER_DECLARATIONS = [
-  { name: 'email', kind: 'exact', value: 'string', about: "the applicant's e-mail address", serve: { index: 'GSI2', totals: 'keys' } },
+  { name: 'email', kind: 'exact', value: 'string', about: "the applicant's e-mail address", serve: { index: 'LOOKUP', totals: 'keys' } },
   {
     name: 'partner_application_id',
     kind: 'exact',
@@ -59,9 +59,9 @@ export const APPLICATION_FILTER_DECLARATIONS = [
   },
   { name: 'job', kind: 'exact', value: 'id', about: 'the job ID', serve: { slot: 'SLOT3', totals: 'own' } },
   { name: 'sync_status', kind: 'exact', value: SYNC_STATUSES, about: 'the ATS sync state', serve: { slot: 'SLOT1', totals: 'company' } },
-  { name: 'applied_at', kind: 'gte', value: 'date', about: 'applied_at', serve: { range: 'DATE1' } },
-  { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'GSI1' } },
-  { name: 'updated_at', kind: 'gte', value: 'date', about: 'updated_at', serve: { range: 'DATE2' } },
+  { name: 'applied_at', kind: 'gte', value: 'date', about: 'applied_at', serve: { range: 'APPLIED' } },
+  { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'COLLECTION' } },
+  { name: 'updated_at', kind: 'gte', value: 'date', about: 'updated_at', serve: { range: 'UPDATED' } },
 ] as const satisfies readonly FilterDeclaration<ApplicationServe>[];
 
 type Declared = (typeof APPLICATION_FILTER_DECLARATIONS)[number];

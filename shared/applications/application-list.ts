@@ -219,7 +219,7 @@ export async function applicationQuery(
     // of applications, fewer than a counter per address would be worth).
     const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
     const query: CollectionQuery = {
-      index: 'GSI2',
+      index: 'LOOKUP',
       partitionValue: indexKeys.applicationsByEmail(companyId, email),
       sortKeyFrom: from,
       conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
@@ -237,20 +237,20 @@ export async function applicationQuery(
     cursorIndex,
     createdAt || skipping
       ? undefined
-      : { query: { index: 'GSI1', partitionValue: collection, conditions }, total: () => readCount(collection) },
+      : { query: { index: 'COLLECTION', partitionValue: collection, conditions }, total: () => readCount(collection) },
   );
   if (chosen) return chosen;
   const dated = others('');
   if (appliedAt || updatedAt) {
-    const index = appliedAt ? 'DATE1' : 'DATE2';
+    const index = appliedAt ? 'APPLIED' : 'UPDATED';
     const answered = appliedAt ? 'applied_at' : 'updated_at';
     const rest = dated.filter((c) => c.attr !== answered);
     if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
     const range: CollectionQuery = { index, partitionValue: collection, sortKeyFrom: appliedAt ?? updatedAt, conditions: rest };
-    const walk: CollectionQuery = { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated };
+    const walk: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated };
     return (await broadDateWalk(range, walk, () => readCount(collection), { cursorIndex, skipping })) ?? range;
   }
-  return { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
+  return { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
 }
 
 /** A list that matches nothing: a slot partition no application is in (no partner has id 0). */

@@ -34,7 +34,7 @@ function internalAttributes(): string[] {
 
 /**
  * Exact filters with a slot index of their own (docs/access-patterns.md): a page of one filter's matches
- * reads its keys and the page's items. `email` has GSI2; `job` has SLOT3 since P238 (GSI3 before; the agency
+ * reads its keys and the page's items. `email` has LOOKUP; `job` has SLOT3 since P238 (GSI3 before; the agency
  * slot it took is gone since P236).
  */
 export const APPLICATION_FILTER_SLOTS = {
@@ -249,7 +249,7 @@ export async function syncDueIds(shard: number, before: string, limit: number): 
 }
 
 /**
- * Retention's walk (D10, P233): a company's applications oldest first on GSI1 (its collection, compact keys, P235),
+ * Retention's walk (D10, P233): a company's applications oldest first on COLLECTION (its collection, compact keys, P235),
  * from where the last run stopped (`retentionMark`) to those created before `createdBefore`. Applications are
  * created with the service's clock, so none is ever created behind the mark, which trails it by 180 days.
  */
@@ -263,7 +263,7 @@ export async function personalDataDue(
   const out = await db().send(
     new QueryCommand({
       TableName: config().tableName,
-      IndexName: 'GSI1',
+      IndexName: 'COLLECTION',
       KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :before',
       ExpressionAttributeValues: { ':pk': indexKeys.companyApplications(companyId), ':from': from, ':before': compactFrom(createdBefore) },
       Limit: limit,

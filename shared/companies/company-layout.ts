@@ -36,10 +36,10 @@ export type CompanySlotFilter = keyof typeof COMPANY_FILTER_SLOTS | (typeof COMP
 export const COMPANY_TOTALS_FILTERS = ['status', 'ats', 'candidate_sync_active', 'job_sync_active'] as const;
 
 /**
- * Orderings other than `created_at` (which is GSI1's own sort key): a keys-only index of the partner's
+ * Orderings other than `created_at` (which is COLLECTION's own sort key): a keys-only index of the partner's
  * company collection whose sort key is the list order, ties broken by id.
  */
-export const COMPANY_ORDER_INDEXES = { name: 'DATE1', updated_at: 'DATE2', status: 'DUE' } as const satisfies Record<string, IndexName>;
+export const COMPANY_ORDER_INDEXES = { name: 'APPLIED', updated_at: 'UPDATED', status: 'DUE' } as const satisfies Record<string, IndexName>;
 
 /** Bytes of the lower-case name the name ordering sorts by (a GSI sort key holds at most 1 KB; ≥ 255 characters of a name in a script of 1–3 bytes a character). */
 const NAME_SORT_BYTES = 900;
@@ -121,7 +121,7 @@ export function companyNameSort(name: string, id: number): string {
 }
 
 /**
- * The sort keys of the name, `updated_at` and `status` orderings (DATE1, DATE2, DUE), compact (P182): a skip
+ * The sort keys of the name, `updated_at` and `status` orderings (APPLIED, UPDATED, DUE), compact (P182): a skip
  * reads them as keys, so their size is its cost. `updated_at` as the compact created sort (base-36 ms and id,
  * as KSK), the status with the id in base 36.
  */
@@ -184,8 +184,8 @@ export function companyCounterMove(old: CompanyRecord | undefined, next: Company
 }
 
 /**
- * A new company's item: its key, its place in the partner's collection (GSI1) and among all companies
- * (GSI2, the job import's fan-out), every list-index attribute, and the record.
+ * A new company's item: its key, its place in the partner's collection (COLLECTION) and among all companies
+ * (LOOKUP, the job import's fan-out), every list-index attribute, and the record.
  */
 export function newCompanyItem(c: CompanyRecord): Record<string, unknown> {
   return {

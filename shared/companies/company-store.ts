@@ -44,9 +44,9 @@ export async function requireCompany(id: number): Promise<CompanyRecord> {
   return company;
 }
 
-/** Every company's entry: GSI2's partition `COMPANIES`, keys only (P195), 0.5 units per ~100 companies. */
+/** Every company's entry: LOOKUP's partition `COMPANIES`, keys only (P195), 0.5 units per ~100 companies. */
 const allCompaniesQuery = () => ({
-  IndexName: 'GSI2',
+  IndexName: 'LOOKUP',
   KeyConditionExpression: 'GSI2PK = :pk',
   ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
 });

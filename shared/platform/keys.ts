@@ -95,17 +95,17 @@ export const keys = {
 /** The partition key prefix of outbox items (the stream filter of the relay selects on it). */
 export const OUTBOX_PREFIX = 'OUTBOX#';
 
-/** Index keys: a collection ordered by creation time (GSI1) and exact lookups (GSI2). */
+/** Index keys: a collection ordered by creation time (COLLECTION) and exact lookups (LOOKUP). */
 export const indexKeys = {
   partnerCompanies: (partnerId: number) => `PARTNER#${partnerId}#COMPANIES`,
   companyJobs: (companyId: number) => `COMPANY#${companyId}#JOBS`,
-  /** Every company, in creation order (GSI2): the scheduled job import walks it (a few thousand small items at most). */
+  /** Every company, in creation order (LOOKUP): the scheduled job import walks it (a few thousand small items at most). */
   allCompanies: () => 'COMPANIES',
-  /** Every webhook endpoint, in creation order (GSI1): `webhook list` without a partner. */
+  /** Every webhook endpoint, in creation order (COLLECTION): `webhook list` without a partner. */
   allWebhooks: () => 'WEBHOOKS',
   createdSort: (createdAt: string, id: number) => `${createdAt}#${pad(id)}`,
   /**
-   * The creation order every collection index sorts by (GSI1SK, shared by GSI2, SLIM and the slots, P200):
+   * The creation order every collection index sorts by (GSI1SK, shared by LOOKUP, SLIM and the slots, P200):
    * the created sort in its compact form (P235), 20 characters.
    */
   collectionSort: (createdAt: string, id: number) => {

@@ -75,7 +75,7 @@ export type SourceKind = 'items' | 'keys' | 'slim' | 'dateRange';
 
 /** Index sort keys that hold `<date>#<created sort>` rather than the created sort itself. */
 const DATE_SORT_KEYS = new Set(['D1SK', 'D2SK']);
-/** The sort key of every index in creation order (GSI1, GSI2, SLIM, the slots): compact since P235. */
+/** The sort key of every index in creation order (COLLECTION, LOOKUP, SLIM, the slots): compact since P235. */
 const COLLECTION_SORT_KEY = 'GSI1SK';
 
 /** A source's keys and projection: an index's, or the base table's (whose lookup items are keys only). */
@@ -344,7 +344,7 @@ async function intersectKeys(query: CollectionQuery, pageSize: number, read: Ite
 async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): Promise<Record<string, unknown> | undefined> {
   const unfiltered = !query.conditions.length;
   if (unfiltered && kind === 'keys') {
-    // Keys only: a slot, or a collection on GSI1, compact since P235.
+    // Keys only: a slot, or a collection on COLLECTION, compact since P235.
     const input = baseInput(query);
     let remaining = skip;
     let exclusiveStartKey: Record<string, unknown> | undefined;

@@ -306,15 +306,15 @@ describe('data', () => {
     );
     // Issue 22: at most 10 indexes, each named for what it serves (P241).
     expect(table.Properties.GlobalSecondaryIndexes.map((i: { IndexName: string }) => i.IndexName)).toEqual([
-      'GSI1',
-      'GSI2',
+      'COLLECTION',
+      'LOOKUP',
       'DUE',
       'SLOT1',
       'SLOT2',
       'SLOT3',
       'SLOT4',
-      'DATE1',
-      'DATE2',
+      'APPLIED',
+      'UPDATED',
       'SLIM',
     ]);
     for (const attribute of table.Properties.AttributeDefinitions) expect(attribute.AttributeType).toBe('S');

@@ -277,7 +277,7 @@ test('a date >= filter matching most records: counted as keys on page 1, then ev
   expect(big.first.body.count).toBe(BIG);
   expect([...ids(big.first), ...ids(big.second)]).toEqual(shops.big.allIds.slice(0, 20));
   expect(big.second.body.count).toBe(BIG);
-  // Page 1 counts the range's keys (~1.3 units per 100 on DATE1) and reads about the page.
+  // Page 1 counts the range's keys (~1.3 units per 100 on APPLIED) and reads about the page.
   expect(cost(big.first).units).toBeLessThanOrEqual((BIG / 100) * 1.5 + 10);
   // A next page reads the page (and what the filter passes), the same at ten times the size.
   expect(cost(big.second).units).toBeLessThanOrEqual(10);
@@ -301,7 +301,7 @@ test('a broad date count reads the keys before its bound, not its matches: the s
   expect(after.body.count).toBe(0);
 });
 
-// Skips read keys only. An unfiltered skip reads GSI1's keys, its sort the compact created sort (P235, ~75 bytes
+// Skips read keys only. An unfiltered skip reads COLLECTION's keys, its sort the compact created sort (P235, ~75 bytes
 // an entry): the issue's 1 unit per 100 records. A slot's keys carry the same sort and the slot's partition
 // value (~95 bytes since P235, ~115 before): ≤ 1.5 per 100.
 const SKIP_UNITS_PER_100 = 1;
@@ -547,7 +547,7 @@ describe('companies: exact filters, totals, orderings and contains cost the page
       // The company's own write moves into the transaction with it (2 units a KB instead of 1): 3 in all.
       // MISSES issue 11's targets (a rename ≤ 3 units more than a city change, ≤ 8 in all) on DynamoDB's own
       // accounting, which counts the index entries a rename moves (the name orderings, the slim projection,
-      // the search shard), transactions priced by AWS's formula (P188): measured 5 more, 12 in all since GSI1 holds keys only (P234)
+      // the search shard), transactions priced by AWS's formula (P188): measured 5 more, 12 in all since COLLECTION holds keys only (P234)
       // (docs/benchmarks.md, "Targets missed"). Issue 22 redesigns against this (a rename ≤ 10 WCU).
       expect({ city, renamed }).toEqual({
         city: { units: 7, calls: 4, read: 3, write: 4 },
