@@ -1,8 +1,8 @@
 /**
  * The yardstick "reading every member of a collection once" of list-capacity and bench:scale: the cheapest way
- * the table allows, since GSI1 holds keys only (P234). A company's jobs share a base-table partition and are read
+ * the table allows, since COLLECTION holds keys only (P234). A company's jobs share a base-table partition and are read
  * by one Query of it; applications and companies (each in a partition of its own) are read by key, 0.5 units per
- * 4 KB of each item, their keys taken from GSI1.
+ * 4 KB of each item, their keys taken from COLLECTION.
  */
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
@@ -21,7 +21,7 @@ export async function unitsToReadOnce(partition: string): Promise<number> {
               KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
               ExpressionAttributeValues: { ':pk': `COMPANY#${jobs[1]}`, ':job': 'JOB#' },
             }
-          : { IndexName: 'GSI1', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': partition } }),
+          : { IndexName: 'COLLECTION', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': partition } }),
         ExclusiveStartKey: start,
         ReturnConsumedCapacity: 'TOTAL',
       }),

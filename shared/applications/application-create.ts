@@ -27,7 +27,7 @@ import {
   jobCounterKey,
   registerJobValues,
 } from '#applications/application-counters.js';
-import { toApplicationItem } from '#applications/application-store.js';
+import { applicationLookupItems, toApplicationItem } from '#applications/application-store.js';
 import { MAX_APPLICATION_BYTES, type ApplicationIn, type ApplicationRecord } from '#applications/applications.js';
 import { batchGetItems, batchPut, primaryKeyOf } from '#platform/batch.js';
 import { loadApplicationInValidator } from '#generated/applications-validators.js';
@@ -177,7 +177,7 @@ export function newApplicationRecord(a: {
  * so the counters are not in the items' transaction. No attachments, queue hand-off or events.
  */
 export async function seedApplications(records: ApplicationRecord[]): Promise<void> {
-  await batchPut(records.map(toApplicationItem));
+  await batchPut(records.flatMap((r) => [toApplicationItem(r), ...applicationLookupItems(r)]));
   const sums = new Map<string, { key: { PK: string; SK: string }; amounts: Map<string, number> }>();
   const folds = new Map<number, CounterFold>();
   // Each job's counter item, read once, takes the job values folded into it (P181).
@@ -294,6 +294,8 @@ export async function createApplication(
       new TransactWriteCommand({
         TransactItems: [
           { Put: { TableName: config().tableName, Item: toApplicationItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
+          // Its lookup items, one per partner id it has (P241).
+          ...applicationLookupItems(record).map((Item) => ({ Put: { TableName: config().tableName, Item } })),
           // Every total the application counts in moves in the same transaction (docs/access-patterns.md).
           ...counters,
           // Its objects stop being pending uploads (which the reconciler would delete) in the same commit.

@@ -4,8 +4,10 @@
  * document and the list-model test all derive from this list. `serve` says how each is served
  * (docs/access-patterns.md):
  * - `slot`: a keys-only slot index of its own, partition `<company apps>#<filter>=<value>`;
- * - `index`: a shared lookup index (GSI2 by e-mail);
- * - `range`: a date index of the company's collection, or its own created order (GSI1);
+ * - `lookup`: base-table lookup items in that same partition, sorted by the application's created sort and
+ *   written in the create's transaction (P241): for the filters a record has at most once and often not at all;
+ * - `index`: a shared lookup index (LOOKUP by e-mail);
+ * - `range`: a date index of the company's collection, or its own created order (COLLECTION);
  * - `totals`: where the number of matches is counted: `company` attributes of the company's application
  *   counter (few values each); `folded` there while few, else items of their own (P160); `job` values folded
  *   into their job's counter item (P181); `own` items (a job's applications); `keys` counted from the index.
@@ -16,19 +18,20 @@ import type { IndexName } from '#platform/table.js';
 
 export type ApplicationServe =
   | { slot: IndexName; totals: 'company' | 'folded' | 'job' | 'keys' | 'own' }
-  | { index: 'GSI2'; totals: 'own' | 'keys' }
-  | { range: 'DATE1' | 'DATE2' | 'GSI1' };
+  | { lookup: true; totals: 'folded' | 'job' | 'keys' }
+  | { index: 'LOOKUP'; totals: 'own' | 'keys' }
+  | { range: 'APPLIED' | 'UPDATED' | 'COLLECTION' };
 
 export const APPLICATION_FILTER_DECLARATIONS = [
-  { name: 'email', kind: 'exact', value: 'string', about: "the applicant's e-mail address", serve: { index: 'GSI2', totals: 'keys' } },
+  { name: 'email', kind: 'exact', value: 'string', about: "the applicant's e-mail address", serve: { index: 'LOOKUP', totals: 'keys' } },
   {
     name: 'partner_application_id',
     kind: 'exact',
     value: 'string',
     about: '`partner_application_id`',
-    serve: { slot: 'SLOT5', totals: 'keys' },
+    serve: { lookup: true, totals: 'keys' },
   },
-  { name: 'partner_job_id', kind: 'exact', value: 'string', about: '`partner_job_id`', serve: { slot: 'SLOT6', totals: 'job' } },
+  { name: 'partner_job_id', kind: 'exact', value: 'string', about: '`partner_job_id`', serve: { lookup: true, totals: 'job' } },
   {
     name: 'partner',
     kind: 'exact',
@@ -44,7 +47,7 @@ export const APPLICATION_FILTER_DECLARATIONS = [
     // The partner's slot and total: `agency=X` is `partner=X` for an agency X, nothing otherwise (P236).
     serve: { slot: 'SLOT2', totals: 'company' },
   },
-  { name: 'agency_job_id', kind: 'exact', value: 'string', about: '`agency_job_id`', serve: { slot: 'SLOT8', totals: 'job' } },
+  { name: 'agency_job_id', kind: 'exact', value: 'string', about: '`agency_job_id`', serve: { lookup: true, totals: 'job' } },
   { name: 'channel', kind: 'exact', value: 'string', about: '`channel`', serve: { slot: 'SLOT4', totals: 'folded' } },
   // After `channel`: the fold places channel values on the company's counter first (P160).
   {
@@ -52,18 +55,20 @@ export const APPLICATION_FILTER_DECLARATIONS = [
     kind: 'exact',
     value: 'string',
     about: '`partner_company_id`',
-    serve: { slot: 'SLOT7', totals: 'folded' },
+    serve: { lookup: true, totals: 'folded' },
   },
   { name: 'job', kind: 'exact', value: 'id', about: 'the job ID', serve: { slot: 'SLOT3', totals: 'own' } },
   { name: 'sync_status', kind: 'exact', value: SYNC_STATUSES, about: 'the ATS sync state', serve: { slot: 'SLOT1', totals: 'company' } },
-  { name: 'applied_at', kind: 'gte', value: 'date', about: 'applied_at', serve: { range: 'DATE1' } },
-  { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'GSI1' } },
-  { name: 'updated_at', kind: 'gte', value: 'date', about: 'updated_at', serve: { range: 'DATE2' } },
+  { name: 'applied_at', kind: 'gte', value: 'date', about: 'applied_at', serve: { range: 'APPLIED' } },
+  { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'COLLECTION' } },
+  { name: 'updated_at', kind: 'gte', value: 'date', about: 'updated_at', serve: { range: 'UPDATED' } },
 ] as const satisfies readonly FilterDeclaration<ApplicationServe>[];
 
 type Declared = (typeof APPLICATION_FILTER_DECLARATIONS)[number];
 /** The filters with a slot of their own. */
 export type SlotFilter = Extract<Declared, { serve: { slot: string } }>['name'];
+/** The filters served by lookup items (P241). */
+export type LookupFilter = Extract<Declared, { serve: { lookup: true } }>['name'];
 type Totals<T extends string> = Extract<Declared, { serve: { totals: T } }>['name'];
 
 export const APPLICATION_FILTERS = APPLICATION_FILTER_DECLARATIONS.map((d) => d.name);
@@ -86,8 +91,10 @@ export const FOLDED_FILTERS = namesWith('folded');
 export const JOB_VALUE_FILTERS = namesWith('job');
 /** Totals on counter items of their own: the job, and the folded filters beyond the fold. */
 export const COUNTED_FILTERS = [...namesWith('own'), ...FOLDED_FILTERS];
+/** The filters served by lookup items (P241). */
+export const LOOKUP_FILTERS = having((d): d is Extract<Declared, { serve: { lookup: true } }> => 'lookup' in d.serve).map((d) => d.name);
 /** Filters whose complement is readable: every value enumerable from the company's counter item (P177). */
-export const COMPLEMENT_FILTERS: readonly SlotFilter[] = [...TOTALS_FILTERS, ...FOLDED_FILTERS];
+export const COMPLEMENT_FILTERS: readonly (SlotFilter | LookupFilter)[] = [...TOTALS_FILTERS, ...FOLDED_FILTERS];
 
 export type CountedFilter = (typeof TOTALS_FILTERS)[number] | (typeof COUNTED_FILTERS)[number];
 export type JobValueFilter = (typeof JOB_VALUE_FILTERS)[number];

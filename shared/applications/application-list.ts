@@ -21,9 +21,10 @@ import {
 import {
   APPLICATION_FILTER_SLOTS,
   applicationSlot,
+  applicationSource,
   fromApplicationItem,
   getApplicationRecord,
-  type SlotFilter,
+  type ExactFilter,
 } from '#applications/application-store.js';
 import { ANONYMIZATION_AGE_DAYS, SYNC_STATUSES, toApplication } from '#applications/applications.js';
 import { now } from '#platform/clock.js';
@@ -149,7 +150,7 @@ export async function applicationQuery(
   const appliedAt = dateParam(q, 'applied_at');
   const createdAt = dateParam(q, 'created_at');
   const updatedAt = dateParam(q, 'updated_at');
-  const exact = new Map<SlotFilter, string | number>();
+  const exact = new Map<ExactFilter, string | number>();
   for (const name of ['partner_application_id', 'partner_job_id', 'partner_company_id', 'agency_job_id', 'channel'] as const) {
     const value = stringParam(q, name);
     if (value !== undefined) exact.set(name, value);
@@ -187,12 +188,7 @@ export async function applicationQuery(
   ]);
   const candidates: SourceCandidate[] = [];
   for (const [filter, value] of exact) {
-    const query: CollectionQuery = {
-      index: APPLICATION_FILTER_SLOTS[filter],
-      partitionValue: applicationSlot(companyId, filter, value),
-      sortKeyFrom: createdAt,
-      conditions: others(filter),
-    };
+    const query: CollectionQuery = { ...applicationSource(companyId, filter, value), sortKeyFrom: createdAt, conditions: others(filter) };
     if ((TOTALS_FILTERS as readonly string[]).includes(filter)) {
       candidates.push({ query, size: () => counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value)) });
     } else if ((FOLDED_FILTERS as readonly string[]).includes(filter)) {
@@ -223,7 +219,7 @@ export async function applicationQuery(
     // of applications, fewer than a counter per address would be worth).
     const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
     const query: CollectionQuery = {
-      index: 'GSI2',
+      index: 'LOOKUP',
       partitionValue: indexKeys.applicationsByEmail(companyId, email),
       sortKeyFrom: from,
       conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
@@ -241,20 +237,20 @@ export async function applicationQuery(
     cursorIndex,
     createdAt || skipping
       ? undefined
-      : { query: { index: 'GSI1', partitionValue: collection, conditions }, total: () => readCount(collection) },
+      : { query: { index: 'COLLECTION', partitionValue: collection, conditions }, total: () => readCount(collection) },
   );
   if (chosen) return chosen;
   const dated = others('');
   if (appliedAt || updatedAt) {
-    const index = appliedAt ? 'DATE1' : 'DATE2';
+    const index = appliedAt ? 'APPLIED' : 'UPDATED';
     const answered = appliedAt ? 'applied_at' : 'updated_at';
     const rest = dated.filter((c) => c.attr !== answered);
     if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
     const range: CollectionQuery = { index, partitionValue: collection, sortKeyFrom: appliedAt ?? updatedAt, conditions: rest };
-    const walk: CollectionQuery = { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated };
+    const walk: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated };
     return (await broadDateWalk(range, walk, () => readCount(collection), { cursorIndex, skipping })) ?? range;
   }
-  return { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
+  return { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
 }
 
 /** A list that matches nothing: a slot partition no application is in (no partner has id 0). */
@@ -292,7 +288,7 @@ async function jobValueTotal(
  */
 async function complementQuery(
   companyId: number,
-  exact: Map<SlotFilter, string | number>,
+  exact: Map<ExactFilter, string | number>,
   candidates: SourceCandidate[],
   counted: ReturnType<typeof counterReader>,
 ): Promise<CollectionQuery | undefined> {
@@ -306,15 +302,13 @@ async function complementQuery(
   const outside = sizes.reduce((sum, size) => sum + Math.max(0, total - size), 0);
   if (outside >= sizes[smallest]) return undefined;
   const complements: (Complement & { unreadable: boolean })[] = filters.map(([filter, value], i) => {
-    const index = APPLICATION_FILTER_SLOTS[filter];
     const partitions: CollectionQuery[] = [];
     let valued = 0;
     for (const [attribute, amount] of Object.entries(counter)) {
       if (!attribute.startsWith(`${filter}#`) || typeof amount !== 'number') continue;
       valued += amount;
       const other = attribute.slice(filter.length + 1);
-      if (other !== String(value) && amount > 0)
-        partitions.push({ index, partitionValue: applicationSlot(companyId, filter, other), conditions: [] });
+      if (other !== String(value) && amount > 0) partitions.push({ ...applicationSource(companyId, filter, other), conditions: [] });
     }
     return { partitions, size: Math.max(0, total - sizes[i]), unreadable: total > valued };
   });

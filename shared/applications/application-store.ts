@@ -1,8 +1,8 @@
 /**
  * The application store (issue 22, item 3): the layout of application items and their named writes.
  * The layout derives every key and index attribute from the record (`toApplicationItem`: the collections,
- * the e-mail and job lookups, the exact-filter slots with their absent slots, the date sorts, the
- * personal-data and sync-due indexes); the reads return records (`fromApplicationItem`); the later writes are
+ * the e-mail and job lookups, the exact-filter slots, the date sorts, the sync-due index; and the lookup items
+ * of the partner ids, `applicationLookupItems`); the reads return records (`fromApplicationItem`); the later writes are
  * named operations: a status move with its event sequence step, the sync-due index the sweeper reads, and
  * retention's purge. The counters an application counts in are `application-counters.ts`. The sync worker,
  * the external-apply follow-up, retention, the presentation, the list and the create name no index attribute
@@ -14,7 +14,8 @@ import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { sequenceStep } from '#platform/events.js';
 import { collections, compactFrom, indexKeys, keys } from '#platform/keys.js';
-import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+import type { CollectionQuery } from '#platform/paged-query.js';
+import { TABLE, keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Layout
@@ -33,7 +34,7 @@ function internalAttributes(): string[] {
 
 /**
  * Exact filters with a slot index of their own (docs/access-patterns.md): a page of one filter's matches
- * reads its keys and the page's items. `email` has GSI2; `job` has SLOT3 since P238 (GSI3 before; the agency
+ * reads its keys and the page's items. `email` has LOOKUP; `job` has SLOT3 since P238 (GSI3 before; the agency
  * slot it took is gone since P236).
  */
 export const APPLICATION_FILTER_SLOTS = {
@@ -41,19 +42,48 @@ export const APPLICATION_FILTER_SLOTS = {
   partner: 'SLOT2',
   job: 'SLOT3',
   channel: 'SLOT4',
-  partner_application_id: 'SLOT5',
-  partner_job_id: 'SLOT6',
-  partner_company_id: 'SLOT7',
-  agency_job_id: 'SLOT8',
 } as const satisfies Record<string, IndexName>;
 export type SlotFilter = keyof typeof APPLICATION_FILTER_SLOTS;
 
-/** A filter's value on the record (a slot filter's, or the job's for its counter). */
-export const filterValue = (r: ApplicationRecord, filter: SlotFilter | 'job') => r[filter] as string | number | null | undefined;
+/**
+ * Exact filters served by lookup items (P241; SLOT5–SLOT8 before): values a record has at most once and often
+ * not at all, which never change after the create. Each is a base-table item in the partition its slot had,
+ * sorted by the application's `GSI1SK`, written in the create's transaction. Retention leaves them (they hold
+ * the partner's id value only, which the record keeps, and the totals still count the record).
+ */
+export const APPLICATION_LOOKUPS = ['partner_application_id', 'partner_job_id', 'partner_company_id', 'agency_job_id'] as const;
+export type LookupFilter = (typeof APPLICATION_LOOKUPS)[number];
+/** Every exact filter with a partition of its own: a slot's, or lookup items'. */
+export type ExactFilter = SlotFilter | LookupFilter;
 
-/** The slot partition of one filter value in a company's applications. */
-export function applicationSlot(companyId: number, filter: SlotFilter, value: string | number): string {
+/** A filter's value on the record (an exact filter's, or the job's for its counter). */
+export const filterValue = (r: ApplicationRecord, filter: ExactFilter | 'job') => r[filter] as string | number | null | undefined;
+
+/** The partition of one filter value in a company's applications (a slot's, or lookup items'). */
+export function applicationSlot(companyId: number, filter: ExactFilter, value: string | number): string {
   return indexKeys.filterSlot(collections.companyApplications(companyId), filter, value);
+}
+
+const isLookup = (filter: string): filter is LookupFilter => (APPLICATION_LOOKUPS as readonly string[]).includes(filter);
+
+/** Where a list reads one filter value's applications, in creation order: its slot, or its lookup items. */
+export function applicationSource(
+  companyId: number,
+  filter: ExactFilter,
+  value: string | number,
+): Pick<CollectionQuery, 'index' | 'partitionValue' | 'lookup'> {
+  const partitionValue = applicationSlot(companyId, filter, value);
+  if (!isLookup(filter)) return { index: APPLICATION_FILTER_SLOTS[filter], partitionValue };
+  return { index: TABLE, partitionValue, lookup: { name: filter, itemKey: keys.application } };
+}
+
+/** The lookup items of a record (P241): one per lookup filter it has a value of. */
+export function applicationLookupItems(r: ApplicationRecord): Record<string, unknown>[] {
+  const sort = indexKeys.collectionSort(r.created_at, r.id);
+  return APPLICATION_LOOKUPS.flatMap((filter) => {
+    const value = filterValue(r, filter);
+    return value === null || value === undefined ? [] : [keys.lookup(applicationSlot(r.company, filter, value), sort)];
+  });
 }
 
 /** The index attributes that follow `updated_at`: every write that moves it sets these too. */
@@ -219,7 +249,7 @@ export async function syncDueIds(shard: number, before: string, limit: number): 
 }
 
 /**
- * Retention's walk (D10, P233): a company's applications oldest first on GSI1 (its collection, compact keys, P235),
+ * Retention's walk (D10, P233): a company's applications oldest first on COLLECTION (its collection, compact keys, P235),
  * from where the last run stopped (`retentionMark`) to those created before `createdBefore`. Applications are
  * created with the service's clock, so none is ever created behind the mark, which trails it by 180 days.
  */
@@ -233,7 +263,7 @@ export async function personalDataDue(
   const out = await db().send(
     new QueryCommand({
       TableName: config().tableName,
-      IndexName: 'GSI1',
+      IndexName: 'COLLECTION',
       KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK BETWEEN :from AND :before',
       ExpressionAttributeValues: { ':pk': indexKeys.companyApplications(companyId), ':from': from, ':before': compactFrom(createdBefore) },
       Limit: limit,

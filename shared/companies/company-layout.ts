@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import { counterAdd } from '#platform/counts.js';
 import { compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
-import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+import type { CollectionQuery } from '#platform/paged-query.js';
+import { TABLE, keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 import { companySearchText } from '#companies/company-search.js';
 import { syncActive, type CompanyRecord } from '#companies/company-schema.js';
 
@@ -19,20 +20,26 @@ export const COMPANY_INDEX_VERSION = 1;
 export const COMPANY_FILTER_SLOTS = {
   status: 'SLOT1',
   ats: 'SLOT2',
-  partner_company_id: 'SLOT3',
+  // SLOT5 until P241, when `partner_company_id` left SLOT3 for lookup items.
+  job_sync_active: 'SLOT3',
   candidate_sync_active: 'SLOT4',
-  job_sync_active: 'SLOT5',
 } as const satisfies Record<string, IndexName>;
-export type CompanySlotFilter = keyof typeof COMPANY_FILTER_SLOTS;
+/**
+ * `partner_company_id`, which a company has at most once and often not at all, is a lookup item (P241): a
+ * base-table item in the partition its slot had, sorted by the company's `GSI1SK`, written, moved and deleted
+ * with the company.
+ */
+export const COMPANY_LOOKUPS = ['partner_company_id'] as const;
+export type CompanySlotFilter = keyof typeof COMPANY_FILTER_SLOTS | (typeof COMPANY_LOOKUPS)[number];
 
 /** Slot filters whose per-value totals sit on the partner's company counter item (bounded values). */
 export const COMPANY_TOTALS_FILTERS = ['status', 'ats', 'candidate_sync_active', 'job_sync_active'] as const;
 
 /**
- * Orderings other than `created_at` (which is GSI1's own sort key): a keys-only index of the partner's
+ * Orderings other than `created_at` (which is COLLECTION's own sort key): a keys-only index of the partner's
  * company collection whose sort key is the list order, ties broken by id.
  */
-export const COMPANY_ORDER_INDEXES = { name: 'DATE1', updated_at: 'DATE2', status: 'DUE' } as const satisfies Record<string, IndexName>;
+export const COMPANY_ORDER_INDEXES = { name: 'APPLIED', updated_at: 'UPDATED', status: 'DUE' } as const satisfies Record<string, IndexName>;
 
 /** Bytes of the lower-case name the name ordering sorts by (a GSI sort key holds at most 1 KB; ≥ 255 characters of a name in a script of 1–3 bytes a character). */
 const NAME_SORT_BYTES = 900;
@@ -58,6 +65,25 @@ export function companySlot(partnerId: number, filter: CompanySlotFilter, value:
   const text = String(value);
   const keyed = Buffer.byteLength(text) > 512 ? `sha256:${createHash('sha256').update(text).digest('hex')}` : text;
   return indexKeys.filterSlot(indexKeys.partnerCompanies(partnerId), filter, keyed);
+}
+
+/** Where a list reads one filter value's companies, in creation order: its slot, or its lookup items. */
+export function companySource(
+  partnerId: number,
+  filter: CompanySlotFilter,
+  value: string | boolean,
+): Pick<CollectionQuery, 'index' | 'partitionValue' | 'lookup'> {
+  const partitionValue = companySlot(partnerId, filter, value);
+  if (filter === 'partner_company_id') return { index: TABLE, partitionValue, lookup: { name: filter, itemKey: keys.company } };
+  return { index: COMPANY_FILTER_SLOTS[filter], partitionValue };
+}
+
+/** A company's lookup items (P241): one per lookup filter it has a value of. */
+export function companyLookupItems(c: CompanyRecord): Record<string, unknown>[] {
+  return COMPANY_LOOKUPS.flatMap((filter) => {
+    const value = companyFilterValue(c, filter);
+    return value === undefined ? [] : [keys.lookup(companySlot(c.partner, filter, value), indexKeys.collectionSort(c.created_at, c.id))];
+  });
 }
 
 /** The value a company has for a slot filter (derived for the two sync flags, D15); undefined when it has none. */
@@ -95,7 +121,7 @@ export function companyNameSort(name: string, id: number): string {
 }
 
 /**
- * The sort keys of the name, `updated_at` and `status` orderings (DATE1, DATE2, DUE), compact (P182): a skip
+ * The sort keys of the name, `updated_at` and `status` orderings (APPLIED, UPDATED, DUE), compact (P182): a skip
  * reads them as keys, so their size is its cost. `updated_at` as the compact created sort (base-36 ms and id,
  * as KSK), the status with the id in base 36.
  */
@@ -158,8 +184,8 @@ export function companyCounterMove(old: CompanyRecord | undefined, next: Company
 }
 
 /**
- * A new company's item: its key, its place in the partner's collection (GSI1) and among all companies
- * (GSI2, the job import's fan-out), every list-index attribute, and the record.
+ * A new company's item: its key, its place in the partner's collection (COLLECTION) and among all companies
+ * (LOOKUP, the job import's fan-out), every list-index attribute, and the record.
  */
 export function newCompanyItem(c: CompanyRecord): Record<string, unknown> {
   return {

@@ -2,10 +2,10 @@
  * The company list (GET /companies/) on indexes, counters and cursors (issue 11, docs/access-patterns.md,
  * "Companies"): a page costs the page, not the partner's whole company list.
  *
- * - `created_at` ordering (the default, either way): the partner's collection (GSI1), or the slot of the most
+ * - `created_at` ordering (the default, either way): the partner's collection (COLLECTION), or the slot of the most
  *   selective exact filter, walked with a cursor like the jobs list;
- * - `name`, `status`, `updated_at` ordering: a keys-only index whose sort key is that order (DATE1, DUE,
- *   DATE2); a filter matching many companies is applied in memory while walking it, a filter matching few is
+ * - `name`, `status`, `updated_at` ordering: a keys-only index whose sort key is that order (APPLIED, DUE,
+ *   UPDATED); a filter matching many companies is applied in memory while walking it, a filter matching few is
  *   read whole (its slot) and sorted in memory;
  * - `name` and `search` (contains): the slim projection (lower-case name and search text, status, dates)
  *   scanned once, sorted in memory, and only the page's items read;
@@ -19,8 +19,8 @@
 import { batchGetItems, primaryKeyOf, queryAll, queryItemsByKeys } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
 import { createdAtOfCollectionSort, indexKeys, keys } from '#platform/keys.js';
-import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
-import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { sortKeyOf } from '#platform/table.js';
+import { readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope, type PageRequest } from '#platform/pagination.js';
 import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
@@ -30,6 +30,7 @@ import {
   COMPANY_ORDER_INDEXES,
   COMPANY_TOTALS_FILTERS,
   companySlot,
+  companySource,
   fromItem,
   type CompanySlotFilter,
 } from '#companies/company-layout.js';
@@ -175,24 +176,19 @@ async function inMemory(candidates: Promise<CompanyRecord[]>, filter: CompanyFil
   return { count: matching.length, page: matching.slice(start, start + request.pageSize) };
 }
 
-/** Every company of a partner, whole (GSI1's keys, then the items by key, P234): only for what no index serves. */
+/** Every company of a partner, whole (COLLECTION's keys, then the items by key, P234): only for what no index serves. */
 async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
   const items = await queryItemsByKeys({
-    IndexName: 'GSI1',
+    IndexName: 'COLLECTION',
     KeyConditionExpression: 'GSI1PK = :pk',
     ExpressionAttributeValues: { ':pk': indexKeys.partnerCompanies(partnerId) },
   });
   return items.map(fromItem);
 }
 
-/** Every key entry of an exact filter's slot. */
+/** Every key entry of an exact filter's slot or lookup items (each as the company's key, P241). */
 function slotKeys(query: CollectionQuery): Promise<Record<string, unknown>[]> {
-  return queryAll({
-    IndexName: query.index,
-    KeyConditionExpression: '#pk = :pk',
-    ExpressionAttributeNames: { '#pk': partitionKeyOf(query.index) },
-    ExpressionAttributeValues: { ':pk': query.partitionValue },
-  });
+  return readKeys({ ...query, conditions: [] });
 }
 
 /** Companies by id, whole (one BatchGet per 100), in the order given; one gone meanwhile is left out. */
@@ -259,7 +255,7 @@ async function slimPage(partnerId: number, filter: CompanyFilter, request: PageR
 /**
  * Several `status` values and no other exact filter (the spec's repeated parameter). Their total is the sum of
  * the partner's status counters. When they match at least `WALK_FROM_SHARE` of the companies, the order's
- * index is walked with the statuses checked on what it reads (GSI1's FilterExpression in created order),
+ * index is walked with the statuses checked on what it reads (COLLECTION's FilterExpression in created order),
  * reading ahead by their share; fewer are found in the statuses' slots: in created order their keys are
  * merged and only the page is read, in another order they are read whole and sorted.
  */
@@ -277,7 +273,7 @@ async function severalStatuses(
   const field = order.field;
   const created = field === 'created_at';
   const walk: CollectionQuery = {
-    index: field === 'created_at' ? 'GSI1' : COMPANY_ORDER_INDEXES[field],
+    index: field === 'created_at' ? 'COLLECTION' : COMPANY_ORDER_INDEXES[field],
     partitionValue: collection,
     conditions: [{ attr: 'status', op: 'in', value: statuses }],
     ascending,
@@ -358,12 +354,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
   const ascending = !first.descending;
   const candidates: SourceCandidate[] = [...exact].map(([name, value]) => {
-    const query: CollectionQuery = {
-      index: COMPANY_FILTER_SLOTS[name],
-      partitionValue: companySlot(partnerId, name, value),
-      conditions: others(name),
-      ascending,
-    };
+    const query: CollectionQuery = { ...companySource(partnerId, name, value), conditions: others(name), ascending };
     const size = (COMPANY_TOTALS_FILTERS as readonly string[]).includes(name)
       ? () => counted(counterKey, `${name}#${String(value)}`)
       : () => countPartition({ ...query, conditions: [] });
@@ -392,7 +383,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   }
 
   if (first.field === 'created_at') {
-    const everything: CollectionQuery = { index: 'GSI1', partitionValue: collection, conditions, ascending };
+    const everything: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, conditions, ascending };
     const skipping = request.page > 1 && !request.cursor;
     const chosen = await chooseSource(
       candidates,

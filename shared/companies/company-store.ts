@@ -17,7 +17,7 @@ import { nextId } from '#platform/ids.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import type { StoredMagicLink } from '#companies/magic-links.js';
 import { readSearchShard, searchEntryOf, searchShardPut } from '#companies/company-search.js';
-import { companyCounterMove, companyIndexAttributes, fromItem, newCompanyItem } from '#companies/company-layout.js';
+import { companyCounterMove, companyIndexAttributes, companyLookupItems, fromItem, newCompanyItem } from '#companies/company-layout.js';
 import {
   COMPANY_STATUSES,
   presentCompany,
@@ -44,9 +44,9 @@ export async function requireCompany(id: number): Promise<CompanyRecord> {
   return company;
 }
 
-/** Every company's entry: GSI2's partition `COMPANIES`, keys only (P195), 0.5 units per ~100 companies. */
+/** Every company's entry: LOOKUP's partition `COMPANIES`, keys only (P195), 0.5 units per ~100 companies. */
 const allCompaniesQuery = () => ({
-  IndexName: 'GSI2',
+  IndexName: 'LOOKUP',
   KeyConditionExpression: 'GSI2PK = :pk',
   ExpressionAttributeValues: { ':pk': indexKeys.allCompanies() },
 });
@@ -96,7 +96,8 @@ export function storedCompany(item: Record<string, unknown>): StoredCompany {
 /**
  * The transaction items of one change to a stored company: the Update that sets the changed fields, the
  * index attributes of the new record and the next revision (conditional on the revision read, so two
- * writers never move the counters from the same old state), and the counter Update when a total moves.
+ * writers never move the counters from the same old state), the counter Update when a total moves, and the
+ * lookup items that move (P241: a `partner_company_id` set, changed or cleared).
  */
 export function companyChangeItems(stored: StoredCompany, fields: MaintainedCompanyFields | Partial<CompanyRecord>) {
   const next: CompanyRecord = { ...stored.record, ...fields };
@@ -120,7 +121,20 @@ export function companyChangeItems(stored: StoredCompany, fields: MaintainedComp
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
-  return { next, items: [{ Update: update }, ...(counter ? [{ Update: counter }] : [])] };
+  return { next, update, items: [{ Update: update }, ...(counter ? [{ Update: counter }] : []), ...lookupMoves(stored.record, next)] };
+}
+
+/** The lookup items a change from `old` to `next` deletes and puts (none when its lookup values stay). */
+function lookupMoves(old: CompanyRecord, next: CompanyRecord) {
+  const key = (item: Record<string, unknown>) => `${String(item.PK)}\u0000${String(item.SK)}`;
+  const before = new Map(companyLookupItems(old).map((item) => [key(item), item]));
+  const after = new Map(companyLookupItems(next).map((item) => [key(item), item]));
+  return [
+    ...[...before]
+      .filter(([k]) => !after.has(k))
+      .map(([, item]) => ({ Delete: { TableName: config().tableName, Key: { PK: item.PK, SK: item.SK } } })),
+    ...[...after].filter(([k]) => !before.has(k)).map(([, Item]) => ({ Put: { TableName: config().tableName, Item } })),
+  ];
 }
 
 async function readStoredCompany(id: number): Promise<StoredCompany | undefined> {
@@ -150,13 +164,13 @@ export async function writeCompanyChange(
     if (!stored) throw new NotFoundError(`Company ${id} does not exist.`);
     const fields = typeof change === 'function' ? change(stored.record) : change;
     if (!fields) return stored.record;
-    const { next, items } = companyChangeItems(stored, fields);
+    const { next, update, items } = companyChangeItems(stored, fields);
     const extra = options.with ?? [];
     // Its search entry follows in the same transaction when the change moves it (P179).
     const search = searchShardPut(await readSearchShard(next.partner, id), searchEntryOf(next));
     const all = [...extra, ...items, ...(search ? [search] : [])];
     try {
-      if (all.length === 1) await db().send(new UpdateCommand(items[0].Update));
+      if (all.length === 1) await db().send(new UpdateCommand(update));
       else await db().send(new TransactWriteCommand({ TransactItems: all }));
       return next;
     } catch (error) {
@@ -269,6 +283,8 @@ export async function createCompany(input: NewCompany): Promise<Company> {
           : []),
         // The partner's company totals count it in the same transaction (issue 11).
         { Update: companyCounterMove(undefined, record)! },
+        // Its lookup items (P241).
+        ...companyLookupItems(record).map((Item) => ({ Put: { TableName: config().tableName, Item } })),
         ...(search ? [search] : []),
       ];
       try {

@@ -3,7 +3,7 @@
  * and the history of delivery attempts to one. The delivery itself is `webhooks.ts`.
  *
  * Endpoints live in the partner's partition (`keys.webhook`), with a pointer by id (`keys.webhookId`) and an
- * entry in the all-webhooks collection (GSI1). The signing secret (`whsec_` + base64 of 32 random bytes) is
+ * entry in the all-webhooks collection (COLLECTION). The signing secret (`whsec_` + base64 of 32 random bytes) is
  * shown once at creation and stored sealed (envelope encryption, like ATS credentials, D18). A URL must be
  * https to a public address (`#platform/addresses.js`), or plain http to a loopback receiver where allowed.
  */
@@ -210,9 +210,9 @@ export async function partnerWebhookEndpoints(partner: number): Promise<WebhookE
 /** Endpoints of one partner, or of every partner in creation order. */
 export async function listWebhookEndpoints(partner?: number): Promise<WebhookEndpoint[]> {
   if (partner !== undefined) return partnerWebhookEndpoints(partner);
-  // GSI1 holds keys only (P234): the endpoints are read by key.
+  // COLLECTION holds keys only (P234): the endpoints are read by key.
   const items = await queryItemsByKeys({
-    IndexName: 'GSI1',
+    IndexName: 'COLLECTION',
     KeyConditionExpression: 'GSI1PK = :pk',
     ExpressionAttributeValues: { ':pk': indexKeys.allWebhooks() },
   });

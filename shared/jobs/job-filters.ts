@@ -4,9 +4,9 @@
  * derive from this list. `serve` says how each is served (docs/access-patterns.md):
  * - `slot`: a keys-only slot index of its own, partition `<company jobs>#<filter>=<value>`; its number of
  *   matches on the company's job counter item (`collection`, few values) or on a counter item of its own (`own`);
- * - `lookup`: the lookup index (GSI2, by external id);
+ * - `lookup`: the lookup index (LOOKUP, by external id);
  * - `scan`: a case-insensitive substring of the lower-case copy SLIM carries;
- * - `range`: on or after a date, on the collection's own created order (GSI1) or a date index.
+ * - `range`: on or after a date, on the collection's own created order (COLLECTION) or a date index.
  */
 import type { FilterDeclaration } from '#platform/filters.js';
 import type { IndexName } from '#platform/table.js';
@@ -14,21 +14,21 @@ import { JOB_STATUSES, REMOTE_VALUES } from '#jobs/job-schema.js';
 
 export type JobServe =
   | { slot: IndexName; totals: 'collection' | 'own' }
-  | { lookup: 'GSI2' }
+  | { lookup: 'LOOKUP' }
   | { scan: 'title_lc' | 'city_lc' }
-  | { range: 'GSI1' | 'DATE1' | 'DATE2' };
+  | { range: 'COLLECTION' | 'APPLIED' | 'UPDATED' };
 
 export const JOB_FILTER_DECLARATIONS = [
-  { name: 'external_id', kind: 'exact', value: 'string', about: "the job's ATS ID", serve: { lookup: 'GSI2' } },
+  { name: 'external_id', kind: 'exact', value: 'string', about: "the job's ATS ID", serve: { lookup: 'LOOKUP' } },
   { name: 'title', kind: 'contains', value: 'string', about: 'the title', serve: { scan: 'title_lc' } },
   { name: 'status', kind: 'exact', value: JOB_STATUSES, about: 'the status', serve: { slot: 'SLOT1', totals: 'collection' } },
   { name: 'remote', kind: 'exact', value: REMOTE_VALUES, about: 'the work mode', serve: { slot: 'SLOT2', totals: 'collection' } },
   { name: 'language', kind: 'exact', value: 'string', about: 'the language', serve: { slot: 'SLOT3', totals: 'own' } },
   { name: 'city', kind: 'contains', value: 'string', about: 'the city', serve: { scan: 'city_lc' } },
   { name: 'country', kind: 'exact', value: 'string', about: 'the country', serve: { slot: 'SLOT4', totals: 'own' } },
-  { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'GSI1' } },
-  { name: 'updated_at', kind: 'gte', value: 'date', about: 'updated_at', serve: { range: 'DATE2' } },
-  { name: 'last_content_update_at', kind: 'gte', value: 'date', about: 'last_content_update_at', serve: { range: 'DATE1' } },
+  { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'COLLECTION' } },
+  { name: 'updated_at', kind: 'gte', value: 'date', about: 'updated_at', serve: { range: 'UPDATED' } },
+  { name: 'last_content_update_at', kind: 'gte', value: 'date', about: 'last_content_update_at', serve: { range: 'APPLIED' } },
 ] as const satisfies readonly FilterDeclaration<JobServe>[];
 
 type Declared = (typeof JOB_FILTER_DECLARATIONS)[number];

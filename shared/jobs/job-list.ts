@@ -73,7 +73,7 @@ export async function jobQuery(
   }));
   if (externalId !== undefined) {
     const query: CollectionQuery = {
-      index: 'GSI2',
+      index: 'LOOKUP',
       partitionValue: indexKeys.jobByExternalId(companyId, externalId),
       sortKeyFrom: createdAt,
       conditions: others('external_id'),
@@ -89,7 +89,7 @@ export async function jobQuery(
     const size = chosen?.total ? await chosen.total() : Infinity;
     return chosen && (size <= SLOT_BEFORE_SCAN || cursorIndex === chosen.index) ? chosen : slim;
   }
-  const everything: CollectionQuery = { index: 'GSI1', partitionValue: collection, sortKeyFrom: createdAt, conditions };
+  const everything: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions };
   const chosen = await chooseSource(
     candidates,
     cursorIndex,
@@ -101,7 +101,7 @@ export async function jobQuery(
     const rest = others(answered);
     if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
     const range: CollectionQuery = {
-      index: contentAt ? 'DATE1' : 'DATE2',
+      index: contentAt ? 'APPLIED' : 'UPDATED',
       partitionValue: collection,
       sortKeyFrom: contentAt ?? updatedAt,
       conditions: rest,

@@ -1,6 +1,6 @@
 /**
  * The job store (issue 22, item 3): the only code that writes job items. The layout derives a job item's keys,
- * index attributes (GSI1, GSI2, the filter slots, DATE1/DATE2, KEYS, SLIM) and the company's job counters
+ * index attributes (COLLECTION, LOOKUP, the filter slots, APPLIED/UPDATED, KEYS, SLIM) and the company's job counters
  * from the record (`toItem`, `jobSlot`, `writeJobTotals`); the reads by key and the import run of D14 that
  * creates, updates and archives a company's jobs from an ATS feed, in transactions within DynamoDB's limits.
  */
@@ -114,13 +114,13 @@ export async function findJobByExternalId(companyId: number, externalId: string)
   const out = await db().send(
     new QueryCommand({
       TableName: config().tableName,
-      IndexName: 'GSI2',
+      IndexName: 'LOOKUP',
       KeyConditionExpression: 'GSI2PK = :pk',
       ExpressionAttributeValues: { ':pk': indexKeys.jobByExternalId(companyId, externalId) },
       Limit: 1,
     }),
   );
-  // GSI2 holds keys only (P195): the job itself is read by its key.
+  // LOOKUP holds keys only (P195): the job itself is read by its key.
   const key = out.Items?.[0];
   if (!key) return undefined;
   const item = await db().send(new GetCommand({ TableName: config().tableName, Key: { PK: key.PK, SK: key.SK } }));

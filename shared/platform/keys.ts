@@ -78,6 +78,12 @@ export const keys = {
   webhookId: (id: number): Key => ({ PK: `WEBHOOKID#${id}`, SK: 'WEBHOOKID' }),
   /** One delivery attempt to an endpoint, newest last; expires (a bounded history). */
   webhookAttempt: (id: number, at: string, attemptId: string): Key => ({ PK: `WEBHOOKID#${id}`, SK: `ATTEMPT#${at}#${attemptId}` }),
+  /**
+   * A lookup item (P241): a base-table item in the partition an exact filter's slot would have
+   * (`<collection>#<filter>=<value>`), sorted by its record's collection sort (`GSI1SK`), from which the
+   * record's id is read (`idOfCollectionSort`). It holds nothing else.
+   */
+  lookup: (partition: string, collectionSort: string): Key => ({ PK: partition, SK: collectionSort }),
   /** A company's magic link, found by the SHA-256 of its token (D20); the token itself is never a key. */
   magicLink: (hash: string): Key => ({ PK: `MAGICLINK#${hash}`, SK: 'MAGICLINK' }),
   /** A fixed-window attempt counter (connect page limits), expiring with its window. */
@@ -89,17 +95,17 @@ export const keys = {
 /** The partition key prefix of outbox items (the stream filter of the relay selects on it). */
 export const OUTBOX_PREFIX = 'OUTBOX#';
 
-/** Index keys: a collection ordered by creation time (GSI1) and exact lookups (GSI2). */
+/** Index keys: a collection ordered by creation time (COLLECTION) and exact lookups (LOOKUP). */
 export const indexKeys = {
   partnerCompanies: (partnerId: number) => `PARTNER#${partnerId}#COMPANIES`,
   companyJobs: (companyId: number) => `COMPANY#${companyId}#JOBS`,
-  /** Every company, in creation order (GSI2): the scheduled job import walks it (a few thousand small items at most). */
+  /** Every company, in creation order (LOOKUP): the scheduled job import walks it (a few thousand small items at most). */
   allCompanies: () => 'COMPANIES',
-  /** Every webhook endpoint, in creation order (GSI1): `webhook list` without a partner. */
+  /** Every webhook endpoint, in creation order (COLLECTION): `webhook list` without a partner. */
   allWebhooks: () => 'WEBHOOKS',
   createdSort: (createdAt: string, id: number) => `${createdAt}#${pad(id)}`,
   /**
-   * The creation order every collection index sorts by (GSI1SK, shared by GSI2, SLIM and the slots, P200):
+   * The creation order every collection index sorts by (GSI1SK, shared by LOOKUP, SLIM and the slots, P200):
    * the created sort in its compact form (P235), 20 characters.
    */
   collectionSort: (createdAt: string, id: number) => {
@@ -168,6 +174,12 @@ export function createdSortOfCompact(compact: string): string {
 export function createdAtOfCollectionSort(sort: string): string {
   const created = sort.includes('#') ? sort : createdSortOfCompact(sort);
   return created.slice(0, created.lastIndexOf('#'));
+}
+
+/** The id a collection sort key ends in (compact, or the long form). */
+export function idOfCollectionSort(sort: string): number {
+  const created = sort.includes('#') ? sort : createdSortOfCompact(sort);
+  return Number(created.slice(created.lastIndexOf('#') + 1));
 }
 
 /** The compact key bound of `created_at >= <iso>` (every compact key of a later or equal creation is ≥ it). */

@@ -11,15 +11,17 @@
  *   items batch-read for the keys;
  * - `dateRange`: a keys-only index sorted by `<date>#<created sort>` (D1, D2); the matching range is read as
  *   keys and put in list order by the created sort inside each key.
+ * The base table itself (`TABLE`, P241) is a `keys` source too: a partition of lookup items, each sorted by its
+ * record's collection sort, read like a keys-only slot (each item read as the entry of the record it names).
  *
  * Which source a list reads, and the counts that choice needs, are `paged-sources.ts`.
  */
-import { QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { BadRequestError } from '#platform/errors.js';
-import { compactFrom, createdSortOfDateSort } from '#platform/keys.js';
-import { indexDefinition, tableDefinition, type IndexName } from '#platform/table.js';
+import { compactFrom, createdSortOfDateSort, idOfCollectionSort, keys, type Key } from '#platform/keys.js';
+import { TABLE, indexDefinition, tableDefinition, type IndexDefinition, type IndexName } from '#platform/table.js';
 import type { PageRequest } from '#platform/pagination.js';
 
 export type Condition =
@@ -28,8 +30,16 @@ export type Condition =
   | { attr: string; op: 'gte'; value: string }
   | { attr: string; op: 'in'; value: readonly string[] };
 
+export { TABLE };
+export type SourceIndex = IndexName | typeof TABLE;
+
 export interface CollectionQuery {
-  index: IndexName;
+  index: SourceIndex;
+  /**
+   * With `index: TABLE`: the lookup's name (a cursor tells one lookup from another by it) and the key of the
+   * record an id names.
+   */
+  lookup?: { name: string; itemKey: (id: number) => Key };
   partitionValue: string;
   /** Lower bound on the index sort key (a date filter served by the key condition). */
   sortKeyFrom?: string;
@@ -65,12 +75,40 @@ export type SourceKind = 'items' | 'keys' | 'slim' | 'dateRange';
 
 /** Index sort keys that hold `<date>#<created sort>` rather than the created sort itself. */
 const DATE_SORT_KEYS = new Set(['D1SK', 'D2SK']);
-/** The sort key of every index in creation order (GSI1, GSI2, SLIM, the slots): compact since P235. */
+/** The sort key of every index in creation order (COLLECTION, LOOKUP, SLIM, the slots): compact since P235. */
 const COLLECTION_SORT_KEY = 'GSI1SK';
+
+/** A source's keys and projection: an index's, or the base table's (whose lookup items are keys only). */
+function definitionOf(index: SourceIndex): Pick<IndexDefinition, 'partitionKey' | 'sortKey' | 'projection'> {
+  if (index !== TABLE) return indexDefinition(index);
+  return { partitionKey: tableDefinition.partitionKey, sortKey: tableDefinition.sortKey, projection: 'KEYS_ONLY' };
+}
+
+/** Which source a query reads, as a cursor records it: the index, or the lookup on the base table. */
+export function sourceOf(query: CollectionQuery): string {
+  return query.index === TABLE ? `${TABLE}#${query.lookup?.name ?? ''}` : query.index;
+}
+
+/**
+ * A lookup item read as the entry of the record it names (its key and collection sort, as a slot's entry
+ * has), so that every reader of entries reads both alike.
+ */
+function asEntry(query: CollectionQuery, raw: Item): Item {
+  if (query.index !== TABLE) return raw;
+  if (!query.lookup) throw new Error('a base-table source needs its lookup');
+  const sort = String(raw[tableDefinition.sortKey]);
+  return { ...query.lookup.itemKey(idOfCollectionSort(sort)), [COLLECTION_SORT_KEY]: sort };
+}
+
+/** A Query of a source: its entries as `asEntry` reads them. */
+async function send(query: CollectionQuery, input: QueryCommandInput): Promise<QueryCommandOutput> {
+  const out = await db().send(new QueryCommand(input));
+  return query.index === TABLE && out.Items ? { ...out, Items: out.Items.map((raw) => asEntry(query, raw)) } : out;
+}
 
 /** The kind of source a query reads (see above), from its index's projection and sort key. */
 export function kindOf(query: CollectionQuery): SourceKind {
-  const index = indexDefinition(query.index);
+  const index = definitionOf(query.index);
   if (index.projection === 'ALL') return 'items';
   if (index.projection === 'INCLUDE') return 'slim';
   return DATE_SORT_KEYS.has(index.sortKey) && !query.ordered ? 'dateRange' : 'keys';
@@ -87,15 +125,16 @@ export function matchesAll(item: Item, conditions: Condition[]): boolean {
   });
 }
 
-function baseInput(query: CollectionQuery, index: IndexName = query.index): QueryCommandInput {
-  const definition = indexDefinition(index);
+function baseInput(query: CollectionQuery, index: SourceIndex = query.index): QueryCommandInput {
+  const definition = definitionOf(index);
   const names: Record<string, string> = { '#pk': definition.partitionKey };
   const values: Record<string, unknown> = { ':pk': query.partitionValue };
   let keyCondition = '#pk = :pk';
   if (query.sortKeyFrom !== undefined) {
     names['#sk'] = definition.sortKey;
     // `created_at >=` on an index in creation order bounds its compact sort key by the same instant (P235).
-    values[':sk'] = definition.sortKey === COLLECTION_SORT_KEY ? compactFrom(query.sortKeyFrom) : query.sortKeyFrom;
+    const collectionSorted = definition.sortKey === COLLECTION_SORT_KEY || index === TABLE;
+    values[':sk'] = collectionSorted ? compactFrom(query.sortKeyFrom) : query.sortKeyFrom;
     keyCondition += ' AND #sk >= :sk';
   }
   const filters: string[] = [];
@@ -116,7 +155,7 @@ function baseInput(query: CollectionQuery, index: IndexName = query.index): Quer
   }
   return {
     TableName: config().tableName,
-    IndexName: index,
+    ...(index === TABLE ? {} : { IndexName: index }),
     KeyConditionExpression: keyCondition,
     ...(filters.length ? { FilterExpression: filters.join(' AND ') } : {}),
     ExpressionAttributeNames: names,
@@ -126,10 +165,11 @@ function baseInput(query: CollectionQuery, index: IndexName = query.index): Quer
 }
 
 function positionOf(query: CollectionQuery, entry: Item): Record<string, unknown> {
-  const index = indexDefinition(query.index);
-  const position: Record<string, unknown> = { index: query.index };
-  for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, index.sortKey])
-    position[name] = entry[name];
+  const index = definitionOf(query.index);
+  const position: Record<string, unknown> = { index: sourceOf(query) };
+  // A lookup's entry (or the record it names) holds its place in the partition as the collection sort.
+  const sortKey = query.index === TABLE ? COLLECTION_SORT_KEY : index.sortKey;
+  for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, sortKey]) position[name] = entry[name];
   return position;
 }
 
@@ -137,6 +177,11 @@ const invalidCursor = () => new BadRequestError('The "cursor" parameter is not v
 
 /** The start key for a position, with the partition forced to this query's own (tenant) partition. */
 function startKey(query: CollectionQuery, position: Record<string, unknown>): Record<string, unknown> {
+  if (query.index === TABLE) {
+    const sort = position[COLLECTION_SORT_KEY];
+    if (typeof sort !== 'string' || !sort) throw invalidCursor();
+    return keys.lookup(query.partitionValue, sort);
+  }
   const index = indexDefinition(query.index);
   const key: Record<string, unknown> = {};
   for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.sortKey]) {
@@ -227,7 +272,7 @@ async function collect(
       : query.readAhead
         ? Math.min(Math.ceil(remaining * query.readAhead) + 1, 200)
         : Math.min(Math.max(remaining * 2, 25), 200);
-    const out = await db().send(new QueryCommand({ ...input, Limit: limit, ExclusiveStartKey: exclusiveStartKey }));
+    const out = await send(query, { ...input, Limit: limit, ExclusiveStartKey: exclusiveStartKey });
     const entries = out.Items ?? [];
     // A keys-only or slim source reads whole items for what it returns (a slim one: only for its matches).
     const read =
@@ -252,7 +297,7 @@ export async function readKeys(query: CollectionQuery): Promise<Item[]> {
   const entries: Item[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const out = await db().send(new QueryCommand({ ...input, ExclusiveStartKey: exclusiveStartKey }));
+    const out = await send(query, { ...input, ExclusiveStartKey: exclusiveStartKey });
     entries.push(...(out.Items ?? []));
     exclusiveStartKey = out.LastEvaluatedKey;
   } while (exclusiveStartKey);
@@ -299,13 +344,13 @@ async function intersectKeys(query: CollectionQuery, pageSize: number, read: Ite
 async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): Promise<Record<string, unknown> | undefined> {
   const unfiltered = !query.conditions.length;
   if (unfiltered && kind === 'keys') {
-    // Keys only: a slot, or a collection on GSI1, compact since P235.
+    // Keys only: a slot, or a collection on COLLECTION, compact since P235.
     const input = baseInput(query);
     let remaining = skip;
     let exclusiveStartKey: Record<string, unknown> | undefined;
     let last: Item | undefined;
     while (remaining > 0) {
-      const out = await db().send(new QueryCommand({ ...input, Limit: Math.min(remaining, 10_000), ExclusiveStartKey: exclusiveStartKey }));
+      const out = await send(query, { ...input, Limit: Math.min(remaining, 10_000), ExclusiveStartKey: exclusiveStartKey });
       const entries = out.Items ?? [];
       if (entries.length) last = entries[entries.length - 1];
       remaining -= entries.length;
@@ -353,14 +398,14 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
   }
   const items = slice.map((o) => o.item).filter((i): i is Item => Boolean(i));
   const last = slice[slice.length - 1];
-  return { items, count, position: last ? { index: query.index, after: created(last.entry) } : undefined };
+  return { items, count, position: last ? { index: sourceOf(query), after: created(last.entry) } : undefined };
 }
 
 /** One page of a source, with the count of its matches (from the cursor on later pages). */
 export async function readPage(query: CollectionQuery, request: PageRequest): Promise<PageResult<Item>> {
   const kind = kindOf(query);
   // A cursor minted on another source (the counts chose differently since) is not used: the page is still right.
-  if (request.cursor && request.cursor.position.index !== query.index) request = { ...request, cursor: undefined };
+  if (request.cursor && request.cursor.position.index !== sourceOf(query)) request = { ...request, cursor: undefined };
   if (kind === 'dateRange') return readDateRange(query, request);
   const skip = (request.page - 1) * request.pageSize;
   if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches && query.keyFilters?.length) {

@@ -6,7 +6,7 @@
  * partition's matches (`countPartition`) and several broad filters' matches from their complements
  * (`countByComplements`, P177).
  */
-import { countMatching, kindOf, readKeys, type CollectionQuery } from '#platform/paged-query.js';
+import { countMatching, kindOf, readKeys, sourceOf, type CollectionQuery } from '#platform/paged-query.js';
 
 /** The records one filter does not match: partitions that together hold exactly them, and how many they are. */
 export interface Complement {
@@ -38,7 +38,7 @@ export async function countPartition(query: CollectionQuery, limit?: number): Pr
   return countMatching({ ...query, total: undefined }, kindOf(query), limit);
 }
 
-/** A partition that can answer a list: one exact filter's slot, a lookup index, a date range. */
+/** A partition that can answer a list: one exact filter's slot or lookup items (P241), a lookup index, a date range. */
 export interface SourceCandidate {
   query: CollectionQuery;
   /** How many records the partition holds (a counter item, or the count of a small partition). */
@@ -58,7 +58,7 @@ export async function chooseSource(
 ): Promise<CollectionQuery | undefined> {
   if (!candidates.length) return undefined;
   if (broad && cursorIndex === broad.query.index) return broad.query;
-  const resumed = candidates.find((c) => c.query.index === cursorIndex);
+  const resumed = candidates.find((c) => sourceOf(c.query) === cursorIndex);
   if (resumed) return { ...resumed.query, total: resumed.size };
   const sizes = await candidateSizes(candidates);
   const smallest = sizes.indexOf(Math.min(...sizes));

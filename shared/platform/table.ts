@@ -17,16 +17,18 @@ export const tableDefinition = {
   ttlAttribute: 'expires_at',
   // The outbox relay reads the outbox items' INSERTs from the table's stream (P115), on AWS and locally.
   streamViewType: 'NEW_IMAGE',
+  // Ten indexes (issue 22), each named for what it serves (P241: GSI1, GSI2, DATE1 and DATE2 before; the
+  // attribute names stayed).
   globalSecondaryIndexes: [
     // Collections in creation order: a partner's companies, a company's jobs and applications. Keys only
     // (P234): a page is its keys and one BatchGet of its items, and a write that moves no key (a status move, a
     // rename) costs it nothing. Sorted by the compact created sort (P235): a bare `page=N` skips here at ~130
     // records per unit, and retention walks a company's applications oldest first.
-    { name: 'GSI1', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
+    { name: 'COLLECTION', partitionKey: 'GSI1PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
     // Sparse lookups by an exact, selective value: a job by its external id, applications by e-mail, and every
     // company (the job import's fan-out; GSI3 until P238). Keys only (P195): a lookup reads its few items by key,
     // and a write that changes no key of it costs it nothing.
-    { name: 'GSI2', partitionKey: 'GSI2PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
+    { name: 'LOOKUP', partitionKey: 'GSI2PK', sortKey: 'GSI1SK', projection: 'KEYS_ONLY' },
     // What is due at a time, keys only (P233): applications whose sync is due, by when the sweeper should look
     // at them (D12, `SYNCDUE#<shard>`); pending uploads, by when the reconciler may delete their object
     // (`PENDINGUPLOAD#<shard>`). Companies, which are never due, use it for their `status` ordering
@@ -34,13 +36,15 @@ export const tableDefinition = {
     { name: 'DUE', partitionKey: 'DUEPK', sortKey: 'DUESK', projection: 'KEYS_ONLY' },
     // Exact-filter slots: `<collection>#<filter>=<value>` in creation order (GSI1SK, the created sort), sparse
     // and keys only, so a page of one filter's matches costs its keys and the page's items (FILTER_SLOTS).
-    ...([1, 2, 3, 4, 5, 6, 7, 8] as const).map(
+    // Filters a record has at most once and often not at all are lookup items in the base table instead (P241).
+    ...([1, 2, 3, 4] as const).map(
       (n) => ({ name: `SLOT${n}`, partitionKey: `X${n}PK`, sortKey: 'GSI1SK', projection: 'KEYS_ONLY' }) as const,
     ),
-    // Date ranges of a collection: `<date>#<created sort>`, keys only (DATE1: applied_at; DATE2: updated_at).
-    { name: 'DATE1', partitionKey: 'GSI1PK', sortKey: 'D1SK', projection: 'KEYS_ONLY' },
-    { name: 'DATE2', partitionKey: 'GSI1PK', sortKey: 'D2SK', projection: 'KEYS_ONLY' },
-    // The job and company collections of GSI1 with only what filters read: contains filters scan this, not whole
+    // Date ranges of a collection: `<date>#<created sort>`, keys only. APPLIED: applications' `applied_at`, jobs'
+    // `last_content_update_at`, companies' name order (P182); UPDATED: `updated_at`, companies' `updated_at` order.
+    { name: 'APPLIED', partitionKey: 'GSI1PK', sortKey: 'D1SK', projection: 'KEYS_ONLY' },
+    { name: 'UPDATED', partitionKey: 'GSI1PK', sortKey: 'D2SK', projection: 'KEYS_ONLY' },
+    // The job and company collections (COLLECTION's partitions) with only what filters read: contains filters scan this, not whole
     // items. Keyed by `SPK` (GSI1PK's value, set on jobs and companies only) so that applications, which no
     // contains filter reads, are not in it and none of their writes costs it (P199).
     {
@@ -54,6 +58,12 @@ export const tableDefinition = {
 } as const;
 
 export type IndexName = (typeof tableDefinition.globalSecondaryIndexes)[number]['name'];
+
+/**
+ * The base table itself as a list's source (P241): a partition of lookup items (`keys.lookup`), each sorted by
+ * its record's collection sort, read like a keys-only slot (`paged-query.ts`).
+ */
+export const TABLE = 'TABLE';
 
 /** An index's definition by name. */
 export function indexDefinition(name: IndexName): IndexDefinition & { name: IndexName } {

@@ -304,6 +304,19 @@ describe('data', () => {
         },
       })),
     );
+    // Issue 22: at most 10 indexes, each named for what it serves (P241).
+    expect(table.Properties.GlobalSecondaryIndexes.map((i: { IndexName: string }) => i.IndexName)).toEqual([
+      'COLLECTION',
+      'LOOKUP',
+      'DUE',
+      'SLOT1',
+      'SLOT2',
+      'SLOT3',
+      'SLOT4',
+      'APPLIED',
+      'UPDATED',
+      'SLIM',
+    ]);
     for (const attribute of table.Properties.AttributeDefinitions) expect(attribute.AttributeType).toBe('S');
     expect(table.Properties).toMatchObject({
       BillingMode: 'PAY_PER_REQUEST',

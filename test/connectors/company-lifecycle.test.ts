@@ -345,7 +345,7 @@ describe('the scheduled job import (D14)', () => {
   });
 
   test('the fan-out costs one Query page of the company index and a BatchGet of the companies, however many items the table holds', async () => {
-    // GSI2 holds keys only (P195): one Query page of every company's keys, then the companies by key, 100 a call.
+    // LOOKUP holds keys only (P195): one Query page of every company's keys, then the companies by key, 100 a call.
     const companies = (await allCompanies()).length;
     expect(companies).toBeLessThanOrEqual(100);
     const metrics = await withRequestMetrics(async () => {

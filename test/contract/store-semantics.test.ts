@@ -327,7 +327,7 @@ describe('consumed capacity (what the capacity header adds up)', () => {
     const plainOut = await doc.send(new PutCommand({ TableName: TABLE, Item: plain, ReturnConsumedCapacity: 'INDEXES' }));
     expect(plainOut.ConsumedCapacity).toEqual(capacity(1, 1));
 
-    // GSI1SK sorts GSI1, SLIM (with SPK), GSI2 and the slots (with X1PK: SLOT1, X3PK: SLOT3); D1SK with GSI1PK keys DATE1.
+    // GSI1SK sorts COLLECTION, SLIM (with SPK), LOOKUP and the slots (with X1PK: SLOT1, X3PK: SLOT3); D1SK with GSI1PK keys APPLIED.
     const indexed = itemOfSize('cap-indexed', 1024, {
       GSI1PK: 'COMPANY#c1',
       SPK: 'COMPANY#c1',
@@ -338,7 +338,7 @@ describe('consumed capacity (what the capacity header adds up)', () => {
       X1PK: 'APPS#status=new',
     });
     const indexes = indexesOf(indexed);
-    expect(indexes.sort()).toEqual(['DATE1', 'GSI1', 'GSI2', 'SLIM', 'SLOT1', 'SLOT3']);
+    expect(indexes.sort()).toEqual(['APPLIED', 'COLLECTION', 'LOOKUP', 'SLIM', 'SLOT1', 'SLOT3']);
     const n = indexes.length;
     const total = await doc.send(
       new PutCommand({ TableName: TABLE, Item: { ...indexed, PK: 'cap-total' }, ReturnConsumedCapacity: 'TOTAL' }),
@@ -348,10 +348,10 @@ describe('consumed capacity (what the capacity header adds up)', () => {
     expect(split.ConsumedCapacity).toEqual(capacity(1 + n, 1, Object.fromEntries(indexes.map((name) => [name, 1]))));
 
     // 1 unit per started KB: one byte over 1 KB costs 2 on the table (and would on an ALL index; none is left
-    // since P234); an INCLUDE (SLIM) or KEYS_ONLY (GSI1, DUE) index entry stays small.
+    // since P234); an INCLUDE (SLIM) or KEYS_ONLY (COLLECTION, DUE) index entry stays small.
     const over = itemOfSize('cap-over', 1025, { GSI1PK: 'p', SPK: 'p', GSI1SK: 's', DUEPK: 'p', DUESK: 's' });
     const overOut = await doc.send(new PutCommand({ TableName: TABLE, Item: over, ReturnConsumedCapacity: 'INDEXES' }));
-    expect(overOut.ConsumedCapacity).toEqual(capacity(5, 2, { GSI1: 1, SLIM: 1, DUE: 1 }));
+    expect(overOut.ConsumedCapacity).toEqual(capacity(5, 2, { COLLECTION: 1, SLIM: 1, DUE: 1 }));
   });
 
   test('an UpdateItem that changes an index key costs 2 writes on that index (delete + put), 1 where it changes only a projected attribute, 0 elsewhere', async () => {
@@ -374,8 +374,8 @@ describe('consumed capacity (what the capacity header adds up)', () => {
         ReturnConsumedCapacity: 'INDEXES',
       }),
     );
-    // GSI1SK sorts GSI1, SLIM and GSI2 (2 each: delete + put); DATE1 is sorted by another key (0).
-    expect(moveKey.ConsumedCapacity).toEqual(capacity(7, 1, { GSI1: 2, SLIM: 2, GSI2: 2 }));
+    // GSI1SK sorts COLLECTION, SLIM and LOOKUP (2 each: delete + put); APPLIED is sorted by another key (0).
+    expect(moveKey.ConsumedCapacity).toEqual(capacity(7, 1, { COLLECTION: 2, SLIM: 2, LOOKUP: 2 }));
 
     const projected = await doc.send(
       new UpdateCommand({
@@ -387,7 +387,7 @@ describe('consumed capacity (what the capacity header adds up)', () => {
         ReturnConsumedCapacity: 'INDEXES',
       }),
     );
-    // `status` is in SLIM's INCLUDE list; the KEYS_ONLY GSI1 and GSI2 do not carry it (0).
+    // `status` is in SLIM's INCLUDE list; the KEYS_ONLY COLLECTION and LOOKUP do not carry it (0).
     expect(projected.ConsumedCapacity).toEqual(capacity(2, 1, { SLIM: 1 }));
   });
 
@@ -428,7 +428,7 @@ describe('consumed capacity (what the capacity header adds up)', () => {
     // Distinct costs add up as on AWS (the index part makes the first action's cost distinct): 2 + 2 on the table.
     expect(
       await transactionUnits([put(itemOfSize('cap-eq-6', 100, { GSI2PK: 'p', GSI1SK: 's' })), put(itemOfSize('cap-eq-7', 100))]),
-    ).toEqual([capacity(6, 4, { GSI2: 2 })]);
+    ).toEqual([capacity(6, 4, { LOOKUP: 2 })]);
   });
 
   test('DynamoDB Local differs from AWS: a Query of a KEYS_ONLY index stops at 1 MB of the base items, though it charges the index entries', async () => {
@@ -462,10 +462,10 @@ describe('consumed capacity (what the capacity header adds up)', () => {
   test('DynamoDB Local, where AWS documents no figure: index writes inside a transaction are doubled too', async () => {
     // AWS documents the transactional 2× for the item's write, not for its index entries; DynamoDB Local doubles both.
     const item = itemOfSize('cap-tx-index', 500, { GSI2PK: 'p', GSI1SK: 's' });
-    expect(await transactionUnits([put(item)])).toEqual([capacity(4, 2, { GSI2: 2 })]);
+    expect(await transactionUnits([put(item)])).toEqual([capacity(4, 2, { LOOKUP: 2 })]);
     const outside = await doc.send(
       new PutCommand({ TableName: TABLE, Item: { ...item, PK: 'cap-tx-index-plain' }, ReturnConsumedCapacity: 'INDEXES' }),
     );
-    expect(outside.ConsumedCapacity).toEqual(capacity(2, 1, { GSI2: 1 }));
+    expect(outside.ConsumedCapacity).toEqual(capacity(2, 1, { LOOKUP: 1 }));
   });
 });

@@ -61,7 +61,7 @@ test('two small puts in a transaction cost 2 × 2 units on the table, where Dyna
 
 test('index entries cost 1 a KB, not doubled: put, move (delete + put) and delete', async () => {
   const table = config().tableName;
-  // GSI1PK with GSI1SK keys GSI1 (ALL), SPK with GSI1SK keys SLIM (INCLUDE, P199): 2 entries.
+  // GSI1PK with GSI1SK keys COLLECTION (ALL), SPK with GSI1SK keys SLIM (INCLUDE, P199): 2 entries.
   const put = await measured(() =>
     db().send(
       new TransactWriteCommand({
@@ -115,13 +115,13 @@ test('the formula by size: the larger of before and after, per started KB', () =
   expect(actionCost('Update', big, { PK: 'P', SK: 'S' }).table).toBe(4);
   expect(actionCost('Delete', big, undefined).table).toBe(4);
   // A projected attribute changed on an INCLUDE index (SLIM carries `status`), keys unchanged: 1 there; the
-  // keys-only GSI1 (P234) carries no `status`: 0.
+  // keys-only COLLECTION (P234) carries no `status`: 0.
   const before = { PK: 'P', SK: 'S', GSI1PK: 'c', SPK: 'c', GSI1SK: '1', status: 'open' };
   const after = { ...before, status: 'closed' };
   expect(Object.fromEntries(actionCost('Update', before, after).indexes)).toEqual({ SLIM: 1 });
   // An attribute no index projects: no index write.
   expect(Object.fromEntries(actionCost('Update', before, { ...before, note: 'x' }).indexes)).toEqual({});
   // A key it carries moved: 2 on each index it sorts (delete + put).
-  expect(Object.fromEntries(actionCost('Update', before, { ...before, GSI1SK: '2' }).indexes)).toEqual({ GSI1: 2, SLIM: 2 });
+  expect(Object.fromEntries(actionCost('Update', before, { ...before, GSI1SK: '2' }).indexes)).toEqual({ COLLECTION: 2, SLIM: 2 });
   expect(actionCost('ConditionCheck', { PK: 'P', SK: 'S', text: 'x'.repeat(5000) }, undefined)).toEqual({ table: 4, indexes: new Map() });
 });

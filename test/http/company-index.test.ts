@@ -1,6 +1,6 @@
 /**
  * The company list's indexes and counters stay exact through every writer (issue 11, P109): after each
- * change, every exact filter's count (a counter) and results (a slot), and the name ordering (DATE1), agree
+ * change, every exact filter's count (a counter) and results (a slot), and the name ordering (APPLIED), agree
  * with the companies as stored, filtered and ordered the spec's way (`matchesCompany`, `compareCompanies`).
  */
 import { compareCompanies, matchesCompany, parseCompanyFilter } from '#companies/company-list.js';

@@ -175,7 +175,7 @@ test("the admin tool lists every partner's endpoints whole, and one partner's al
   const b = await aPartner();
   const r = await receiver();
   const ids = [await register(a.id, r), await register(b.id, r)];
-  // Without --partner the list walks GSI1's keys and reads each endpoint by key (GSI1 holds keys only, P234).
+  // Without --partner the list walks COLLECTION's keys and reads each endpoint by key (COLLECTION holds keys only, P234).
   const all = await cli(['webhook', 'list']);
   expect(all.code).toBe(0);
   const listed = (all.json.results as { id: number; partner: number; url: string; status: string }[]).filter((e) => ids.includes(e.id));
