@@ -8,35 +8,37 @@
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApplicationRecord } from '#applications/applications.js';
 import { filterValue } from '#applications/application-store.js';
+import {
+  COUNTED_FILTERS,
+  FOLDED_FILTERS,
+  JOB_VALUE_FILTERS,
+  TOTALS_FILTERS,
+  type CountedFilter,
+  type JobValueFilter,
+} from '#applications/application-filters.js';
 import { config, db } from '#platform/clients.js';
 import { counterAdd } from '#platform/counts.js';
 import { collections, indexKeys, keys, type Key } from '#platform/keys.js';
 
-/** Filters whose per-value totals are attributes of the company's application counter (few values each). */
-export const TOTALS_FILTERS = ['sync_status', 'partner'] as const;
-/**
- * Client-chosen values with few of them per company in practice (a company's channels, the partner's ids for
- * it): their totals are folded into the company's counter item while it holds fewer than `FOLD_LIMIT` such
- * values, and kept on a counter item of their own beyond (P160). A value's total is the sum of both places.
+/*
+ * Which filters count where comes from their declarations (`application-filters.ts`, `serve.totals`):
+ * - `company`: attributes of the company's application counter (few values each);
+ * - `folded`: client-chosen values with few of them per company in practice (a company's channels, the partner's
+ *   ids for it): folded into the company's counter item while it holds fewer than `FOLD_LIMIT` such values, and
+ *   kept on a counter item of their own beyond (P160). A value's total is the sum of both places;
+ * - `own`: counter items of their own (a company has thousands of jobs);
+ * - `job`: a partner's or agency's id for a job (one per job and sender), folded into the counter item of the
+ *   job the application is for while that item holds fewer than `FOLD_LIMIT` such values. The value's own item
+ *   (`valueCounterKey`) lists those jobs (`jobs`, written before the first total moves onto a job's item) and
+ *   counts what was not folded (`unfolded`): the total is `unfolded` plus the value's attribute on each listed
+ *   job's item (P181).
  */
-export const FOLDED_FILTERS = ['channel', 'partner_company_id'] as const;
-/** Filters whose per-value totals are counter items of their own (a company has thousands of jobs). */
-export const COUNTED_FILTERS = ['job', ...FOLDED_FILTERS] as const;
-/**
- * A partner's or agency's id for a job (one per job and sender): its totals are folded into the counter item
- * of the job the application is for, while that item holds fewer than `FOLD_LIMIT` such values. The value's
- * own item (`valueCounterKey`) lists those jobs (`jobs`, written before the first total moves onto a job's
- * item) and counts what was not folded (`unfolded`): the total is `unfolded` plus the value's attribute on
- * each listed job's item (P181).
- */
-export const JOB_VALUE_FILTERS = ['partner_job_id', 'agency_job_id'] as const;
-export type JobValueFilter = (typeof JOB_VALUE_FILTERS)[number];
+export { COUNTED_FILTERS, FOLDED_FILTERS, JOB_VALUE_FILTERS, TOTALS_FILTERS, type CountedFilter, type JobValueFilter };
 /** Values folded into one company counter item at most, and the longest attribute name folded (P160). */
 export const FOLD_LIMIT = 16;
 const FOLD_MAX_ATTRIBUTE = 96;
 /** The company counter's attribute that counts the values folded into it. */
 const FOLDED_COUNT = 'folded';
-export type CountedFilter = (typeof TOTALS_FILTERS)[number] | (typeof COUNTED_FILTERS)[number];
 
 /** The counter item of one filter value with a counter of its own (for a job value: its jobs and what was not folded). */
 export function valueCounterKey(companyId: number, filter: (typeof COUNTED_FILTERS)[number] | JobValueFilter, value: string | number) {

@@ -20,7 +20,9 @@ export type ApplicationServe =
   | { slot: IndexName; totals: 'company' | 'folded' | 'job' | 'keys' | 'own' }
   | { lookup: true; totals: 'folded' | 'job' | 'keys' }
   | { index: 'LOOKUP'; totals: 'own' | 'keys' }
-  | { range: 'APPLIED' | 'UPDATED' | 'COLLECTION' };
+  | { range: 'APPLIED' | 'UPDATED' | 'COLLECTION' }
+  /** `agency=X` is `partner=X` for an agency X, nothing otherwise (P236): the partner's slot and totals. */
+  | { alias: 'partner' };
 
 export const APPLICATION_FILTER_DECLARATIONS = [
   { name: 'email', kind: 'exact', value: 'string', about: "the applicant's e-mail address", serve: { index: 'LOOKUP', totals: 'keys' } },
@@ -33,6 +35,13 @@ export const APPLICATION_FILTER_DECLARATIONS = [
   },
   { name: 'partner_job_id', kind: 'exact', value: 'string', about: '`partner_job_id`', serve: { lookup: true, totals: 'job' } },
   {
+    name: 'partner_company_id',
+    kind: 'exact',
+    value: 'string',
+    about: '`partner_company_id`',
+    serve: { lookup: true, totals: 'folded' },
+  },
+  {
     name: 'partner',
     kind: 'exact',
     value: 'id',
@@ -44,19 +53,10 @@ export const APPLICATION_FILTER_DECLARATIONS = [
     kind: 'exact',
     value: 'id',
     about: 'the ID of the agency that submitted the application',
-    // The partner's slot and total: `agency=X` is `partner=X` for an agency X, nothing otherwise (P236).
-    serve: { slot: 'SLOT2', totals: 'company' },
+    serve: { alias: 'partner' },
   },
   { name: 'agency_job_id', kind: 'exact', value: 'string', about: '`agency_job_id`', serve: { lookup: true, totals: 'job' } },
   { name: 'channel', kind: 'exact', value: 'string', about: '`channel`', serve: { slot: 'SLOT4', totals: 'folded' } },
-  // After `channel`: the fold places channel values on the company's counter first (P160).
-  {
-    name: 'partner_company_id',
-    kind: 'exact',
-    value: 'string',
-    about: '`partner_company_id`',
-    serve: { lookup: true, totals: 'folded' },
-  },
   { name: 'job', kind: 'exact', value: 'id', about: 'the job ID', serve: { slot: 'SLOT3', totals: 'own' } },
   { name: 'sync_status', kind: 'exact', value: SYNC_STATUSES, about: 'the ATS sync state', serve: { slot: 'SLOT1', totals: 'company' } },
   { name: 'applied_at', kind: 'gte', value: 'date', about: 'applied_at', serve: { range: 'APPLIED' } },

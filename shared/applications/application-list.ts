@@ -26,7 +26,7 @@ import {
   getApplicationRecord,
   type ExactFilter,
 } from '#applications/application-store.js';
-import { ANONYMIZATION_AGE_DAYS, SYNC_STATUSES, toApplication } from '#applications/applications.js';
+import { ANONYMIZATION_AGE_DAYS, toApplication } from '#applications/applications.js';
 import { now } from '#platform/clock.js';
 import { counterReader, readCount } from '#platform/counts.js';
 import { NotFoundError } from '#platform/errors.js';
@@ -43,15 +43,16 @@ import {
   type SourceCandidate,
 } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
-import { dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
+import type { QueryParams } from '#platform/query-params.js';
+import { readFilters } from '#platform/filters.js';
+import { APPLICATION_FILTER_DECLARATIONS, COMPLEMENT_FILTERS, LOOKUP_FILTERS, type SlotFilter } from '#applications/application-filters.js';
 
-/** Filters whose complement is readable: their values are all enumerable from the company's counter item. */
-/**
- * Filters whose complement is enumerable from the company's counter item (P177): `sync_status` and `partner`
- * are always set; `channel` and `partner_company_id` only while every application has a value
- * (records without one are in no partition since P236, so their complement cannot be read then).
+/*
+ * Filters whose complement is enumerable from the company's counter item (P177; `COMPLEMENT_FILTERS`, the
+ * `company` and `folded` totals): `sync_status` and `partner` are always set; `channel` and
+ * `partner_company_id` only while every application has a value (records without one are in no partition
+ * since P236, so their complement cannot be read then).
  */
-const COMPLEMENT_FILTERS = ['sync_status', 'partner', 'channel', 'partner_company_id'] as const;
 
 /** One application of the company; another company's application is "not found". */
 export async function getApplication(companyId: number, id: number): Promise<Record<string, unknown>> {
@@ -65,21 +66,7 @@ export async function getApplication(companyId: number, id: number): Promise<Rec
 }
 
 /** The list's filters: its query parameters (a cursor is bound to them) and the OpenAPI document's. */
-export const APPLICATION_FILTERS = [
-  'email',
-  'partner_application_id',
-  'partner_job_id',
-  'partner_company_id',
-  'partner',
-  'agency',
-  'agency_job_id',
-  'channel',
-  'job',
-  'sync_status',
-  'applied_at',
-  'created_at',
-  'updated_at',
-] as const;
+export const APPLICATION_FILTERS = APPLICATION_FILTER_DECLARATIONS.map((d) => d.name);
 
 /**
  * The read-time copies of list pages (D9: `job_title`, `job_external_id`, the channel's name and logo) from a
@@ -144,27 +131,26 @@ export async function applicationQuery(
   walk: { cursorIndex?: unknown; skipping?: boolean } = {},
 ): Promise<CollectionQuery> {
   const { cursorIndex, skipping } = walk;
-  const email = stringParam(q, 'email');
-  const job = positiveIntParam(q, 'job');
-  const syncStatus = enumParam(q, 'sync_status', SYNC_STATUSES);
-  const appliedAt = dateParam(q, 'applied_at');
-  const createdAt = dateParam(q, 'created_at');
-  const updatedAt = dateParam(q, 'updated_at');
+  const values = readFilters(q, APPLICATION_FILTER_DECLARATIONS);
+  const text = (name: string) => values.get(name) as string | undefined;
+  const id = (name: string) => values.get(name) as number | undefined;
+  const email = text('email');
+  const job = id('job');
+  const appliedAt = text('applied_at');
+  const createdAt = text('created_at');
+  const updatedAt = text('updated_at');
+  // The exact filters with a partition of their own, slots and lookup items (the job's is walked apart below).
   const exact = new Map<ExactFilter, string | number>();
-  for (const name of ['partner_application_id', 'partner_job_id', 'partner_company_id', 'agency_job_id', 'channel'] as const) {
-    const value = stringParam(q, name);
-    if (value !== undefined) exact.set(name, value);
-  }
-  const partner = positiveIntParam(q, 'partner');
-  if (partner !== undefined) exact.set('partner', partner);
+  for (const filter of [...LOOKUP_FILTERS, ...(Object.keys(APPLICATION_FILTER_SLOTS) as SlotFilter[])])
+    if (filter !== 'job' && values.has(filter)) exact.set(filter, values.get(filter) as string | number);
+  const partner = id('partner');
   // `agency` is the submitting partner's id when that partner is an agency (P26), and a partner's kind never
   // changes: `agency=X` is `partner=X` for an agency X and matches nothing otherwise, so it has no slot (P236).
-  const agency = positiveIntParam(q, 'agency');
+  const agency = id('agency');
   if (agency !== undefined) {
     if ((partner !== undefined && partner !== agency) || (await getPartnerKind(agency)) !== 'agency') return nothing(companyId);
     exact.set('partner', agency);
   }
-  if (syncStatus) exact.set('sync_status', syncStatus);
 
   const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
   if (job !== undefined) conditions.push({ attr: 'job', op: 'eq', value: job });

@@ -10,6 +10,12 @@
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApplicationRecord } from '#applications/applications.js';
+import {
+  APPLICATION_FILTER_SLOTS as DECLARED_SLOTS,
+  LOOKUP_FILTERS,
+  type LookupFilter,
+  type SlotFilter,
+} from '#applications/application-filters.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { sequenceStep } from '#platform/events.js';
@@ -37,13 +43,8 @@ function internalAttributes(): string[] {
  * reads its keys and the page's items. `email` has LOOKUP; `job` has SLOT3 since P238 (GSI3 before; the agency
  * slot it took is gone since P236).
  */
-export const APPLICATION_FILTER_SLOTS = {
-  sync_status: 'SLOT1',
-  partner: 'SLOT2',
-  job: 'SLOT3',
-  channel: 'SLOT4',
-} as const satisfies Record<string, IndexName>;
-export type SlotFilter = keyof typeof APPLICATION_FILTER_SLOTS;
+export const APPLICATION_FILTER_SLOTS = Object.fromEntries(DECLARED_SLOTS) as Readonly<Record<SlotFilter, IndexName>>;
+export type { SlotFilter };
 
 /**
  * Exact filters served by lookup items (P241; SLOT5–SLOT8 before): values a record has at most once and often
@@ -51,8 +52,8 @@ export type SlotFilter = keyof typeof APPLICATION_FILTER_SLOTS;
  * sorted by the application's `GSI1SK`, written in the create's transaction. Retention leaves them (they hold
  * the partner's id value only, which the record keeps, and the totals still count the record).
  */
-export const APPLICATION_LOOKUPS = ['partner_application_id', 'partner_job_id', 'partner_company_id', 'agency_job_id'] as const;
-export type LookupFilter = (typeof APPLICATION_LOOKUPS)[number];
+export const APPLICATION_LOOKUPS: readonly LookupFilter[] = LOOKUP_FILTERS;
+export type { LookupFilter };
 /** Every exact filter with a partition of its own: a slot's, or lookup items'. */
 export type ExactFilter = SlotFilter | LookupFilter;
 
