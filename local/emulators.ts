@@ -129,7 +129,14 @@ async function ensureTable(tableName: string): Promise<boolean> {
       (t?.GlobalSecondaryIndexes ?? []).some((i) => i.IndexName === index.IndexName && i.IndexStatus === 'ACTIVE'),
     );
   }
-  if (!table?.StreamSpecification?.StreamEnabled)
+  // A stream of another view type (NEW_IMAGE before P240) is turned off and on again with the wanted one, as a
+  // deployment does: a new stream, whose relay starts at its beginning (what waits in the outbox stays).
+  const stream = table?.StreamSpecification;
+  if (stream?.StreamEnabled && stream.StreamViewType !== input.StreamSpecification.StreamViewType) {
+    await dynamoClient().send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: false } }));
+    await waitForTable(tableName, (t) => t?.TableStatus === 'ACTIVE');
+  }
+  if (!stream?.StreamEnabled || stream.StreamViewType !== input.StreamSpecification.StreamViewType)
     await dynamoClient().send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: input.StreamSpecification }));
   return false;
 }

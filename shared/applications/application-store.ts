@@ -12,7 +12,7 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import type { ApplicationRecord } from '#applications/applications.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
-import { sequenceStep } from '#platform/events.js';
+import { ITEM_EVENT_ATTRIBUTE, itemEvent, sequenceStep, type ServiceEvent } from '#platform/events.js';
 import { collections, compactFrom, indexKeys, keys } from '#platform/keys.js';
 import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 
@@ -25,10 +25,13 @@ import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.j
  */
 export const APPLICATION_INDEX_VERSION = 3;
 
-/** Everything the item holds besides the record: every key attribute of the table, search copies, the layout. */
+/**
+ * Everything the item holds besides the record: every key attribute of the table, search copies, the layout,
+ * and its latest event (P240, for the relay).
+ */
 const INTERNAL_ATTRIBUTES = /* @__PURE__ */ internalAttributes();
 function internalAttributes(): string[] {
-  return [...keyAttributes(), 'email_lc', 'index_version'];
+  return [...keyAttributes(), 'email_lc', 'index_version', ITEM_EVENT_ATTRIBUTE];
 }
 
 /**
@@ -138,6 +141,8 @@ export interface StatusMove {
   at: string;
   /** The application's `event_sequence` before the move (its event is `previous + 1`, P116). */
   previous: number;
+  /** The move's event (sequence `previous + 1`): it rides on the item (P240), and the relay publishes it. */
+  event: ServiceEvent;
   /** Plain fields set with it (`failure_error`, `external_id`, `external_apply_remind_at`). */
   also?: Readonly<Record<string, unknown>>;
   /** Nothing is due after this move: the application leaves the sync-due index in the same write. */
@@ -145,20 +150,21 @@ export interface StatusMove {
 }
 
 /**
- * The Update of a status move, for a transaction that puts its event beside it. It applies only while the
- * field still holds `from` and the sequence is `previous`, so of two racing moves one wins.
+ * The Update of a status move with its event on the item (P240). It applies only while the field still holds
+ * `from` and the sequence is `previous`, so of two racing moves one wins (and only its event is published).
  */
 export function statusMoveUpdate(record: Identity, move: StatusMove) {
   const step = sequenceStep(move.previous);
-  const names: Record<string, string> = { '#field': move.field };
+  const names: Record<string, string> = { '#field': move.field, '#event': ITEM_EVENT_ATTRIBUTE };
   const values: Record<string, unknown> = {
     ':to': move.to,
     ':from': move.from,
     ':at': move.at,
     ':updated': updatedAtIndex(record, move.at).D2SK,
+    ':event': itemEvent(move.event),
     ...step.values,
   };
-  const set = ['#field = :to', 'updated_at = :at', 'D2SK = :updated', 'event_sequence = :sequence'];
+  const set = ['#field = :to', 'updated_at = :at', 'D2SK = :updated', 'event_sequence = :sequence', '#event = :event'];
   Object.entries(move.also ?? {}).forEach(([field, value], i) => {
     names[`#also${i}`] = field;
     values[`:also${i}`] = value;

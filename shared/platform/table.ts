@@ -15,8 +15,9 @@ export const tableDefinition = {
   partitionKey: 'PK',
   sortKey: 'SK',
   ttlAttribute: 'expires_at',
-  // The outbox relay reads the outbox items' INSERTs from the table's stream (P115), on AWS and locally.
-  streamViewType: 'NEW_IMAGE',
+  // The event relay reads the table's stream (P115), on AWS and locally: the outbox items' INSERTs, and the
+  // writes of items carrying an event, which it publishes when the new image's event is not the old image's (P240).
+  streamViewType: 'NEW_AND_OLD_IMAGES',
   globalSecondaryIndexes: [
     // Collections in creation order: a partner's companies, a company's jobs and applications. Keys only
     // (P234): a page is its keys and one BatchGet of its items, and a write that moves no key (a status move, a
