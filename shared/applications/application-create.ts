@@ -36,7 +36,8 @@ import { now } from '#platform/clock.js';
 import { getCompanyRecord } from '#companies/company-store.js';
 import { syncActive, type CompanyRecord } from '#companies/company-schema.js';
 import { CompanyInactiveError, ValidationError, fieldErrors } from '#platform/errors.js';
-import { ITEM_EVENT_ATTRIBUTE, itemEvent, newEvent } from '#platform/events.js';
+import { createdEventAttribute } from '#applications/application-events.js';
+import { ITEM_EVENT_ATTRIBUTE } from '#platform/events.js';
 import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
 import { nextId } from '#platform/ids.js';
@@ -283,12 +284,6 @@ export async function createApplication(
   record.attachments = stored;
   // The application's first event rides on its item (P240): the relay publishes it from the table's stream.
   record.event_sequence = 1;
-  const created = newEvent(
-    'application.created',
-    company.id,
-    { application_id: record.id, job_id: job.id, sync_status: record.sync_status, email_sync_status: record.email_sync_status },
-    record.event_sequence,
-  );
   try {
     await db().send(
       new TransactWriteCommand({
@@ -296,7 +291,7 @@ export async function createApplication(
           {
             Put: {
               TableName: config().tableName,
-              Item: { ...toApplicationItem(record), [ITEM_EVENT_ATTRIBUTE]: itemEvent(created) },
+              Item: { ...toApplicationItem(record), [ITEM_EVENT_ATTRIBUTE]: createdEventAttribute() },
               ConditionExpression: 'attribute_not_exists(PK)',
             },
           },

@@ -12,7 +12,8 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import type { ApplicationRecord } from '#applications/applications.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
-import { ITEM_EVENT_ATTRIBUTE, itemEvent, sequenceStep, type ServiceEvent } from '#platform/events.js';
+import { moveEventAttribute } from '#applications/application-events.js';
+import { ITEM_EVENT_ATTRIBUTE, sequenceStep } from '#platform/events.js';
 import { collections, compactFrom, indexKeys, keys } from '#platform/keys.js';
 import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 
@@ -141,8 +142,6 @@ export interface StatusMove {
   at: string;
   /** The application's `event_sequence` before the move (its event is `previous + 1`, P116). */
   previous: number;
-  /** The move's event (sequence `previous + 1`): it rides on the item (P240), and the relay publishes it. */
-  event: ServiceEvent;
   /** Plain fields set with it (`failure_error`, `external_id`, `external_apply_remind_at`). */
   also?: Readonly<Record<string, unknown>>;
   /** Nothing is due after this move: the application leaves the sync-due index in the same write. */
@@ -150,8 +149,9 @@ export interface StatusMove {
 }
 
 /**
- * The Update of a status move with its event on the item (P240). It applies only while the field still holds
- * `from` and the sequence is `previous`, so of two racing moves one wins (and only its event is published).
+ * The Update of a status move with its event (sequence `previous + 1`) on the item, which the relay publishes
+ * (P240). It applies only while the field still holds `from` and the sequence is `previous`, so of two racing
+ * moves one wins (and only its event is published).
  */
 export function statusMoveUpdate(record: Identity, move: StatusMove) {
   const step = sequenceStep(move.previous);
@@ -161,7 +161,7 @@ export function statusMoveUpdate(record: Identity, move: StatusMove) {
     ':from': move.from,
     ':at': move.at,
     ':updated': updatedAtIndex(record, move.at).D2SK,
-    ':event': itemEvent(move.event),
+    ':event': moveEventAttribute(move.field, move.from),
     ...step.values,
   };
   const set = ['#field = :to', 'updated_at = :at', 'D2SK = :updated', 'event_sequence = :sequence', '#event = :event'];

@@ -1,9 +1,10 @@
 /**
  * The event relay (issue 12, P115; P240): the only publisher to the events topic. It publishes each event's
  * envelope exactly as stored, with the message attributes `type` and `company`. Two sources:
- * - Item-borne events (P240): an application item's `ev` attribute, set by the write that records the change.
- *   A stream record (NEW_AND_OLD_IMAGES) whose new image carries an event whose `id` is not the old image's
- *   is published; any other write of the item publishes nothing. If the publish fails, the relay parks the
+ * - Item-borne events (P240): an application item's `ev` attribute, set by the write that records the change
+ *   (`#applications/application-events.ts`: a compact form; the rest of the envelope is the item's own values). A stream
+ *   record (NEW_AND_OLD_IMAGES) whose new image carries an event whose `id` is not the old image's is
+ *   published; any other write of the item publishes nothing. If the publish fails, the relay parks the
  *   envelope as an outbox item (below), idempotently (its key derives from the event), and goes on; if the
  *   parking fails too, the record is reported as the batch's failure and retried.
  * - Outbox items (P115): the relay publishes the event, then deletes the item. A death between the two leaves
@@ -15,9 +16,12 @@
  * partition: on AWS through Lambda's event source mapping, locally through the runtime's stream poller
  * (`local/stream-relay.ts`), which hands the same handler the same batches.
  */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { PublishCommand } from '@aws-sdk/client-sns';
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { applicationEventId, applicationEventOf } from '#applications/application-events.js';
 import { config, db, sns } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { ITEM_EVENT_ATTRIBUTE, outboxItem, type ServiceEvent } from '#platform/events.js';
@@ -59,27 +63,32 @@ export async function relayOutboxItem(entry: OutboxEntry): Promise<ServiceEvent>
   return event;
 }
 
-/** The event a stream record's item newly carries (P240): its new image's, unless the old image had the same id. */
+/**
+ * The envelope of the event a stream record's item newly carries (P240), as the message to publish: from the
+ * new image (the item as the write that set the event left it), unless the old image's event has the same id.
+ */
 export function itemBorneEvent(record: DynamoDBRecord): string | undefined {
   if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;
-  const stored = record.dynamodb?.NewImage?.[ITEM_EVENT_ATTRIBUTE]?.S;
-  if (!stored) return undefined;
-  const before = record.dynamodb?.OldImage?.[ITEM_EVENT_ATTRIBUTE]?.S;
-  if (before !== undefined && (JSON.parse(before) as ServiceEvent).id === (JSON.parse(stored) as ServiceEvent).id) return undefined;
-  return stored;
+  const image = record.dynamodb?.NewImage;
+  if (!image?.[ITEM_EVENT_ATTRIBUTE]) return undefined;
+  const event = applicationEventOf(unmarshall(image as Record<string, AttributeValue>));
+  const old = record.dynamodb?.OldImage;
+  if (!event || (old?.[ITEM_EVENT_ATTRIBUTE] && applicationEventId(unmarshall(old as Record<string, AttributeValue>)) === event.id))
+    return undefined;
+  return JSON.stringify(event);
 }
 
 /**
- * Parks an item-borne event whose publish failed as an outbox item (the envelope as stored), where the outbox
+ * Parks an item-borne event whose publish failed as an outbox item (the envelope as published), where the outbox
  * path publishes it (its own INSERT, a retry of the stream, or `hiring-admin outbox replay`). Its key derives
  * from the event, so a redelivered record parks nothing twice. Resolves to whether this call parked it.
  */
-async function park(stored: string): Promise<boolean> {
+async function park(message: string): Promise<boolean> {
   try {
     await db().send(
       new PutCommand({
         TableName: config().tableName,
-        Item: outboxItem(JSON.parse(stored) as ServiceEvent, stored),
+        Item: outboxItem(JSON.parse(message) as ServiceEvent, message),
         ConditionExpression: 'attribute_not_exists(PK)',
       }),
     );
@@ -90,14 +99,14 @@ async function park(stored: string): Promise<boolean> {
   }
 }
 
-/** Publishes an item-borne event; if that fails, parks it in the outbox (and throws only if parking fails too). */
-export async function relayItemEvent(stored: string): Promise<ServiceEvent> {
-  const event = JSON.parse(stored) as ServiceEvent;
+/** Publishes an item-borne event's envelope; if that fails, parks it in the outbox (throws only if parking fails too). */
+export async function relayItemEvent(message: string): Promise<ServiceEvent> {
+  const event = JSON.parse(message) as ServiceEvent;
   try {
-    await publish(stored);
+    await publish(message);
   } catch (error) {
     rethrowIfCrash(error);
-    const parked = await park(stored);
+    const parked = await park(message);
     logger.warn('event not published; parked in the outbox for its relay', {
       eventId: event.id,
       type: event.type,
@@ -123,11 +132,12 @@ export async function relayStreamRecords(records: DynamoDBRecord[]): Promise<Dyn
       record.eventName === 'INSERT' && pk?.startsWith(OUTBOX_PREFIX) && image?.SK?.S && image.event?.S
         ? { PK: pk, SK: image.SK.S, event: image.event.S }
         : undefined;
-    const borne = outbox ? undefined : itemBorneEvent(record);
-    if (!outbox && !borne) continue;
     try {
       if (outbox) await relayOutboxItem(outbox);
-      else await relayItemEvent(borne!);
+      else {
+        const borne = itemBorneEvent(record);
+        if (borne) await relayItemEvent(borne);
+      }
     } catch (error) {
       rethrowIfCrash(error);
       logger.error('event not relayed; the batch is retried from it', {

@@ -20,7 +20,6 @@ import { sendMail } from '#delivery/email.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { NotFoundError, isConditionFailure } from '#platform/errors.js';
-import { newEvent } from '#platform/events.js';
 import { rethrowIfCrash } from '#platform/faults.js';
 import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
@@ -212,12 +211,6 @@ export async function contactCandidate(record: ApplicationRecord, company: Compa
   const remindAt = new Date(at.getTime() + reminderHours() * 3_600_000).toISOString();
   let previous = record.event_sequence ?? 0;
   for (let attempt = 0; ; attempt++) {
-    const event = newEvent(
-      'application.external_apply_status_changed',
-      record.company,
-      { application_id: record.id, job_id: record.job, external_apply_status: 'CONTACTED', previous_external_apply_status: 'NOTSENT' },
-      previous + 1,
-    );
     try {
       await db().send(
         new TransactWriteCommand({
@@ -230,7 +223,6 @@ export async function contactCandidate(record: ApplicationRecord, company: Compa
                 at: at.toISOString(),
                 previous,
                 also: { external_apply_remind_at: remindAt },
-                event,
               }),
             },
             // The reminder's due item (P207), read by the scheduled `sendDueReminders`.
@@ -279,16 +271,10 @@ export async function followExternalApplyLink(token: string): Promise<string | u
     if (from !== 'CONTACTED' && from !== 'REMINDED') break;
     const previous = current.event_sequence ?? 0;
     const at = now().toISOString();
-    const event = newEvent(
-      'application.external_apply_status_changed',
-      current.company,
-      { application_id: current.id, job_id: current.job, external_apply_status: 'ENGAGED', previous_external_apply_status: from },
-      previous + 1,
-    );
     try {
       // One item, its event on it (P240): a plain update, not a transaction.
       await db().send(
-        new UpdateCommand(statusMoveUpdate(current, { field: 'external_apply_status', from, to: 'ENGAGED', at, previous, event })),
+        new UpdateCommand(statusMoveUpdate(current, { field: 'external_apply_status', from, to: 'ENGAGED', at, previous })),
       );
       break;
     } catch (error) {
@@ -399,17 +385,6 @@ export async function sendDueReminders(options: { limitPerShard?: number } = {})
                   to: 'REMINDED',
                   at,
                   previous,
-                  event: newEvent(
-                    'application.external_apply_status_changed',
-                    record.company,
-                    {
-                      application_id: record.id,
-                      job_id: record.job,
-                      external_apply_status: 'REMINDED',
-                      previous_external_apply_status: 'CONTACTED',
-                    },
-                    previous + 1,
-                  ),
                 }),
               },
               due,

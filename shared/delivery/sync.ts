@@ -32,7 +32,6 @@ import { loadCredentials } from '#delivery/credentials.js';
 import { recordSyncOutcome } from '#delivery/delivery-metrics.js';
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
-import { newEvent } from '#platform/events.js';
 import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
@@ -120,19 +119,6 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome, company: 
   // index in the same write, not in a second one (`settle`), which would rewrite the item once more.
   const last = !emailFallbackDue(company, record, outcome.sync_status);
   const timestamp = now().toISOString();
-  const eventOf = (previous: number) =>
-    newEvent(
-      'application.sync_status_changed',
-      record.company,
-      {
-        application_id: record.id,
-        job_id: record.job,
-        sync_status: outcome.sync_status,
-        previous_sync_status: 'NOTSENT',
-        failure_error: outcome.failure_error,
-      },
-      previous + 1,
-    );
   const update = (previous: number) =>
     statusMoveUpdate(record, {
       field: 'sync_status',
@@ -142,7 +128,6 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome, company: 
       previous,
       also: { failure_error: outcome.failure_error, ...(outcome.external_id ? { external_id: outcome.external_id } : {}) },
       leaveSyncDue: last,
-      event: eventOf(previous),
     });
   // The company's per-status totals move in the same transaction.
   const write = (previous: number) =>
@@ -324,16 +309,10 @@ async function emailFallback(record: ApplicationRecord, company: CompanyRecord):
   const emailAt = now().toISOString();
   let previous = record.event_sequence ?? 0;
   for (let attempt = 0; ; attempt++) {
-    const event = newEvent(
-      'application.email_sync_status_changed',
-      record.company,
-      { application_id: record.id, job_id: record.job, email_sync_status: status, previous_email_sync_status: 'NOTSENT' },
-      previous + 1,
-    );
     try {
       // One item, its event on it (P240): a plain update, not a transaction.
       await db().send(
-        new UpdateCommand(statusMoveUpdate(record, { field: 'email_sync_status', from: 'NOTSENT', to: status, at: emailAt, previous, event })),
+        new UpdateCommand(statusMoveUpdate(record, { field: 'email_sync_status', from: 'NOTSENT', to: status, at: emailAt, previous })),
       );
       break;
     } catch (error) {

@@ -1,9 +1,10 @@
 /**
  * Events (D13). Two ways to the relay (`#delivery/event-relay.ts`), the only publisher to the SNS topic:
  * - Item-borne (issue 22 step 1, P240): an application event rides on the application item. The write that
- *   records the change also sets the item's `ev` attribute to the event's envelope (`itemEvent`); the table's
- *   stream (NEW_AND_OLD_IMAGES) hands the relay the record, which publishes the envelope when its `id` is not
- *   the old image's (so a later write of the item without a new event publishes nothing). No outbox item.
+ *   records the change also sets the item's `ev` attribute to the event in a compact form
+ *   (`#applications/application-events.ts`); the table's stream (NEW_AND_OLD_IMAGES) hands the relay the
+ *   record, which publishes the envelope when the event's `id` is not the old image's (so a later write of the
+ *   item without a new event publishes nothing). No outbox item.
  * - The transactional outbox (issue 12, P115), for every other event: the change writes the event as an
  *   outbox item in its own DynamoDB transaction (`outboxPut`), or, for an event without another change, on its
  *   own (`publishEvent`); the relay publishes it, then deletes the item. An item-borne event whose publish
@@ -52,11 +53,6 @@ export function newEvent(type: EventType, company: number, data: ServiceEvent['d
 
 /** The item attribute an item-borne event rides in (P240); never part of a record (`fromApplicationItem`). */
 export { ITEM_EVENT_ATTRIBUTE } from '#platform/keys.js';
-
-/** The stored form of an item-borne event: the envelope's JSON, exactly the message the relay publishes. */
-export function itemEvent(event: ServiceEvent): string {
-  return JSON.stringify(event);
-}
 
 /** An application's events share a partition (by application id), a company's other events one by company. */
 function shardOf(event: ServiceEvent): number {
