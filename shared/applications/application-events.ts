@@ -28,6 +28,21 @@ export type MovedField = keyof typeof MOVES;
 const CREATED = 'c';
 const FIELD_OF_CODE = new Map(Object.entries(MOVES).map(([field, m]) => [m.code as string, field as MovedField]));
 
+/** The item attributes an event is made of (what `applicationEventOf` and `applicationEventId` read). */
+export const APPLICATION_EVENT_ATTRIBUTES = [
+  ITEM_EVENT_ATTRIBUTE,
+  'id',
+  'company',
+  'job',
+  'created_at',
+  'updated_at',
+  'event_sequence',
+  'sync_status',
+  'email_sync_status',
+  'external_apply_status',
+  'failure_error',
+] as const;
+
 /** The stored form of an `application.created` event. */
 export function createdEventAttribute(): string {
   return CREATED;

@@ -21,7 +21,7 @@ import { PublishCommand } from '@aws-sdk/client-sns';
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { applicationEventId, applicationEventOf } from '#applications/application-events.js';
+import { APPLICATION_EVENT_ATTRIBUTES, applicationEventId, applicationEventOf } from '#applications/application-events.js';
 import { config, db, sns } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { ITEM_EVENT_ATTRIBUTE, outboxItem, type ServiceEvent } from '#platform/events.js';
@@ -71,11 +71,16 @@ export function itemBorneEvent(record: DynamoDBRecord): string | undefined {
   if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;
   const image = record.dynamodb?.NewImage;
   if (!image?.[ITEM_EVENT_ATTRIBUTE]) return undefined;
-  const event = applicationEventOf(unmarshall(image as Record<string, AttributeValue>));
+  const event = applicationEventOf(eventFields(image));
   const old = record.dynamodb?.OldImage;
-  if (!event || (old?.[ITEM_EVENT_ATTRIBUTE] && applicationEventId(unmarshall(old as Record<string, AttributeValue>)) === event.id))
-    return undefined;
+  if (!event || (old?.[ITEM_EVENT_ATTRIBUTE] && applicationEventId(eventFields(old)) === event.id)) return undefined;
   return JSON.stringify(event);
+}
+
+/** The attributes of an image that an event is made of (only these: the rest is not read, nor converted). */
+function eventFields(image: NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>): Record<string, unknown> {
+  const picked = APPLICATION_EVENT_ATTRIBUTES.filter((name) => image[name] !== undefined).map((name) => [name, image[name]]);
+  return unmarshall(Object.fromEntries(picked) as Record<string, AttributeValue>);
 }
 
 /**
