@@ -273,9 +273,7 @@ export async function followExternalApplyLink(token: string): Promise<string | u
     const at = now().toISOString();
     try {
       // One item, its event on it (P240): a plain update, not a transaction.
-      await db().send(
-        new UpdateCommand(statusMoveUpdate(current, { field: 'external_apply_status', from, to: 'ENGAGED', at, previous })),
-      );
+      await db().send(new UpdateCommand(statusMoveUpdate(current, { field: 'external_apply_status', from, to: 'ENGAGED', at, previous })));
       break;
     } catch (error) {
       if (!isConditionFailure(error)) {

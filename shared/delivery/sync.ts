@@ -133,10 +133,7 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome, company: 
   const write = (previous: number) =>
     db().send(
       new TransactWriteCommand({
-        TransactItems: [
-          { Update: update(previous) },
-          syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status),
-        ],
+        TransactItems: [{ Update: update(previous) }, syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status)],
       }),
     );
   let written = false;

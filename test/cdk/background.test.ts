@@ -91,7 +91,8 @@ test('the event relay (P115, P240): fed by the table stream (old and new images)
   expect(actions).toEqual(
     expect.arrayContaining(['sns:Publish', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:GetRecords', 'sqs:SendMessage']),
   );
-  for (const write of ['dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem']) expect(actions).not.toContain(write);
+  for (const write of ['dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem'])
+    expect(actions).not.toContain(write);
   // Its item writes (a delete after the publish, a put to park an event it could not publish) reach outbox partitions only.
   const itemWrites = functionStatements(synthesized.template, relayId).filter((s: any) =>
     [s.Action].flat().some((a: string) => a === 'dynamodb:PutItem' || a === 'dynamodb:DeleteItem'),

@@ -83,8 +83,14 @@ function insertRecord(item: Record<string, unknown>, sequenceNumber: string): Dy
 }
 
 /** An application item's write as the table's stream delivers it (NEW_AND_OLD_IMAGES). */
-function itemRecord(eventName: 'INSERT' | 'MODIFY', item: Record<string, unknown>, old: Record<string, unknown> | undefined, sequenceNumber: string): DynamoDBRecord {
-  const image = (i: Record<string, unknown>) => marshall(i, { removeUndefinedValues: true }) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
+function itemRecord(
+  eventName: 'INSERT' | 'MODIFY',
+  item: Record<string, unknown>,
+  old: Record<string, unknown> | undefined,
+  sequenceNumber: string,
+): DynamoDBRecord {
+  const image = (i: Record<string, unknown>) =>
+    marshall(i, { removeUndefinedValues: true }) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
   return {
     eventName,
     dynamodb: {

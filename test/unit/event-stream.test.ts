@@ -9,8 +9,13 @@ import { applicationEventId, applicationEventOf, createdEventAttribute, moveEven
 import { RELAY_STREAM_FILTERS, matchesAnyFilter, matchesFilter } from '#delivery/background-functions.js';
 import { itemBorneEvent } from '#delivery/event-relay.js';
 
-const image = (item: Record<string, unknown>) => marshall(item, { removeUndefinedValues: true }) as NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
-const record = (eventName: DynamoDBRecord['eventName'], newItem?: Record<string, unknown>, oldItem?: Record<string, unknown>): DynamoDBRecord => ({
+const image = (item: Record<string, unknown>) =>
+  marshall(item, { removeUndefinedValues: true }) as NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
+const record = (
+  eventName: DynamoDBRecord['eventName'],
+  newItem?: Record<string, unknown>,
+  oldItem?: Record<string, unknown>,
+): DynamoDBRecord => ({
   eventName,
   dynamodb: {
     SequenceNumber: '1',
@@ -108,13 +113,23 @@ describe('the envelope of an item-borne application event', () => {
       sequence: 2,
       data: { application_id: 7, job_id: 11, sync_status: 'FAILURE', previous_sync_status: 'NOTSENT', failure_error: 'rejected' },
     });
-    const engaged = { ...synced, event_sequence: 3, external_apply_status: 'ENGAGED', ev: moveEventAttribute('external_apply_status', 'REMINDED') };
+    const engaged = {
+      ...synced,
+      event_sequence: 3,
+      external_apply_status: 'ENGAGED',
+      ev: moveEventAttribute('external_apply_status', 'REMINDED'),
+    };
     expect(applicationEventOf(engaged)).toMatchObject({
       type: 'application.external_apply_status_changed',
       sequence: 3,
       data: { application_id: 7, job_id: 11, external_apply_status: 'ENGAGED', previous_external_apply_status: 'REMINDED' },
     });
-    const mailed = { ...application, event_sequence: 2, email_sync_status: 'SUCCESS', ev: moveEventAttribute('email_sync_status', 'NOTSENT') };
+    const mailed = {
+      ...application,
+      event_sequence: 2,
+      email_sync_status: 'SUCCESS',
+      ev: moveEventAttribute('email_sync_status', 'NOTSENT'),
+    };
     expect(applicationEventOf(mailed)?.data).toEqual({
       application_id: 7,
       job_id: 11,
@@ -125,7 +140,9 @@ describe('the envelope of an item-borne application event', () => {
 
   test('ids: one per application and sequence, stable; a write that leaves the event publishes nothing', () => {
     expect(applicationEventId(application)).toBe(applicationEventId({ ...application }));
-    expect(new Set([application, synced, { ...application, id: 8 }, { ...application, created_at: 'x' }].map(applicationEventId)).size).toBe(4);
+    expect(
+      new Set([application, synced, { ...application, id: 8 }, { ...application, created_at: 'x' }].map(applicationEventId)).size,
+    ).toBe(4);
     // Written again without a new event (another attribute moved): same id, nothing to publish.
     expect(itemBorneEvent(record('MODIFY', { ...synced, sync_due_at: 'later' }, synced))).toBeUndefined();
     expect(itemBorneEvent(record('REMOVE', undefined, synced))).toBeUndefined();
