@@ -7,7 +7,8 @@
  * - partial batch failures: the next batch starts at the first failed record;
  * - a failed invocation (an error, or a simulated crash at `relay.after-publish`) retries the same batch, up
  *   to the trigger's `retryAttempts`; then, like the mapping's on-failure destination, the batch is logged
- *   and passed over (its outbox items stay, for `hiring-admin outbox replay`).
+ *   and passed over (its outbox items stay, for `hiring-admin outbox replay`; an item's event whose parking
+ *   failed stays only on its item, P240).
  * `runOnce()` is one pass over every shard; `drain()` passes until one delivers nothing (tests); `npm start`
  * polls in the background.
  */
