@@ -77,7 +77,8 @@ async function describe(tableName: string) {
 /**
  * Creates the table, or brings an existing one to the definition the way a deployment does on AWS: a
  * missing index is added by UpdateTable (one at a time, as CloudFormation does), an index whose keys changed
- * is deleted and added again, and the stream is enabled. What a new index needs in existing items is written
+ * is deleted and added again, and the stream is enabled with the definition's view type (P240: a stream of another
+ * view type is turned off and on again). What a new index needs in existing items is written
  * by the backfill that ships with the change (docs/decisions.md, P190).
  */
 async function ensureTable(tableName: string): Promise<boolean> {
