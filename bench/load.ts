@@ -8,7 +8,8 @@
  * - the time from the first request until every application is final (the list's NOTSENT total is 0) and
  *   until every event is delivered (`application.created` and `application.sync_status_changed` of each, on
  *   a queue subscribed to the events topic);
- * - the create's DynamoDB units as the `X-DynamoDB-Capacity` header reports them (outbox item included).
+ * - the create's DynamoDB units as the `X-DynamoDB-Capacity` header reports them (its event rides on the
+ *   application item since P240).
  *
  * Writes docs/benchmarks.json (key "load") and the "Load" section of docs/benchmarks.md.
  */

@@ -14,6 +14,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { OUTBOX_PREFIX } from '#platform/keys.js';
 import { resources } from '#platform/resources.js';
 import { tableDefinition } from '#platform/table.js';
 import type { StageConfig } from './stage-config.js';
@@ -68,7 +69,8 @@ export class ServiceData extends Construct {
       // The AWS managed key (not the AWS owned default) makes every use of the key visible in CloudTrail.
       encryption: TableEncryption.AWS_MANAGED,
       timeToLiveAttribute: tableDefinition.ttlAttribute,
-      // The event relay reads the outbox items' INSERTs from the stream (P115); its filter drops every other record.
+      // The event relay reads the outbox items' INSERTs and the writes of items carrying an event from the stream
+      // (P115, P240: old and new images, to tell a new event from one already relayed); its filters drop the rest.
       stream: StreamViewType[tableDefinition.streamViewType],
       deletionProtection: stage.retainData,
       removalPolicy: stage.removalPolicy,
@@ -206,8 +208,15 @@ export class ServiceData extends Construct {
     if (access.table) {
       fn.addEnvironment('TABLE_NAME', this.table.tableName);
       if (access.table === 'outbox') {
-        // The relay deletes the outbox items it has published, by primary key; it reads nothing but its stream.
-        fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:DeleteItem'], resources: [this.table.tableArn] }));
+        // The relay deletes the outbox items it has published, and puts one only to park an event it could not
+        // publish (P240): both on outbox partitions only. It reads nothing but its stream.
+        fn.addToRolePolicy(
+          new PolicyStatement({
+            actions: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
+            resources: [this.table.tableArn],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${OUTBOX_PREFIX}*`] } },
+          }),
+        );
       } else if (access.table === 'authorize') {
         // The key lookup is by primary key on the base table: no index, no scan, no other write.
         fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [this.table.tableArn] }));

@@ -126,8 +126,9 @@ export class ServiceStack extends Stack {
       );
     } else if (trigger.kind === 'outboxStream') {
       this.workers.push(fn);
-      // P115: only the outbox items' INSERTs reach the relay; in order per partition, from the first failure on
-      // retried (partial batch failures), and after the retries to the DLQ (the outbox item stays for a replay).
+      // P115, P240: only the outbox items' INSERTs and the writes of items carrying an event reach the relay; in
+      // order per partition, from the first failure on retried (partial batch failures), and after the retries
+      // to the DLQ (an outbox item stays for a replay; the relay parks an unpublished item-borne event there).
       fn.addEventSource(
         new DynamoEventSource(this.data.table, {
           startingPosition: StartingPosition.TRIM_HORIZON,
@@ -136,7 +137,7 @@ export class ServiceStack extends Stack {
           retryAttempts: trigger.retryAttempts,
           reportBatchItemFailures: true,
           onFailure: new SqsDlq(this.data.eventRelayDeadLetterQueue),
-          filters: [FilterCriteria.filter(trigger.filter)],
+          filters: trigger.filters.map((pattern) => FilterCriteria.filter(pattern)),
         }),
       );
     } else if (trigger.kind === 'webhookQueue') {

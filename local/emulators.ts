@@ -77,7 +77,8 @@ async function describe(tableName: string) {
 /**
  * Creates the table, or brings an existing one to the definition the way a deployment does on AWS: a
  * missing index is added by UpdateTable (one at a time, as CloudFormation does), an index whose keys changed
- * is deleted and added again, and the stream is enabled. What a new index needs in existing items is written
+ * is deleted and added again, and the stream is enabled with the definition's view type (P240: a stream of another
+ * view type is turned off and on again). What a new index needs in existing items is written
  * by the backfill that ships with the change (docs/decisions.md, P190).
  */
 async function ensureTable(tableName: string): Promise<boolean> {
@@ -129,7 +130,14 @@ async function ensureTable(tableName: string): Promise<boolean> {
       (t?.GlobalSecondaryIndexes ?? []).some((i) => i.IndexName === index.IndexName && i.IndexStatus === 'ACTIVE'),
     );
   }
-  if (!table?.StreamSpecification?.StreamEnabled)
+  // A stream of another view type (NEW_IMAGE before P240) is turned off and on again with the wanted one, as a
+  // deployment does: a new stream, whose relay starts at its beginning (what waits in the outbox stays).
+  const stream = table?.StreamSpecification;
+  if (stream?.StreamEnabled && stream.StreamViewType !== input.StreamSpecification.StreamViewType) {
+    await dynamoClient().send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: false } }));
+    await waitForTable(tableName, (t) => t?.TableStatus === 'ACTIVE');
+  }
+  if (!stream?.StreamEnabled || stream.StreamViewType !== input.StreamSpecification.StreamViewType)
     await dynamoClient().send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: input.StreamSpecification }));
   return false;
 }

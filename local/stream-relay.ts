@@ -2,12 +2,13 @@
  * The table's stream, locally: a poller (`DescribeStream`, `GetShardIterator`, `GetRecords`) that feeds the
  * stream to the `EventRelay` function (`functions/event-relay.ts`, the handler that runs on AWS) the way
  * Lambda's DynamoDB event source mapping does (P115, P184):
- * - the stack's event filter (`trigger.filter`): records that do not match are passed over, never delivered;
+ * - the stack's event filters (`trigger.filters`, ORed): records that match none are passed over, never delivered;
  * - batches of up to the trigger's batch size, each shard in order, a parent shard before its children;
  * - partial batch failures: the next batch starts at the first failed record;
  * - a failed invocation (an error, or a simulated crash at `relay.after-publish`) retries the same batch, up
  *   to the trigger's `retryAttempts`; then, like the mapping's on-failure destination, the batch is logged
- *   and passed over (its outbox items stay, for `hiring-admin outbox replay`).
+ *   and passed over (its outbox items stay, for `hiring-admin outbox replay`; an item's event whose parking
+ *   failed stays only on its item, P240).
  * `runOnce()` is one pass over every shard; `drain()` passes until one delivers nothing (tests); `npm start`
  * polls in the background.
  */
@@ -22,7 +23,7 @@ import {
   type ShardIteratorType,
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { backgroundFunctions, matchesFilter } from '#delivery/background-functions.js';
+import { backgroundFunctions, matchesAnyFilter } from '#delivery/background-functions.js';
 import { config, dynamoClient } from '#platform/clients.js';
 import { isSimulatedCrash } from '#platform/faults.js';
 import { logger } from '#platform/logger.js';
@@ -104,7 +105,7 @@ export function startEventRelay(options: { background: boolean; idleMs?: number 
   /** Hands one batch to the relay; resolves to whether the shard may go on (false: retry later). */
   async function deliver(records: _Record[], state: ShardState, arn: string): Promise<boolean> {
     const last = records[records.length - 1].dynamodb!.SequenceNumber!;
-    const matching = records.map((r) => lambdaRecord(r, arn)).filter((r) => matchesFilter(r, trigger.filter));
+    const matching = records.map((r) => lambdaRecord(r, arn)).filter((r) => matchesAnyFilter(r, trigger.filters));
     if (!matching.length) {
       state.position = { type: 'AFTER_SEQUENCE_NUMBER', sequence: last };
       return true;

@@ -36,7 +36,8 @@ import { now } from '#platform/clock.js';
 import { getCompanyRecord } from '#companies/company-store.js';
 import { syncActive, type CompanyRecord } from '#companies/company-schema.js';
 import { CompanyInactiveError, ValidationError, fieldErrors } from '#platform/errors.js';
-import { newEvent, outboxPut } from '#platform/events.js';
+import { createdEventAttribute } from '#applications/application-events.js';
+import { ITEM_EVENT_ATTRIBUTE } from '#platform/events.js';
 import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
 import { nextId } from '#platform/ids.js';
@@ -217,7 +218,7 @@ export interface CreateOptions {
 
 /**
  * Creates an application: resolves job and channel (400 if they do not fit), stores the attachments,
- * writes the application with its company total and its `application.created` event (outbox) in one
+ * writes the application (carrying its `application.created` event, P240) with its company total in one
  * transaction (removing the objects again if that fails), and hands the id to the sync queue when due.
  */
 export async function createApplication(
@@ -281,26 +282,25 @@ export async function createApplication(
   const [stored] = await Promise.all([storeAttachments(company.id, id, attachments), registerJobValues(job.id, jobFold)]);
   crashPoint('create.after-upload');
   record.attachments = stored;
-  // The application's first event; it goes into the outbox in the same transaction (P115).
+  // The application's first event rides on its item (P240): the relay publishes it from the table's stream.
   record.event_sequence = 1;
-  const created = newEvent(
-    'application.created',
-    company.id,
-    { application_id: record.id, job_id: job.id, sync_status: record.sync_status, email_sync_status: record.email_sync_status },
-    record.event_sequence,
-  );
   try {
     await db().send(
       new TransactWriteCommand({
         TransactItems: [
-          { Put: { TableName: config().tableName, Item: toApplicationItem(record), ConditionExpression: 'attribute_not_exists(PK)' } },
+          {
+            Put: {
+              TableName: config().tableName,
+              Item: { ...toApplicationItem(record), [ITEM_EVENT_ATTRIBUTE]: createdEventAttribute() },
+              ConditionExpression: 'attribute_not_exists(PK)',
+            },
+          },
           // Its lookup items, one per partner id it has (P241).
           ...applicationLookupItems(record).map((Item) => ({ Put: { TableName: config().tableName, Item } })),
           // Every total the application counts in moves in the same transaction (docs/access-patterns.md).
           ...counters,
           // Its objects stop being pending uploads (which the reconciler would delete) in the same commit.
           ...stored.map((a) => clearPendingUpload(a.key)),
-          outboxPut(created),
           // The caller's own items (an apply delivery's replay markers, issue 23): committed with it or not at all.
           ...(options.alsoWrite?.(record) ?? []),
         ],

@@ -18,7 +18,8 @@ import {
 } from '#applications/application-filters.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
-import { sequenceStep } from '#platform/events.js';
+import { moveEventAttribute } from '#applications/application-events.js';
+import { ITEM_EVENT_ATTRIBUTE, sequenceStep } from '#platform/events.js';
 import { collections, compactFrom, indexKeys, keys } from '#platform/keys.js';
 import type { CollectionQuery } from '#platform/paged-query.js';
 import { TABLE, keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
@@ -32,10 +33,13 @@ import { TABLE, keyAttributes, partitionKeyOf, type IndexName } from '#platform/
  */
 export const APPLICATION_INDEX_VERSION = 3;
 
-/** Everything the item holds besides the record: every key attribute of the table, search copies, the layout. */
+/**
+ * Everything the item holds besides the record: every key attribute of the table, search copies, the layout,
+ * and its latest event (P240, for the relay).
+ */
 const INTERNAL_ATTRIBUTES = /* @__PURE__ */ internalAttributes();
 function internalAttributes(): string[] {
-  return [...keyAttributes(), 'email_lc', 'index_version'];
+  return [...keyAttributes(), 'email_lc', 'index_version', ITEM_EVENT_ATTRIBUTE];
 }
 
 /**
@@ -176,20 +180,22 @@ export interface StatusMove {
 }
 
 /**
- * The Update of a status move, for a transaction that puts its event beside it. It applies only while the
- * field still holds `from` and the sequence is `previous`, so of two racing moves one wins.
+ * The Update of a status move with its event (sequence `previous + 1`) on the item, which the relay publishes
+ * (P240). It applies only while the field still holds `from` and the sequence is `previous`, so of two racing
+ * moves one wins (and only its event is published).
  */
 export function statusMoveUpdate(record: Identity, move: StatusMove) {
   const step = sequenceStep(move.previous);
-  const names: Record<string, string> = { '#field': move.field };
+  const names: Record<string, string> = { '#field': move.field, '#event': ITEM_EVENT_ATTRIBUTE };
   const values: Record<string, unknown> = {
     ':to': move.to,
     ':from': move.from,
     ':at': move.at,
     ':updated': updatedAtIndex(record, move.at).D2SK,
+    ':event': moveEventAttribute(move.field, move.from),
     ...step.values,
   };
-  const set = ['#field = :to', 'updated_at = :at', 'D2SK = :updated', 'event_sequence = :sequence'];
+  const set = ['#field = :to', 'updated_at = :at', 'D2SK = :updated', 'event_sequence = :sequence', '#event = :event'];
   Object.entries(move.also ?? {}).forEach(([field, value], i) => {
     names[`#also${i}`] = field;
     values[`:also${i}`] = value;

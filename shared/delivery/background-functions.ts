@@ -4,19 +4,32 @@
  * consumers with its poller and runs the scheduled ones with its scheduler.
  */
 import type { FunctionAccess } from '#platform/function-access.js';
-import { OUTBOX_PREFIX } from '#platform/keys.js';
+import { ITEM_EVENT_ATTRIBUTE, OUTBOX_PREFIX } from '#platform/keys.js';
 
 /**
- * A Lambda event filter pattern over stream records (the subset used here: lists of exact values and
- * `{ prefix }`): the stack hands it to the event source mapping, and the local stream poller applies it.
+ * A Lambda event filter pattern over stream records (the subset used here: lists of exact values, `{ prefix }`
+ * and `{ exists }`): the stack hands it to the event source mapping, and the local stream poller applies it.
  */
-export type EventFilterPattern = { [field: string]: EventFilterPattern | (string | { prefix: string })[] };
+export type FilterRule = string | { prefix: string } | { exists: boolean };
+export type EventFilterPattern = { [field: string]: EventFilterPattern | FilterRule[] };
 
-/** The outbox relay's filter: only the outbox items' INSERTs reach it (P115). */
-export const OUTBOX_STREAM_FILTER: EventFilterPattern = {
-  eventName: ['INSERT'],
-  dynamodb: { Keys: { PK: { S: [{ prefix: OUTBOX_PREFIX }] } } },
-};
+/**
+ * The relay's filters (Lambda ORs the filters of a mapping): the outbox items' INSERTs (P115), and the writes
+ * of an item that carries an event (P240: an application item's `ev`; the relay publishes it only when its id
+ * is not the old image's). Every other record (counters, claims, companies, …) never reaches the relay.
+ */
+export const RELAY_STREAM_FILTERS: readonly EventFilterPattern[] = [
+  { eventName: ['INSERT'], dynamodb: { Keys: { PK: { S: [{ prefix: OUTBOX_PREFIX }] } } } },
+  { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { [ITEM_EVENT_ATTRIBUTE]: { S: [{ exists: true }] } } } },
+];
+
+/** One rule against a leaf value, as Lambda's filter syntax defines it (`exists` only on leaves). */
+function matchesRule(value: unknown, rule: FilterRule): boolean {
+  if (typeof rule === 'string') return value === rule;
+  if ('prefix' in rule) return typeof value === 'string' && value.startsWith(rule.prefix);
+  // `exists: true` matches a present leaf; `exists: false` one that is absent.
+  return rule.exists === (value !== undefined && value !== null);
+}
 
 /** Whether a record matches a filter pattern, as Lambda's event filtering decides. */
 export function matchesFilter(record: unknown, pattern: EventFilterPattern): boolean {
@@ -26,19 +39,27 @@ export function matchesFilter(record: unknown, pattern: EventFilterPattern): boo
         ? (record as Record<string, unknown>)[field]
         : undefined;
     if (!Array.isArray(expected)) return matchesFilter(value, expected);
-    return expected.some((rule) =>
-      typeof rule === 'string' ? value === rule : typeof value === 'string' && value.startsWith(rule.prefix),
-    );
+    return expected.some((rule) => matchesRule(value, rule));
   });
 }
+
+/** Whether a record matches any of an event source's filters (Lambda ORs them). */
+export const matchesAnyFilter = (record: unknown, patterns: readonly EventFilterPattern[]) =>
+  patterns.some((pattern) => matchesFilter(record, pattern));
 
 export type BackgroundTrigger =
   /** Fed by the sync queue, with partial batch failures reported per message. */
   | { kind: 'syncQueue'; batchSize: number; maxBatchingWindowSeconds?: number; maxConcurrency?: number }
   /** Fed by the job import queue (D14): one message per company and run. */
   | { kind: 'jobImportQueue'; batchSize: number; maxConcurrency?: number }
-  /** Fed by the table's DynamoDB stream, outbox INSERTs only (P115), with partial batch failures and a DLQ. */
-  | { kind: 'outboxStream'; batchSize: number; maxBatchingWindowSeconds?: number; retryAttempts: number; filter: EventFilterPattern }
+  /** Fed by the table's DynamoDB stream, the records `filters` select (P115, P240), with partial batch failures and a DLQ. */
+  | {
+      kind: 'outboxStream';
+      batchSize: number;
+      maxBatchingWindowSeconds?: number;
+      retryAttempts: number;
+      filters: readonly EventFilterPattern[];
+    }
   /** Fed by the webhook queue (D19): events from the topic to fan out, and one delivery per endpoint. */
   | { kind: 'webhookQueue'; batchSize: number; maxConcurrency?: number }
   /** An EventBridge rate expression: `rate(5 minutes)`, `rate(1 hour)`. */
@@ -73,9 +94,9 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
   {
     id: 'EventRelay',
     handler: 'event-relay',
-    description: 'Publish the events of the outbox to the events topic, then delete their outbox items (P115)',
+    description: 'Publish the events on application items and in the outbox to the events topic (P115, P240)',
     // Locally the runtime's stream poller feeds it the same way (local/stream-relay.ts).
-    trigger: { kind: 'outboxStream', batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10, filter: OUTBOX_STREAM_FILTER },
+    trigger: { kind: 'outboxStream', batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10, filters: RELAY_STREAM_FILTERS },
     access: { table: 'outbox', events: 'publish' },
     timeoutSeconds: 60,
   },

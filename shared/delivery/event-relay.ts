@@ -1,18 +1,30 @@
 /**
- * The outbox relay (issue 12, P115): the only publisher to the events topic. It publishes an outbox item's
- * event (the envelope exactly as stored, with the message attributes `type` and `company`) and then deletes
- * the item. A death between the two leaves the item, so the event is published again with the same `id`:
- * events are at least once, and consumers deduplicate on `id`.
+ * The event relay (issue 12, P115; P240): the only publisher to the events topic. It publishes each event's
+ * envelope exactly as stored, with the message attributes `type` and `company`. Two sources:
+ * - Item-borne events (P240): an application item's `ev` attribute, set by the write that records the change
+ *   (`#applications/application-events.ts`: a compact form; the rest of the envelope is the item's own values). A stream
+ *   record (NEW_AND_OLD_IMAGES) whose new image carries an event whose `id` is not the old image's is
+ *   published; any other write of the item publishes nothing. If the publish fails, the relay parks the
+ *   envelope as an outbox item (below), idempotently (its key derives from the event), and goes on; if the
+ *   parking fails too, the record is reported as the batch's failure and retried.
+ * - Outbox items (P115): the relay publishes the event, then deletes the item. A death between the two leaves
+ *   the item, so the event is published again with the same `id`.
+ * Events are at least once, and consumers deduplicate on `id`. A parked event may reach the topic after a
+ * later event of its application; consumers order an application's events by `sequence`.
  *
- * DynamoDB Streams feed it the outbox items' INSERTs (an event-source filter selects them) in the order of
- * each partition: on AWS through Lambda's event source mapping, locally through the runtime's stream poller
+ * DynamoDB Streams feed it the records its filters select (`RELAY_STREAM_FILTERS`) in the order of each
+ * partition: on AWS through Lambda's event source mapping, locally through the runtime's stream poller
  * (`local/stream-relay.ts`), which hands the same handler the same batches.
  */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { PublishCommand } from '@aws-sdk/client-sns';
-import { DeleteCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
+import { APPLICATION_EVENT_ATTRIBUTES, applicationEventId, applicationEventOf } from '#applications/application-events.js';
 import { config, db, sns } from '#platform/clients.js';
-import type { ServiceEvent } from '#platform/events.js';
+import { isConditionFailure } from '#platform/errors.js';
+import { ITEM_EVENT_ATTRIBUTE, outboxItem, type ServiceEvent } from '#platform/events.js';
 import { now } from '#platform/clock.js';
 import { crashPoint, isSimulatedCrash, rethrowIfCrash } from '#platform/faults.js';
 import { OUTBOX_PREFIX, OUTBOX_SHARDS } from '#platform/keys.js';
@@ -25,38 +37,112 @@ export interface OutboxEntry {
   event: string;
 }
 
-/** Publishes one outbox item's event, then deletes the item. */
-export async function relayOutboxItem(entry: OutboxEntry): Promise<ServiceEvent> {
+/** Publishes a stored envelope as it is, with the message attributes `type` and `company`. */
+async function publish(message: string): Promise<ServiceEvent> {
   const topicArn = config().eventsTopicArn;
   if (!topicArn) throw new Error('EVENTS_TOPIC_ARN is not set: the outbox keeps its events');
-  const event = JSON.parse(entry.event) as ServiceEvent;
+  const event = JSON.parse(message) as ServiceEvent;
   await sns().send(
     new PublishCommand({
       TopicArn: topicArn,
-      Message: entry.event,
+      Message: message,
       MessageAttributes: {
         type: { DataType: 'String', StringValue: event.type },
         company: { DataType: 'Number', StringValue: String(event.company) },
       },
     }),
   );
+  return event;
+}
+
+/** Publishes one outbox item's event, then deletes the item. */
+export async function relayOutboxItem(entry: OutboxEntry): Promise<ServiceEvent> {
+  const event = await publish(entry.event);
   crashPoint('relay.after-publish');
   await db().send(new DeleteCommand({ TableName: config().tableName, Key: { PK: entry.PK, SK: entry.SK } }));
   return event;
 }
 
 /**
- * The stream handler's work: the batch's outbox INSERTs in order. At the first failure it stops and reports
- * that record (DynamoDB Streams retries from there, so no later event of the partition overtakes it); a
- * simulated crash fails the whole invocation, as a real one would.
+ * The envelope of the event a stream record's item newly carries (P240), as the message to publish: from the
+ * new image (the item as the write that set the event left it), unless the old image's event has the same id.
+ */
+export function itemBorneEvent(record: DynamoDBRecord): string | undefined {
+  if (record.eventName !== 'INSERT' && record.eventName !== 'MODIFY') return undefined;
+  const image = record.dynamodb?.NewImage;
+  if (!image?.[ITEM_EVENT_ATTRIBUTE]) return undefined;
+  const event = applicationEventOf(eventFields(image));
+  const old = record.dynamodb?.OldImage;
+  if (!event || (old?.[ITEM_EVENT_ATTRIBUTE] && applicationEventId(eventFields(old)) === event.id)) return undefined;
+  return JSON.stringify(event);
+}
+
+/** The attributes of an image that an event is made of (only these: the rest is not read, nor converted). */
+function eventFields(image: NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>): Record<string, unknown> {
+  const picked = APPLICATION_EVENT_ATTRIBUTES.filter((name) => image[name] !== undefined).map((name) => [name, image[name]]);
+  return unmarshall(Object.fromEntries(picked) as Record<string, AttributeValue>);
+}
+
+/**
+ * Parks an item-borne event whose publish failed as an outbox item (the envelope as published), where the outbox
+ * path publishes it (its own INSERT, a retry of the stream, or `hiring-admin outbox replay`). Its key derives
+ * from the event, so a redelivered record parks nothing twice. Resolves to whether this call parked it.
+ */
+async function park(message: string): Promise<boolean> {
+  try {
+    await db().send(
+      new PutCommand({
+        TableName: config().tableName,
+        Item: outboxItem(JSON.parse(message) as ServiceEvent, message),
+        ConditionExpression: 'attribute_not_exists(PK)',
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
+/** Publishes an item-borne event's envelope; if that fails, parks it in the outbox (throws only if parking fails too). */
+export async function relayItemEvent(message: string): Promise<ServiceEvent> {
+  const event = JSON.parse(message) as ServiceEvent;
+  try {
+    await publish(message);
+  } catch (error) {
+    rethrowIfCrash(error);
+    const parked = await park(message);
+    logger.warn('event not published; parked in the outbox for its relay', {
+      eventId: event.id,
+      type: event.type,
+      parked,
+      error: error as Error,
+    });
+    return event;
+  }
+  crashPoint('relay.after-publish');
+  return event;
+}
+
+/**
+ * The stream handler's work: the batch's events in order, an outbox INSERT's or an item's new event. At the
+ * first failure it stops and reports that record (DynamoDB Streams retries from there, so no later event of
+ * the partition overtakes it); a simulated crash fails the whole invocation, as a real one would.
  */
 export async function relayStreamRecords(records: DynamoDBRecord[]): Promise<DynamoDBBatchResponse> {
   for (const record of records) {
     const image = record.dynamodb?.NewImage;
     const pk = image?.PK?.S;
-    if (record.eventName !== 'INSERT' || !pk?.startsWith(OUTBOX_PREFIX) || !image?.SK?.S || !image.event?.S) continue;
+    const outbox =
+      record.eventName === 'INSERT' && pk?.startsWith(OUTBOX_PREFIX) && image?.SK?.S && image.event?.S
+        ? { PK: pk, SK: image.SK.S, event: image.event.S }
+        : undefined;
     try {
-      await relayOutboxItem({ PK: pk, SK: image.SK.S, event: image.event.S });
+      if (outbox) await relayOutboxItem(outbox);
+      else {
+        const borne = itemBorneEvent(record);
+        if (borne) await relayItemEvent(borne);
+      }
     } catch (error) {
       rethrowIfCrash(error);
       logger.error('event not relayed; the batch is retried from it', {

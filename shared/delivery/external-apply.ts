@@ -2,8 +2,8 @@
  * The `external_apply_status` follow-up (issue 23 item 3, docs/decisions.md P206–P207). When a candidate
  * applied through us but the company takes applications only on its own career site (the job's
  * `application_url`, no ATS sync), the candidate is e-mailed a tracked link, `{PUBLIC_BASE_URL}/r/{token}`,
- * that leads to the job's own `application_url`; the status moves NOTSENT → CONTACTED with its event in the
- * outbox, in one transaction (P115/P116).
+ * that leads to the job's own `application_url`; the status moves NOTSENT → CONTACTED with its event on the
+ * application item (P116, P240), in one transaction with the reminder's due item.
  *
  * The token is derived, not stored: base64url of `version (1) | application id` (varint) and the first 16
  * bytes of HMAC-SHA256 under HKDF(`CURSOR_SECRET`, `his-external-apply-v1`) over a purpose byte and those
@@ -20,7 +20,6 @@ import { sendMail } from '#delivery/email.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { NotFoundError, isConditionFailure } from '#platform/errors.js';
-import { newEvent, outboxPut } from '#platform/events.js';
 import { rethrowIfCrash } from '#platform/faults.js';
 import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
@@ -212,12 +211,6 @@ export async function contactCandidate(record: ApplicationRecord, company: Compa
   const remindAt = new Date(at.getTime() + reminderHours() * 3_600_000).toISOString();
   let previous = record.event_sequence ?? 0;
   for (let attempt = 0; ; attempt++) {
-    const event = newEvent(
-      'application.external_apply_status_changed',
-      record.company,
-      { application_id: record.id, job_id: record.job, external_apply_status: 'CONTACTED', previous_external_apply_status: 'NOTSENT' },
-      previous + 1,
-    );
     try {
       await db().send(
         new TransactWriteCommand({
@@ -232,7 +225,6 @@ export async function contactCandidate(record: ApplicationRecord, company: Compa
                 also: { external_apply_remind_at: remindAt },
               }),
             },
-            outboxPut(event),
             // The reminder's due item (P207), read by the scheduled `sendDueReminders`.
             {
               Put: {
@@ -280,23 +272,8 @@ export async function followExternalApplyLink(token: string): Promise<string | u
     const previous = current.event_sequence ?? 0;
     const at = now().toISOString();
     try {
-      await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: statusMoveUpdate(current, { field: 'external_apply_status', from, to: 'ENGAGED', at, previous }),
-            },
-            outboxPut(
-              newEvent(
-                'application.external_apply_status_changed',
-                current.company,
-                { application_id: current.id, job_id: current.job, external_apply_status: 'ENGAGED', previous_external_apply_status: from },
-                previous + 1,
-              ),
-            ),
-          ],
-        }),
-      );
+      // One item, its event on it (P240): a plain update, not a transaction.
+      await db().send(new UpdateCommand(statusMoveUpdate(current, { field: 'external_apply_status', from, to: 'ENGAGED', at, previous })));
       break;
     } catch (error) {
       if (!isConditionFailure(error)) {
@@ -400,21 +377,14 @@ export async function sendDueReminders(options: { limitPerShard?: number } = {})
           new TransactWriteCommand({
             TransactItems: [
               {
-                Update: statusMoveUpdate(record, { field: 'external_apply_status', from: 'CONTACTED', to: 'REMINDED', at, previous }),
+                Update: statusMoveUpdate(record, {
+                  field: 'external_apply_status',
+                  from: 'CONTACTED',
+                  to: 'REMINDED',
+                  at,
+                  previous,
+                }),
               },
-              outboxPut(
-                newEvent(
-                  'application.external_apply_status_changed',
-                  record.company,
-                  {
-                    application_id: record.id,
-                    job_id: record.job,
-                    external_apply_status: 'REMINDED',
-                    previous_external_apply_status: 'CONTACTED',
-                  },
-                  previous + 1,
-                ),
-              ),
               due,
             ],
           }),

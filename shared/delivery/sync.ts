@@ -32,7 +32,6 @@ import { loadCredentials } from '#delivery/credentials.js';
 import { recordSyncOutcome } from '#delivery/delivery-metrics.js';
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
-import { newEvent, outboxPut } from '#platform/events.js';
 import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
@@ -114,7 +113,7 @@ async function releaseClaim(id: number, field: 'sync' | 'email'): Promise<void> 
   );
 }
 
-/** Writes a final sync outcome over NOTSENT with its event (D13) in the outbox, in one transaction. */
+/** Writes a final sync outcome over NOTSENT carrying its event (D13, on the item since P240), with its totals in one transaction. */
 async function decideSync(record: ApplicationRecord, outcome: Outcome, company: CompanyRecord): Promise<void> {
   // Nothing more due after this outcome (no e-mail fallback follows): the application leaves the sync-due
   // index in the same write, not in a second one (`settle`), which would rewrite the item once more.
@@ -130,28 +129,11 @@ async function decideSync(record: ApplicationRecord, outcome: Outcome, company: 
       also: { failure_error: outcome.failure_error, ...(outcome.external_id ? { external_id: outcome.external_id } : {}) },
       leaveSyncDue: last,
     });
-  const eventOf = (previous: number) =>
-    newEvent(
-      'application.sync_status_changed',
-      record.company,
-      {
-        application_id: record.id,
-        job_id: record.job,
-        sync_status: outcome.sync_status,
-        previous_sync_status: 'NOTSENT',
-        failure_error: outcome.failure_error,
-      },
-      previous + 1,
-    );
   // The company's per-status totals move in the same transaction.
   const write = (previous: number) =>
     db().send(
       new TransactWriteCommand({
-        TransactItems: [
-          { Update: update(previous) },
-          syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status),
-          outboxPut(eventOf(previous)),
-        ],
+        TransactItems: [{ Update: update(previous) }, syncStatusCounterMove(record.company, 'NOTSENT', outcome.sync_status)],
       }),
     );
   let written = false;
@@ -324,22 +306,10 @@ async function emailFallback(record: ApplicationRecord, company: CompanyRecord):
   const emailAt = now().toISOString();
   let previous = record.event_sequence ?? 0;
   for (let attempt = 0; ; attempt++) {
-    const event = newEvent(
-      'application.email_sync_status_changed',
-      record.company,
-      { application_id: record.id, job_id: record.job, email_sync_status: status, previous_email_sync_status: 'NOTSENT' },
-      previous + 1,
-    );
     try {
+      // One item, its event on it (P240): a plain update, not a transaction.
       await db().send(
-        new TransactWriteCommand({
-          TransactItems: [
-            {
-              Update: statusMoveUpdate(record, { field: 'email_sync_status', from: 'NOTSENT', to: status, at: emailAt, previous }),
-            },
-            outboxPut(event),
-          ],
-        }),
+        new UpdateCommand(statusMoveUpdate(record, { field: 'email_sync_status', from: 'NOTSENT', to: status, at: emailAt, previous })),
       );
       break;
     } catch (error) {

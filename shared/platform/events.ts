@@ -1,10 +1,17 @@
 /**
- * Events (D13) through a transactional outbox (issue 12, P115). A change that emits an event writes the
- * event as an outbox item in the same DynamoDB transaction as the change (`outboxPut`), or, for an event
- * without another change, on its own (`publishEvent`). Only the relay (`#delivery/event-relay.ts`) publishes
- * to the SNS topic, then deletes the item: events are at least once, and consumers deduplicate on the stable
- * `id`. Application events carry the application's `sequence` (1 for `application.created`, then +1 per event,
- * kept on the application item in the same transaction), so consumers can also order them.
+ * Events (D13). Two ways to the relay (`#delivery/event-relay.ts`), the only publisher to the SNS topic:
+ * - Item-borne (issue 22 step 1, P240): an application event rides on the application item. The write that
+ *   records the change also sets the item's `ev` attribute to the event in a compact form
+ *   (`#applications/application-events.ts`); the table's stream (NEW_AND_OLD_IMAGES) hands the relay the
+ *   record, which publishes the envelope when the event's `id` is not the old image's (so a later write of the
+ *   item without a new event publishes nothing). No outbox item.
+ * - The transactional outbox (issue 12, P115), for every other event: the change writes the event as an
+ *   outbox item in its own DynamoDB transaction (`outboxPut`), or, for an event without another change, on its
+ *   own (`publishEvent`); the relay publishes it, then deletes the item. An item-borne event whose publish
+ *   failed is parked there too (the same item shape), so `hiring-admin outbox status`/`replay` see it.
+ * Events are at least once, and consumers deduplicate on the stable `id`. Application events carry the
+ * application's `sequence` (1 for `application.created`, then +1 per event, kept on the application item in
+ * the same write), so consumers can also order them (a parked event may arrive after a later one, P240).
  *
  * Envelope: `{id, type, occurred_at, company, sequence?, data}`; ids and statuses only, never personal data.
  */
@@ -44,6 +51,9 @@ export function newEvent(type: EventType, company: number, data: ServiceEvent['d
   return { id: randomUUID(), type, occurred_at: isoNow(), company, ...(sequence !== undefined ? { sequence } : {}), data };
 }
 
+/** The item attribute an item-borne event rides in (P240); never part of a record (`fromApplicationItem`). */
+export { ITEM_EVENT_ATTRIBUTE } from '#platform/keys.js';
+
 /** An application's events share a partition (by application id), a company's other events one by company. */
 function shardOf(event: ServiceEvent): number {
   const owner = typeof event.data.application_id === 'number' ? event.data.application_id : event.company;
@@ -51,9 +61,9 @@ function shardOf(event: ServiceEvent): number {
 }
 
 /** The outbox item of an event: the envelope as the relay will publish it, and nothing else. */
-export function outboxItem(event: ServiceEvent): Record<string, unknown> {
+export function outboxItem(event: ServiceEvent, stored = JSON.stringify(event)): Record<string, unknown> {
   const sort = `${event.occurred_at}#${String(event.sequence ?? 0).padStart(10, '0')}#${event.id}`;
-  return { ...keys.outbox(shardOf(event), sort), entity: 'outbox', event: JSON.stringify(event) };
+  return { ...keys.outbox(shardOf(event), sort), entity: 'outbox', event: stored };
 }
 
 /** The transaction item that puts `event` into the outbox, for the transaction of the change it reports. */
@@ -78,8 +88,8 @@ export async function publishEvents(events: { type: EventType; company: number; 
 
 /**
  * The condition and values that move an application's event sequence from `previous` to `previous + 1`
- * (P116): the write that records a change and the outbox item of its event commit together, and the
- * sequence cannot skip or repeat a number even if two writers raced.
+ * (P116): the write that records a change carries its event (P240), and the sequence cannot skip or repeat
+ * a number even if two writers raced.
  */
 export function sequenceStep(previous: number): { condition: string; values: Record<string, number> } {
   return previous

@@ -3,13 +3,14 @@ export interface FunctionAccess {
   /**
    * `read`/`write`: table data. `authorize`: the authorizer, which reads a key by its primary key and
    * stamps `last_used_at` on it, and nothing else. `outbox`: the event relay, which deletes outbox items by
-   * primary key and nothing else (its stream is granted by the event source).
+   * primary key and parks an unpublished item-borne event as one (P240), and touches nothing else (its stream
+   * is granted by the event source).
    */
   table?: 'read' | 'write' | 'authorize' | 'outbox';
   attachments?: 'read' | 'write' | 'delete';
   /** Send to the sync queue (consuming is granted by the event source that feeds a worker). */
   syncQueue?: 'send';
-  /** Publish to the events topic: the event relay only (P115); every other function writes the outbox. */
+  /** Publish to the events topic: the event relay only (P115); every other function writes its events to items or the outbox. */
   events?: 'publish';
   /** Send e-mail through SES (the e-mail fallback). */
   email?: 'send';

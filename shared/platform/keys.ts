@@ -95,6 +95,12 @@ export const keys = {
 /** The partition key prefix of outbox items (the stream filter of the relay selects on it). */
 export const OUTBOX_PREFIX = 'OUTBOX#';
 
+/**
+ * The attribute of an application item that carries its latest event (P240): the envelope as the relay
+ * publishes it, set by the write that records the change (the stream filter of the relay selects on it).
+ */
+export const ITEM_EVENT_ATTRIBUTE = 'ev';
+
 /** Index keys: a collection ordered by creation time (COLLECTION) and exact lookups (LOOKUP). */
 export const indexKeys = {
   partnerCompanies: (partnerId: number) => `PARTNER#${partnerId}#COMPANIES`,

@@ -15,8 +15,9 @@ export const tableDefinition = {
   partitionKey: 'PK',
   sortKey: 'SK',
   ttlAttribute: 'expires_at',
-  // The outbox relay reads the outbox items' INSERTs from the table's stream (P115), on AWS and locally.
-  streamViewType: 'NEW_IMAGE',
+  // The event relay reads the table's stream (P115), on AWS and locally: the outbox items' INSERTs, and the
+  // writes of items carrying an event, which it publishes when the new image's event is not the old image's (P240).
+  streamViewType: 'NEW_AND_OLD_IMAGES',
   // Ten indexes (issue 22), each named for what it serves (P241: GSI1, GSI2, DATE1 and DATE2 before; the
   // attribute names stayed).
   globalSecondaryIndexes: [

@@ -65,10 +65,10 @@ test('the sync worker consumes the sync queue with partial batch failures, and c
   expect(actions).not.toContain('sns:Publish');
 });
 
-test('the event relay (P115): fed by the table stream, outbox INSERTs only, partial batch failures, a DLQ; it may publish and delete, nothing else', () => {
+test('the event relay (P115, P240): fed by the table stream (old and new images), outbox INSERTs and items carrying an event, partial batch failures, a DLQ; it may publish, and put and delete outbox items only', () => {
   const template = Template.fromJSON(synthesized.template);
   const [tableId, table] = resourcesOfType(synthesized.template, 'AWS::DynamoDB::Table')[0];
-  expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+  expect(table.Properties.StreamSpecification).toEqual({ StreamViewType: 'NEW_AND_OLD_IMAGES' });
   const [relayId, relay] = fnByDescriptionPrefix('EventRelay');
   const [dlqId] = resourcesOfType(synthesized.template, 'AWS::SQS::Queue').find(
     ([, q]) => q.Properties.QueueName === 'his-prod-event-relay-dlq',
@@ -80,14 +80,29 @@ test('the event relay (P115): fed by the table stream, outbox INSERTs only, part
     FunctionResponseTypes: ['ReportBatchItemFailures'],
     DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [dlqId, 'Arn'] } } },
     FilterCriteria: {
-      Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { Keys: { PK: { S: [{ prefix: 'OUTBOX#' }] } } } }) }],
+      Filters: [
+        { Pattern: JSON.stringify({ eventName: ['INSERT'], dynamodb: { Keys: { PK: { S: [{ prefix: 'OUTBOX#' }] } } } }) },
+        { Pattern: JSON.stringify({ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { ev: { S: [{ exists: true }] } } } }) },
+      ],
     },
   });
   expect(Object.keys(relay.Properties.Environment.Variables).sort()).toEqual(expect.arrayContaining(['EVENTS_TOPIC_ARN', 'TABLE_NAME']));
   const actions = policyActions(relayId);
-  expect(actions).toEqual(expect.arrayContaining(['sns:Publish', 'dynamodb:DeleteItem', 'dynamodb:GetRecords', 'sqs:SendMessage']));
-  for (const write of ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem'])
+  expect(actions).toEqual(
+    expect.arrayContaining(['sns:Publish', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:GetRecords', 'sqs:SendMessage']),
+  );
+  for (const write of ['dynamodb:UpdateItem', 'dynamodb:Query', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem'])
     expect(actions).not.toContain(write);
+  // Its item writes (a delete after the publish, a put to park an event it could not publish) reach outbox partitions only.
+  const itemWrites = functionStatements(synthesized.template, relayId).filter((s: any) =>
+    [s.Action].flat().some((a: string) => a === 'dynamodb:PutItem' || a === 'dynamodb:DeleteItem'),
+  );
+  expect(itemWrites).toEqual([
+    expect.objectContaining({
+      Action: ['dynamodb:DeleteItem', 'dynamodb:PutItem'],
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } },
+    }),
+  ]);
   expect(actions.filter((a) => a.startsWith('s3:') || a.startsWith('kms:'))).toEqual([]);
   // Nothing else publishes: no other function of the stack holds sns:Publish on the events topic.
   const publishers = resourcesOfType(synthesized.template, 'AWS::Lambda::Function')

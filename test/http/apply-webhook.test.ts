@@ -172,7 +172,7 @@ describe('generic (Standard Webhooks)', () => {
     expect(read.body).toMatchObject({ id: firstId, import_source: 'apply_webhook', channel: 'board', job });
     // Another company never sees it.
     expect((await api.get(`/applications/${firstId}`, { key: partner.key, companyId: b.id })).status).toBe(404);
-    // Its event went through the outbox like every create's, with ids only.
+    // Its event went out through the relay like every create's (on the application item, P240), with ids only.
     const created = (await events()).filter((e) => e.type === 'application.created' && e.data.application_id === firstId);
     expect(created).toHaveLength(1);
     expect(created[0].company).toBe(a.id);

@@ -1,19 +1,25 @@
 /**
- * The transactional outbox and its relay (P115–P118): events are outbox items written with their change,
- * hold no personal data, and reach the topic only through the relay, which deletes each item after the
- * publish; the stream handler skips what is not an outbox INSERT and reports its first failure.
+ * The event relay (P115–P118, P240): an application's events ride on its item (a compact `ev`, no personal
+ * data) and reach the topic only through the relay, which publishes an item's event once, when it is new;
+ * other events are outbox items written with their change, which the relay deletes after the publish. An
+ * item-borne event that cannot be published is parked in the outbox (once, however often its record comes),
+ * where the outbox path and `hiring-admin outbox replay` take it. The stream handler skips what is neither and
+ * reports its first failure.
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { applicationEventOf } from '#applications/application-events.js';
+import { setSyncDue } from '#applications/application-store.js';
 import { sqs } from '#platform/clients.js';
 import { advanceClock, resetClock } from '#platform/clock.js';
 import { publishEvent } from '#platform/events.js';
 import { importJobs } from '#jobs/job-store.js';
 import { relayStreamRecords, replayOutbox } from '#delivery/event-relay.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
-import { allItems } from '../helpers/inspect.js';
+import { allItems, applicationItems } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const EVENTS_QUEUE = 'relay-events';
@@ -76,41 +82,171 @@ function insertRecord(item: Record<string, unknown>, sequenceNumber: string): Dy
   };
 }
 
-test('a create writes its event into the outbox with no personal data; only the relay publishes it, then deletes the item', async () => {
+/** An application item's write as the table's stream delivers it (NEW_AND_OLD_IMAGES). */
+function itemRecord(
+  eventName: 'INSERT' | 'MODIFY',
+  item: Record<string, unknown>,
+  old: Record<string, unknown> | undefined,
+  sequenceNumber: string,
+): DynamoDBRecord {
+  const image = (i: Record<string, unknown>) =>
+    marshall(i, { removeUndefinedValues: true }) as NonNullable<DynamoDBRecord['dynamodb']>['NewImage'];
+  return {
+    eventName,
+    dynamodb: {
+      SequenceNumber: sequenceNumber,
+      Keys: image({ PK: item.PK, SK: item.SK }),
+      NewImage: image(item),
+      ...(old ? { OldImage: image(old) } : {}),
+    },
+  };
+}
+
+/** A company with one job, its events relayed and received (so that only what follows is seen). */
+async function aCompanyWithJob(entitlements: string[] = []) {
+  const partner = await aPartner();
+  const company = await aCompany(partner.id, { entitlements });
+  await withJobs(company.id, [{ external_id: 'R-1', title: 'Relay job' }]);
+  const job = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id as number;
   await api.runtime.relay.drain();
   await received();
-  const partner = await aPartner();
-  const company = await aCompany(partner.id, { entitlements: [] });
-  await withJobs(company.id, [{ external_id: 'R-1', title: 'Relay job' }]);
-  const job = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id;
+  return { partner, company, job };
+}
+
+/** An application of Ada's (personal data the events must not carry). */
+async function anApplication({ partner, company, job }: Awaited<ReturnType<typeof aCompanyWithJob>>) {
   const res = await api.request('POST', '/applications/', {
     key: partner.key,
     companyId: company.id,
     body: { job, candidate: { email: 'ada@example.com', full_name: 'Ada Lovelace', phone: '+44 20 7946 0000' }, notes: 'secret note' },
   });
   expect(res.status).toBe(201);
-  // Committed with the application; nothing on the topic before the relay runs.
-  const items = await outboxItems();
-  const mine = items.filter((i) => JSON.parse(String(i.event)).data.application_id === res.body.id);
-  expect(mine).toHaveLength(1);
-  expect(Object.keys(mine[0]).sort()).toEqual(['PK', 'SK', 'entity', 'event']);
-  expect(JSON.stringify(items)).not.toMatch(/ada@example|Lovelace|7946|secret note/);
+  const item = async () => (await applicationItems()).find((i) => i.id === res.body.id)!;
+  return { id: res.body.id as number, item };
+}
+
+test('a create carries its event on the application item, no outbox item and no personal data; the relay publishes it once', async () => {
+  await api.runtime.relay.drain();
+  await received();
+  const setup = await aCompanyWithJob(['candidate_sync']);
+  const { company, job } = setup;
+  const { id, item } = await anApplication(setup);
+  // On the item, in its compact form; nothing in the outbox, nothing on the topic before the relay runs.
+  const stored = await item();
+  expect(stored.ev).toBe('c');
+  expect(await outboxItems()).toEqual([]);
   expect(await received()).toEqual([]);
 
   expect(await api.runtime.relay.drain()).toBeGreaterThanOrEqual(1);
   const events = (await received()).filter((e) => e.company === company.id && e.type === 'application.created');
   expect(events).toEqual([
     {
-      id: JSON.parse(String(mine[0].event)).id,
+      id: applicationEventOf(stored)!.id,
       type: 'application.created',
-      occurred_at: expect.any(String),
+      occurred_at: stored.created_at,
       company: company.id,
       sequence: 1,
-      data: { application_id: res.body.id, job_id: job, sync_status: 'NOTSENT', email_sync_status: 'NOTSENT' },
+      data: { application_id: id, job_id: job, sync_status: 'NOTSENT', email_sync_status: 'NOTSENT' },
       attributes: { type: { Type: 'String', Value: 'application.created' }, company: { Type: 'Number', Value: String(company.id) } },
     },
   ]);
+  expect(JSON.stringify(events)).not.toMatch(/ada@example|Lovelace|7946|secret note/);
+
+  // The item written again without a new event (the sweeper's next look): its stream record reaches the
+  // relay, which publishes nothing.
+  await setSyncDue(id, new Date(Date.now() + 3600_000).toISOString());
+  expect((await item()).sync_due_at).not.toBe(stored.sync_due_at);
+  expect(await api.runtime.relay.drain()).toBe(1);
+  expect(await received()).toEqual([]);
   expect(await outboxItems()).toEqual([]);
+});
+
+test('an item-borne event the relay cannot publish is parked in the outbox and published by `outbox replay`, once', async () => {
+  await api.runtime.relay.drain();
+  await received();
+  const setup = await aCompanyWithJob();
+  const { company } = setup;
+  const topic = process.env.EVENTS_TOPIC_ARN;
+  delete process.env.EVENTS_TOPIC_ARN;
+  let parked: Record<string, unknown>[];
+  const { item } = await anApplication(setup);
+  try {
+    // The item's record: the publish fails, the event is parked. Then the parked item's own INSERT: its
+    // publish fails too, its batch is retried `retryAttempts` times and passed over (the DLQ on AWS).
+    await api.runtime.relay.drain();
+    parked = await outboxItems();
+  } finally {
+    process.env.EVENTS_TOPIC_ARN = topic;
+  }
+  const expected = applicationEventOf(await item())!;
+  expect(parked).toHaveLength(1);
+  // The outbox item's shape, with the envelope as the relay would have published it.
+  expect(Object.keys(parked[0]).sort()).toEqual(['PK', 'SK', 'entity', 'event']);
+  expect(JSON.parse(String(parked[0].event))).toEqual(expected);
+  expect(await received()).toEqual([]);
+  const status = await admin(['outbox', 'status']);
+  expect(status.json).toMatchObject({ waiting: 1 });
+
+  const replay = await admin(['outbox', 'replay']);
+  expect(replay.json).toMatchObject({ published: 1, waiting: 0 });
+  const events = (await received()).filter((e) => e.company === company.id);
+  expect(events.map(({ attributes, ...envelope }) => [envelope, attributes.type.Value])).toEqual([[expected, 'application.created']]);
+  expect(await outboxItems()).toEqual([]);
+  expect(await api.runtime.relay.drain()).toBe(0);
+});
+
+test('a redelivered item record (the same event twice) is parked once; published twice, it keeps its id', async () => {
+  await api.runtime.relay.drain();
+  await received();
+  const setup = await aCompanyWithJob();
+  const { item } = await anApplication(setup);
+  const { company } = setup;
+  await api.runtime.relay.drain();
+  await received();
+  const created = await item();
+  const record = itemRecord('INSERT', created, undefined, '7');
+  const topic = process.env.EVENTS_TOPIC_ARN;
+  delete process.env.EVENTS_TOPIC_ARN;
+  try {
+    // Nothing fails the batch: each copy's publish fails and is parked, the second onto the first.
+    expect(await relayStreamRecords([record])).toEqual({ batchItemFailures: [] });
+    expect(await relayStreamRecords([record])).toEqual({ batchItemFailures: [] });
+  } finally {
+    process.env.EVENTS_TOPIC_ARN = topic;
+  }
+  expect((await outboxItems()).map((i) => JSON.parse(String(i.event)).id)).toEqual([applicationEventOf(created)!.id]);
+  expect(await replayOutbox(0)).toMatchObject({ published: 1, waiting: 0 });
+  // Delivered again once the topic is back: published again with the same id (consumers deduplicate on it).
+  expect(await relayStreamRecords([record, itemRecord('MODIFY', { ...created, notes: 'x' }, created, '8')])).toEqual({
+    batchItemFailures: [],
+  });
+  const ids = (await received()).filter((e) => e.company === company.id).map((e) => e.id);
+  expect(ids).toEqual([applicationEventOf(created)!.id, applicationEventOf(created)!.id]);
+  expect(await outboxItems()).toEqual([]);
+});
+
+test('parking that fails too reports the record as the batch failure; nothing after it is tried', async () => {
+  await api.runtime.relay.drain();
+  await received();
+  const { item } = await anApplication(await aCompanyWithJob());
+  await api.runtime.relay.drain();
+  await received();
+  const created = await item();
+  const topic = process.env.EVENTS_TOPIC_ARN;
+  const table = process.env.TABLE_NAME;
+  delete process.env.EVENTS_TOPIC_ARN;
+  process.env.TABLE_NAME = 'his-no-such-table';
+  try {
+    const later = itemRecord('MODIFY', { ...created, event_sequence: 2, sync_status: 'SUCCESS', ev: 's|NOTSENT' }, created, '10');
+    expect(await relayStreamRecords([itemRecord('INSERT', created, undefined, '9'), later])).toEqual({
+      batchItemFailures: [{ itemIdentifier: '9' }],
+    });
+  } finally {
+    process.env.EVENTS_TOPIC_ARN = topic;
+    process.env.TABLE_NAME = table;
+  }
+  expect(await outboxItems()).toEqual([]);
+  expect(await received()).toEqual([]);
 });
 
 test('the stream handler relays outbox INSERTs in order, skips other records, and stops at its first failure', async () => {
@@ -119,6 +255,7 @@ test('the stream handler relays outbox INSERTs in order, skips other records, an
   const first = await publishEvent('job.updated', 77, { job_id: 1, external_id: 'A', status: 'active', run_id: 'r' });
   const second = await publishEvent('job.updated', 77, { job_id: 2, external_id: 'B', status: 'active', run_id: 'r' });
   const [a, b] = (await outboxItems()).sort((x, y) => (String(x.SK) < String(y.SK) ? -1 : 1));
+  // An item with no event on it (a job, a counter, an application written before P240).
   const other: DynamoDBRecord = {
     eventName: 'INSERT',
     dynamodb: {

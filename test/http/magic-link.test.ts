@@ -69,7 +69,7 @@ afterAll(async () => {
 
 const EVENTS_QUEUE = 'events-magic-link';
 async function events(): Promise<Record<string, any>[]> {
-  await api.runtime.relay.drain(); // events leave the outbox through the relay (P115)
+  await api.runtime.relay.drain(); // events reach the topic through the relay (P115, P240)
   const url = `http://127.0.0.1:${api.runtime.emulators.fauxqs.port}/000000000000/${EVENTS_QUEUE}`;
   const out: Record<string, any>[] = [];
   for (;;) {

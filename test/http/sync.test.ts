@@ -48,7 +48,7 @@ const read = async (company: { id: number }, id: number) =>
 const work = () => api.runtime.poller.drain(30_000);
 
 async function events(): Promise<Record<string, any>[]> {
-  // Events reach the topic through the outbox relay (P115).
+  // Events reach the topic through the relay (P115, P240).
   await api.runtime.relay.drain();
   const url = `http://127.0.0.1:${api.runtime.emulators.fauxqs.port}/000000000000/${EVENTS_QUEUE}`;
   const out: Record<string, any>[] = [];

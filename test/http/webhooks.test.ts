@@ -85,7 +85,7 @@ async function apply(t: Awaited<ReturnType<typeof tenant>>, email = 'ada@example
 /** Runs sync and webhook work until both queues are empty (retries included). */
 async function settle(maxWaitMs = 30_000): Promise<void> {
   await api.runtime.poller.drain(maxWaitMs);
-  // Events leave the outbox through the relay (P115); a disabled endpoint's event takes a second round.
+  // Events reach the topic through the relay (P115, P240); a disabled endpoint's event takes a second round.
   for (let round = 0; round < 2; round++) {
     await api.runtime.relay.drain();
     await api.runtime.webhookPoller.drain(maxWaitMs);
