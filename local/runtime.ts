@@ -94,6 +94,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   process.env.EMAIL_OUTBOX_DIR = join(options.dataDir, 'outbox');
   process.env.SYNC_RETRY_BASE_SECONDS ??= '2';
   process.env.SYNC_SWEEP_GRACE_SECONDS ??= '60';
+  // The tests run the sweeper hours ahead of the writers (`runWithClock`), a lag no production clock has: the
+  // sweeper looks a day behind its last run here (P242), not the grace period.
+  process.env.SYNC_SWEEP_LOOKBACK_SECONDS ??= '86400';
   process.env.SYNC_CLAIM_SECONDS ??= '30';
   process.env.WEBHOOK_RETRY_BASE_SECONDS ??= '2';
   const poller = startQueuePoller({ background: options.poller ?? true });

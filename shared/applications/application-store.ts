@@ -16,6 +16,7 @@ import {
   type LookupFilter,
   type SlotFilter,
 } from '#applications/application-filters.js';
+import { batchGetItems } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { moveEventAttribute } from '#applications/application-events.js';
@@ -175,7 +176,7 @@ export interface StatusMove {
   previous: number;
   /** Plain fields set with it (`failure_error`, `external_id`, `external_apply_remind_at`). */
   also?: Readonly<Record<string, unknown>>;
-  /** Nothing is due after this move: the application leaves the sync-due index in the same write. */
+  /** Nothing is due after this move: `sync_due_at` goes in the same write (its DUE entry stays, P242). */
   leaveSyncDue?: boolean;
 }
 
@@ -210,49 +211,83 @@ export function statusMoveUpdate(record: Identity, move: StatusMove) {
   return {
     TableName: config().tableName,
     Key: keys.application(record.id),
-    UpdateExpression: `SET ${set.join(', ')}${move.leaveSyncDue ? ' REMOVE sync_due_at, DUEPK, DUESK' : ''}`,
+    UpdateExpression: `SET ${set.join(', ')}${move.leaveSyncDue ? ' REMOVE sync_due_at' : ''}`,
     ConditionExpression: `#field = :from AND ${step.condition}`,
     ExpressionAttributeNames: names,
     ExpressionAttributeValues: values,
   };
 }
 
-/** When the sweeper should look at the application again; nothing when it has left the sync-due index. */
-export async function setSyncDue(id: number, due: string): Promise<void> {
-  await db()
-    .send(
+/**
+ * The sync-due index (P242). `sync_due_at` on the item says whether anything is still due; its DUE entry
+ * (`SYNCDUE#<shard>` / `<due>#<id>`) is written with it and moved with it, but never deleted: an application
+ * that settles removes `sync_due_at` only, so the entry stays behind at its last due time. The sweeper reads
+ * each shard from a mark (`syncSweepMarks`) up to now, re-reads the items and skips those with no
+ * `sync_due_at`; once its mark has passed an entry it never reads it again, so a left entry costs storage only.
+ */
+
+/**
+ * When the sweeper should look at the application again: moves its DUE entry to `due`. Nothing when it is
+ * settled (no `sync_due_at`); then false.
+ */
+export async function setSyncDue(id: number, due: string): Promise<boolean> {
+  try {
+    await db().send(
       new UpdateCommand({
         TableName: config().tableName,
         Key: keys.application(id),
         UpdateExpression: 'SET sync_due_at = :due, DUESK = :sort',
-        ConditionExpression: 'attribute_exists(DUEPK)',
+        ConditionExpression: 'attribute_exists(sync_due_at)',
         ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, id) },
       }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
-/** Nothing more is due: the application leaves the sync-due index. */
+/** Nothing more is due: `sync_due_at` goes (the DUE entry stays behind, for the sweeper's mark to pass). */
 export async function leaveSyncDue(id: number): Promise<void> {
-  await db().send(
-    new UpdateCommand({ TableName: config().tableName, Key: keys.application(id), UpdateExpression: 'REMOVE sync_due_at, DUEPK, DUESK' }),
-  );
+  await db().send(new UpdateCommand({ TableName: config().tableName, Key: keys.application(id), UpdateExpression: 'REMOVE sync_due_at' }));
 }
 
-/** Ids of one sync-due shard whose time has come (`before`: now), oldest first. */
-export async function syncDueIds(shard: number, before: string, limit: number): Promise<number[]> {
+/** One page of a sync-due shard's entries after `after` (a time or an entry's sort, exclusive) and before `before`, oldest first. */
+export async function syncDuePage(
+  shard: number,
+  after: string | undefined,
+  before: string,
+  limit: number,
+): Promise<{ entries: { id: number; sort: string }[]; more: boolean }> {
   const out = await db().send(
     new QueryCommand({
       TableName: config().tableName,
       IndexName: 'DUE',
-      KeyConditionExpression: 'DUEPK = :pk AND DUESK < :now',
-      ExpressionAttributeValues: { ':pk': `SYNCDUE#${shard}`, ':now': before },
+      // `!` sorts below `#` and every digit: `<after>!` is just past `after` and before anything later.
+      KeyConditionExpression: 'DUEPK = :pk AND DUESK BETWEEN :after AND :now',
+      ExpressionAttributeValues: { ':pk': `SYNCDUE#${shard}`, ':after': after === undefined ? '!' : `${after}!`, ':now': before },
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map((item) => Number(String(item.PK).split('#')[1]));
+  const entries = (out.Items ?? []).map((item) => ({ id: Number(String(item.PK).split('#')[1]), sort: String(item.DUESK) }));
+  return { entries, more: Boolean(out.LastEvaluatedKey) };
+}
+
+/** Of `ids`, those whose sync is still due (the item has `sync_due_at`): one batch read of the items. */
+export async function stillSyncDue(ids: number[]): Promise<Set<number>> {
+  const items = await batchGetItems(ids.map((id) => keys.application(id)));
+  return new Set([...items.values()].filter((item) => item.sync_due_at !== undefined).map((item) => Number(item.id)));
+}
+
+/** Where the sweeper starts in each shard (a time or an entry's sort, exclusive); one item for every shard. */
+export async function syncSweepMarks(): Promise<Record<string, string>> {
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.syncSweepMarks(), ConsistentRead: true }));
+  return (out.Item?.marks as Record<string, string> | undefined) ?? {};
+}
+
+export async function setSyncSweepMarks(marks: Record<string, string>): Promise<void> {
+  await db().send(new PutCommand({ TableName: config().tableName, Item: { ...keys.syncSweepMarks(), marks } }));
 }
 
 /**

@@ -7,7 +7,7 @@
  *   call and the status write, the next attempt (after the claim expires) gets the first submission back
  *   instead of creating a second;
  * - final statuses are written only over `NOTSENT`, so a late attempt can never overwrite an outcome.
- * Until the work is done the application stays in the sync-due index, which the sweeper reads.
+ * Until the work is done the application is sync-due (`sync_due_at`), which the sweeper reads through its index.
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApplicationRecord } from '#applications/applications.js';
@@ -17,8 +17,11 @@ import {
   getApplicationRecord,
   leaveSyncDue,
   setSyncDue,
+  setSyncSweepMarks,
   statusMoveUpdate,
-  syncDueIds,
+  stillSyncDue,
+  syncDuePage,
+  syncSweepMarks,
 } from '#applications/application-store.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { openAttachment, readAttachment } from '#applications/attachments.js';
@@ -37,7 +40,7 @@ import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { SYNC_DUE_SHARDS, keys } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
-import { enqueueSync, sweepGraceSeconds } from '#platform/sync-queue.js';
+import { enqueueSync, sweepGraceSeconds, sweepLookbackSeconds } from '#platform/sync-queue.js';
 
 export const maxSyncAttempts = () => Number(process.env.SYNC_MAX_ATTEMPTS ?? 4);
 const claimSeconds = () => Number(process.env.SYNC_CLAIM_SECONDS ?? 120);
@@ -115,8 +118,9 @@ async function releaseClaim(id: number, field: 'sync' | 'email'): Promise<void> 
 
 /** Writes a final sync outcome over NOTSENT carrying its event (D13, on the item since P240), with its totals in one transaction. */
 async function decideSync(record: ApplicationRecord, outcome: Outcome, company: CompanyRecord): Promise<void> {
-  // Nothing more due after this outcome (no e-mail fallback follows): the application leaves the sync-due
-  // index in the same write, not in a second one (`settle`), which would rewrite the item once more.
+  // Nothing more due after this outcome (no e-mail fallback follows): the application stops being sync-due in
+  // the same write, not in a second one (`settle`), which would rewrite the item once more. Its DUE entry
+  // stays (P242): deleting it cost an index write; the sweeper skips it until its mark has passed it.
   const last = !emailFallbackDue(company, record, outcome.sync_status);
   const timestamp = now().toISOString();
   const update = (previous: number) =>
@@ -162,7 +166,7 @@ async function releaseForRetry(record: ApplicationRecord, delaySeconds: number):
   await setSyncDue(record.id, later(delaySeconds + sweepGraceSeconds()));
 }
 
-/** Nothing more to do: the application leaves the sync-due index. */
+/** Nothing more to do: the application is no longer sync-due. */
 const settle = (id: number) => leaveSyncDue(id);
 
 function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: JobRecord, reference: string): Submission {
@@ -343,7 +347,7 @@ export async function syncApplication(applicationId: number, hooks: SyncHooks = 
   if (emailFallbackDue(company, record, record.sync_status)) await emailFallback(record, company);
   // P206: the external apply follow-up's first e-mail (entitled companies without ATS sync only).
   if (externalApplyDue(company, record)) await contactCandidate(record, company);
-  // Already out of the sync-due index when the outcome's write took it out (decideSync).
+  // Already settled when the outcome's write settled it (decideSync).
   if (record.sync_due_at !== undefined) await settle(record.id);
 }
 
@@ -358,19 +362,53 @@ function emailFallbackDue(company: CompanyRecord, record: ApplicationRecord, syn
 
 export interface SweepResult {
   requeued: number;
+  /** Sync-due entries read: those from each shard's mark to now, settled ones included. */
+  entries: number;
 }
 
-/** The sweeper: re-queues applications whose sync is due but has not happened (a lost or dead-lettered message). */
+/**
+ * The sweeper: re-queues applications whose sync is due but has not happened (a lost or dead-lettered message).
+ * Settled applications leave their DUE entry behind (P242), so each shard is read from a mark, not from the
+ * start: entries due after it and before now. The items are read again and only those still sync-due are
+ * re-queued (a settled one is skipped). The mark then moves to now less the lookback (the grace period by
+ * default), which covers an entry written by a clock that lags the sweeper's, or not yet in the index; when a
+ * shard holds more than `limitPerShard` applications to re-queue, the mark stops at the last one handled.
+ * The marks are one item, written once a sweep.
+ */
 export async function sweepDueSyncs(options: { limitPerShard?: number } = {}): Promise<SweepResult> {
-  const current = now().toISOString();
-  const result: SweepResult = { requeued: 0 };
+  const current = now();
+  const until = current.toISOString();
+  const lookback = new Date(current.getTime() - sweepLookbackSeconds() * 1000).toISOString();
+  const limit = options.limitPerShard ?? 100;
+  const result: SweepResult = { requeued: 0, entries: 0 };
+  const marks = await syncSweepMarks();
+  const next: Record<string, string> = {};
   for (let shard = 0; shard < SYNC_DUE_SHARDS; shard++) {
-    for (const id of await syncDueIds(shard, current, options.limitPerShard ?? 100)) {
-      // Look again after the grace period unless the message settles it first.
-      await setSyncDue(id, later(sweepGraceSeconds()));
-      if (await enqueueSync(id)) result.requeued += 1;
+    let after = marks[shard];
+    let requeued = 0;
+    let done = false;
+    while (!done && requeued < limit) {
+      const page = await syncDuePage(shard, after, until, limit);
+      result.entries += page.entries.length;
+      const due = await stillSyncDue(page.entries.map((entry) => entry.id));
+      done = !page.more;
+      for (const entry of page.entries) {
+        after = entry.sort;
+        // Look again after the grace period unless the message settles it first (false: settled meanwhile).
+        if (due.has(entry.id) && (await setSyncDue(entry.id, later(sweepGraceSeconds())))) {
+          requeued += 1;
+          if (await enqueueSync(entry.id)) result.requeued += 1;
+        }
+        if (requeued >= limit) {
+          done = entry === page.entries[page.entries.length - 1] && !page.more;
+          break;
+        }
+      }
     }
+    // Everything before now was read: start at now less the lookback next time; else where this sweep stopped.
+    next[shard] = done || after === undefined || after > lookback ? lookback : after;
   }
+  await setSyncSweepMarks(next);
   logger.info('sync sweep', { ...result });
   return result;
 }

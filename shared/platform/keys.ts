@@ -67,6 +67,8 @@ export const keys = {
   countOf: (collection: string): Key => ({ PK: `COUNT#${collection}`, SK: 'COUNT' }),
   /** Where retention's walk of a company's applications stopped (P233). */
   retentionMark: (companyId: number): Key => ({ PK: `COMPANY#${companyId}`, SK: 'RETENTION' }),
+  /** Where the sync sweeper starts reading each sync-due shard (P242). */
+  syncSweepMarks: (): Key => ({ PK: 'SYNCSWEEP', SK: 'MARKS' }),
   /**
    * An event waiting in the outbox (P115) until the relay has published it: partition `OUTBOX#<shard>`, sorted
    * by when it happened, then the application's event sequence, then the event id.

@@ -28,3 +28,11 @@ export async function enqueueSync(applicationId: number, delaySeconds = 0): Prom
 export function sweepGraceSeconds(): number {
   return Number(process.env.SYNC_SWEEP_GRACE_SECONDS ?? 600);
 }
+
+/**
+ * How far behind its last run the sweeper reads again (P242): a sync-due entry written by a clock lagging the
+ * sweeper's by up to this much, or not yet in the index, is still found. The grace period by default.
+ */
+export function sweepLookbackSeconds(): number {
+  return Number(process.env.SYNC_SWEEP_LOOKBACK_SECONDS ?? sweepGraceSeconds());
+}

@@ -3,6 +3,10 @@
  * by its simulator on loopback (test/simulators). Imports run through `runJobImport` (the queue worker's
  * and `hiring-admin jobs sync`'s function); submissions run end to end: HTTP create → sync queue → worker
  * → connector → simulator → `GET /applications/{id}`.
+ *
+ * Each connector's scenarios run in order, as written; the connectors run side by side (their companies and
+ * simulators are their own), so that one's waits (a Retry-After, a simulator's reply) overlap another's work.
+ * Every scenario is still a test of its own: it waits for its step of its connector's chain and fails with it.
  */
 import { connectCompany } from '#delivery/ats-connections.js';
 import { runJobImport } from '#delivery/job-import.js';
@@ -37,7 +41,40 @@ afterAll(async () => {
 
 const drivers: [string, DriverModule][] = driverModules.map((m) => [m.ats, m]);
 
+/** The connectors' chains: each step starts once the one before it has ended (passed or failed). */
+const chains = new Map<string, Promise<unknown>>();
+const started = new Map<string, Promise<void>>();
+let runAll: () => void;
+const go = new Promise<void>((resolve) => (runAll = resolve));
+
+/** Queues `work` as the next step of `ats`'s chain (started once every chain is set up); the test awaits its outcome. */
+function step(ats: string, name: string, work: () => Promise<void>) {
+  const outcome = (chains.get(ats) ?? go).then(() => work());
+  chains.set(
+    ats,
+    outcome.catch(() => undefined),
+  );
+  outcome.catch(() => undefined); // awaited by its test below; not an unhandled rejection meanwhile
+  started.set(`${ats}\u0000${name}`, outcome);
+}
+
 describe.each(drivers)('%s connector', (ats, driverModule) => {
+  // A failed set-up fails every scenario of the connector, as a failed beforeAll did.
+  let setUp: Promise<void> = Promise.resolve();
+  const test = (name: string, work: () => Promise<void>) => {
+    step(ats, name, async () => {
+      await setUp;
+      await work();
+    });
+    globalThis.test(name, () => {
+      runAll();
+      return started.get(`${ats}\u0000${name}`)!;
+    });
+  };
+  const beforeAll = (work: () => Promise<void>) => {
+    step(ats, 'set-up', work);
+    setUp = started.get(`${ats}\u0000set-up`)!;
+  };
   let companyId: number;
   let driver: Driver;
   const jobs: Partial<Record<Key, JobRecord>> = {};

@@ -3,14 +3,18 @@
  * counters folded onto company and job items, complements, date ranges, key-only skips, cursors); this test
  * checks that whichever source a query takes, the answer is the spec's: exactly the company's matching
  * applications, newest created first (ties by id, newest first), the right `count`, and pages that walk
- * them all once. The data comes through the service's own paths: HTTP creates at scattered times (ids out
- * of created order), a batch seeded with equal timestamps, worker syncs that move `sync_status` and
- * `updated_at`, filter values beyond the counters' fold limit, and a sibling company with the same values.
- * The model is plain code over what was sent and read back; it shares nothing with the service's planner.
- * A failure prints the seed and path to replay (`MODEL_SEED=<seed> npx jest test/http/list-model`).
+ * them all once. The data comes through the service's own paths: creates at scattered times (ids out
+ * of created order; the HTTP create's own function, `createApplication`, under the clock of each: the HTTP
+ * layer is not what this test is about), a batch seeded with equal timestamps, worker syncs that move
+ * `sync_status` and `updated_at`, filter values beyond the counters' fold limit, and a sibling company with
+ * the same values. The model is plain code over what was sent and read back through GET; it shares nothing
+ * with the service's planner. The queries are the runs fast-check generates for the seed (`runsOf`), sent a
+ * few at a time, since each only reads. A failure prints the seed, the run and its path to replay
+ * (`MODEL_SEED=<seed> npx jest test/http/list-model`).
  */
 import fc from 'fast-check';
-import { newApplicationRecord, parseApplication, seedApplications } from '#applications/application-create.js';
+import { createApplication, newApplicationRecord, parseApplication, seedApplications } from '#applications/application-create.js';
+import { getCompanyRecord } from '#companies/company-store.js';
 import type { ApplicationRecord } from '#applications/applications.js';
 import { syncApplication } from '#delivery/sync.js';
 import type { JobRecord } from '#jobs/job-schema.js';
@@ -24,6 +28,8 @@ const SEED = Number(process.env.MODEL_SEED ?? 20261122);
 /** `MODEL_RUNS=10` runs ten times the queries (a longer search than `npm test`'s). */
 const RUNS = Number(process.env.MODEL_RUNS ?? 1);
 const DAY = 24 * 3600 * 1000;
+/** Requests in flight at once: the model's reads and the queries, which change nothing. */
+const CONCURRENCY = 4;
 
 let api: TestRuntime;
 let partner: Awaited<ReturnType<typeof aPartner>>;
@@ -110,6 +116,46 @@ function body(r: ReturnType<typeof random>) {
 }
 const withoutNulls = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== null));
 
+/** `work` over every item, `CONCURRENCY` at a time; the results by item. The first failure is thrown, naming its item. */
+async function inPool<T, R>(items: T[], work: (item: T, index: number) => Promise<R>): Promise<Map<T, R>> {
+  const results = new Map<T, R>();
+  let next = 0;
+  let failure: Error | undefined;
+  const worker = async () => {
+    while (!failure && next < items.length) {
+      const index = next++;
+      try {
+        results.set(items[index], await work(items[index], index));
+      } catch (error) {
+        failure ??= error as Error;
+        failure.message = `run ${index} (${JSON.stringify(items[index])}): ${failure.message}`;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  if (failure) throw failure;
+  return results;
+}
+
+/**
+ * The runs fast-check generates for `arbitrary` with this seed: exactly what `fc.assert` hands a property
+ * (it is what collects them). `endOnFailure` meant no shrinking before either, so a run fails as it would
+ * have, and its seed and index name it.
+ */
+async function runsOf<T extends unknown[]>(
+  arbitraries: { [K in keyof T]: fc.Arbitrary<T[K]> },
+  seed: number,
+  numRuns: number,
+): Promise<T[]> {
+  const runs: T[] = [];
+  const record = async (...run: T) => {
+    runs.push(run);
+  };
+  // The same call the properties made: `fc.asyncProperty(...arbitraries, predicate)` with the same seed.
+  await fc.assert((fc.asyncProperty as unknown as (...args: unknown[]) => fc.IAsyncProperty<T>)(...arbitraries, record), { seed, numRuns });
+  return runs;
+}
+
 beforeAll(async () => {
   acceptClockHeader();
   api = await startTestRuntime();
@@ -133,19 +179,16 @@ beforeAll(async () => {
   const sent = new Map<number, ReturnType<typeof body>>();
   const created: number[] = [];
   const start = Date.now() - 90 * DAY;
-  // HTTP creates at scattered times: ids are not in created order.
+  // Creates at scattered times, one after the other: ids are not in created order.
+  const companyRecord = (await getCompanyRecord(company.id))!;
   for (let i = 0; i < 90; i++) {
     const input = body(r);
-    const at = new Date(start + r.int(80 * DAY)).toISOString();
-    const res = await api.request('POST', '/applications/', {
-      key: partner.key,
-      companyId: company.id,
-      body: withoutNulls(input),
-      headers: { 'X-Fake-Now': at },
-    });
-    expect(res.status).toBe(201);
-    sent.set(res.body.id, input);
-    created.push(res.body.id);
+    const at = new Date(start + r.int(80 * DAY));
+    const { record } = await runWithClock(at, () =>
+      createApplication(companyRecord, partner.id, parseApplication(withoutNulls(input), []).input, []),
+    );
+    sent.set(record.id, input);
+    created.push(record.id);
   }
   // Most of the company through the batched seeding path (`bench:scale`'s), at 40 instants between the
   // creates: ties, ordered by id. Enough records that reads and counts take several pages.
@@ -169,10 +212,10 @@ beforeAll(async () => {
   }
   await seedApplications(records);
   // The sibling company: the same values, never in this company's lists.
+  const siblingRecord = (await getCompanyRecord(sibling.id))!;
   for (let i = 0; i < 8; i++) {
     const input = { ...body(r), job: siblingJob };
-    const res = await api.request('POST', '/applications/', { key: partner.key, companyId: sibling.id, body: withoutNulls(input) });
-    expect(res.status).toBe(201);
+    await createApplication(siblingRecord, partner.id, parseApplication(withoutNulls(input), []).input, []);
   }
   // The worker syncs about half of the HTTP creates, later: SUCCESS or EXPECTED_FAILURE, and a new updated_at.
   for (const id of created) {
@@ -180,10 +223,11 @@ beforeAll(async () => {
     await runWithClock(new Date(Date.now() - r.int(5 * DAY)), () => syncApplication(id));
   }
 
-  // The model: what was sent, with what the service assigned (times, status) read back one by one.
+  // The model: what was sent, with what the service assigned (times, status) read back through GET.
   model = [];
+  const read = await inPool([...sent.keys()], (id) => api.get(`/applications/${id}`, { key: partner.key, companyId: company.id }));
   for (const [id, input] of sent) {
-    const res = await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id });
+    const res = read.get(id)!;
     expect(res.status).toBe(200);
     const a = res.body;
     expect([a.candidate.email, a.job, a.channel, a.partner_application_id]).toEqual([
@@ -317,46 +361,44 @@ const get = (url: string): Promise<TestResponse> => api.get(url.replace(api.url,
 const ids = (res: TestResponse) => res.body.results.map((a: { id: number }) => a.id);
 
 test('every query answers as the model does: the page, its count, next and previous', async () => {
-  await fc.assert(
-    fc.asyncProperty(queryArbitrary(), async ({ filters, pageSize, page }) => {
-      const expected = model.filter((m) => matches(m, filters)).map((m) => m.id);
-      const size = pageSize ?? 10;
-      const n = page ?? 1;
-      const res = await get(path(filters, { page_size: pageSize, page }));
-      expect(res.status).toBe(200);
-      expect(res.body.count).toBe(expected.length);
-      expect(ids(res)).toEqual(expected.slice((n - 1) * size, n * size));
-      expect(res.body.next === null).toBe(n * size >= expected.length);
-      if (n === 1) expect(res.body.previous).toBeNull();
-      else {
-        // `previous` names the page before, with the same filters and size; past the end, the last page (P13).
-        const before = await get(res.body.previous);
-        const p = Math.min(n - 1, Math.max(1, Math.ceil(expected.length / size)));
-        expect(before.body.count).toBe(expected.length);
-        expect(ids(before)).toEqual(expected.slice((p - 1) * size, p * size));
-      }
-    }),
-    { seed: SEED, numRuns: 300 * RUNS, endOnFailure: true },
-  );
-}, 300_000); // 300 queries; on a loaded 2-core machine over 120 s
+  const runs = await runsOf([queryArbitrary()], SEED, 300 * RUNS);
+  expect(runs).toHaveLength(300 * RUNS);
+  await inPool(runs, async ([{ filters, pageSize, page }]) => {
+    const expected = model.filter((m) => matches(m, filters)).map((m) => m.id);
+    const size = pageSize ?? 10;
+    const n = page ?? 1;
+    const res = await get(path(filters, { page_size: pageSize, page }));
+    expect(res.status).toBe(200);
+    expect(res.body.count).toBe(expected.length);
+    expect(ids(res)).toEqual(expected.slice((n - 1) * size, n * size));
+    expect(res.body.next === null).toBe(n * size >= expected.length);
+    if (n === 1) expect(res.body.previous).toBeNull();
+    else {
+      // `previous` names the page before, with the same filters and size; past the end, the last page (P13).
+      const before = await get(res.body.previous);
+      const p = Math.min(n - 1, Math.max(1, Math.ceil(expected.length / size)));
+      expect(before.body.count).toBe(expected.length);
+      expect(ids(before)).toEqual(expected.slice((p - 1) * size, p * size));
+    }
+  });
+}, 300_000); // 300 queries
 
 test('walking next from any page reads every later match once, in order, with the same count', async () => {
-  await fc.assert(
-    fc.asyncProperty(queryArbitrary(), fc.integer({ min: 4, max: 50 }), async ({ filters, page }, size) => {
-      const expected = model.filter((m) => matches(m, filters)).map((m) => m.id);
-      const from = Math.min(page ?? 1, Math.max(1, Math.ceil(expected.length / size)));
-      const seen: number[] = [];
-      let url: string | null = path(filters, { page_size: size, page: from });
-      while (url) {
-        const res: TestResponse = await get(url);
-        expect(res.status).toBe(200);
-        expect(res.body.count).toBe(expected.length);
-        seen.push(...ids(res));
-        url = res.body.next;
-        expect(seen.length).toBeLessThanOrEqual(expected.length);
-      }
-      expect(seen).toEqual(expected.slice((from - 1) * size));
-    }),
-    { seed: SEED + 1, numRuns: 120 * RUNS, endOnFailure: true },
-  );
+  const runs = await runsOf([queryArbitrary(), fc.integer({ min: 4, max: 50 })], SEED + 1, 120 * RUNS);
+  expect(runs).toHaveLength(120 * RUNS);
+  await inPool(runs, async ([{ filters, page }, size]) => {
+    const expected = model.filter((m) => matches(m, filters)).map((m) => m.id);
+    const from = Math.min(page ?? 1, Math.max(1, Math.ceil(expected.length / size)));
+    const seen: number[] = [];
+    let url: string | null = path(filters, { page_size: size, page: from });
+    while (url) {
+      const res: TestResponse = await get(url);
+      expect(res.status).toBe(200);
+      expect(res.body.count).toBe(expected.length);
+      seen.push(...ids(res));
+      url = res.body.next;
+      expect(seen.length).toBeLessThanOrEqual(expected.length);
+    }
+    expect(seen).toEqual(expected.slice((from - 1) * size));
+  });
 }, 180_000);

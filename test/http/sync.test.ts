@@ -324,14 +324,53 @@ test('a poison message ends in the dead-letter queue', async () => {
 test('the sweeper re-queues an application whose message was lost, and leaves settled ones alone', async () => {
   const created = await apply(plain, jobs.openP, 'lost@example.com');
   expect(await drainQueue()).toEqual([JSON.stringify({ application_id: created.id })]); // the message is lost
-  expect(await api.runtime.scheduler.run('SyncSweeper')).toEqual({ requeued: 0 }); // not due yet: still within the grace period
+  expect(await api.runtime.scheduler.run('SyncSweeper')).toMatchObject({ requeued: 0 }); // not due yet: still within the grace period
   // Two hours later for the sweeper and the worker (`runWithClock`: their async context only, not the process).
   await runWithClock(new Date(Date.now() + 2 * 3600 * 1000), async () => {
-    expect(await api.runtime.scheduler.run('SyncSweeper')).toEqual({ requeued: 1 });
+    expect(await api.runtime.scheduler.run('SyncSweeper')).toMatchObject({ requeued: 1 });
     await work();
     expect((await read(plain, created.id)).sync_status).toBe('SUCCESS');
-    expect(await api.runtime.scheduler.run('SyncSweeper')).toEqual({ requeued: 0 });
+    expect(await api.runtime.scheduler.run('SyncSweeper')).toMatchObject({ requeued: 0 });
   });
+});
+
+test('P242: a retry is swept again; a settled sync leaves its entry, which the sweeper reads only until its mark passes it', async () => {
+  const lookback = process.env.SYNC_SWEEP_LOOKBACK_SECONDS;
+  // Production's lookback, the grace period (60 s here); every clock below runs after the earlier tests' sweeps.
+  process.env.SYNC_SWEEP_LOOKBACK_SECONDS = process.env.SYNC_SWEEP_GRACE_SECONDS;
+  const base = Date.now() + 3 * 3600 * 1000;
+  const at = <T>(minutes: number, work: () => Promise<T>) => runWithClock(new Date(base + minutes * 60_000), work);
+  const sweep = (minutes: number) =>
+    at(minutes, async () => (await api.runtime.scheduler.run('SyncSweeper')) as { requeued: number; entries: number });
+  const message = (id: number) => JSON.stringify({ application_id: id });
+  try {
+    const created = await apply(plain, jobs.openP, 'swept+flaky@example.com');
+    expect(await drainQueue()).toEqual([message(created.id)]); // lost
+    await sweep(0);
+    expect(await drainQueue()).toContain(message(created.id)); // re-queued, and lost again
+    // Its first attempt fails (transient): due again after the backoff (0 s here) and the grace period.
+    await expect(at(1, () => syncApplication(created.id))).rejects.toThrow('timed out');
+    await sweep(1.5);
+    expect(await drainQueue()).not.toContain(message(created.id)); // not due yet
+    await sweep(3);
+    expect(await drainQueue()).toContain(message(created.id)); // due again: swept
+    await expect(at(3, () => syncApplication(created.id))).rejects.toThrow('timed out');
+    await sweep(5);
+    expect(await drainQueue()).toContain(message(created.id));
+    await at(5, () => syncApplication(created.id));
+    expect((await read(plain, created.id)).sync_status).toBe('SUCCESS');
+    expect(await sandboxCalls(plain, `his-application-${created.id}`)).toBe(3);
+    // Settled: its entry stays (due at 6), and a sweep whose window holds it reads it and skips it.
+    const holding = await sweep(7.5);
+    expect(await drainQueue()).not.toContain(message(created.id));
+    expect(holding.entries - holding.requeued).toBeGreaterThanOrEqual(1);
+    // The mark has passed it (7.5 less the lookback): the next sweep reads no settled entry, only what it re-queues.
+    const past = await sweep(9);
+    expect(past.entries).toBe(past.requeued);
+    await drainQueue();
+  } finally {
+    process.env.SYNC_SWEEP_LOOKBACK_SECONDS = lookback;
+  }
 });
 
 function safeList(dir: string): string[] {

@@ -12,10 +12,12 @@
  * feed, or rejected credentials, so that the job import and the lifecycle can be tried with it too.
  * Like a real ATS that honours a client reference, it deduplicates on the submission's reference, and it
  * records what it received (in the service table, expiring after 30 days) so tests can assert the exact
- * payload; attachment bytes are recorded by size and SHA-256.
+ * payload; attachment bytes are recorded by size and SHA-256. One item per reference (P242) counts the calls
+ * made under it and, once one was accepted, holds the receipt: an accepted call is one write.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionFailure } from '#platform/errors.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { expiringAt } from '#platform/keys.js';
@@ -41,18 +43,41 @@ export interface SandboxReceipt {
   received_at: string;
 }
 
-/** Counts every submission call per reference (tests assert how often the service called the ATS). */
-async function countCall(companyId: number, reference: string): Promise<number> {
-  const out = await db().send(
-    new UpdateCommand({
-      TableName: config().tableName,
-      Key: key(companyId, `CALLS#${reference}`),
-      UpdateExpression: 'ADD attempts :one SET expires_at = :expires',
-      ExpressionAttributeValues: { ':one': 1, ':expires': expiringAt(Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400).expires_at },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Number(out.Attributes?.attempts ?? 1);
+/** The item of one reference: `attempts` (every call under it) and, once a call was accepted, the receipt. */
+const referenceKey = (companyId: number, reference: string) => key(companyId, `RECEIPT#${reference}`);
+const expiresAt = () => expiringAt(Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400).expires_at;
+
+/**
+ * Records one call under a reference, and the receipt with it when `receipt` is given and none is there yet:
+ * one conditional UpdateItem on the count read before, so that racing calls each count once and one receipt
+ * wins. False when another call came in between (the caller reads again and decides again).
+ */
+async function recordCall(companyId: number, reference: string, seen: number, receipt?: SandboxReceipt): Promise<boolean> {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = { ':one': 1, ':expires': expiresAt() };
+  const set = ['expires_at = :expires'];
+  Object.entries(receipt ?? {}).forEach(([field, value], i) => {
+    names[`#r${i}`] = field;
+    values[`:r${i}`] = value;
+    set.push(`#r${i} = :r${i}`);
+  });
+  if (seen) values[':seen'] = seen;
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: referenceKey(companyId, reference),
+        UpdateExpression: `ADD attempts :one SET ${set.join(', ')}`,
+        ConditionExpression: `${seen ? 'attempts = :seen' : 'attribute_not_exists(attempts)'}${receipt ? ' AND attribute_not_exists(external_id)' : ''}`,
+        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeValues: values,
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
 }
 
 async function hash(stream: AsyncIterable<Buffer | string>): Promise<{ size: number; sha256: string }> {
@@ -88,6 +113,52 @@ async function sandboxState(companyId: number): Promise<SandboxAtsState> {
 
 const rejected = () => new ConnectorError('credentials_rejected', 'The sandbox ATS rejected the credentials.');
 
+/**
+ * What the sandbox does with the `calls`-th call under a submission's reference: an error, or undefined
+ * (accepted, or the first submission given back when `fresh` is false: a real ATS that deduplicates answers
+ * with the application it has).
+ */
+async function decide(submission: Submission, calls: number, fresh: boolean): Promise<ConnectorError | undefined> {
+  if ((await sandboxState(submission.company.id)).rejectCredentials) return rejected();
+  if (!fresh) return undefined;
+  const email = String(submission.candidate.email ?? '');
+  const localPart = email.split('@')[0] ?? '';
+  if (submission.jobExternalId.startsWith('closed-'))
+    return new ConnectorError('job_not_published', 'The job is not published in the sandbox ATS.');
+  if (localPart.includes('+duplicate')) return new ConnectorError('duplicate', 'The candidate has already applied in the sandbox ATS.');
+  if (email.includes('+down')) return new ConnectorError('transient', 'The sandbox ATS is unavailable.');
+  if (email.includes('+flaky') && calls <= 2) return new ConnectorError('transient', 'The sandbox ATS timed out.');
+  if (email.includes('+ratelimited') && calls <= 1) return new ConnectorError('rate_limited', 'The sandbox ATS is rate limiting.', 1);
+  return undefined;
+}
+
+/** The receipt of an accepted submission: what was received, attachments by size and SHA-256. */
+async function receiptOf(submission: Submission): Promise<SandboxReceipt> {
+  const attachments = [];
+  for (const attachment of submission.attachments) {
+    attachments.push({
+      type: attachment.type,
+      name: attachment.name,
+      content_type: attachment.content_type,
+      ...(await hash(await attachment.open())),
+    });
+  }
+  return {
+    external_id: `sbx-${randomUUID()}`,
+    reference: submission.reference,
+    job_external_id: submission.jobExternalId,
+    candidate: submission.candidate,
+    screening_answers: submission.screeningAnswers,
+    custom_fields: submission.customFields,
+    social_links: submission.socialLinks,
+    notes: submission.notes,
+    applied_at: submission.appliedAt,
+    source: submission.source,
+    attachments,
+    received_at: isoNow(),
+  };
+}
+
 export const sandboxConnector: AtsConnector = {
   slug: 'sandbox',
   name: 'Sandbox ATS',
@@ -103,65 +174,25 @@ export const sandboxConnector: AtsConnector = {
 
   async submitApplication(submission: Submission) {
     const companyId = submission.company.id;
-    const calls = await countCall(companyId, submission.reference);
-    if ((await sandboxState(companyId)).rejectCredentials) throw rejected();
-    const existing = await db().send(
-      new GetCommand({ TableName: config().tableName, Key: key(companyId, `RECEIPT#${submission.reference}`), ConsistentRead: true }),
-    );
-    if (existing.Item) return { externalId: String(existing.Item.external_id) };
-
-    const email = String(submission.candidate.email ?? '');
-    const localPart = email.split('@')[0] ?? '';
-    if (submission.jobExternalId.startsWith('closed-'))
-      throw new ConnectorError('job_not_published', 'The job is not published in the sandbox ATS.');
-    if (localPart.includes('+duplicate')) throw new ConnectorError('duplicate', 'The candidate has already applied in the sandbox ATS.');
-    if (email.includes('+down')) throw new ConnectorError('transient', 'The sandbox ATS is unavailable.');
-    if (email.includes('+flaky') && calls <= 2) throw new ConnectorError('transient', 'The sandbox ATS timed out.');
-    if (email.includes('+ratelimited') && calls <= 1) throw new ConnectorError('rate_limited', 'The sandbox ATS is rate limiting.', 1);
-
-    const attachments = [];
-    for (const attachment of submission.attachments) {
-      attachments.push({
-        type: attachment.type,
-        name: attachment.name,
-        content_type: attachment.content_type,
-        ...(await hash(await attachment.open())),
-      });
+    const { reference } = submission;
+    let accepted: SandboxReceipt | undefined;
+    for (;;) {
+      // Read the reference's item, decide, then write the call (and the receipt, if accepted) at once.
+      const current = await db().send(
+        new GetCommand({ TableName: config().tableName, Key: referenceKey(companyId, reference), ConsistentRead: true }),
+      );
+      const seen = Number(current.Item?.attempts ?? 0);
+      const calls = seen + 1;
+      const existing = current.Item?.external_id;
+      const outcome = await decide(submission, calls, existing === undefined);
+      if (outcome instanceof ConnectorError || existing !== undefined) {
+        if (!(await recordCall(companyId, reference, seen))) continue;
+        if (outcome instanceof ConnectorError) throw outcome;
+        return { externalId: String(existing) };
+      }
+      accepted ??= await receiptOf(submission);
+      if (await recordCall(companyId, reference, seen, accepted)) return { externalId: accepted.external_id };
     }
-    const receipt: SandboxReceipt = {
-      external_id: `sbx-${randomUUID()}`,
-      reference: submission.reference,
-      job_external_id: submission.jobExternalId,
-      candidate: submission.candidate,
-      screening_answers: submission.screeningAnswers,
-      custom_fields: submission.customFields,
-      social_links: submission.socialLinks,
-      notes: submission.notes,
-      applied_at: submission.appliedAt,
-      source: submission.source,
-      attachments,
-      received_at: isoNow(),
-    };
-    await db()
-      .send(
-        new PutCommand({
-          TableName: config().tableName,
-          Item: {
-            ...key(companyId, `RECEIPT#${submission.reference}`),
-            ...receipt,
-            ...expiringAt(Math.floor(Date.now() / 1000) + RECORD_DAYS * 86400),
-          },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        }),
-      )
-      .catch(async (error: Error) => {
-        // A concurrent submission of the same reference won: the ATS keeps one application.
-        if (error.name !== 'ConditionalCheckFailedException') throw error;
-      });
-    const stored = await db().send(
-      new GetCommand({ TableName: config().tableName, Key: key(companyId, `RECEIPT#${submission.reference}`), ConsistentRead: true }),
-    );
-    return { externalId: String(stored.Item!.external_id) };
   },
 
   async listPublishedJobs(company: CompanyRecord) {
@@ -185,13 +216,16 @@ export async function sandboxReceipts(company: Pick<CompanyRecord, 'id'>): Promi
       ExpressionAttributeValues: { ':pk': `SANDBOXATS#${company.id}`, ':receipt': 'RECEIPT#' },
     }),
   );
-  return (out.Items ?? []).map(({ PK, SK, expires_at, ...receipt }) => receipt as SandboxReceipt);
+  // A reference whose calls all failed has a count and no receipt.
+  return (out.Items ?? [])
+    .filter((item) => item.external_id !== undefined)
+    .map(({ PK, SK, expires_at, attempts, ...receipt }) => receipt as SandboxReceipt);
 }
 
 /** How many times the sandbox was asked to submit under a reference. */
 export async function sandboxCalls(company: Pick<CompanyRecord, 'id'>, reference: string): Promise<number> {
   const out = await db().send(
-    new GetCommand({ TableName: config().tableName, Key: key(company.id, `CALLS#${reference}`), ConsistentRead: true }),
+    new GetCommand({ TableName: config().tableName, Key: referenceKey(company.id, reference), ConsistentRead: true }),
   );
   return Number(out.Item?.attempts ?? 0);
 }
