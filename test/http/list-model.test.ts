@@ -16,6 +16,7 @@ import fc from 'fast-check';
 import { createApplication, newApplicationRecord, parseApplication, seedApplications } from '#applications/application-create.js';
 import { getCompanyRecord } from '#companies/company-store.js';
 import type { ApplicationRecord } from '#applications/applications.js';
+import { APPLICATION_FILTER_DECLARATIONS } from '#applications/application-filters.js';
 import { syncApplication } from '#delivery/sync.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { runWithClock } from '#platform/clock.js';
@@ -275,21 +276,36 @@ type Query = Partial<Record<string, string>>;
 /** A date bound: the D7 timestamp or its date (start of that day, UTC), as the filters take them. */
 const asTime = (bound: string) => (bound.length === 10 ? `${bound}T00:00:00.000Z` : new Date(bound).toISOString());
 
+type FilterName = (typeof APPLICATION_FILTER_DECLARATIONS)[number]['name'];
+
+/** Each declared filter's value on a modelled application (every declared filter needs one: the type says so). */
+const modelValue: Record<FilterName, (m: Modelled) => string | number | null> = {
+  email: (m) => m.email,
+  partner_application_id: (m) => m.partner_application_id,
+  partner_job_id: (m) => m.partner_job_id,
+  partner_company_id: (m) => m.partner_company_id,
+  partner: () => partner.id,
+  agency: () => partner.id,
+  agency_job_id: (m) => m.agency_job_id,
+  channel: (m) => m.channel,
+  job: (m) => m.job,
+  sync_status: (m) => m.sync_status,
+  applied_at: (m) => m.applied_at,
+  created_at: (m) => m.created_at,
+  updated_at: (m) => m.updated_at,
+};
+
+/** The model of the filters, from their declarations (issue 22, item 3): each by its kind. */
 function matches(m: Modelled, q: Query): boolean {
-  const equal = (name: string, value: string | number | null) => q[name] === undefined || q[name] === String(value);
-  return (
-    (q.email === undefined || q.email.toLowerCase() === m.email.toLowerCase()) &&
-    equal('partner_application_id', m.partner_application_id) &&
-    equal('partner_job_id', m.partner_job_id) &&
-    equal('partner_company_id', m.partner_company_id) &&
-    equal('agency_job_id', m.agency_job_id) &&
-    equal('channel', m.channel) &&
-    equal('job', m.job) &&
-    equal('sync_status', m.sync_status) &&
-    equal('partner', partner.id) &&
-    equal('agency', partner.id) &&
-    (['applied_at', 'created_at', 'updated_at'] as const).every((d) => q[d] === undefined || m[d] >= asTime(q[d]))
-  );
+  return APPLICATION_FILTER_DECLARATIONS.every(({ name, kind }) => {
+    const wanted = q[name];
+    if (wanted === undefined) return true;
+    const actual = modelValue[name](m);
+    if (actual === null) return false;
+    if (kind === 'gte') return String(actual) >= asTime(wanted);
+    // `exact`: equal; the e-mail address case-insensitively (`#platform/filters.ts`).
+    return name === 'email' ? wanted.toLowerCase() === String(actual).toLowerCase() : wanted === String(actual);
+  });
 }
 
 function queryArbitrary() {
@@ -301,7 +317,7 @@ function queryArbitrary() {
     );
   const exact = <T>(values: readonly T[], miss: string) =>
     fc.oneof({ arbitrary: fc.constantFrom(...values).map(String), weight: 5 }, fc.constant(miss));
-  const values: Record<string, fc.Arbitrary<string>> = {
+  const values: Record<FilterName, fc.Arbitrary<string>> = {
     email: fc.oneof(
       fc.constantFrom(...EMAILS),
       fc.constantFrom(...EMAILS).map((e) => e.toUpperCase()),
