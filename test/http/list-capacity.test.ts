@@ -611,7 +611,7 @@ describe('creates stay cheap (target 7)', () => {
   // before issue 11 (dynalite's accounting: reads, and 2 per item of the transaction).
   const BEFORE_ISSUE_11 = 6.5;
 
-  test('a create carrying every partner id costs 28 units, whatever the company holds (misses target 7: ≤ 2 × the create before issue 11)', async () => {
+  test('a create carrying every partner id costs 30 units, whatever the company holds (misses target 7: ≤ 2 × the create before issue 11)', async () => {
     const owner = await aPartner(undefined, 'agency');
     const company = await aCompany(owner.id);
     await withJobs(company.id, [{ external_id: 'J-1', title: 'Job' }]);
@@ -640,12 +640,14 @@ describe('creates stay cheap (target 7)', () => {
     }
     // (The first create of an instance also allocates a block of ids.)
     // MISSES target 7 (≤ 2 × 6.5 = 13 units) on DynamoDB's own accounting, which counts every index entry the
-    // create writes (dynalite counted none), its transaction priced by AWS's formula (P188): 28 units, 25 of
-    // them writes (32 before P233–P236; P240 put its event on the item instead of the outbox, 3 less; P241's four
-    // lookup items in the transaction cost 2 units each where their slot entries cost 1, 4 more)
-    // (docs/benchmarks.md, "Targets missed"). Issue 22 redesigns against this (a create with every partner id ≤ 26 WCU).
+    // create writes (dynalite counted none), its transaction priced by AWS's formula (P188): 30 units, 27 of
+    // them writes (32 before P233–P236 and again after P241, whose four lookup items in the transaction cost 2
+    // units each where their slot entries cost 1; P240 put its event on the item instead of an outbox item, 2
+    // less here, and 1 less for the relay, which this request's figure does not include) (docs/benchmarks.md,
+    // "Targets missed"). Issue 22's bound for it (≤ 26 WCU, relay included) is held by change-costs, whose
+    // application is below a KB; this one, with notes and answers, is above.
     expect(2 * BEFORE_ISSUE_11).toBe(13);
-    for (const units of costs.slice(1)) expect(units).toBe(28);
+    for (const units of costs.slice(1)) expect(units).toBe(30);
     // A job value's first application for a job lists the job on the value's counter item (P181, 1 unit per
     // new value); later ones only add to the job's counter item, which the create writes anyway.
     const again = await create(4);
