@@ -10,30 +10,18 @@ import { counterAdd } from '#platform/counts.js';
 import { compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
 import type { CollectionQuery } from '#platform/paged-query.js';
 import { TABLE, keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+import {
+  COMPANY_FILTER_SLOTS,
+  COMPANY_LOOKUPS,
+  COMPANY_TOTALS_FILTERS,
+  type CompanySlotFilter,
+  type CompanySlotName,
+} from '#companies/company-filters.js';
 import { companySearchText } from '#companies/company-search.js';
 import { syncActive, type CompanyRecord } from '#companies/company-schema.js';
 
 /** The layout of a company item's index attributes, stored on every item (`index_version`); there is one (P190). */
 export const COMPANY_INDEX_VERSION = 1;
-
-/** Exact filters of the company list, each on a keys-only slot index (partition `<partner's companies>#<filter>=<value>`). */
-export const COMPANY_FILTER_SLOTS = {
-  status: 'SLOT1',
-  ats: 'SLOT2',
-  // SLOT5 until P241, when `partner_company_id` left SLOT3 for lookup items.
-  job_sync_active: 'SLOT3',
-  candidate_sync_active: 'SLOT4',
-} as const satisfies Record<string, IndexName>;
-/**
- * `partner_company_id`, which a company has at most once and often not at all, is a lookup item (P241): a
- * base-table item in the partition its slot had, sorted by the company's `GSI1SK`, written, moved and deleted
- * with the company.
- */
-export const COMPANY_LOOKUPS = ['partner_company_id'] as const;
-export type CompanySlotFilter = keyof typeof COMPANY_FILTER_SLOTS | (typeof COMPANY_LOOKUPS)[number];
-
-/** Slot filters whose per-value totals sit on the partner's company counter item (bounded values). */
-export const COMPANY_TOTALS_FILTERS = ['status', 'ats', 'candidate_sync_active', 'job_sync_active'] as const;
 
 /**
  * Orderings other than `created_at` (which is COLLECTION's own sort key): a keys-only index of the partner's
@@ -60,7 +48,12 @@ export function fromItem(item: Record<string, unknown>): CompanyRecord {
   return record as unknown as CompanyRecord;
 }
 
-/** The partition of one exact filter value among a partner's companies (a long value is keyed by its hash). */
+/**
+ * The partition of one exact filter value among a partner's companies (a long value is keyed by its hash).
+ * The exact filters' slots, lookup items and counter totals are declared in `company-filters.ts` (P243). A
+ * lookup filter's items (P241) are base-table items in the partition its slot would have, sorted by the
+ * company's `GSI1SK`, written, moved and deleted with the company.
+ */
 export function companySlot(partnerId: number, filter: CompanySlotFilter, value: string | boolean): string {
   const text = String(value);
   const keyed = Buffer.byteLength(text) > 512 ? `sha256:${createHash('sha256').update(text).digest('hex')}` : text;
@@ -74,8 +67,8 @@ export function companySource(
   value: string | boolean,
 ): Pick<CollectionQuery, 'index' | 'partitionValue' | 'lookup'> {
   const partitionValue = companySlot(partnerId, filter, value);
-  if (filter === 'partner_company_id') return { index: TABLE, partitionValue, lookup: { name: filter, itemKey: keys.company } };
-  return { index: COMPANY_FILTER_SLOTS[filter], partitionValue };
+  const slot = COMPANY_FILTER_SLOTS.get(filter as CompanySlotName);
+  return slot ? { index: slot, partitionValue } : { index: TABLE, partitionValue, lookup: { name: filter, itemKey: keys.company } };
 }
 
 /** A company's lookup items (P241): one per lookup filter it has a value of. */
@@ -144,7 +137,7 @@ const compactCompanyId = (id: number) => id.toString(36).padStart(NAME_SORT_ID_W
 /** Every list-index attribute of a company item, computed from the record (undefined: the item has none). */
 export function companyIndexAttributes(c: CompanyRecord): Record<string, string | number | boolean | undefined> {
   const slots: Record<string, string | undefined> = {};
-  for (const [filter, slot] of Object.entries(COMPANY_FILTER_SLOTS) as [CompanySlotFilter, IndexName][]) {
+  for (const [filter, slot] of COMPANY_FILTER_SLOTS) {
     const value = companyFilterValue(c, filter);
     slots[partitionKeyOf(slot)] = value === undefined ? undefined : companySlot(c.partner, filter, value);
   }

@@ -1,111 +1,85 @@
 /**
  * The company list (GET /companies/) on indexes, counters and cursors (issue 11, docs/access-patterns.md,
- * "Companies"): a page costs the page, not the partner's whole company list.
+ * "Companies"): a page costs the page, not the partner's whole company list. The filters are declared in
+ * `company-filters.ts` (P243); the order (`ordering`) is read here.
  *
  * - `created_at` ordering (the default, either way): the partner's collection (COLLECTION), or the slot of the most
  *   selective exact filter, walked with a cursor like the jobs list;
  * - `name`, `status`, `updated_at` ordering: a keys-only index whose sort key is that order (APPLIED, DUE,
  *   UPDATED); a filter matching many companies is applied in memory while walking it, a filter matching few is
  *   read whole (its slot) and sorted in memory;
- * - `name` and `search` (contains): the slim projection (lower-case name and search text, status, dates)
- *   scanned once, sorted in memory, and only the page's items read;
+ * - `name` and `search` (contains): the partner's search document (P179), or the slim projection when reading
+ *   the matches whole would cost more, then sorted in memory and only the page's items read;
  * - totals: the partner's counter item for the unfiltered list and single exact filters.
  * - several `status` values: their counters count; the order's index is walked, or few matches are found
  *   in their slots (P178).
  * What none of these serve (several `ordering` terms, a search term containing a line break, a company-scoped
- * key) reads the candidates whole, as before. The filters and the order themselves (`parseCompanyFilter`,
- * `matchesCompany`, `compareCompanies`: the spec's semantics, which every plan answers) are defined here too.
+ * key) reads the candidates whole, as before. The spec's semantics, which every plan answers
+ * (`parseCompanyFilter`, `matchesCompany`, `compareCompanies`), are defined here too.
  */
 import { batchGetItems, primaryKeyOf, queryAll, queryItemsByKeys } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
+import { readFilters, type FilterValues } from '#platform/filters.js';
 import { createdAtOfCollectionSort, indexKeys, keys } from '#platform/keys.js';
-import { sortKeyOf } from '#platform/table.js';
+import { sortKeyOf, type IndexName } from '#platform/table.js';
 import { readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope, type PageRequest } from '#platform/pagination.js';
-import { booleanParam, enumParams, stringParam, type QueryParams } from '#platform/query-params.js';
-import { SEARCH_SEPARATOR, readSearchDocument } from '#companies/company-search.js';
+import { stringParam, type QueryParams } from '#platform/query-params.js';
+import { SEARCH_SEPARATOR, readSearchDocument, type SearchEntry } from '#companies/company-search.js';
 import {
-  COMPANY_FILTER_SLOTS,
-  COMPANY_ORDER_INDEXES,
+  COMPANY_EXACT_FILTERS,
+  COMPANY_FILTER_DECLARATIONS,
+  COMPANY_SCAN_FILTERS,
   COMPANY_TOTALS_FILTERS,
-  companySlot,
-  companySource,
-  fromItem,
   type CompanySlotFilter,
-} from '#companies/company-layout.js';
+} from '#companies/company-filters.js';
+import { COMPANY_ORDER_INDEXES, companyFilterValue, companySource, fromItem } from '#companies/company-layout.js';
 import { getCompanyRecord } from '#companies/company-store.js';
-import {
-  COMPANY_STATUSES,
-  presentCompany,
-  syncActive,
-  type Company,
-  type CompanyRecord,
-  type CompanyStatus,
-} from '#companies/company-schema.js';
+import { presentCompany, type Company, type CompanyRecord } from '#companies/company-schema.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Filters and order: the spec's semantics, which the index plans below answer
 
-export const COMPANY_FILTERS = [
-  'name',
-  'ats',
-  'partner_company_id',
-  'status',
-  'search',
-  'candidate_sync_active',
-  'job_sync_active',
-  'ordering',
-] as const;
+/** The list's query parameters, in the document's order (a cursor is bound to them). */
+export const COMPANY_FILTERS = [...COMPANY_FILTER_DECLARATIONS.map((d) => d.name), 'ordering'];
 const ORDERING_FIELDS = ['name', 'status', 'created_at', 'updated_at'] as const;
+type OrderingField = (typeof ORDERING_FIELDS)[number];
 
 export interface CompanyFilter {
-  name?: string;
-  ats?: string;
-  partner_company_id?: string;
-  status: CompanyStatus[];
-  search?: string;
-  candidate_sync_active?: boolean;
-  job_sync_active?: boolean;
-  ordering: { field: (typeof ORDERING_FIELDS)[number]; descending: boolean }[];
+  /** The declared filters present (`readFilters`): `status` a list of statuses, any of which matches. */
+  values: FilterValues;
+  ordering: { field: OrderingField; descending: boolean }[];
 }
 
 export function parseCompanyFilter(q: QueryParams): CompanyFilter {
-  const ordering: CompanyFilter['ordering'] = [];
-  for (const term of (stringParam(q, 'ordering') ?? '')
+  const ordering = (stringParam(q, 'ordering') ?? '')
     .split(',')
     .map((t) => t.trim())
-    .filter(Boolean)) {
-    const descending = term.startsWith('-');
-    const field = descending ? term.slice(1) : term;
-    // D6: an unknown ordering field is ignored.
-    if ((ORDERING_FIELDS as readonly string[]).includes(field))
-      ordering.push({ field: field as CompanyFilter['ordering'][number]['field'], descending });
-  }
-  if (!ordering.length) ordering.push({ field: 'created_at', descending: true });
+    .filter(Boolean)
+    .flatMap((term) => {
+      const descending = term.startsWith('-');
+      const field = (descending ? term.slice(1) : term) as OrderingField;
+      // D6: an unknown ordering field is ignored.
+      return ORDERING_FIELDS.includes(field) ? [{ field, descending }] : [];
+    });
   return {
-    name: stringParam(q, 'name'),
-    ats: stringParam(q, 'ats'),
-    partner_company_id: stringParam(q, 'partner_company_id'),
-    status: enumParams(q, 'status', COMPANY_STATUSES),
-    search: stringParam(q, 'search'),
-    candidate_sync_active: booleanParam(q, 'candidate_sync_active'),
-    job_sync_active: booleanParam(q, 'job_sync_active'),
-    ordering,
+    values: readFilters(q, COMPANY_FILTER_DECLARATIONS),
+    ordering: ordering.length ? ordering : [{ field: 'created_at', descending: true }],
   };
 }
 
 const includes = (haystack: string | null, needle: string) => (haystack ?? '').toLowerCase().includes(needle.toLowerCase());
 
+/** Each filter by its declaration: a contains filter on any of its fields, an exact one equal to (any of) its values. */
 export function matchesCompany(c: CompanyRecord, f: CompanyFilter): boolean {
-  if (f.name !== undefined && !includes(c.name, f.name)) return false;
-  if (f.ats !== undefined && c.ats !== f.ats) return false;
-  if (f.partner_company_id !== undefined && c.partner_company_id !== f.partner_company_id) return false;
-  if (f.status.length && !f.status.includes(c.status)) return false;
-  if (f.search !== undefined && ![c.name, c.ats, c.partner_company_id].some((v) => includes(v, f.search!))) return false;
-  if (f.candidate_sync_active !== undefined && syncActive(c, 'candidate_sync') !== f.candidate_sync_active) return false;
-  if (f.job_sync_active !== undefined && syncActive(c, 'job_sync') !== f.job_sync_active) return false;
-  return true;
+  return COMPANY_FILTER_DECLARATIONS.every((d) => {
+    const wanted = f.values.get(d.name);
+    if (wanted === undefined) return true;
+    if ('scan' in d.serve) return d.serve.scan.of.some((field) => includes(c[field], String(wanted)));
+    const value = companyFilterValue(c, d.name as CompanySlotFilter);
+    return Array.isArray(wanted) ? wanted.some((w) => w === value) : wanted === value;
+  });
 }
 
 /** The list order; also applied to slim index entries, which carry only the ordering fields (name lower-cased). */
@@ -164,16 +138,15 @@ export async function listCompanies(
   return envelope(link, request, page.count, await present(page.items.map((item) => fromItem(item))), next);
 }
 
-async function ownCompany(id: number): Promise<CompanyRecord[]> {
-  const own = await getCompanyRecord(id);
-  return own ? [own] : [];
-}
+const ownCompany = async (id: number): Promise<CompanyRecord[]> => [await getCompanyRecord(id)].filter((c) => c !== undefined);
+
+/** The request's page of a list in its order. */
+const pageOf = <T>(all: T[], { page, pageSize }: PageRequest): T[] => all.slice((page - 1) * pageSize, page * pageSize);
 
 /** Filters, orders and pages candidate records in memory (the spec's semantics, `matchesCompany`/`compareCompanies`). */
 async function inMemory(candidates: Promise<CompanyRecord[]>, filter: CompanyFilter, request: PageRequest) {
   const matching = (await candidates).filter((c) => matchesCompany(c, filter)).sort(compareCompanies(filter.ordering));
-  const start = (request.page - 1) * request.pageSize;
-  return { count: matching.length, page: matching.slice(start, start + request.pageSize) };
+  return { count: matching.length, page: pageOf(matching, request) };
 }
 
 /** Every company of a partner, whole (COLLECTION's keys, then the items by key, P234): only for what no index serves. */
@@ -208,25 +181,23 @@ async function slotCompanies(query: CollectionQuery): Promise<CompanyRecord[]> {
   return companiesById((await slotKeys(query)).map(entryId));
 }
 
+/** A contains filter present: the lower-case copy it reads (SLIM's attribute), and its value, lower case. */
+type Scan = { copy: 'title_lc' | 'city_lc'; needle: string };
+/** Where the search document's entry holds each copy. */
+const ENTRY_FIELD = { title_lc: 2, city_lc: 3 } as const satisfies Record<Scan['copy'], keyof SearchEntry>;
+
 /**
  * Contains filters on the slim projection: every match's slim entry (lower-case name and search text, status,
  * dates, keys) is read once and ordered in memory; only the page's items are read whole.
  */
-async function slimPage(partnerId: number, filter: CompanyFilter, request: PageRequest) {
+async function slimPage(partnerId: number, scans: Scan[], statuses: string[], filter: CompanyFilter, request: PageRequest) {
   const names: Record<string, string> = {};
   const values: Record<string, unknown> = { ':pk': indexKeys.partnerCompanies(partnerId) };
-  const filters: string[] = [];
-  if (filter.name !== undefined) {
-    names['#name'] = 'title_lc';
-    values[':name'] = filter.name.toLowerCase();
-    filters.push('contains(#name, :name)');
-  }
-  if (filter.search !== undefined) {
-    names['#search'] = 'city_lc';
-    values[':search'] = filter.search.toLowerCase();
-    filters.push('contains(#search, :search)');
-  }
-  const statuses = [...new Set(filter.status)];
+  const filters = scans.map(({ copy, needle }, i) => {
+    names[`#c${i}`] = copy;
+    values[`:c${i}`] = needle;
+    return `contains(#c${i}, :c${i})`;
+  });
   if (statuses.length) {
     names['#status'] = 'status';
     statuses.forEach((s, i) => (values[`:s${i}`] = s));
@@ -247,68 +218,7 @@ async function slimPage(partnerId: number, filter: CompanyFilter, request: PageR
     updated_at: String(e.updated_at ?? ''),
   }));
   sortable.sort(compareCompanies(filter.ordering));
-  const start = (request.page - 1) * request.pageSize;
-  const page = await companiesById(sortable.slice(start, start + request.pageSize).map((s) => s.id));
-  return { count: sortable.length, page };
-}
-
-/**
- * Several `status` values and no other exact filter (the spec's repeated parameter). Their total is the sum of
- * the partner's status counters. When they match at least `WALK_FROM_SHARE` of the companies, the order's
- * index is walked with the statuses checked on what it reads (COLLECTION's FilterExpression in created order),
- * reading ahead by their share; fewer are found in the statuses' slots: in created order their keys are
- * merged and only the page is read, in another order they are read whole and sorted.
- */
-async function severalStatuses(
-  partnerId: number,
-  statuses: string[],
-  filter: CompanyFilter,
-  request: PageRequest,
-  counted: ReturnType<typeof counterReader>,
-): Promise<Plan> {
-  const collection = indexKeys.partnerCompanies(partnerId);
-  const counterKey = keys.countOf(collection);
-  const [order] = filter.ordering;
-  const ascending = !order.descending;
-  const field = order.field;
-  const created = field === 'created_at';
-  const walk: CollectionQuery = {
-    index: field === 'created_at' ? 'COLLECTION' : COMPANY_ORDER_INDEXES[field],
-    partitionValue: collection,
-    conditions: [{ attr: 'status', op: 'in', value: statuses }],
-    ascending,
-    ...(created ? {} : { ordered: true }),
-  };
-  const [sizes, partnerTotal] = await Promise.all([
-    Promise.all(statuses.map((s) => counted(counterKey, `status#${s}`))),
-    counted(counterKey),
-  ]);
-  const matches = sizes.reduce((sum, size) => sum + size, 0);
-  if (request.cursor?.position.index === walk.index || matches >= WALK_FROM_SHARE * partnerTotal)
-    return {
-      walk: {
-        ...walk,
-        matches: () => Promise.resolve(matches),
-        readAhead: Math.min(1 / WALK_FROM_SHARE, partnerTotal / Math.max(matches, 1)),
-      },
-    };
-  const slots = statuses.map((status) => ({
-    index: COMPANY_FILTER_SLOTS.status,
-    partitionValue: companySlot(partnerId, 'status', status),
-    conditions: [],
-  }));
-  if (created) return { memory: () => mergedSlotsPage(slots, ascending, request) };
-  return { memory: async () => inMemory(Promise.resolve((await Promise.all(slots.map(slotCompanies))).flat()), filter, request) };
-}
-
-/** Slots in created order (their sort key), merged as keys: the page's items only are read. */
-async function mergedSlotsPage(slots: CollectionQuery[], ascending: boolean, request: PageRequest) {
-  const sortKey = sortKeyOf(COMPANY_FILTER_SLOTS.status);
-  const entries = (await Promise.all(slots.map(slotKeys))).flat();
-  const order = ascending ? 1 : -1;
-  entries.sort((a, b) => (String(a[sortKey]) < String(b[sortKey]) ? -order : String(a[sortKey]) > String(b[sortKey]) ? order : 0));
-  const start = (request.page - 1) * request.pageSize;
-  return { count: entries.length, page: await companiesById(entries.slice(start, start + request.pageSize).map(entryId)) };
+  return { count: sortable.length, page: await companiesById(pageOf(sortable, request).map((s) => s.id)) };
 }
 
 /** What the slim projection costs per company scanned (units; ~220-byte entries, P179). */
@@ -319,42 +229,81 @@ const SLIM_UNITS_PER_COMPANY = 0.03;
  * companies, whose matches are then read whole and ordered (the document holds no dates). The slim
  * projection answers instead when reading the matches whole would cost more than scanning the slim entries.
  */
-async function searchPage(partnerId: number, filter: CompanyFilter, request: PageRequest, total: () => Promise<number>) {
+async function searchPage(
+  partnerId: number,
+  scans: Scan[],
+  statuses: string[],
+  filter: CompanyFilter,
+  request: PageRequest,
+  total: () => Promise<number>,
+) {
   const [entries, companies] = await Promise.all([readSearchDocument(partnerId), total()]);
-  const name = filter.name?.toLowerCase();
-  const search = filter.search?.toLowerCase();
-  const statuses = new Set<string>(filter.status);
+  const wanted = new Set(statuses);
   const ids = entries
     .filter(
-      ([, status, entryName, text]) =>
-        (name === undefined || entryName.includes(name)) &&
-        (search === undefined || text.includes(search)) &&
-        (!statuses.size || statuses.has(status)),
+      (entry) => scans.every(({ copy, needle }) => entry[ENTRY_FIELD[copy]].includes(needle)) && (!wanted.size || wanted.has(entry[1])),
     )
     .map(([id]) => id);
-  if (ids.length > request.pageSize && ids.length * 0.5 > SLIM_UNITS_PER_COMPANY * companies) return slimPage(partnerId, filter, request);
+  if (ids.length > request.pageSize && ids.length * 0.5 > SLIM_UNITS_PER_COMPANY * companies)
+    return slimPage(partnerId, scans, statuses, filter, request);
   return inMemory(companiesById(ids), filter, request);
+}
+
+/** Slots in created order (their sort key), merged as keys: the page's items only are read. */
+async function mergedSlotsPage(slots: CollectionQuery[], ascending: boolean, request: PageRequest) {
+  const sortKey = sortKeyOf(slots[0].index as IndexName);
+  const entries = (await Promise.all(slots.map(slotKeys))).flat();
+  const order = ascending ? 1 : -1;
+  entries.sort((a, b) => (String(a[sortKey]) < String(b[sortKey]) ? -order : String(a[sortKey]) > String(b[sortKey]) ? order : 0));
+  return { count: entries.length, page: await companiesById(pageOf(entries, request).map(entryId)) };
 }
 
 async function planList(partnerId: number, filter: CompanyFilter, request: PageRequest): Promise<Plan> {
   const collection = indexKeys.partnerCompanies(partnerId);
   const counterKey = keys.countOf(collection);
   const counted = counterReader([counterKey]);
-  const statuses = [...new Set(filter.status)];
-  const exact = new Map<CompanySlotFilter, string | boolean>();
-  if (statuses.length === 1) exact.set('status', statuses[0]);
-  for (const name of ['ats', 'partner_company_id', 'candidate_sync_active', 'job_sync_active'] as const)
-    if (filter[name] !== undefined) exact.set(name, filter[name]);
-  const contains = filter.name !== undefined || filter.search !== undefined;
-  const [first, ...more] = filter.ordering;
-  const whole = (): Plan => ({ memory: () => inMemory(partnerCompanies(partnerId), filter, request) });
-  if (more.length || [filter.name, filter.search].some((v) => v?.includes(SEARCH_SEPARATOR))) return whole();
+  const partnerTotal = () => counted(counterKey);
+  const { values, ordering } = filter;
+  const statuses = [...new Set(values.get('status') as string[] | undefined)];
+  // The status first (of equally small slots the first is chosen), then the single-valued exact filters.
+  const exact = new Map<CompanySlotFilter, string | boolean>(statuses.length === 1 ? [['status', statuses[0]]] : []);
+  for (const name of COMPANY_EXACT_FILTERS) {
+    const value = values.get(name);
+    if (value !== undefined && !Array.isArray(value)) exact.set(name, value as string | boolean);
+  }
+  const scans: Scan[] = COMPANY_SCAN_FILTERS.filter((d) => values.has(d.name)).map((d) => ({
+    copy: d.serve.scan.copy,
+    needle: String(values.get(d.name)).toLowerCase(),
+  }));
+  const [first, ...more] = ordering;
+  if (more.length || scans.some((s) => s.needle.includes(SEARCH_SEPARATOR)))
+    return { memory: () => inMemory(partnerCompanies(partnerId), filter, request) };
 
   const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
-  const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
   const ascending = !first.descending;
+  const created = first.field === 'created_at';
+  /** The order's own index (COLLECTION in created order). */
+  const inOrder = (where: Condition[]): CollectionQuery => ({
+    index: created ? 'COLLECTION' : COMPANY_ORDER_INDEXES[first.field as Exclude<OrderingField, 'created_at'>],
+    partitionValue: collection,
+    conditions: where,
+    ascending,
+    ...(created ? {} : { ordered: true }),
+  });
+  /** A walk of it with `matches` known: read ahead by their share of the partner's companies (at most 4×). */
+  const walkMatching = async (where: Condition[], matches: number): Promise<Plan> => ({
+    walk: {
+      ...inOrder(where),
+      matches: () => Promise.resolve(matches),
+      readAhead: Math.min(1 / WALK_FROM_SHARE, (await partnerTotal()) / Math.max(matches, 1)),
+    },
+  });
   const candidates: SourceCandidate[] = [...exact].map(([name, value]) => {
-    const query: CollectionQuery = { ...companySource(partnerId, name, value), conditions: others(name), ascending };
+    const query: CollectionQuery = {
+      ...companySource(partnerId, name, value),
+      conditions: conditions.filter((c) => c.attr !== name),
+      ascending,
+    };
     const size = (COMPANY_TOTALS_FILTERS as readonly string[]).includes(name)
       ? () => counted(counterKey, `${name}#${String(value)}`)
       : () => countPartition({ ...query, conditions: [] });
@@ -365,54 +314,51 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     const i = sizes.indexOf(Math.min(...sizes));
     return { candidate: candidates[i], size: sizes[i] };
   };
+  const readWhole = (candidate: SourceCandidate): Plan => ({ memory: () => inMemory(slotCompanies(candidate.query), filter, request) });
 
-  if (contains) {
-    // Exact filters the slim projection does not carry (ats, partner id, sync flags) narrow by their slot.
-    if (candidates.some((c) => c.query.index !== COMPANY_FILTER_SLOTS.status)) {
-      const { candidate } = await smallest();
-      return { memory: () => inMemory(slotCompanies(candidate.query), filter, request) };
-    }
-    return { memory: () => searchPage(partnerId, filter, request, () => counted(counterKey)) };
-  }
-  if (statuses.length > 1) {
-    if (candidates.length) {
-      const { candidate } = await smallest();
-      return { memory: () => inMemory(slotCompanies(candidate.query), filter, request) };
-    }
-    return severalStatuses(partnerId, statuses, filter, request, counted);
+  if (scans.length || statuses.length > 1) {
+    // The search document and the status slots carry the status only: another exact filter narrows by its slot.
+    if ([...exact.keys()].some((name) => name !== 'status')) return readWhole((await smallest()).candidate);
+    if (scans.length) return { memory: () => searchPage(partnerId, scans, statuses, filter, request, partnerTotal) };
+    return severalStatuses();
   }
 
-  if (first.field === 'created_at') {
-    const everything: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, conditions, ascending };
+  if (created) {
+    const everything = inOrder(conditions);
     const skipping = request.page > 1 && !request.cursor;
     const chosen = await chooseSource(
       candidates,
       request.cursor?.position.index,
-      skipping ? undefined : { query: everything, total: () => counted(counterKey) },
+      skipping ? undefined : { query: everything, total: partnerTotal },
     );
-    return { walk: chosen ?? { ...everything, total: () => counted(counterKey) } };
+    return { walk: chosen ?? { ...everything, total: partnerTotal } };
   }
 
   // Ordered by name, status or updated_at: the ordering index, keys only, in list order.
-  const ordered: CollectionQuery = {
-    index: COMPANY_ORDER_INDEXES[first.field],
-    partitionValue: collection,
-    conditions,
-    ascending,
-    ordered: true,
-  };
-  if (!candidates.length) return { walk: { ...ordered, total: () => counted(counterKey) } };
-  // Read ahead in proportion to how many of the partner's companies match (at most four times).
-  const readAhead = async (matches: number) => Math.min(1 / WALK_FROM_SHARE, (await counted(counterKey)) / Math.max(matches, 1));
-  if (request.cursor?.position.index === ordered.index) {
-    const matches = request.cursor.count;
-    return { walk: { ...ordered, matches: () => Promise.resolve(matches), readAhead: await readAhead(matches) } };
-  }
+  const ordered = inOrder(conditions);
+  if (!candidates.length) return { walk: { ...ordered, total: partnerTotal } };
+  if (request.cursor?.position.index === ordered.index) return walkMatching(conditions, request.cursor.count);
   const { candidate, size } = await smallest();
   // Few matches: read them whole and sort them; many matches of one filter: walk the ordering index with
   // the filter applied to the items read (its counter is the count); several filters: the smallest slot.
-  const partnerTotal = await counted(counterKey);
-  if (candidates.length > 1 || size <= request.pageSize || size < WALK_FROM_SHARE * partnerTotal)
-    return { memory: () => inMemory(slotCompanies(candidate.query), filter, request) };
-  return { walk: { ...ordered, matches: () => Promise.resolve(size), readAhead: await readAhead(size) } };
+  if (candidates.length > 1 || size <= request.pageSize || size < WALK_FROM_SHARE * (await partnerTotal())) return readWhole(candidate);
+  return walkMatching(conditions, size);
+
+  /**
+   * Several `status` values and no other exact filter (the spec's repeated parameter). Their total is the sum
+   * of the partner's status counters. When they match at least `WALK_FROM_SHARE` of the companies, the order's
+   * index is walked with the statuses checked on what it reads (COLLECTION's FilterExpression in created
+   * order); fewer are found in the statuses' slots: in created order their keys are merged and only the page
+   * is read, in another order they are read whole and sorted.
+   */
+  async function severalStatuses(): Promise<Plan> {
+    const where: Condition[] = [{ attr: 'status', op: 'in', value: statuses }];
+    const [sizes, total] = await Promise.all([Promise.all(statuses.map((s) => counted(counterKey, `status#${s}`))), partnerTotal()]);
+    const matches = sizes.reduce((sum, size) => sum + size, 0);
+    if (request.cursor?.position.index === inOrder(where).index || matches >= WALK_FROM_SHARE * total) return walkMatching(where, matches);
+    const slots = statuses.map((status) => ({ ...companySource(partnerId, 'status', status), conditions: [] }));
+    if (created) return { memory: () => mergedSlotsPage(slots, ascending, request) };
+    const found = async () => (await Promise.all(slots.map(slotCompanies))).flat();
+    return { memory: () => inMemory(found(), filter, request) };
+  }
 }

@@ -11,6 +11,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
+import { COMPANY_SCAN_FILTERS } from '#companies/company-filters.js';
 import type { CompanyRecord } from '#companies/company-schema.js';
 
 export const SEARCH_SHARDS = 16;
@@ -28,9 +29,12 @@ export interface SearchShard {
 /** Separates the fields of the `search` haystack; a search term containing it is answered without the index. */
 export const SEARCH_SEPARATOR = '\n';
 
-/** The search haystack: name, ATS slug and partner company id, lower case, one separator apart. */
-export function companySearchText(c: Pick<CompanyRecord, 'name' | 'ats' | 'partner_company_id'>): string {
-  return [c.name, c.ats ?? '', c.partner_company_id ?? ''].map((v) => v.toLowerCase()).join(SEARCH_SEPARATOR);
+/** The fields `search` matches (`company-filters.ts`): name, ATS slug and partner company id. */
+const SEARCH_FIELDS = COMPANY_SCAN_FILTERS.find((d) => d.name === 'search')!.serve.scan.of;
+
+/** The search haystack: the fields `search` matches, lower case, one separator apart. */
+export function companySearchText(c: CompanyRecord): string {
+  return SEARCH_FIELDS.map((field) => (c[field] ?? '').toLowerCase()).join(SEARCH_SEPARATOR);
 }
 
 /** A company's entry in its partner's search document (P179): what the contains filters and `status` read. */

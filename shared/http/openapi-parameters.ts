@@ -6,7 +6,7 @@
  */
 import { APPLICATION_FILTER_DECLARATIONS } from '#applications/application-filters.js';
 import { parseCompanyFilter } from '#companies/company-list.js';
-import { COMPANY_STATUSES } from '#companies/company-schema.js';
+import { COMPANY_FILTER_DECLARATIONS } from '#companies/company-filters.js';
 import { IDEMPOTENCY_TTL_SECONDS } from '#http/idempotency.js';
 import { companySchema } from '#http/response-schemas.js';
 import { JOB_FILTER_DECLARATIONS } from '#jobs/job-filters.js';
@@ -158,6 +158,12 @@ const exactEnum = (values: readonly string[], what: string): QueryParameter => (
   schema: { type: 'string', enum: [...values] },
   description: `Exact match on ${what}; another value is a 400.`,
 });
+/** A repeatable enumeration: any of the values given. */
+const anyOf = (values: readonly string[], what: string): QueryParameter => ({
+  schema: { type: 'string', enum: [...values] },
+  description: `${what[0].toUpperCase()}${what.slice(1)}; repeat the parameter to match any of several values. An unknown value is a 400.`,
+  repeatable: true,
+});
 const exactId = (what: string): QueryParameter => ({ schema: { type: 'integer', minimum: 1 }, description: `Exact match on ${what}.` });
 const flag = (what: string): QueryParameter => ({
   schema: { type: 'boolean' },
@@ -187,40 +193,32 @@ function companyOrderingFields(): string[] {
 /** A declared filter's parameter: its type from how its value is read, its meaning from its kind (`#platform/filters.ts`). */
 function declaredFilterTypes(declarations: readonly FilterDeclaration[]): Record<string, QueryParameter> {
   const types: Record<string, QueryParameter> = Object.create(null);
-  for (const { name, kind, value, about } of declarations) {
+  for (const { name, kind, value, about, repeatable } of declarations) {
     types[name] =
       kind === 'contains'
         ? contains(about)
-        : kind === 'gte'
-          ? since(name)
-          : typeof value !== 'string'
-            ? exactEnum(value, about)
-            : value === 'id'
-              ? exactId(about)
-              : value === 'boolean'
-                ? flag(about)
-                : exact(about);
+        : kind === 'search'
+          ? { schema: { type: 'string' }, description: `Free-text search (case-insensitive) across ${about}.` }
+          : kind === 'gte'
+            ? since(name)
+            : typeof value !== 'string'
+              ? repeatable
+                ? anyOf(value, about)
+                : exactEnum(value, about)
+              : value === 'id'
+                ? exactId(about)
+                : value === 'boolean'
+                  ? flag(about)
+                  : exact(about);
   }
   return types;
 }
 
 /** Types and meaning of the filters; a filter missing here is documented as an exact string match. */
 export const FILTER_TYPES: Record<string, Record<string, QueryParameter>> = {
+  // Declared once with the list's filters (issue 22, item 3); `ordering` is no filter.
   companies: {
-    name: contains('the name'),
-    ats: exact('the ATS slug'),
-    partner_company_id: exact('`partner_company_id`'),
-    status: {
-      ...exactEnum(COMPANY_STATUSES, 'the lifecycle status'),
-      description: 'Lifecycle status; repeat the parameter to match any of several values. An unknown value is a 400.',
-      repeatable: true,
-    },
-    search: {
-      schema: { type: 'string' },
-      description: 'Free-text search (case-insensitive) across name, ATS slug and `partner_company_id`.',
-    },
-    candidate_sync_active: flag('`candidate_sync_active`'),
-    job_sync_active: flag('`job_sync_active`'),
+    ...declaredFilterTypes(COMPANY_FILTER_DECLARATIONS),
     ordering: {
       schema: { type: 'string', enum: companyOrderingFields().flatMap((field) => [field, `-${field}`]), default: '-created_at' },
       description:

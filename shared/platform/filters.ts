@@ -5,7 +5,15 @@
  * `readFilters`, the OpenAPI document describes every filter from the same list, and the list-model test
  * checks each by its kind; adding a filter is one declaration and one test.
  */
-import { booleanParam, dateParam, enumParam, positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
+import {
+  booleanParam,
+  dateParam,
+  enumParam,
+  positiveIntParam,
+  stringParam,
+  stringParams,
+  type QueryParams,
+} from '#platform/query-params.js';
 
 /** How a parameter's value is read: a string, a positive integer id, a D5 date, a boolean, or one of a list. */
 export type FilterValue = 'string' | 'id' | 'date' | 'boolean' | readonly string[];
@@ -13,31 +21,43 @@ export type FilterValue = 'string' | 'id' | 'date' | 'boolean' | readonly string
 export interface FilterDeclaration<Serve = unknown> {
   /** The query parameter, also the Application/Job/Company field it filters on. */
   name: string;
-  /** `exact`: equal (e-mail case-insensitively); `contains`: a case-insensitive substring; `gte`: on or after. */
-  kind: 'exact' | 'contains' | 'gte';
+  /**
+   * `exact`: equal (e-mail case-insensitively); `contains`: a case-insensitive substring; `search`: a
+   * case-insensitive substring of any of several fields (free text); `gte`: on or after.
+   */
+  kind: 'exact' | 'contains' | 'search' | 'gte';
   value: FilterValue;
-  /** What is compared, for the OpenAPI document (`exact`/`contains`: "the title"). */
+  /** The parameter may be repeated: its values are read as a list, and match any of them (OR). */
+  repeatable?: true;
+  /** What is compared, for the OpenAPI document (`exact`/`contains`: "the title"; `search`: the fields). */
   about: string;
   serve: Serve;
 }
 
-export type FilterValues = Map<string, string | number | boolean>;
+export type FilterValues = Map<string, string | number | boolean | (string | number | boolean)[]>;
 
 /** The declared filters present in the query, parsed (a bad value is a 400 naming it, D5). */
 export function readFilters(q: QueryParams, declarations: readonly FilterDeclaration[]): FilterValues {
   const out: FilterValues = new Map();
-  for (const { name, value } of declarations) {
-    const parsed =
+  for (const { name, value, repeatable } of declarations) {
+    const read = (query: QueryParams) =>
       value === 'string'
-        ? stringParam(q, name)
+        ? stringParam(query, name)
         : value === 'id'
-          ? positiveIntParam(q, name)
+          ? positiveIntParam(query, name)
           : value === 'date'
-            ? dateParam(q, name)
+            ? dateParam(query, name)
             : value === 'boolean'
-              ? booleanParam(q, name)
-              : enumParam(q, name, value);
-    if (parsed !== undefined) out.set(name, parsed);
+              ? booleanParam(query, name)
+              : enumParam(query, name, value);
+    if (!repeatable) {
+      const parsed = read(q);
+      if (parsed !== undefined) out.set(name, parsed);
+      continue;
+    }
+    // Each value read as if it were the only one (the same 400 naming the parameter).
+    const parsed = stringParams(q, name).map((one) => read({ [name]: [one] })!);
+    if (parsed.length) out.set(name, parsed);
   }
   return out;
 }

@@ -1,0 +1,63 @@
+/**
+ * The filters of `GET /companies/`, declared once (issue 22, item 3; P243): the planner (`company-list.ts`,
+ * its parsing and the spec's semantics `matchesCompany`), the company item's layout (which slots, lookup items
+ * and counter totals a company is written to, `company-layout.ts`) and the OpenAPI document derive from this
+ * list. `serve` says how each is served (docs/access-patterns.md, "Companies"):
+ * - `slot`: a keys-only slot index of its own, partition `<partner's companies>#<filter>=<value>`; its number
+ *   of matches on the partner's company counter item (bounded values);
+ * - `lookup`: lookup items in that same partition (P241), for a value a company has at most once and often
+ *   not at all; counted from the partition;
+ * - `scan`: a case-insensitive substring of the record fields `of`, read from the partner's search document
+ *   (P179) or from the lower-case copy SLIM carries (`copy`).
+ * `ordering` is no filter: `company-list.ts` reads it.
+ */
+import type { FilterDeclaration } from '#platform/filters.js';
+import type { IndexName } from '#platform/table.js';
+import { COMPANY_STATUSES, type CompanyRecord } from '#companies/company-schema.js';
+
+export type CompanyServe =
+  { slot: IndexName } | { lookup: true } | { scan: { copy: 'title_lc' | 'city_lc'; of: readonly (keyof CompanyRecord)[] } };
+
+export const COMPANY_FILTER_DECLARATIONS = [
+  { name: 'name', kind: 'contains', value: 'string', about: 'the name', serve: { scan: { copy: 'title_lc', of: ['name'] } } },
+  { name: 'ats', kind: 'exact', value: 'string', about: 'the ATS slug', serve: { slot: 'SLOT2' } },
+  // SLOT3 until P241, when it left for lookup items (job_sync_active took SLOT3 from SLOT5).
+  { name: 'partner_company_id', kind: 'exact', value: 'string', about: '`partner_company_id`', serve: { lookup: true } },
+  { name: 'status', kind: 'exact', value: COMPANY_STATUSES, repeatable: true, about: 'lifecycle status', serve: { slot: 'SLOT1' } },
+  {
+    name: 'search',
+    kind: 'search',
+    value: 'string',
+    about: 'name, ATS slug and `partner_company_id`',
+    serve: { scan: { copy: 'city_lc', of: ['name', 'ats', 'partner_company_id'] } },
+  },
+  { name: 'candidate_sync_active', kind: 'exact', value: 'boolean', about: '`candidate_sync_active`', serve: { slot: 'SLOT4' } },
+  { name: 'job_sync_active', kind: 'exact', value: 'boolean', about: '`job_sync_active`', serve: { slot: 'SLOT3' } },
+] as const satisfies readonly FilterDeclaration<CompanyServe>[];
+
+type Declared = (typeof COMPANY_FILTER_DECLARATIONS)[number];
+type SlotDeclared = Extract<Declared, { serve: { slot: string } }>;
+type LookupDeclared = Extract<Declared, { serve: { lookup: true } }>;
+type ScanDeclared = Extract<Declared, { serve: { scan: object } }>;
+
+/** The filters with a slot of their own; each also has its totals on the partner's company counter. */
+export type CompanySlotName = SlotDeclared['name'];
+/** The exact filters: a slot, or lookup items (P241). */
+export type CompanySlotFilter = CompanySlotName | LookupDeclared['name'];
+
+const slotDeclarations = COMPANY_FILTER_DECLARATIONS.filter((d): d is SlotDeclared => 'slot' in d.serve);
+
+/** Exact filters on a keys-only slot index, and the index. */
+export const COMPANY_FILTER_SLOTS: ReadonlyMap<CompanySlotName, IndexName> = new Map(slotDeclarations.map((d) => [d.name, d.serve.slot]));
+/** Exact filters served by lookup items (P241). */
+export const COMPANY_LOOKUPS = COMPANY_FILTER_DECLARATIONS.filter((d): d is LookupDeclared => 'lookup' in d.serve).map((d) => d.name);
+/** Slot filters whose per-value totals sit on the partner's company counter item: all of them. */
+export const COMPANY_TOTALS_FILTERS: readonly CompanySlotName[] = slotDeclarations.map((d) => d.name);
+/** The exact filters, in declaration order. */
+export const COMPANY_EXACT_FILTERS: readonly CompanySlotFilter[] = COMPANY_FILTER_DECLARATIONS.filter(
+  (d): d is SlotDeclared | LookupDeclared => d.kind === 'exact',
+).map((d) => d.name);
+/** Contains filters, the record fields each matches a substring of, and the lower-case copy SLIM carries of them. */
+export const COMPANY_SCAN_FILTERS: readonly ScanDeclared[] = COMPANY_FILTER_DECLARATIONS.filter(
+  (d): d is ScanDeclared => 'scan' in d.serve,
+);
