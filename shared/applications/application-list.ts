@@ -6,18 +6,7 @@
  */
 import { getChannel, getChannels, type TalentChannel } from '#applications/channels.js';
 import { getPartnerKind } from '#companies/partners.js';
-import {
-  COUNTED_FILTERS,
-  FOLDED_FILTERS,
-  JOB_VALUE_FILTERS,
-  TOTALS_FILTERS,
-  applicationCounterKey,
-  jobCounterKey,
-  totalsAttribute,
-  valueCounterKey,
-  type CountedFilter,
-  type JobValueFilter,
-} from '#applications/application-counters.js';
+import { applicationCounterKey, jobCounterKey, totalsAttribute, valueCounterKey } from '#applications/application-counters.js';
 import {
   APPLICATION_FILTER_SLOTS,
   applicationSlot,
@@ -33,26 +22,27 @@ import { NotFoundError } from '#platform/errors.js';
 import { getJobs } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { collections, indexKeys } from '#platform/keys.js';
-import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
-import {
-  broadDateWalk,
-  chooseSource,
-  countByComplements,
-  countPartition,
-  type Complement,
-  type SourceCandidate,
-} from '#platform/paged-sources.js';
+import { readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { broadDateWalk, chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
 import { readFilters } from '#platform/filters.js';
-import { APPLICATION_FILTER_DECLARATIONS, COMPLEMENT_FILTERS, LOOKUP_FILTERS, type SlotFilter } from '#applications/application-filters.js';
+import {
+  APPLICATION_FILTERS,
+  APPLICATION_FILTER_DECLARATIONS,
+  COMPLEMENT_FILTERS,
+  COUNTED_FILTERS,
+  FOLDED_FILTERS,
+  JOB_VALUE_FILTERS,
+  LOOKUP_FILTERS,
+  TOTALS_FILTERS,
+  type CountedFilter,
+  type JobValueFilter,
+  type SlotFilter,
+} from '#applications/application-filters.js';
 
-/*
- * Filters whose complement is enumerable from the company's counter item (P177; `COMPLEMENT_FILTERS`, the
- * `company` and `folded` totals): `sync_status` and `partner` are always set; `channel` and
- * `partner_company_id` only while every application has a value (records without one are in no partition
- * since P236, so their complement cannot be read then).
- */
+/** The list's filters: its query parameters (a cursor is bound to them) and the OpenAPI document's. */
+export { APPLICATION_FILTERS };
 
 /** One application of the company; another company's application is "not found". */
 export async function getApplication(companyId: number, id: number): Promise<Record<string, unknown>> {
@@ -64,9 +54,6 @@ export async function getApplication(companyId: number, id: number): Promise<Rec
   ]);
   return toApplication(record, jobs.get(record.job), channel, 'single');
 }
-
-/** The list's filters: its query parameters (a cursor is bound to them) and the OpenAPI document's. */
-export const APPLICATION_FILTERS = APPLICATION_FILTER_DECLARATIONS.map((d) => d.name);
 
 /**
  * The read-time copies of list pages (D9: `job_title`, `job_external_id`, the channel's name and logo) from a
@@ -218,13 +205,7 @@ export async function applicationQuery(
     const broad = await complementQuery(companyId, exact, candidates, counted);
     if (broad) return broad;
   }
-  const chosen = await chooseSource(
-    candidates,
-    cursorIndex,
-    createdAt || skipping
-      ? undefined
-      : { query: { index: 'COLLECTION', partitionValue: collection, conditions }, total: () => readCount(collection) },
-  );
+  const chosen = await chooseSource(candidates, cursorIndex);
   if (chosen) return chosen;
   const dated = others('');
   if (appliedAt || updatedAt) {
@@ -287,7 +268,7 @@ async function complementQuery(
   const smallest = sizes.indexOf(Math.min(...sizes));
   const outside = sizes.reduce((sum, size) => sum + Math.max(0, total - size), 0);
   if (outside >= sizes[smallest]) return undefined;
-  const complements: (Complement & { unreadable: boolean })[] = filters.map(([filter, value], i) => {
+  const complements = filters.map(([filter, value], i) => {
     const partitions: CollectionQuery[] = [];
     let valued = 0;
     for (const [attribute, amount] of Object.entries(counter)) {
@@ -300,8 +281,11 @@ async function complementQuery(
   });
   // Records without a value of an optional filter are in no partition (P236): such a complement is not read.
   if (complements.some((c) => c.unreadable)) return undefined;
-  const matches = await countByComplements(total, complements);
-  if (matches === undefined) return undefined;
+  // The total less the union of the complements, read as keys; keys that do not come to a complement's size
+  // (a record without its index entry, a write in between) leave the count to the usual way.
+  const read = await Promise.all(complements.map(async (c) => (await Promise.all(c.partitions.map((p) => readKeys(p)))).flat()));
+  if (read.some((entries, i) => entries.length !== complements[i].size)) return undefined;
+  const matches = total - new Set(read.flat().map((entry) => String(entry.PK))).size;
   const walked = candidates[smallest];
   return {
     ...walked.query,

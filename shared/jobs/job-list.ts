@@ -90,11 +90,7 @@ export async function jobQuery(
     return chosen && (size <= SLOT_BEFORE_SCAN || cursorIndex === chosen.index) ? chosen : slim;
   }
   const everything: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions };
-  const chosen = await chooseSource(
-    candidates,
-    cursorIndex,
-    createdAt || skipping ? undefined : { query: everything, total: () => readCount(collection) },
-  );
+  const chosen = await chooseSource(candidates, cursorIndex);
   if (chosen) return chosen;
   if (updatedAt || contentAt) {
     const answered = contentAt ? 'last_content_update_at' : 'updated_at';

@@ -96,7 +96,7 @@ export function makeCursor(q: QueryParams, options: PageOptions, nextPage: numbe
   return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString('base64url');
 }
 
-function invalidCursor(): BadRequestError {
+export function invalidCursor(): BadRequestError {
   return new BadRequestError('The "cursor" parameter is not valid; follow the "next" link as given.', 'invalid_cursor');
 }
 
