@@ -99,14 +99,6 @@ const jobCopies = /* @__PURE__ */ copyCache<string, JobRecord>(async (missing) =
 });
 const channelCopies = /* @__PURE__ */ copyCache<number, TalentChannel>(getChannels);
 
-const readTimeCopies = {
-  async jobs(companyId: number, ids: number[]): Promise<Map<number, JobRecord>> {
-    const found = await jobCopies(ids.map((id) => `${companyId}:${id}`));
-    return new Map([...found].map(([key, job]) => [Number(key.split(':')[1]), job]));
-  },
-  channels: channelCopies,
-};
-
 /**
  * Plans a list of applications: the most selective exact filter's partition is walked (its size from a
  * counter), the other filters apply to its items; without an exact filter a date filter reads its range,
@@ -145,9 +137,10 @@ export async function applicationQuery(
   if (updatedAt) conditions.push({ attr: 'updated_at', op: 'gte', value: updatedAt });
   // D10: an anonymized application has no e-mail, so the filter must not find it before retention has run.
   const cutoff = new Date(now().getTime() - ANONYMIZATION_AGE_DAYS * 24 * 3600 * 1000).toISOString();
+  const emailFrom = createdAt && createdAt > cutoff ? createdAt : cutoff;
   if (email !== undefined) {
     conditions.push({ attr: 'email_lc', op: 'eq', value: email.toLowerCase() });
-    conditions.push({ attr: 'created_at', op: 'gte', value: createdAt && createdAt > cutoff ? createdAt : cutoff });
+    conditions.push({ attr: 'created_at', op: 'gte', value: emailFrom });
   }
   const collection = collections.companyApplications(companyId);
   const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
@@ -162,39 +155,29 @@ export async function applicationQuery(
   const candidates: SourceCandidate[] = [];
   for (const [filter, value] of exact) {
     const query: CollectionQuery = { ...applicationSource(companyId, filter, value), sortKeyFrom: createdAt, conditions: others(filter) };
-    if ((TOTALS_FILTERS as readonly string[]).includes(filter)) {
-      candidates.push({ query, size: () => counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value)) });
-    } else if ((FOLDED_FILTERS as readonly string[]).includes(filter)) {
-      // Folded or on its own item (P160): the total is the sum of both places.
-      const own = valueCounterKey(companyId, filter as (typeof FOLDED_FILTERS)[number], value);
-      const size = async () =>
-        (await counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value))) + (await counted(own));
-      candidates.push({ query, size });
-    } else if ((JOB_VALUE_FILTERS as readonly string[]).includes(filter)) {
+    const is = (filters: readonly string[]) => filters.includes(filter);
+    const onCompany = () => counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value));
+    const own = () => counted(valueCounterKey(companyId, filter as (typeof FOLDED_FILTERS)[number], value));
+    const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
+    if (is(TOTALS_FILTERS)) candidates.push({ query, size: onCompany });
+    // Folded or on its own item (P160): the total is the sum of both places.
+    else if (is(FOLDED_FILTERS)) candidates.push({ query, size: async () => (await onCompany()) + (await own()) });
+    else if (is(JOB_VALUE_FILTERS))
       candidates.push({ query, size: () => jobValueTotal(companyId, filter as JobValueFilter, value, counted) });
-    } else {
-      // No counter (P160): the slot's keys are counted, only as far as the smallest counted filter needs.
-      const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
-      candidates.push({ query, size: () => countPartition(whole), countUpTo: (limit) => countPartition(whole, limit) });
-    }
+    // No counter (P160): the slot's keys are counted, only as far as the smallest counted filter needs.
+    else candidates.push({ query, size: () => countPartition(whole), countUpTo: (limit) => countPartition(whole, limit) });
   }
   if (job !== undefined) {
-    const query: CollectionQuery = {
-      index: APPLICATION_FILTER_SLOTS.job,
-      partitionValue: applicationSlot(companyId, 'job', job),
-      sortKeyFrom: createdAt,
-      conditions: others('job'),
-    };
+    const query: CollectionQuery = { ...applicationSource(companyId, 'job', job), sortKeyFrom: createdAt, conditions: others('job') };
     candidates.push({ query, size: () => counted(valueCounterKey(companyId, 'job', job)) });
   }
   if (email !== undefined) {
     // The e-mail range starts at the D10 cutoff; its partition is counted as keys (a candidate has a handful
     // of applications, fewer than a counter per address would be worth).
-    const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
     const query: CollectionQuery = {
       index: 'LOOKUP',
       partitionValue: indexKeys.applicationsByEmail(companyId, email),
-      sortKeyFrom: from,
+      sortKeyFrom: emailFrom,
       conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
     };
     // Its size is the whole partition's (a candidate's size is its partition's total, P162).
@@ -308,17 +291,14 @@ export async function listApplications(
   );
   const records = page.items.map(fromApplicationItem);
   const [jobs, channels] = await Promise.all([
-    readTimeCopies.jobs(
-      companyId,
-      records.map((r) => r.job),
-    ),
-    readTimeCopies.channels(records.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
+    jobCopies(records.map((r) => `${companyId}:${r.job}`)),
+    channelCopies(records.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
   ]);
   const next = page.position
     ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
     : undefined;
   const results = records.map((r) =>
-    toApplication(r, jobs.get(r.job), r.talent_channel ? channels.get(r.talent_channel) : undefined, 'list'),
+    toApplication(r, jobs.get(`${companyId}:${r.job}`), r.talent_channel ? channels.get(r.talent_channel) : undefined, 'list'),
   );
   return envelope(link, request, page.count, results, next);
 }

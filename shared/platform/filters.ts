@@ -23,24 +23,14 @@ export interface FilterDeclaration<Serve = unknown> {
 
 export type FilterValues = Map<string, string | number | boolean>;
 
+const PARSERS = { string: stringParam, id: positiveIntParam, date: dateParam, boolean: booleanParam };
+
 /** The declared filters present in the query, parsed (a bad value is a 400 naming it, D5). */
 export function readFilters(q: QueryParams, declarations: readonly FilterDeclaration[]): FilterValues {
   const out: FilterValues = new Map();
   for (const { name, value } of declarations) {
-    const parsed =
-      value === 'string'
-        ? stringParam(q, name)
-        : value === 'id'
-          ? positiveIntParam(q, name)
-          : value === 'date'
-            ? dateParam(q, name)
-            : value === 'boolean'
-              ? booleanParam(q, name)
-              : enumParam(q, name, value);
+    const parsed = typeof value === 'string' ? PARSERS[value](q, name) : enumParam(q, name, value);
     if (parsed !== undefined) out.set(name, parsed);
   }
   return out;
 }
-
-/** The parameter names of a declaration list (pagination cursors are bound to them). */
-export const filterNames = (declarations: readonly FilterDeclaration[]): string[] => declarations.map((d) => d.name);
