@@ -129,13 +129,8 @@ export async function listJobs(
     : undefined;
   const jobs = await resolveRunIds(companyId, page.items.map(fromItem), lastRun);
   const apply = await links;
-  return envelope(
-    link,
-    request,
-    page.count,
-    jobs.map((job) => toJob(job, true, apply.forJob(job.id))),
-    next,
-  );
+  const results = jobs.map((job) => toJob(job, true, apply.forJob(job.id)));
+  return envelope(link, request, page.count, results, next);
 }
 
 /** One job as the interface shows it: its `run_id` resolved (P192), its `apply_webhooks` from `links` (P197). */
