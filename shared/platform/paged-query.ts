@@ -33,10 +33,7 @@ export type SourceIndex = IndexName | typeof TABLE;
 
 export interface CollectionQuery {
   index: SourceIndex;
-  /**
-   * With `index: TABLE`: the lookup's name (a cursor tells one lookup from another by it) and the key of the
-   * record an id names.
-   */
+  /** With `index: TABLE`: the lookup's name (cursors tell lookups apart by it) and the key of the record an id names. */
   lookup?: { name: string; itemKey: (id: number) => Key };
   partitionValue: string;
   /** Lower bound on the index sort key (a date filter served by the key condition). */
@@ -53,11 +50,7 @@ export interface CollectionQuery {
   ordered?: boolean;
   /** Entries read per wanted match when filtering (the partition's size over the matches, when known): without it, twice ahead. */
   readAhead?: number;
-  /**
-   * Other exact filters that are keys-only partitions of their own (slots): a first page intersects their keys
-   * with this partition's instead of reading every candidate item to count (P161). `attr` is the condition
-   * each answers.
-   */
+  /** Other exact filters' keys-only partitions (`attr`: the condition each answers), intersected on a first page (P161). */
   keyFilters?: { attr: string; query: CollectionQuery; size: () => Promise<number>; countUpTo?: (limit: number) => Promise<number> }[];
 }
 
@@ -87,10 +80,7 @@ export function sourceOf(query: CollectionQuery): string {
   return query.index === TABLE ? `${TABLE}#${query.lookup?.name ?? ''}` : query.index;
 }
 
-/**
- * A Query of a source. A lookup item is read as the entry of the record it names (its key and collection
- * sort, as a slot's entry has), so that every reader of entries reads both alike.
- */
+/** A Query of a source; a lookup item is read as the entry of the record it names, as a slot's entry is. */
 async function send(query: CollectionQuery, input: QueryCommandInput): Promise<QueryCommandOutput> {
   const out = await db().send(new QueryCommand(input));
   if (query.index !== TABLE || !out.Items) return out;
