@@ -53,7 +53,6 @@ const keyString = (tableName: string, key: Item) => JSON.stringify([tableName, k
 /** The entry an item has in an index (its projection), or undefined when it lacks the index's keys. */
 function indexEntry(item: Item | undefined, index: IndexDefinition): Item | undefined {
   if (!item || typeof item[index.partitionKey] !== 'string' || typeof item[index.sortKey] !== 'string') return undefined;
-  if (index.projection === 'ALL') return item;
   const names = [...keyNames, index.partitionKey, index.sortKey, ...('include' in index && index.include ? index.include : [])];
   return Object.fromEntries(names.filter((n) => item[n] !== undefined).map((n) => [n, item[n]]));
 }

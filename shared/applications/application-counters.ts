@@ -33,7 +33,6 @@ import { collections, indexKeys, keys, type Key } from '#platform/keys.js';
  *   counts what was not folded (`unfolded`): the total is `unfolded` plus the value's attribute on each listed
  *   job's item (P181).
  */
-export { COUNTED_FILTERS, FOLDED_FILTERS, JOB_VALUE_FILTERS, TOTALS_FILTERS, type CountedFilter, type JobValueFilter };
 /** Values folded into one company counter item at most, and the longest attribute name folded (P160). */
 export const FOLD_LIMIT = 16;
 const FOLD_MAX_ATTRIBUTE = 96;
@@ -176,9 +175,6 @@ export function counterUpdates(r: ApplicationRecord, delta: number, options: { f
 
 /** The transaction item that moves one application's `sync_status` total from one status to another. */
 export function syncStatusCounterMove(companyId: number, from: string, to: string) {
-  const moves = new Map([
-    [totalsAttribute('sync_status', from), -1],
-    [totalsAttribute('sync_status', to), 1],
-  ]);
-  return { Update: counterAdd(keys.countOf(collections.companyApplications(companyId)), moves) };
+  const moves = new Map([[totalsAttribute('sync_status', from), -1]]).set(totalsAttribute('sync_status', to), 1);
+  return { Update: counterAdd(applicationCounterKey(companyId), moves) };
 }

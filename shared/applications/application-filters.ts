@@ -8,9 +8,8 @@
  *   written in the create's transaction (P241): for the filters a record has at most once and often not at all;
  * - `index`: a shared lookup index (LOOKUP by e-mail);
  * - `range`: a date index of the company's collection, or its own created order (COLLECTION);
- * - `totals`: where the number of matches is counted: `company` attributes of the company's application
- *   counter (few values each); `folded` there while few, else items of their own (P160); `job` values folded
- *   into their job's counter item (P181); `own` items (a job's applications); `keys` counted from the index.
+ * - `totals`: where the number of matches is counted (`company`, `folded`, `job`, `own`: application-counters.ts;
+ *   `keys`: counted from the index).
  */
 import { SYNC_STATUSES } from '#applications/applications.js';
 import type { FilterDeclaration } from '#platform/filters.js';

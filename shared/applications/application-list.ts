@@ -6,18 +6,7 @@
  */
 import { getChannel, getChannels, type TalentChannel } from '#applications/channels.js';
 import { getPartnerKind } from '#companies/partners.js';
-import {
-  COUNTED_FILTERS,
-  FOLDED_FILTERS,
-  JOB_VALUE_FILTERS,
-  TOTALS_FILTERS,
-  applicationCounterKey,
-  jobCounterKey,
-  totalsAttribute,
-  valueCounterKey,
-  type CountedFilter,
-  type JobValueFilter,
-} from '#applications/application-counters.js';
+import { applicationCounterKey, jobCounterKey, totalsAttribute, valueCounterKey } from '#applications/application-counters.js';
 import {
   APPLICATION_FILTER_SLOTS,
   applicationSlot,
@@ -33,26 +22,27 @@ import { NotFoundError } from '#platform/errors.js';
 import { getJobs } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { collections, indexKeys } from '#platform/keys.js';
-import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
-import {
-  broadDateWalk,
-  chooseSource,
-  countByComplements,
-  countPartition,
-  type Complement,
-  type SourceCandidate,
-} from '#platform/paged-sources.js';
+import { readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { broadDateWalk, chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
 import { readFilters } from '#platform/filters.js';
-import { APPLICATION_FILTER_DECLARATIONS, COMPLEMENT_FILTERS, LOOKUP_FILTERS, type SlotFilter } from '#applications/application-filters.js';
+import {
+  APPLICATION_FILTERS,
+  APPLICATION_FILTER_DECLARATIONS,
+  COMPLEMENT_FILTERS,
+  COUNTED_FILTERS,
+  FOLDED_FILTERS,
+  JOB_VALUE_FILTERS,
+  LOOKUP_FILTERS,
+  TOTALS_FILTERS,
+  type CountedFilter,
+  type JobValueFilter,
+  type SlotFilter,
+} from '#applications/application-filters.js';
 
-/*
- * Filters whose complement is enumerable from the company's counter item (P177; `COMPLEMENT_FILTERS`, the
- * `company` and `folded` totals): `sync_status` and `partner` are always set; `channel` and
- * `partner_company_id` only while every application has a value (records without one are in no partition
- * since P236, so their complement cannot be read then).
- */
+/** The list's filters: its query parameters (a cursor is bound to them) and the OpenAPI document's. */
+export { APPLICATION_FILTERS };
 
 /** One application of the company; another company's application is "not found". */
 export async function getApplication(companyId: number, id: number): Promise<Record<string, unknown>> {
@@ -64,9 +54,6 @@ export async function getApplication(companyId: number, id: number): Promise<Rec
   ]);
   return toApplication(record, jobs.get(record.job), channel, 'single');
 }
-
-/** The list's filters: its query parameters (a cursor is bound to them) and the OpenAPI document's. */
-export const APPLICATION_FILTERS = APPLICATION_FILTER_DECLARATIONS.map((d) => d.name);
 
 /**
  * The read-time copies of list pages (D9: `job_title`, `job_external_id`, the channel's name and logo) from a
@@ -112,14 +99,6 @@ const jobCopies = /* @__PURE__ */ copyCache<string, JobRecord>(async (missing) =
 });
 const channelCopies = /* @__PURE__ */ copyCache<number, TalentChannel>(getChannels);
 
-const readTimeCopies = {
-  async jobs(companyId: number, ids: number[]): Promise<Map<number, JobRecord>> {
-    const found = await jobCopies(ids.map((id) => `${companyId}:${id}`));
-    return new Map([...found].map(([key, job]) => [Number(key.split(':')[1]), job]));
-  },
-  channels: channelCopies,
-};
-
 /**
  * Plans a list of applications: the most selective exact filter's partition is walked (its size from a
  * counter), the other filters apply to its items; without an exact filter a date filter reads its range,
@@ -158,9 +137,10 @@ export async function applicationQuery(
   if (updatedAt) conditions.push({ attr: 'updated_at', op: 'gte', value: updatedAt });
   // D10: an anonymized application has no e-mail, so the filter must not find it before retention has run.
   const cutoff = new Date(now().getTime() - ANONYMIZATION_AGE_DAYS * 24 * 3600 * 1000).toISOString();
+  const emailFrom = createdAt && createdAt > cutoff ? createdAt : cutoff;
   if (email !== undefined) {
     conditions.push({ attr: 'email_lc', op: 'eq', value: email.toLowerCase() });
-    conditions.push({ attr: 'created_at', op: 'gte', value: createdAt && createdAt > cutoff ? createdAt : cutoff });
+    conditions.push({ attr: 'created_at', op: 'gte', value: emailFrom });
   }
   const collection = collections.companyApplications(companyId);
   const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
@@ -175,39 +155,29 @@ export async function applicationQuery(
   const candidates: SourceCandidate[] = [];
   for (const [filter, value] of exact) {
     const query: CollectionQuery = { ...applicationSource(companyId, filter, value), sortKeyFrom: createdAt, conditions: others(filter) };
-    if ((TOTALS_FILTERS as readonly string[]).includes(filter)) {
-      candidates.push({ query, size: () => counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value)) });
-    } else if ((FOLDED_FILTERS as readonly string[]).includes(filter)) {
-      // Folded or on its own item (P160): the total is the sum of both places.
-      const own = valueCounterKey(companyId, filter as (typeof FOLDED_FILTERS)[number], value);
-      const size = async () =>
-        (await counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value))) + (await counted(own));
-      candidates.push({ query, size });
-    } else if ((JOB_VALUE_FILTERS as readonly string[]).includes(filter)) {
+    const is = (filters: readonly string[]) => filters.includes(filter);
+    const onCompany = () => counted(applicationCounterKey(companyId), totalsAttribute(filter as CountedFilter, value));
+    const own = () => counted(valueCounterKey(companyId, filter as (typeof FOLDED_FILTERS)[number], value));
+    const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
+    if (is(TOTALS_FILTERS)) candidates.push({ query, size: onCompany });
+    // Folded or on its own item (P160): the total is the sum of both places.
+    else if (is(FOLDED_FILTERS)) candidates.push({ query, size: async () => (await onCompany()) + (await own()) });
+    else if (is(JOB_VALUE_FILTERS))
       candidates.push({ query, size: () => jobValueTotal(companyId, filter as JobValueFilter, value, counted) });
-    } else {
-      // No counter (P160): the slot's keys are counted, only as far as the smallest counted filter needs.
-      const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
-      candidates.push({ query, size: () => countPartition(whole), countUpTo: (limit) => countPartition(whole, limit) });
-    }
+    // No counter (P160): the slot's keys are counted, only as far as the smallest counted filter needs.
+    else candidates.push({ query, size: () => countPartition(whole), countUpTo: (limit) => countPartition(whole, limit) });
   }
   if (job !== undefined) {
-    const query: CollectionQuery = {
-      index: APPLICATION_FILTER_SLOTS.job,
-      partitionValue: applicationSlot(companyId, 'job', job),
-      sortKeyFrom: createdAt,
-      conditions: others('job'),
-    };
+    const query: CollectionQuery = { ...applicationSource(companyId, 'job', job), sortKeyFrom: createdAt, conditions: others('job') };
     candidates.push({ query, size: () => counted(valueCounterKey(companyId, 'job', job)) });
   }
   if (email !== undefined) {
     // The e-mail range starts at the D10 cutoff; its partition is counted as keys (a candidate has a handful
     // of applications, fewer than a counter per address would be worth).
-    const from = createdAt && createdAt > cutoff ? createdAt : cutoff;
     const query: CollectionQuery = {
       index: 'LOOKUP',
       partitionValue: indexKeys.applicationsByEmail(companyId, email),
-      sortKeyFrom: from,
+      sortKeyFrom: emailFrom,
       conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
     };
     // Its size is the whole partition's (a candidate's size is its partition's total, P162).
@@ -218,13 +188,7 @@ export async function applicationQuery(
     const broad = await complementQuery(companyId, exact, candidates, counted);
     if (broad) return broad;
   }
-  const chosen = await chooseSource(
-    candidates,
-    cursorIndex,
-    createdAt || skipping
-      ? undefined
-      : { query: { index: 'COLLECTION', partitionValue: collection, conditions }, total: () => readCount(collection) },
-  );
+  const chosen = await chooseSource(candidates, cursorIndex);
   if (chosen) return chosen;
   const dated = others('');
   if (appliedAt || updatedAt) {
@@ -287,7 +251,7 @@ async function complementQuery(
   const smallest = sizes.indexOf(Math.min(...sizes));
   const outside = sizes.reduce((sum, size) => sum + Math.max(0, total - size), 0);
   if (outside >= sizes[smallest]) return undefined;
-  const complements: (Complement & { unreadable: boolean })[] = filters.map(([filter, value], i) => {
+  const complements = filters.map(([filter, value], i) => {
     const partitions: CollectionQuery[] = [];
     let valued = 0;
     for (const [attribute, amount] of Object.entries(counter)) {
@@ -300,8 +264,11 @@ async function complementQuery(
   });
   // Records without a value of an optional filter are in no partition (P236): such a complement is not read.
   if (complements.some((c) => c.unreadable)) return undefined;
-  const matches = await countByComplements(total, complements);
-  if (matches === undefined) return undefined;
+  // The total less the union of the complements, read as keys; keys that do not come to a complement's size
+  // (a record without its index entry, a write in between) leave the count to the usual way.
+  const read = await Promise.all(complements.map(async (c) => (await Promise.all(c.partitions.map((p) => readKeys(p)))).flat()));
+  if (read.some((entries, i) => entries.length !== complements[i].size)) return undefined;
+  const matches = total - new Set(read.flat().map((entry) => String(entry.PK))).size;
   const walked = candidates[smallest];
   return {
     ...walked.query,
@@ -324,17 +291,14 @@ export async function listApplications(
   );
   const records = page.items.map(fromApplicationItem);
   const [jobs, channels] = await Promise.all([
-    readTimeCopies.jobs(
-      companyId,
-      records.map((r) => r.job),
-    ),
-    readTimeCopies.channels(records.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
+    jobCopies(records.map((r) => `${companyId}:${r.job}`)),
+    channelCopies(records.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
   ]);
   const next = page.position
     ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
     : undefined;
   const results = records.map((r) =>
-    toApplication(r, jobs.get(r.job), r.talent_channel ? channels.get(r.talent_channel) : undefined, 'list'),
+    toApplication(r, jobs.get(`${companyId}:${r.job}`), r.talent_channel ? channels.get(r.talent_channel) : undefined, 'list'),
   );
   return envelope(link, request, page.count, results, next);
 }

@@ -324,14 +324,8 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   }
 
   if (created) {
-    const everything = inOrder(conditions);
-    const skipping = request.page > 1 && !request.cursor;
-    const chosen = await chooseSource(
-      candidates,
-      request.cursor?.position.index,
-      skipping ? undefined : { query: everything, total: partnerTotal },
-    );
-    return { walk: chosen ?? { ...everything, total: partnerTotal } };
+    const chosen = await chooseSource(candidates, request.cursor?.position.index);
+    return { walk: chosen ?? { ...inOrder(conditions), total: partnerTotal } };
   }
 
   // Ordered by name, status or updated_at: the ordering index, keys only, in list order.

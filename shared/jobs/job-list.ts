@@ -90,11 +90,7 @@ export async function jobQuery(
     return chosen && (size <= SLOT_BEFORE_SCAN || cursorIndex === chosen.index) ? chosen : slim;
   }
   const everything: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions };
-  const chosen = await chooseSource(
-    candidates,
-    cursorIndex,
-    createdAt || skipping ? undefined : { query: everything, total: () => readCount(collection) },
-  );
+  const chosen = await chooseSource(candidates, cursorIndex);
   if (chosen) return chosen;
   if (updatedAt || contentAt) {
     const answered = contentAt ? 'last_content_update_at' : 'updated_at';
@@ -133,13 +129,8 @@ export async function listJobs(
     : undefined;
   const jobs = await resolveRunIds(companyId, page.items.map(fromItem), lastRun);
   const apply = await links;
-  return envelope(
-    link,
-    request,
-    page.count,
-    jobs.map((job) => toJob(job, true, apply.forJob(job.id))),
-    next,
-  );
+  const results = jobs.map((job) => toJob(job, true, apply.forJob(job.id)));
+  return envelope(link, request, page.count, results, next);
 }
 
 /** One job as the interface shows it: its `run_id` resolved (P192), its `apply_webhooks` from `links` (P197). */

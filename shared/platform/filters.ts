@@ -36,20 +36,13 @@ export interface FilterDeclaration<Serve = unknown> {
 
 export type FilterValues = Map<string, string | number | boolean | (string | number | boolean)[]>;
 
+const PARSERS = { string: stringParam, id: positiveIntParam, date: dateParam, boolean: booleanParam };
+
 /** The declared filters present in the query, parsed (a bad value is a 400 naming it, D5). */
 export function readFilters(q: QueryParams, declarations: readonly FilterDeclaration[]): FilterValues {
   const out: FilterValues = new Map();
   for (const { name, value, repeatable } of declarations) {
-    const read = (query: QueryParams) =>
-      value === 'string'
-        ? stringParam(query, name)
-        : value === 'id'
-          ? positiveIntParam(query, name)
-          : value === 'date'
-            ? dateParam(query, name)
-            : value === 'boolean'
-              ? booleanParam(query, name)
-              : enumParam(query, name, value);
+    const read = (query: QueryParams) => (typeof value === 'string' ? PARSERS[value](query, name) : enumParam(query, name, value));
     if (!repeatable) {
       const parsed = read(q);
       if (parsed !== undefined) out.set(name, parsed);
@@ -61,6 +54,3 @@ export function readFilters(q: QueryParams, declarations: readonly FilterDeclara
   }
   return out;
 }
-
-/** The parameter names of a declaration list (pagination cursors are bound to them). */
-export const filterNames = (declarations: readonly FilterDeclaration[]): string[] => declarations.map((d) => d.name);

@@ -5,10 +5,10 @@
  * from a counter item, a cursor carries the position and the count, and a keys-only partition is read as
  * keys with only the page's items fetched (docs/access-patterns.md, "Redesign").
  *
- * Three kinds of source, told apart by the index definition:
- * - `items`: an index projecting whole items (none since P234); other filters run as a FilterExpression;
+ * Three kinds of source, told apart by the index definition (no index projects whole items since P234):
  * - `keys`: a keys-only index in list order (the exact-filter slots); other filters run in memory on the
  *   items batch-read for the keys;
+ * - `slim`: the INCLUDE projection (SLIM); other filters run as a FilterExpression, the matches' items batch-read;
  * - `dateRange`: a keys-only index sorted by `<date>#<created sort>` (D1, D2); the matching range is read as
  *   keys and put in list order by the created sort inside each key.
  * The base table itself (`TABLE`, P241) is a `keys` source too: a partition of lookup items, each sorted by its
@@ -19,10 +19,9 @@
 import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
-import { BadRequestError } from '#platform/errors.js';
 import { compactFrom, createdSortOfDateSort, idOfCollectionSort, keys, type Key } from '#platform/keys.js';
 import { TABLE, indexDefinition, tableDefinition, type IndexDefinition, type IndexName } from '#platform/table.js';
-import type { PageRequest } from '#platform/pagination.js';
+import { invalidCursor, type PageRequest } from '#platform/pagination.js';
 
 export type Condition =
   | { attr: string; op: 'eq'; value: string | number | boolean }
@@ -30,15 +29,11 @@ export type Condition =
   | { attr: string; op: 'gte'; value: string }
   | { attr: string; op: 'in'; value: readonly string[] };
 
-export { TABLE };
 export type SourceIndex = IndexName | typeof TABLE;
 
 export interface CollectionQuery {
   index: SourceIndex;
-  /**
-   * With `index: TABLE`: the lookup's name (a cursor tells one lookup from another by it) and the key of the
-   * record an id names.
-   */
+  /** With `index: TABLE`: the lookup's name (cursors tell lookups apart by it) and the key of the record an id names. */
   lookup?: { name: string; itemKey: (id: number) => Key };
   partitionValue: string;
   /** Lower bound on the index sort key (a date filter served by the key condition). */
@@ -55,11 +50,7 @@ export interface CollectionQuery {
   ordered?: boolean;
   /** Entries read per wanted match when filtering (the partition's size over the matches, when known): without it, twice ahead. */
   readAhead?: number;
-  /**
-   * Other exact filters that are keys-only partitions of their own (slots): a first page intersects their keys
-   * with this partition's instead of reading every candidate item to count (P161). `attr` is the condition
-   * each answers.
-   */
+  /** Other exact filters' keys-only partitions (`attr`: the condition each answers), intersected on a first page (P161). */
   keyFilters?: { attr: string; query: CollectionQuery; size: () => Promise<number>; countUpTo?: (limit: number) => Promise<number> }[];
 }
 
@@ -71,7 +62,7 @@ export interface PageResult<T> {
 }
 
 type Item = Record<string, unknown>;
-export type SourceKind = 'items' | 'keys' | 'slim' | 'dateRange';
+type SourceKind = 'keys' | 'slim' | 'dateRange';
 
 /** Index sort keys that hold `<date>#<created sort>` rather than the created sort itself. */
 const DATE_SORT_KEYS = new Set(['D1SK', 'D2SK']);
@@ -89,33 +80,25 @@ export function sourceOf(query: CollectionQuery): string {
   return query.index === TABLE ? `${TABLE}#${query.lookup?.name ?? ''}` : query.index;
 }
 
-/**
- * A lookup item read as the entry of the record it names (its key and collection sort, as a slot's entry
- * has), so that every reader of entries reads both alike.
- */
-function asEntry(query: CollectionQuery, raw: Item): Item {
-  if (query.index !== TABLE) return raw;
-  if (!query.lookup) throw new Error('a base-table source needs its lookup');
-  const sort = String(raw[tableDefinition.sortKey]);
-  return { ...query.lookup.itemKey(idOfCollectionSort(sort)), [COLLECTION_SORT_KEY]: sort };
-}
-
-/** A Query of a source: its entries as `asEntry` reads them. */
+/** A Query of a source; a lookup item is read as the entry of the record it names, as a slot's entry is. */
 async function send(query: CollectionQuery, input: QueryCommandInput): Promise<QueryCommandOutput> {
   const out = await db().send(new QueryCommand(input));
-  return query.index === TABLE && out.Items ? { ...out, Items: out.Items.map((raw) => asEntry(query, raw)) } : out;
+  if (query.index !== TABLE || !out.Items) return out;
+  const { lookup } = query;
+  if (!lookup) throw new Error('a base-table source needs its lookup');
+  const entry = (sort: string) => ({ ...lookup.itemKey(idOfCollectionSort(sort)), [COLLECTION_SORT_KEY]: sort });
+  return { ...out, Items: out.Items.map((raw) => entry(String(raw[tableDefinition.sortKey]))) };
 }
 
 /** The kind of source a query reads (see above), from its index's projection and sort key. */
 export function kindOf(query: CollectionQuery): SourceKind {
   const index = definitionOf(query.index);
-  if (index.projection === 'ALL') return 'items';
   if (index.projection === 'INCLUDE') return 'slim';
   return DATE_SORT_KEYS.has(index.sortKey) && !query.ordered ? 'dateRange' : 'keys';
 }
 
 /** In-memory form of a condition, for items read by key. */
-export function matchesAll(item: Item, conditions: Condition[]): boolean {
+function matchesAll(item: Item, conditions: Condition[]): boolean {
   return conditions.every((c) => {
     const value = item[c.attr];
     if (c.op === 'eq') return value === c.value;
@@ -125,7 +108,8 @@ export function matchesAll(item: Item, conditions: Condition[]): boolean {
   });
 }
 
-function baseInput(query: CollectionQuery, index: SourceIndex = query.index): QueryCommandInput {
+function baseInput(query: CollectionQuery): QueryCommandInput {
+  const { index } = query;
   const definition = definitionOf(index);
   const names: Record<string, string> = { '#pk': definition.partitionKey };
   const values: Record<string, unknown> = { ':pk': query.partitionValue };
@@ -138,8 +122,8 @@ function baseInput(query: CollectionQuery, index: SourceIndex = query.index): Qu
     keyCondition += ' AND #sk >= :sk';
   }
   const filters: string[] = [];
-  // Only an index that projects the filtered attributes can filter in the Query itself.
-  if (definition.projection === 'ALL' || definition.projection === 'INCLUDE') {
+  // Only an index that projects the filtered attributes (SLIM) can filter in the Query itself.
+  if (definition.projection === 'INCLUDE') {
     query.conditions.forEach((condition, i) => {
       names[`#f${i}`] = condition.attr;
       if (condition.op === 'in') {
@@ -173,8 +157,6 @@ function positionOf(query: CollectionQuery, entry: Item): Record<string, unknown
   return position;
 }
 
-const invalidCursor = () => new BadRequestError('The "cursor" parameter is not valid; follow the "next" link as given.', 'invalid_cursor');
-
 /** The start key for a position, with the partition forced to this query's own (tenant) partition. */
 function startKey(query: CollectionQuery, position: Record<string, unknown>): Record<string, unknown> {
   if (query.index === TABLE) {
@@ -200,12 +182,12 @@ async function itemsFor(entries: Item[]): Promise<(Item | undefined)[]> {
 }
 
 /** How many entries of a source match: a counter where it knows, else counted as cheaply as the source allows. */
-export async function countMatching(query: CollectionQuery, kind: SourceKind, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
+export async function countMatching(query: CollectionQuery, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
   if (query.matches) return query.matches();
   if (query.total && !query.conditions.length && query.sortKeyFrom === undefined) return query.total();
+  const kind = kindOf(query);
   if (kind === 'keys' && query.conditions.length) return (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items.length;
-  // An items index counts with its FilterExpression; without one, a range counts its keys on a keys-only
-  // index, since a Query's cost is what it reads, not what it returns.
+  // SLIM counts with its FilterExpression; a keys-only range counts its keys (a Query costs what it reads).
   const input = baseInput(query);
   if (query.total && !query.conditions.length && query.sortKeyFrom !== undefined && limit === Number.MAX_SAFE_INTEGER)
     return countEitherSide(input, query.total);
@@ -288,19 +270,20 @@ async function collect(
     if (!out.LastEvaluatedKey) return { items };
     exclusiveStartKey = out.LastEvaluatedKey;
   }
-  return { items, position: items.length ? positionOf(query, items[items.length - 1]) : undefined };
+  return { items }; // wanted ≤ 0
 }
 
-/** Every key of a keys-only partition (from `sortKeyFrom`), in its order. */
-export async function readKeys(query: CollectionQuery): Promise<Item[]> {
+/** The keys of a keys-only partition (from `sortKeyFrom`) in its order: all of them, or the first `limit`. */
+export async function readKeys(query: CollectionQuery, limit = Infinity): Promise<Item[]> {
   const input = baseInput({ ...query, conditions: [] });
   const entries: Item[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const out = await send(query, { ...input, ExclusiveStartKey: exclusiveStartKey });
+    const bound = limit < Infinity ? { Limit: Math.min(limit - entries.length, 10_000) } : {};
+    const out = await send(query, { ...input, ...bound, ExclusiveStartKey: exclusiveStartKey });
     entries.push(...(out.Items ?? []));
     exclusiveStartKey = out.LastEvaluatedKey;
-  } while (exclusiveStartKey);
+  } while (exclusiveStartKey && entries.length < limit);
   return entries;
 }
 
@@ -332,32 +315,18 @@ async function intersectKeys(query: CollectionQuery, pageSize: number, read: Ite
     if (filter.size > worth(entries.length)) break;
     const members = new Set((await readKeys({ ...filter.query, sortKeyFrom: query.sortKeyFrom })).map((e) => String(e.PK)));
     entries = entries.filter((e) => members.has(String(e.PK)));
-    residual.splice(
-      residual.findIndex((c) => c.attr === filter.attr),
-      1,
-    );
+    const answered = residual.findIndex((c) => c.attr === filter.attr);
+    residual.splice(answered, 1);
   }
   return { entries, residual };
 }
 
 /** Skips `skip` matches without reading items where the source allows it; returns the position after them. */
 async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): Promise<Record<string, unknown> | undefined> {
-  const unfiltered = !query.conditions.length;
-  if (unfiltered && kind === 'keys') {
+  if (!query.conditions.length && kind === 'keys') {
     // Keys only: a slot, or a collection on COLLECTION, compact since P235.
-    const input = baseInput(query);
-    let remaining = skip;
-    let exclusiveStartKey: Record<string, unknown> | undefined;
-    let last: Item | undefined;
-    while (remaining > 0) {
-      const out = await send(query, { ...input, Limit: Math.min(remaining, 10_000), ExclusiveStartKey: exclusiveStartKey });
-      const entries = out.Items ?? [];
-      if (entries.length) last = entries[entries.length - 1];
-      remaining -= entries.length;
-      if (!out.LastEvaluatedKey) break;
-      exclusiveStartKey = out.LastEvaluatedKey;
-    }
-    return remaining > 0 || !last ? undefined : positionOf(query, last);
+    const entries = await readKeys(query, skip);
+    return entries.length < skip ? undefined : positionOf(query, entries[skip - 1]);
   }
   const skipped = await collect(query, kind, undefined, skip, false);
   return skipped.items.length < skip ? undefined : skipped.position;
@@ -366,39 +335,46 @@ async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): P
 /** A date range in list order: every key of the range, newest created first. */
 async function readDateRange(query: CollectionQuery, request: PageRequest): Promise<PageResult<Item>> {
   const sortKey = indexDefinition(query.index).sortKey;
-  const entries: Item[] = [];
-  let exclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const out = await db().send(new QueryCommand({ ...baseInput(query), ExclusiveStartKey: exclusiveStartKey }));
-    entries.push(...(out.Items ?? []));
-    exclusiveStartKey = out.LastEvaluatedKey;
-  } while (exclusiveStartKey);
   const created = (e: Item) => createdSortOfDateSort(String(e[sortKey]));
-  entries.sort((a, b) => (created(a) < created(b) ? 1 : created(a) > created(b) ? -1 : 0));
-  let ordered: { entry: Item; item?: Item }[] = entries.map((entry) => ({ entry }));
-  if (query.conditions.length) {
-    const items = await itemsFor(entries);
-    ordered = ordered.map((o, i) => ({ ...o, item: items[i] })).filter((o) => o.item && matchesAll(o.item, query.conditions));
-  }
+  const entries = (await readKeys(query)).sort((a, b) => (created(a) < created(b) ? 1 : created(a) > created(b) ? -1 : 0));
+  const { conditions } = query;
+  // Filtered, every entry's item is read to match it; unfiltered, only the page's items are read.
+  const read = conditions.length ? await itemsFor(entries) : [];
+  const ordered = entries
+    .map((entry, i) => ({ entry, item: read[i] }))
+    .filter((o) => !conditions.length || (o.item && matchesAll(o.item, conditions)));
   const count = request.cursor ? request.cursor.count : ordered.length;
-  let start: number;
+  let start = (request.page - 1) * request.pageSize;
   if (request.cursor) {
     const after = request.cursor.position.after;
     if (typeof after !== 'string' || !after) throw invalidCursor();
     start = ordered.findIndex((o) => created(o.entry) < after);
     if (start < 0) return { items: [], count };
-  } else {
-    start = (request.page - 1) * request.pageSize;
   }
   const slice = ordered.slice(start, start + request.pageSize);
-  const missing = slice.filter((o) => !o.item);
-  if (missing.length) {
-    const fetched = await itemsFor(missing.map((o) => o.entry));
-    missing.forEach((o, i) => (o.item = fetched[i]));
-  }
-  const items = slice.map((o) => o.item).filter((i): i is Item => Boolean(i));
+  const items = conditions.length
+    ? slice.map((o) => o.item!)
+    : (await itemsFor(slice.map((o) => o.entry))).filter((i): i is Item => Boolean(i));
   const last = slice[slice.length - 1];
   return { items, count, position: last ? { index: sourceOf(query), after: created(last.entry) } : undefined };
+}
+
+/**
+ * The page at `skip` of every match, read at once (their number is the count); `entries`: the page's items are
+ * still to read.
+ */
+async function pageOf(
+  query: CollectionQuery,
+  all: Item[],
+  skip: number,
+  size: number,
+  entries: boolean,
+  extra = {},
+): Promise<PageResult<Item>> {
+  const page = all.slice(skip, skip + size);
+  const items = entries ? (await itemsFor(page)).filter((i): i is Item => Boolean(i)) : page;
+  const last = page[page.length - 1];
+  return { items, count: all.length, position: last ? { ...positionOf(query, last), ...extra } : undefined };
 }
 
 /** One page of a source, with the count of its matches (from the cursor on later pages). */
@@ -411,35 +387,18 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches && query.keyFilters?.length) {
     // Other exact filters with slots of their own: count by intersecting keys, then read only what is left.
     const read = await readKeys(query);
-    const { entries, residual } = await intersectKeys({ ...query, keyFilters: query.keyFilters }, request.pageSize, read);
+    const { entries, residual } = await intersectKeys(query, request.pageSize, read);
+    const matching = residual.length ? (await itemsFor(entries)).filter((i): i is Item => Boolean(i) && matchesAll(i!, residual)) : entries;
     // Later pages read the partition's items from the cursor, ahead by its share that matches.
-    const ahead = (count: number) => ({ ahead: String(Math.min(MAX_READ_AHEAD, Math.max(1, read.length / Math.max(count, 1)))) });
-    if (!residual.length) {
-      const page = entries.slice(skip, skip + request.pageSize);
-      const items = (await itemsFor(page)).filter((i): i is Item => Boolean(i));
-      const last = page[page.length - 1];
-      return { items, count: entries.length, position: last ? { ...positionOf(query, last), ...ahead(entries.length) } : undefined };
-    }
-    const matching = (await itemsFor(entries)).filter((i): i is Item => Boolean(i) && matchesAll(i!, residual));
-    const items = matching.slice(skip, skip + request.pageSize);
-    const last = items[items.length - 1];
-    return { items, count: matching.length, position: last ? { ...positionOf(query, last), ...ahead(matching.length) } : undefined };
+    const ahead = String(Math.min(MAX_READ_AHEAD, Math.max(1, read.length / Math.max(matching.length, 1))));
+    return pageOf(query, matching, skip, request.pageSize, !residual.length, { ahead });
   }
-  if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches) {
-    // Counting a filtered keys partition means reading its matches: the same read serves the page.
-    const all = await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER);
-    const items = all.items.slice(skip, skip + request.pageSize);
-    const last = items[items.length - 1];
-    return { items, count: all.items.length, position: last ? positionOf(query, last) : undefined };
-  }
-  if (kind === 'slim' && !request.cursor) {
-    // Counting a slim scan reads every match's slim entry: the same pass finds the page, whose items are read.
-    const all = await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER, false);
-    const entries = all.items.slice(skip, skip + request.pageSize);
-    const items = (await itemsFor(entries)).filter((i): i is Item => Boolean(i));
-    const last = entries[entries.length - 1];
-    return { items, count: all.items.length, position: last ? positionOf(query, last) : undefined };
-  }
+  // Counting a filtered keys partition or a slim scan reads every match (a slim one: its entry): the same
+  // read serves the page.
+  if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches)
+    return pageOf(query, (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items, skip, request.pageSize, false);
+  if (kind === 'slim' && !request.cursor)
+    return pageOf(query, (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER, false)).items, skip, request.pageSize, true);
   // A cursor of an intersected walk says how far ahead to read (P161).
   const ahead = Number(request.cursor?.position.ahead);
   if (kind === 'keys' && query.conditions.length && Number.isFinite(ahead) && ahead >= 1)
@@ -447,10 +406,10 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   if (!request.cursor && skip === 0 && !query.conditions.length && query.sortKeyFrom === undefined) {
     // An unfiltered first page reads exactly its Limit whatever the total: the count and the page are read
     // side by side (one round trip instead of two; a write in between can make the page hold one more).
-    const [count, page] = await Promise.all([countMatching(query, kind), collect(query, kind, undefined, request.pageSize)]);
+    const [count, page] = await Promise.all([countMatching(query), collect(query, kind, undefined, request.pageSize)]);
     return { items: page.items, count, position: page.position };
   }
-  const count = request.cursor ? request.cursor.count : await countMatching(query, kind);
+  const count = request.cursor ? request.cursor.count : await countMatching(query);
   if (skip >= count) return { items: [], count };
   let from: Record<string, unknown> | undefined;
   if (request.cursor) {

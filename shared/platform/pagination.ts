@@ -96,18 +96,21 @@ export function makeCursor(q: QueryParams, options: PageOptions, nextPage: numbe
   return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString('base64url');
 }
 
-function invalidCursor(): BadRequestError {
+export function invalidCursor(): BadRequestError {
   return new BadRequestError('The "cursor" parameter is not valid; follow the "next" link as given.', 'invalid_cursor');
 }
 
-function decrypt(token: string): string | undefined {
+/** The token's decrypted JSON, or undefined when it is not a token we minted. */
+function decrypt(token: string): unknown {
   if (token.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
   const bytes = Buffer.from(token, 'base64url');
   if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
   try {
     const decipher = createDecipheriv('aes-256-gcm', cursorKey(), bytes.subarray(0, IV_BYTES));
     decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    return Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8');
+    return JSON.parse(
+      Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8'),
+    );
   } catch {
     return undefined;
   }
@@ -131,14 +134,7 @@ function isCursorPayload(value: unknown): value is { b: string; c: Cursor } {
  * without it (still correct, only slower).
  */
 function openCursor(token: string, binding: string): Cursor | undefined {
-  const plaintext = decrypt(token);
-  if (plaintext === undefined) throw invalidCursor();
-  let payload: unknown;
-  try {
-    payload = JSON.parse(plaintext);
-  } catch {
-    throw invalidCursor();
-  }
+  const payload = decrypt(token);
   if (!isCursorPayload(payload)) throw invalidCursor();
   return payload.b === binding ? payload.c : undefined;
 }
@@ -164,12 +160,11 @@ export function envelope<T>(
   results: T[],
   nextCursor: string | undefined,
 ): PageEnvelope<T> {
-  const hasNext = request.page * request.pageSize < count;
-  const hasPrevious = request.page > 1;
   return {
     count,
-    next: hasNext ? urlWith(link, request.page + 1, nextCursor) : null,
-    previous: hasPrevious ? urlWith(link, Math.min(request.page - 1, Math.max(1, Math.ceil(count / request.pageSize))), undefined) : null,
+    next: request.page * request.pageSize < count ? urlWith(link, request.page + 1, nextCursor) : null,
+    previous:
+      request.page > 1 ? urlWith(link, Math.min(request.page - 1, Math.max(1, Math.ceil(count / request.pageSize))), undefined) : null,
     results,
   };
 }

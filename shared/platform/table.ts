@@ -6,7 +6,7 @@ export interface IndexDefinition {
   name: string;
   partitionKey: string;
   sortKey: string;
-  projection: 'ALL' | 'KEYS_ONLY' | 'INCLUDE';
+  projection: 'KEYS_ONLY' | 'INCLUDE';
   /** With `INCLUDE`: the non-key attributes the index carries (at most 100 over all indexes of a table). */
   include?: readonly string[];
 }
