@@ -22,8 +22,8 @@ import { isConditionFailure } from '#platform/errors.js';
 import { moveEventAttribute } from '#applications/application-events.js';
 import { ITEM_EVENT_ATTRIBUTE, sequenceStep } from '#platform/events.js';
 import { collections, compactFrom, indexKeys, keys } from '#platform/keys.js';
-import type { CollectionQuery } from '#platform/paged-query.js';
-import { TABLE, keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+import { exactSource, type CollectionQuery } from '#platform/paged-query.js';
+import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Layout
@@ -70,17 +70,14 @@ export function applicationSlot(companyId: number, filter: ExactFilter, value: s
   return indexKeys.filterSlot(collections.companyApplications(companyId), filter, value);
 }
 
-const isLookup = (filter: string): filter is LookupFilter => (APPLICATION_LOOKUPS as readonly string[]).includes(filter);
-
 /** Where a list reads one filter value's applications, in creation order: its slot, or its lookup items. */
 export function applicationSource(
   companyId: number,
   filter: ExactFilter,
   value: string | number,
 ): Pick<CollectionQuery, 'index' | 'partitionValue' | 'lookup'> {
-  const partitionValue = applicationSlot(companyId, filter, value);
-  if (!isLookup(filter)) return { index: APPLICATION_FILTER_SLOTS[filter], partitionValue };
-  return { index: TABLE, partitionValue, lookup: { name: filter, itemKey: keys.application } };
+  const slot = (APPLICATION_FILTER_SLOTS as Partial<Record<ExactFilter, IndexName>>)[filter];
+  return exactSource(applicationSlot(companyId, filter, value), slot, filter, keys.application);
 }
 
 /** The lookup items of a record (P241): one per lookup filter it has a value of. */

@@ -8,8 +8,8 @@
 import { createHash } from 'node:crypto';
 import { counterAdd } from '#platform/counts.js';
 import { compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
-import type { CollectionQuery } from '#platform/paged-query.js';
-import { TABLE, keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+import { exactSource, type CollectionQuery } from '#platform/paged-query.js';
+import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
 import {
   COMPANY_FILTER_SLOTS,
   COMPANY_LOOKUPS,
@@ -66,9 +66,7 @@ export function companySource(
   filter: CompanySlotFilter,
   value: string | boolean,
 ): Pick<CollectionQuery, 'index' | 'partitionValue' | 'lookup'> {
-  const partitionValue = companySlot(partnerId, filter, value);
-  const slot = COMPANY_FILTER_SLOTS.get(filter as CompanySlotName);
-  return slot ? { index: slot, partitionValue } : { index: TABLE, partitionValue, lookup: { name: filter, itemKey: keys.company } };
+  return exactSource(companySlot(partnerId, filter, value), COMPANY_FILTER_SLOTS.get(filter as CompanySlotName), filter, keys.company);
 }
 
 /** A company's lookup items (P241): one per lookup filter it has a value of. */

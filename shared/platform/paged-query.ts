@@ -54,6 +54,19 @@ export interface CollectionQuery {
   keyFilters?: { attr: string; query: CollectionQuery; size: () => Promise<number>; countUpTo?: (limit: number) => Promise<number> }[];
 }
 
+/**
+ * Where a list reads one exact filter value's records, in creation order (P241): the filter's slot index, or,
+ * without one, its lookup items in the base table (`itemKey`: the key of the record an id names).
+ */
+export function exactSource(
+  partitionValue: string,
+  slot: IndexName | undefined,
+  filter: string,
+  itemKey: (id: number) => Key,
+): Pick<CollectionQuery, 'index' | 'partitionValue' | 'lookup'> {
+  return slot ? { index: slot, partitionValue } : { index: TABLE, partitionValue, lookup: { name: filter, itemKey } };
+}
+
 export interface PageResult<T> {
   items: T[];
   count: number;
