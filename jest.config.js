@@ -24,7 +24,10 @@ export default {
   // One DynamoDB Local (a JVM) for the whole run; each test runtime makes its own table in it.
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
-  testTimeout: 60000,
+  testSequencer: '<rootDir>/test/support/sequencer.cjs',
+  // A guard against a hang, not a performance check (those are `npm run bench*` and the capacity tests): on two
+  // busy cores a test can take ten times what it takes alone (P246).
+  testTimeout: 180_000,
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
 };

@@ -25,7 +25,7 @@ import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { ApiError, NotFoundError, ValidationError, isConditionFailure } from '#platform/errors.js';
 import { expiringAt, keys, type Key } from '#platform/keys.js';
-import { derivedSecretKey } from '#platform/pagination.js';
+import { derivedSecretKey } from '#platform/derived-keys.js';
 import { getJobs } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import type { VerifiedApplyToken } from '#jobs/apply-links.js';
@@ -57,11 +57,8 @@ interface Marker {
 
 const sha256 = (value: string) => createHash('sha256').update(value, 'utf8').digest('base64url');
 
-let emailKey: Buffer | undefined;
 const emailHash = (email: string) =>
-  createHmac('sha256', (emailKey ??= derivedSecretKey('his-apply-duplicate-v1')))
-    .update(email.trim().toLowerCase(), 'utf8')
-    .digest('base64url');
+  createHmac('sha256', derivedSecretKey('his-apply-duplicate-v1')).update(email.trim().toLowerCase(), 'utf8').digest('base64url');
 
 function markersOf(target: VerifiedApplyToken, identity: DeliveryIdentity): Marker[] {
   const nowSeconds = Math.floor(now().getTime() / 1000);

@@ -25,7 +25,7 @@ import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { keys } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
-import { derivedSecretKey } from '#platform/pagination.js';
+import { derivedSecretKey } from '#platform/derived-keys.js';
 import { isHttpUrl } from '#platform/web-formats.js';
 
 const TOKEN_VERSION = 1;

@@ -17,7 +17,7 @@ import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { ApiError } from '#platform/errors.js';
 import { expiringAt, keys } from '#platform/keys.js';
-import { derivedSecretKey } from '#platform/pagination.js';
+import { derivedSecretKey } from '#platform/derived-keys.js';
 import { MagicLinkGoneError } from '#delivery/ats-connections.js';
 import {
   connectThroughLink,
@@ -76,8 +76,7 @@ function addressScope(event: APIGatewayProxyEvent): string {
 // ---------------------------------------------------------------------------------------------------
 // Form tokens (CSRF): `issued.nonce.mac`, the MAC over the link's hash, the time and the nonce.
 
-let formKey: Buffer | undefined;
-const key = () => (formKey ??= derivedSecretKey('his-connect-form-v1'));
+const key = () => derivedSecretKey('his-connect-form-v1');
 
 const mac = (linkHash: string, issued: string, nonce: string) =>
   createHmac('sha256', key()).update(`${linkHash}.${issued}.${nonce}`).digest('base64url');

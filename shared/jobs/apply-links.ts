@@ -14,7 +14,7 @@ import { getApplyChannel, getApplyChannelsBySlug, type ApplyChannel } from '#com
 import { getCompanyRecord } from '#companies/company-store.js';
 import type { CompanyRecord } from '#companies/company-schema.js';
 import { applyChannelSlugs } from '#companies/entitlements.js';
-import { derivedSecretKey } from '#platform/pagination.js';
+import { derivedSecretKey } from '#platform/derived-keys.js';
 
 const TOKEN_VERSION = 1;
 const MAC_BYTES = 16;

@@ -3,7 +3,8 @@
  * `next` links carry an opaque cursor bound to the tenant, the filters and the page it continues to, so a
  * client that follows `next` reads each item once; a bare `page=N` is still answered correctly.
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { open, seal } from '#platform/derived-keys.js';
 import { BadRequestError } from '#platform/errors.js';
 import { positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
 
@@ -53,67 +54,21 @@ function bindingOf(q: QueryParams, options: PageOptions, page: number, pageSize:
     .digest('base64url');
 }
 
-function secret(): string {
-  const configured = process.env.CURSOR_SECRET;
-  if (configured) return configured;
-  // Deployed functions must have the stack's secret; only local runs and unit tests may use a fixed one.
-  if (process.env.AWS_LAMBDA_FUNCTION_NAME) throw new Error('CURSOR_SECRET is not set');
-  return 'local-development-cursor-secret';
-}
-
-let derived: { from: string; key: Buffer } | undefined;
-
-/** The AES-256 key for cursors, derived from CURSOR_SECRET (HKDF-SHA256, so the secret's form does not matter). */
-function cursorKey(): Buffer {
-  const from = secret();
-  if (derived?.from !== from) derived = { from, key: Buffer.from(hkdfSync('sha256', from, '', 'his-page-cursor-v1', 32)) };
-  return derived.key;
-}
-
-/**
- * Another 256-bit key derived from the same secret for another purpose (`info` names it, so keys of
- * different purposes are independent): the connect page's form tokens (D20), the apply tokens (P197).
- */
-export function derivedSecretKey(info: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret(), '', info, 32));
-}
-
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
 /** Longer tokens are never minted (a position is a handful of keys); refusing them bounds the work. */
 const MAX_CURSOR_CHARS = 2048;
+/** The purpose of the cursors' key (`derived-keys.ts`). */
+const CURSOR_KEY = 'his-page-cursor-v1';
 
 /**
- * A cursor token for the page after `page`; the reader of that page must present the same binding. The
- * token is AES-256-GCM ciphertext (iv | ciphertext | tag, base64url): clients can neither read the key
- * layout in it nor change it.
+ * A cursor token for the page after `page`; the reader of that page must present the same binding. Sealed
+ * (`derived-keys.ts`): clients can neither read the key layout in it nor change it.
  */
 export function makeCursor(q: QueryParams, options: PageOptions, nextPage: number, pageSize: number, cursor: Cursor): string {
-  const iv = randomBytes(IV_BYTES);
-  const cipher = createCipheriv('aes-256-gcm', cursorKey(), iv);
-  const plaintext = JSON.stringify({ b: bindingOf(q, options, nextPage, pageSize), c: cursor });
-  const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-  return Buffer.concat([iv, ciphertext, cipher.getAuthTag()]).toString('base64url');
+  return seal(CURSOR_KEY, { b: bindingOf(q, options, nextPage, pageSize), c: cursor });
 }
 
 export function invalidCursor(): BadRequestError {
   return new BadRequestError('The "cursor" parameter is not valid; follow the "next" link as given.', 'invalid_cursor');
-}
-
-/** The token's decrypted JSON, or undefined when it is not a token we minted. */
-function decrypt(token: string): unknown {
-  if (token.length > MAX_CURSOR_CHARS || !/^[A-Za-z0-9_-]+$/.test(token)) return undefined;
-  const bytes = Buffer.from(token, 'base64url');
-  if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
-  try {
-    const decipher = createDecipheriv('aes-256-gcm', cursorKey(), bytes.subarray(0, IV_BYTES));
-    decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-    return JSON.parse(
-      Buffer.concat([decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)), decipher.final()]).toString('utf8'),
-    );
-  } catch {
-    return undefined;
-  }
 }
 
 /** What a cursor must hold: a binding, a position of non-empty string key attributes and a count. */
@@ -134,7 +89,7 @@ function isCursorPayload(value: unknown): value is { b: string; c: Cursor } {
  * without it (still correct, only slower).
  */
 function openCursor(token: string, binding: string): Cursor | undefined {
-  const payload = decrypt(token);
+  const payload = open(CURSOR_KEY, token, MAX_CURSOR_CHARS);
   if (!isCursorPayload(payload)) throw invalidCursor();
   return payload.b === binding ? payload.c : undefined;
 }

@@ -57,7 +57,7 @@ beforeAll(async () => {
   page.on('requestfailed', (request) => {
     if (elsewhere(request.url())) foreign.push({ url: request.url(), outcome: request.failure()?.errorText ?? 'failed' });
   });
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

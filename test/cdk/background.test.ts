@@ -17,7 +17,7 @@ beforeAll(() => {
     leverApiUrl: 'https://api.eu.lever.co',
     personioFeedUrl: 'https://{subdomain}.jobs.personio.example/xml',
   });
-}, 120_000);
+});
 afterAll(() => synthesized?.cleanup());
 
 const fnByDescriptionPrefix = (id: string) =>

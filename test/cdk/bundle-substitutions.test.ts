@@ -54,7 +54,7 @@ beforeAll(async () => {
   bundled = substituted.answers;
   inputs = Object.keys(substituted.metafile.inputs);
   whole = (await runProbe({ ...esbuildOptions(entry, { outdir: join(outdir, 'whole'), sourcemap: false }), plugins: [] })).answers;
-}, 120_000);
+});
 
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 

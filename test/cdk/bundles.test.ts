@@ -37,7 +37,7 @@ beforeAll(async () => {
     }),
   );
   for (const bundle of built) bundles.set(bundle.budget.id, bundle);
-}, 120_000);
+});
 
 test('every function of the stack has a budget', () => {
   expect(budgets.map((b) => b.handlerModule).sort()).toEqual(

@@ -72,6 +72,25 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
   // so a bundling step that did not name the function would hand every function the first one's bundle.
   expect(new Set(esmBundles.map((r) => r.Metadata['aws:asset:path'])).size).toBe(esmBundles.length);
 
+  // A bundle is an ESM module, with its source map beside it, that runs on Node without the runtime providing
+  // anything: the authorizer denies a request without a key.
+  const authorizer = Object.values<any>(template.Resources).find((r) => r.Type === 'AWS::ApiGateway::Authorizer');
+  const authorizerId = /"Fn::GetAtt":\["(\w+)","Arn"\]/.exec(JSON.stringify(authorizer.Properties.AuthorizerUri))![1];
+  const authorizerBundle = join(outdir, template.Resources[authorizerId].Metadata['aws:asset:path'], 'index.mjs');
+  expect(existsSync(`${authorizerBundle}.map`)).toBe(true);
+  const decide = [
+    'const { handler } = await import(process.argv[1]);',
+    "try { await handler({ type: 'REQUEST', headers: {}, methodArn: 'arn:aws:execute-api:eu-west-1:1:api/dev/GET/jobs' }); console.log('allowed'); }",
+    "catch (error) { console.log('denied:' + error.message); }",
+  ].join(' ');
+  const decided = await run(process.execPath, ['--input-type=module', '-e', decide, authorizerBundle], {
+    PATH: process.env.PATH,
+    TABLE_NAME: 'unused',
+    LOG_LEVEL: 'SILENT',
+    AWS_REGION: 'eu-west-1',
+  });
+  expect({ stderr: decided.stderr, stdout: decided.stdout.trim() }).toEqual({ stderr: '', stdout: 'denied:Unauthorized' });
+
   // The API reference page is a file beside ApiDocs' bundle (P167), and the bundled handler serves it.
   const docs = Object.values<any>(template.Resources).find(
     (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Description ?? '').startsWith('ApiDocs: '),

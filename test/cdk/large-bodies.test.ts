@@ -46,7 +46,7 @@ describe('the default stack (no largeBodies)', () => {
   beforeAll(() => {
     synthesized = synthStack({ ...NO_BUNDLING, stage: 'dev' });
     template = Template.fromJSON(synthesized.template);
-  }, 120_000);
+  });
   afterAll(() => synthesized?.cleanup());
 
   test('has no container, load balancer, CloudFront or VPC', () => {
@@ -115,7 +115,7 @@ describe('-c largeBodies=true', () => {
     synthesized = synthStack({ ...NO_BUNDLING, stage: 'dev', largeBodies: 'true' });
     template = Template.fromJSON(synthesized.template);
     json = synthesized.template;
-  }, 180_000);
+  });
   afterAll(() => synthesized?.cleanup());
 
   const only = (type: string) => {

@@ -16,7 +16,7 @@ describe('prod with WAF', () => {
   beforeAll(() => {
     synthesized = synthStack({ ...NO_BUNDLING, stage: 'prod', waf: 'true' });
     template = Template.fromJSON(synthesized.template);
-  }, 120_000);
+  });
   afterAll(() => synthesized?.cleanup());
 
   test('retains the data: table with deletion protection, buckets, queues and the cursor secret', () => {
@@ -83,7 +83,7 @@ describe('background functions', () => {
   let synthesized: Synthesized;
   beforeAll(() => {
     synthesized = synthStack({ ...NO_BUNDLING, stage: 'dev' }, { backgroundFunctions: [worker, sweeper] });
-  }, 120_000);
+  });
   afterAll(() => synthesized?.cleanup());
 
   const functionByDescription = (prefix: string) =>

@@ -167,7 +167,7 @@ beforeAll(async () => {
   await importJobs(company.id, [{ external_id: 'C-1', title: 'Container job' }]);
   jobId = (await api.get('/jobs?external_id=C-1', { key: partner.key, companyId: company.id })).body.results[0].id;
   ingest = await startBundle(bundle, 'ingest', env);
-}, 120_000);
+});
 
 afterAll(async () => {
   if (ingest) await stopChild(ingest.child);

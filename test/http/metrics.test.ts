@@ -61,7 +61,7 @@ beforeAll(async () => {
   const job = aJob({ external_id: 'metrics-1' });
   await importJobs(company.id, [job]);
   jobId = (await api.get('/jobs?external_id=metrics-1', { key: partner.key, companyId: company.id })).body.results[0].id;
-}, 120_000);
+});
 
 afterAll(async () => {
   await api?.stop();

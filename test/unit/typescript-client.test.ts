@@ -33,7 +33,7 @@ test('the committed types are what openapi-typescript makes from the OpenAPI doc
     'GetApplication',
   ])
     expect(generated).toContain(`${operation}: {`);
-}, 60_000);
+});
 
 /** npm's JSON report (lifecycle output may precede it). */
 const packReport = (stdout: string) =>
@@ -52,7 +52,7 @@ test('npm pack --dry-run builds the package and lists exactly the built module, 
   expect(files).toEqual(
     ['README.md', 'package.json', ...modules.flatMap((m) => [`dist/${m}.d.ts`, `dist/${m}.js`])].sort((a, b) => a.localeCompare(b)),
   );
-}, 60_000);
+});
 
 describe('the packed tarball in a partner project', () => {
   let dir: string;
@@ -73,7 +73,7 @@ describe('the packed tarball in a partner project', () => {
       symlinkSync(join(projectRoot, 'node_modules', dependency), join(dir, 'node_modules', dependency));
     }
     writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'partner', type: 'module', private: true }));
-  }, 60_000);
+  });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   test('imports under Node with its exports', () => {
@@ -139,7 +139,7 @@ describe('the packed tarball in a partner project', () => {
       output = String((error as { stdout?: string }).stdout);
     }
     expect(output).toBe('');
-  }, 60_000);
+  });
 });
 
 describe('the transport: what is retried', () => {
