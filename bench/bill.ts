@@ -72,7 +72,7 @@ async function measured(work: () => Promise<unknown>): Promise<Cost> {
   });
 }
 const relay = () => measured(() => runtime.relay.drain());
-const worker = () => measured(() => runtime.poller.drain(30_000));
+const worker = () => measured(() => runtime.poller.drain());
 
 async function request(method: string, path: string, key: string, companyId: number, body?: unknown) {
   const res = await fetch(`${runtime.url}${path}`, {

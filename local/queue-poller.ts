@@ -24,7 +24,8 @@ export interface QueuePoller {
   runOnce(): Promise<number>;
   /**
    * Runs batches until the queue holds no message, visible or in flight (retries waiting out their
-   * visibility timeout included), or `maxWaitMs` passes; resolves to the number of messages received.
+   * visibility timeout included), or `maxWaitMs` passes (120 s: a bound for a busy machine, not a wait);
+   * resolves to the number of messages received.
    */
   drain(maxWaitMs?: number): Promise<number>;
   stop(): Promise<void>;
@@ -134,7 +135,7 @@ export function startQueuePoller(options: {
 
   return {
     runOnce,
-    async drain(maxWaitMs = 30_000) {
+    async drain(maxWaitMs = 120_000) {
       const deadline = Date.now() + maxWaitMs;
       let total = 0;
       while (Date.now() < deadline) {

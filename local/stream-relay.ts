@@ -31,7 +31,7 @@ import { logger } from '#platform/logger.js';
 export interface EventRelay {
   /** One pass over the stream's shards; resolves to the records delivered to the relay (failed ones included). */
   runOnce(): Promise<number>;
-  /** Passes until one delivers nothing and fails nothing (or `maxWaitMs` passes); resolves to the records delivered. */
+  /** Passes until one delivers nothing and fails nothing (or `maxWaitMs`, 120 s, passes); resolves to the records delivered. */
   drain(maxWaitMs?: number): Promise<number>;
   stop(): Promise<void>;
 }
@@ -216,7 +216,7 @@ export function startEventRelay(options: { background: boolean; idleMs?: number 
 
   return {
     runOnce,
-    async drain(maxWaitMs = 30_000) {
+    async drain(maxWaitMs = 120_000) {
       const deadline = Date.now() + maxWaitMs;
       let total = 0;
       while (Date.now() < deadline) {

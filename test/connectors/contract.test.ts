@@ -98,7 +98,7 @@ describe.each(drivers)('%s connector', (ats, driverModule) => {
       },
     });
     expect(created.status).toBe(201);
-    await api.runtime.poller.drain(30_000);
+    await api.runtime.poller.drain();
     return (await api.get(`/applications/${created.body.id}`, { key: partner.key, companyId })).body;
   }
 

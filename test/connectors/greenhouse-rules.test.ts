@@ -62,7 +62,7 @@ async function applyWithPng(company: { id: number; job: number }) {
     },
   });
   expect(created.status).toBe(201);
-  await api.runtime.poller.drain(30_000);
+  await api.runtime.poller.drain();
   return (await api.get(`/applications/${created.body.id}`, { key: partner.key, companyId: company.id })).body;
 }
 

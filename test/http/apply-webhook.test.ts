@@ -178,7 +178,7 @@ describe('generic (Standard Webhooks)', () => {
     expect(created[0].company).toBe(a.id);
     expect(JSON.stringify(created)).not.toMatch(/grace|hopper|example\.com/i);
     // And it is synced to the company's ATS (the sandbox) like any other.
-    await api.runtime.poller.drain(30_000);
+    await api.runtime.poller.drain();
     const synced = await api.get(`/applications/${firstId}`, { key: partner.key, companyId: a.id });
     expect(synced.body).toMatchObject({ sync_status: 'SUCCESS', failure_error: null });
   });

@@ -36,7 +36,7 @@ async function measured(work: () => Promise<unknown>): Promise<Cost> {
 }
 
 const relay = () => measured(() => api.runtime.relay.drain());
-const worker = () => measured(() => api.runtime.poller.drain(30_000));
+const worker = () => measured(() => api.runtime.poller.drain());
 
 beforeAll(async () => {
   api = await startTestRuntime();

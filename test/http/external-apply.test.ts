@@ -38,7 +38,7 @@ async function apply(company: { id: number }, job: number, candidate: Record<str
 const read = async (company: { id: number }, id: number) =>
   (await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).body;
 
-const work = () => api.runtime.poller.drain(30_000);
+const work = () => api.runtime.poller.drain();
 const outbox = () => join(api.runtime.dataDir, 'outbox');
 const mails = () => (existsSync(outbox()) ? readdirSync(outbox()) : []);
 /** The text part's content: the whole body of a message without attachments, else the first part (P218). */

@@ -158,17 +158,17 @@ async function list(s: Scenario, query = ''): Promise<{ count: number; records: 
 
 /** The runtime recovers: redeliveries, the sweeper (as if its grace had passed), the relay, the reconciler. */
 async function recover(): Promise<void> {
-  await api.runtime.poller.drain(30_000);
+  await api.runtime.poller.drain();
   // Only the sweeper's run sees the later clock (`runWithClock`), not the poller or anything else of the process.
   await runWithClock(new Date(Date.now() + 2 * 3600 * 1000), () => api.runtime.scheduler.run('SyncSweeper'));
-  await api.runtime.poller.drain(30_000);
-  await api.runtime.relay.drain(30_000);
+  await api.runtime.poller.drain();
+  await api.runtime.relay.drain();
   // The reconciler as it runs once the pending-upload grace (an hour) has passed.
   await reconcilePendingUploads(Date.now() + 3601 * 1000);
 }
 
 async function receiveEvents(): Promise<void> {
-  await api.runtime.relay.drain(30_000);
+  await api.runtime.relay.drain();
   const url = `http://127.0.0.1:${api.runtime.emulators.fauxqs.port}/000000000000/${EVENTS_QUEUE}`;
   for (;;) {
     const res = await sqs().send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
@@ -260,7 +260,7 @@ test('create.after-transaction: the committed application without its queue mess
   const [app] = (await list(s)).records;
   expect(app.sync_status).toBe('NOTSENT');
   // No message was enqueued: a drain alone does nothing for it.
-  await api.runtime.poller.drain(30_000);
+  await api.runtime.poller.drain();
   expect((await list(s)).records[0].sync_status).toBe('NOTSENT');
   await recover();
   const { applications } = await assertGuarantees(s);
@@ -378,11 +378,11 @@ test('relay.after-publish: the event published before the crash is published aga
   const s = await scenario('ats');
   // The setup's job.created (an outbox item) is relayed first, so that the crash hits an application's event,
   // which rides on its item (P240): the stream hands the relay the same record again, and nothing is parked.
-  await api.runtime.relay.drain(30_000);
+  await api.runtime.relay.drain();
   for (const email of ['r1@example.com', 'r2@example.com']) expect((await apply(s, email)).status).toBe(201);
-  await api.runtime.poller.drain(30_000);
+  await api.runtime.poller.drain();
   const fired = armed('relay.after-publish');
-  await api.runtime.relay.drain(30_000);
+  await api.runtime.relay.drain();
   fired();
   await recover();
   await assertGuarantees(s);

@@ -45,7 +45,7 @@ const read = async (company: { id: number }, id: number) =>
   (await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).body;
 
 /** Runs the worker until the queue has nothing visible (retries come back at once with base delay 0). */
-const work = () => api.runtime.poller.drain(30_000);
+const work = () => api.runtime.poller.drain();
 
 async function events(): Promise<Record<string, any>[]> {
   // Events reach the topic through the relay (P115, P240).
