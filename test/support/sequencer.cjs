@@ -1,8 +1,8 @@
 /**
- * Runs the slowest test files first, so that the two workers finish together: a clean clone (as in CI) has
+ * Runs the slowest test files first, so that the workers finish together: a clean clone (as in CI) has
  * no Jest timing cache, and Jest would otherwise order by file size, which can leave a long file (list-model)
  * running alone at the end. The seconds per file are `test-durations.json`, measured by a full run
- * (`npx jest --json --outputFile=...`, docs/decisions.md P246); a file it does not list counts by its size.
+ * (`npx jest --json --outputFile=...`, docs/decisions.md P246, P249); a file it does not list counts by its size.
  */
 const { readFileSync, statSync } = require('node:fs');
 const { join, relative } = require('node:path');
