@@ -2,7 +2,7 @@ import { createChannel } from '#applications/channels.js';
 import { importJobs } from '#jobs/job-store.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { applicationItems, drainQueue, objectBytes, objectKeys } from '../helpers/inspect.js';
-import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const APPLICATION_FIELDS = [
   'id',
@@ -415,7 +415,7 @@ describe('POST /applications/ with form encodings', () => {
     form.set('candidate[full_name]', 'Multi Part');
     form.set('cv', new Blob([PDF], { type: 'application/pdf' }), 'resume.pdf');
     form.set('portfolio', new Blob([PNG], { type: 'image/png' }), 'work.png');
-    const response = await fetch(`${api.url}/applications/`, {
+    const response = await contractFetch(`${api.url}/applications/`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) },
       body: form,
@@ -443,7 +443,7 @@ describe('POST /applications/ with form encodings', () => {
     form.set('attachments[0][name]', 'big.pdf');
     form.set('attachments[0][content_type]', 'application/pdf');
     form.set('attachments[0][data]', file.toString('base64'));
-    const response = await fetch(`${api.url}/applications/`, {
+    const response = await contractFetch(`${api.url}/applications/`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) },
       body: form,
@@ -493,7 +493,7 @@ describe('POST /applications/ with form encodings', () => {
     form.set('candidate[email]', 'multi@example.com');
     form.set('candidate[full_name]', 'Multi Part');
     form.set('cv', new Blob([PNG], { type: 'application/pdf' }), 'fake.pdf');
-    const response = await fetch(`${api.url}/applications/`, {
+    const response = await contractFetch(`${api.url}/applications/`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id) },
       body: form,

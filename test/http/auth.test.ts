@@ -1,6 +1,6 @@
 import { revokeApiKey } from '#companies/api-keys.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
-import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 let api: TestRuntime;
 let partner: Awaited<ReturnType<typeof aPartner>>;
@@ -40,7 +40,7 @@ describe('authentication (D2, D16)', () => {
   });
 
   test('the Authorization header name is case-insensitive', async () => {
-    const res = await fetch(`${api.url}/companies/`, { headers: { AUTHORIZATION: `Bearer ${partner.key}` } });
+    const res = await contractFetch(`${api.url}/companies/`, { headers: { AUTHORIZATION: `Bearer ${partner.key}` } });
     expect(res.status).toBe(200);
   });
 

@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { routes } from '#http/routes.js';
 import { aCompany, aJob, aPartner, withJobs } from '../helpers/fixtures.js';
 import { drainQueue, storeState } from '../helpers/inspect.js';
-import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261122);
 const BUDGET_MS = Number(process.env.FUZZ_BUDGET_MS ?? 30_000);
@@ -298,7 +298,7 @@ async function send(r: FuzzRequest) {
     body = encode(patch, r.encoding.startsWith('multipart') ? 'json' : r.encoding, false, r.garbage);
   }
   if (body?.contentType) headers.set('Content-Type', body.contentType);
-  const response = await fetch(`${api.url}${path}${search ? `?${search}` : ''}`, { method, headers, body: body?.text });
+  const response = await contractFetch(`${api.url}${path}${search ? `?${search}` : ''}`, { method, headers, body: body?.text });
   const text = await response.text();
   return { method, path, status: response.status, headers: response.headers, text };
 }

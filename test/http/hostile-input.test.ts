@@ -7,7 +7,7 @@ import { connect } from 'node:net';
 import { makeCursor } from '#platform/pagination.js';
 import { aCompany, aPartner, aJob, withJobs } from '../helpers/fixtures.js';
 import { applicationItems, drainQueue, storeState } from '../helpers/inspect.js';
-import { startTestRuntime, type TestResponse, type TestRuntime } from '../helpers/runtime.js';
+import { contractFetch, startTestRuntime, type TestResponse, type TestRuntime } from '../helpers/runtime.js';
 
 let api: TestRuntime;
 let partner: Awaited<ReturnType<typeof aPartner>>;
@@ -419,7 +419,7 @@ describe('defect 9: the 413 reaches clients that keep sending', () => {
         controller.enqueue(chunk);
       },
     });
-    const res = await fetch(`${api.url}/applications/`, {
+    const res = await contractFetch(`${api.url}/applications/`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${partner.key}`, 'Company-Id': String(company.id), 'Content-Type': 'application/json' },
       body,

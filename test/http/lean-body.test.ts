@@ -10,7 +10,7 @@ import { request } from 'node:http';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { allItems, objectBytes, objectKeys, storeState } from '../helpers/inspect.js';
-import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 let api: TestRuntime;
 let partner: { key: string; id: number; keyId: number };
@@ -212,7 +212,7 @@ test('a multipart body that crosses 27.5 MB while streaming (chunked) is a 413; 
       if (++part > 30) controller.close();
     },
   });
-  const res = await fetch(`${api.url}/applications/`, {
+  const res = await contractFetch(`${api.url}/applications/`, {
     method: 'POST',
     headers: {
       Authorization: `Bearer ${partner.key}`,
@@ -228,7 +228,7 @@ test('a multipart body that crosses 27.5 MB while streaming (chunked) is a 413; 
 });
 
 test('the authorizer answers before a streamed body is read: 401 for a large body without a valid key', async () => {
-  const res = await fetch(`${api.url}/applications/`, {
+  const res = await contractFetch(`${api.url}/applications/`, {
     method: 'POST',
     headers: { Authorization: 'Bearer not-a-key', 'Company-Id': String(company.id), 'Content-Type': 'application/json' },
     body: Buffer.alloc(20_000_000, 0x20),

@@ -7,12 +7,15 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRuntime } from '../../local/runtime.js';
+import { contractFetch } from '../helpers/runtime.js';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'his-runtime-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 async function get(url: string, key: string, companyId?: number) {
-  const res = await fetch(url, { headers: { Authorization: `Bearer ${key}`, ...(companyId ? { 'Company-Id': String(companyId) } : {}) } });
+  const res = await contractFetch(url, {
+    headers: { Authorization: `Bearer ${key}`, ...(companyId ? { 'Company-Id': String(companyId) } : {}) },
+  });
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -28,7 +31,7 @@ test('seeds the demo once, keeps data across restarts, and syncs a demo applicat
     const jobs = await get(`${first.url}/jobs`, demo.partnerKey, demo.companyId);
     expect(jobs.body.count).toBeGreaterThanOrEqual(3);
     const job = jobs.body.results.find((j: { external_id: string }) => !j.external_id.startsWith('closed-'));
-    const created = await fetch(`${first.url}/applications/`, {
+    const created = await contractFetch(`${first.url}/applications/`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${demo.companyKey}`, 'Company-Id': String(demo.companyId), 'Content-Type': 'application/json' },
       body: JSON.stringify({ job: job.id, candidate: { email: 'demo@example.com', full_name: 'Demo Candidate' } }),

@@ -16,7 +16,7 @@ import { logger } from '#platform/logger.js';
 import { inviteCompany, reissueMagicLink } from '#companies/invites.js';
 import { hashToken } from '#companies/magic-links.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
-import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
 
 let api: TestRuntime;
@@ -338,7 +338,7 @@ describe('the connect page', () => {
   });
 
   test('the API outside the pages still answers a bad path segment in the D2 shape (nothing changes there)', async () => {
-    const response = await fetch(`${api.url}/companies/%E0%A4%A`, { headers: { Authorization: `Bearer ${partner.key}` } });
+    const response = await contractFetch(`${api.url}/companies/%E0%A4%A`, { headers: { Authorization: `Bearer ${partner.key}` } });
     expect(response.status).toBe(404);
     expect(response.headers.get('content-type')).toMatch(/^application\/(problem\+)?json/);
     expect(await response.json()).toMatchObject({ code: expect.any(String), detail: expect.any(String) });

@@ -24,7 +24,7 @@ import {
 } from '../../clients/typescript/src/index.js';
 import { aCompany, aJob, aPartner, withJobs } from '../helpers/fixtures.js';
 import { objectBytes, objectKeys } from '../helpers/inspect.js';
-import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const PDF = Buffer.from('%PDF-1.7\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
 const PNG = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from('rest-of-png')]);
@@ -52,7 +52,12 @@ beforeAll(async () => {
     ...Array.from({ length: ARCHIVED }, () => aJob({ status: 'archived' })),
   ]);
   await withJobs(otherCompany.id, [aJob()]);
-  client = createHiringClient({ baseUrl: api.url, apiKey: partner.key, retry: { baseDelayMs: 5 } });
+  client = createHiringClient({
+    baseUrl: api.url,
+    apiKey: partner.key,
+    retry: { baseDelayMs: 5 },
+    fetch: (request) => contractFetch(request),
+  });
   jobIds = (await api.get(`/jobs?page_size=50&status=active`, { key: partner.key, companyId: companies[0].id })).body.results.map(
     (j: any) => j.id,
   );
@@ -352,7 +357,7 @@ describe('typed errors in the D2 shape', () => {
 
   test("404 for another tenant's application, also for a partner that may see only its own", async () => {
     const mine = await client.company(companies[0].id).applications.create({ job: jobIds[4], candidate: candidate('tenant@example.com') });
-    const stranger = createHiringClient({ baseUrl: api.url, apiKey: other.key });
+    const stranger = createHiringClient({ baseUrl: api.url, apiKey: other.key, fetch: (request) => contractFetch(request) });
     const error = await stranger
       .company(otherCompany.id)
       .applications.get(mine.id)
