@@ -29,7 +29,7 @@ export default {
   // busy cores a test can take ten times what it takes alone (P246).
   testTimeout: 180_000,
   // Three workers on two cores (P249): one DynamoDB Local answers every worker in turn, so a third worker keeps
-  // it and the CPUs busy while the others wait on it (a whole run: 874 s, against 1,060–1,181 s with two).
+  // it and the CPUs busy while the others wait on it (whole runs 874–1,069 s, against 1,049–1,226 s with two).
   maxWorkers: 3,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.cjs'],
 };
