@@ -410,7 +410,7 @@ describe('companies: exact filters, totals, orderings and contains cost the page
     portfolios.big = await aPortfolio(BIG_PARTNER);
   }, 240_000);
 
-  // Warm, like the applications: the second of two identical requests is measured.
+  // Warm, like the applications: after one request, the cheaper of the next two is measured.
   const companies = async (p: Portfolio, query: string) => warmCost(() => api.get(`/companies/?${query}`, { key: p.key }));
 
   test.each(['status=invited', 'ats=lever', 'candidate_sync_active=false', 'job_sync_active=false', 'status=invited&ats=lever'])(
