@@ -1,16 +1,22 @@
 /**
- * Jest's global set-up: one DynamoDB Local (AWS's emulator, in memory) for the whole run. Every test
- * runtime, and every admin command a test spawns, finds it through `DYNAMODB_LOCAL_ENDPOINT` and makes a
- * table of its own (local/emulators.ts); the global teardown stops the JVM. Jest loads this file outside its
+ * Jest's global set-up: DynamoDB Local (AWS's emulator, in memory) for the whole run, one JVM per worker
+ * (P251; `DYNAMODB_LOCAL_INSTANCES` sets another number): each JVM answers its requests on one SQLite thread
+ * in turn, so a worker no longer waits on another's requests (test/setup-env.ts gives each worker its own, by
+ * `JEST_WORKER_ID`). Every test
+ * runtime, and every admin command a test spawns, finds its JVM through `DYNAMODB_LOCAL_ENDPOINT` and makes a
+ * table of its own (local/emulators.ts); the global teardown stops the JVMs. Jest loads this file outside its
  * transform, so the TypeScript module is loaded through tsx.
  */
 import process from 'node:process';
 import { tsImport } from 'tsx/esm/api';
 
-export default async function globalSetup() {
+export default async function globalSetup(globalConfig) {
   if (process.env.DYNAMODB_LOCAL_ENDPOINT) return;
   const { startDynamoDbLocal } = await tsImport('../../local/dynamodb-local.ts', import.meta.url);
-  const dynamo = await startDynamoDbLocal({ heapMb: Number(process.env.DYNAMODB_LOCAL_HEAP_MB ?? 1024) });
-  globalThis.__dynamoDbLocal = dynamo;
-  process.env.DYNAMODB_LOCAL_ENDPOINT = dynamo.endpoint;
+  const instances = Math.max(1, Number(process.env.DYNAMODB_LOCAL_INSTANCES ?? globalConfig?.maxWorkers ?? 1));
+  const heapMb = Number(process.env.DYNAMODB_LOCAL_HEAP_MB ?? 1024);
+  const started = await Promise.all(Array.from({ length: instances }, () => startDynamoDbLocal({ heapMb })));
+  globalThis.__dynamoDbLocal = started;
+  process.env.DYNAMODB_LOCAL_ENDPOINTS = started.map((d) => d.endpoint).join(',');
+  process.env.DYNAMODB_LOCAL_ENDPOINT = started[0].endpoint;
 }

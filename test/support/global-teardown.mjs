@@ -1,4 +1,4 @@
-/** Jest's global teardown: stops the run's DynamoDB Local (global-setup.mjs). */
+/** Jest's global teardown: stops the run's DynamoDB Local JVMs (global-setup.mjs). */
 export default async function globalTeardown() {
-  await globalThis.__dynamoDbLocal?.stop();
+  await Promise.all((globalThis.__dynamoDbLocal ?? []).map((d) => d.stop()));
 }
