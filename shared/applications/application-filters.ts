@@ -92,6 +92,10 @@ export const JOB_VALUE_FILTERS = namesWith('job');
 export const COUNTED_FILTERS = [...namesWith('own'), ...FOLDED_FILTERS];
 /** The filters served by lookup items (P241). */
 export const LOOKUP_FILTERS = having((d): d is Extract<Declared, { serve: { lookup: true } }> => 'lookup' in d.serve).map((d) => d.name);
+/** Date filters with a date index of their own, as [filter, index]: a list's range when no exact filter narrows it. */
+export const APPLICATION_DATE_RANGES = APPLICATION_FILTER_DECLARATIONS.flatMap((d) =>
+  'range' in d.serve && d.serve.range !== 'COLLECTION' ? [[d.name, d.serve.range] as const] : [],
+);
 /** Filters whose complement is readable: every value enumerable from the company's counter item (P177). */
 export const COMPLEMENT_FILTERS: readonly (SlotFilter | LookupFilter)[] = [...TOTALS_FILTERS, ...FOLDED_FILTERS];
 

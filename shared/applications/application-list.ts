@@ -17,17 +17,18 @@ import {
 } from '#applications/application-store.js';
 import { ANONYMIZATION_AGE_DAYS, toApplication } from '#applications/applications.js';
 import { now } from '#platform/clock.js';
-import { counterReader, readCount } from '#platform/counts.js';
+import { counterReader } from '#platform/counts.js';
 import { NotFoundError } from '#platform/errors.js';
 import { getJobs } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { collections, indexKeys } from '#platform/keys.js';
 import { readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
-import { broadDateWalk, chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
+import { chooseSource, collectionSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
-import { readFilters } from '#platform/filters.js';
+import { dateConditions, readFilters } from '#platform/filters.js';
 import {
+  APPLICATION_DATE_RANGES,
   APPLICATION_FILTERS,
   APPLICATION_FILTER_DECLARATIONS,
   COMPLEMENT_FILTERS,
@@ -115,9 +116,7 @@ export async function applicationQuery(
   const id = (name: string) => values.get(name) as number | undefined;
   const email = text('email');
   const job = id('job');
-  const appliedAt = text('applied_at');
   const createdAt = text('created_at');
-  const updatedAt = text('updated_at');
   // The exact filters with a partition of their own, slots and lookup items (the job's is walked apart below).
   const exact = new Map<ExactFilter, string | number>();
   for (const filter of [...LOOKUP_FILTERS, ...(Object.keys(APPLICATION_FILTER_SLOTS) as SlotFilter[])])
@@ -133,8 +132,7 @@ export async function applicationQuery(
 
   const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
   if (job !== undefined) conditions.push({ attr: 'job', op: 'eq', value: job });
-  if (appliedAt) conditions.push({ attr: 'applied_at', op: 'gte', value: appliedAt });
-  if (updatedAt) conditions.push({ attr: 'updated_at', op: 'gte', value: updatedAt });
+  conditions.push(...dateConditions(values, APPLICATION_FILTER_DECLARATIONS));
   // D10: an anonymized application has no e-mail, so the filter must not find it before retention has run.
   const cutoff = new Date(now().getTime() - ANONYMIZATION_AGE_DAYS * 24 * 3600 * 1000).toISOString();
   const emailFrom = createdAt && createdAt > cutoff ? createdAt : cutoff;
@@ -190,17 +188,7 @@ export async function applicationQuery(
   }
   const chosen = await chooseSource(candidates, cursorIndex);
   if (chosen) return chosen;
-  const dated = others('');
-  if (appliedAt || updatedAt) {
-    const index = appliedAt ? 'APPLIED' : 'UPDATED';
-    const answered = appliedAt ? 'applied_at' : 'updated_at';
-    const rest = dated.filter((c) => c.attr !== answered);
-    if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
-    const range: CollectionQuery = { index, partitionValue: collection, sortKeyFrom: appliedAt ?? updatedAt, conditions: rest };
-    const walk: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated };
-    return (await broadDateWalk(range, walk, () => readCount(collection), { cursorIndex, skipping })) ?? range;
-  }
-  return { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions: dated, total: () => readCount(collection) };
+  return collectionSource(collection, conditions, APPLICATION_DATE_RANGES, createdAt, { cursorIndex, skipping });
 }
 
 /** A list that matches nothing: a slot partition no application is in (no partner has id 0). */

@@ -17,7 +17,7 @@
  * key) reads the candidates whole, as before. The spec's semantics, which every plan answers
  * (`parseCompanyFilter`, `matchesCompany`, `compareCompanies`), are defined here too.
  */
-import { batchGetItems, primaryKeyOf, queryAll, queryItemsByKeys } from '#platform/batch.js';
+import { batchGetItems, primaryKeyOf, queryItemsByKeys } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
 import { readFilters, type FilterValues } from '#platform/filters.js';
 import { createdAtOfCollectionSort, indexKeys, keys } from '#platform/keys.js';
@@ -159,11 +159,6 @@ async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
   return items.map(fromItem);
 }
 
-/** Every key entry of an exact filter's slot or lookup items (each as the company's key, P241). */
-function slotKeys(query: CollectionQuery): Promise<Record<string, unknown>[]> {
-  return readKeys({ ...query, conditions: [] });
-}
-
 /** Companies by id, whole (one BatchGet per 100), in the order given; one gone meanwhile is left out. */
 async function companiesById(ids: number[]): Promise<CompanyRecord[]> {
   const items = await batchGetItems(ids.map((id) => keys.company(id)));
@@ -178,7 +173,7 @@ const entryId = (entry: Record<string, unknown>) => Number(String(entry.PK).slic
 
 /** The whole companies of an exact filter's slot (keys, then one BatchGet per 100). */
 async function slotCompanies(query: CollectionQuery): Promise<CompanyRecord[]> {
-  return companiesById((await slotKeys(query)).map(entryId));
+  return companiesById((await readKeys(query)).map(entryId));
 }
 
 /** A contains filter present: the lower-case copy it reads (SLIM's attribute), and its value, lower case. */
@@ -191,25 +186,9 @@ const ENTRY_FIELD = { title_lc: 2, city_lc: 3 } as const satisfies Record<Scan['
  * dates, keys) is read once and ordered in memory; only the page's items are read whole.
  */
 async function slimPage(partnerId: number, scans: Scan[], statuses: string[], filter: CompanyFilter, request: PageRequest) {
-  const names: Record<string, string> = {};
-  const values: Record<string, unknown> = { ':pk': indexKeys.partnerCompanies(partnerId) };
-  const filters = scans.map(({ copy, needle }, i) => {
-    names[`#c${i}`] = copy;
-    values[`:c${i}`] = needle;
-    return `contains(#c${i}, :c${i})`;
-  });
-  if (statuses.length) {
-    names['#status'] = 'status';
-    statuses.forEach((s, i) => (values[`:s${i}`] = s));
-    filters.push(`#status IN (${statuses.map((_, i) => `:s${i}`).join(', ')})`);
-  }
-  const entries = await queryAll({
-    IndexName: 'SLIM',
-    KeyConditionExpression: 'SPK = :pk',
-    FilterExpression: filters.join(' AND '),
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
-  });
+  const conditions: Condition[] = scans.map(({ copy, needle }) => ({ attr: copy, op: 'contains' as const, value: needle }));
+  if (statuses.length) conditions.push({ attr: 'status', op: 'in', value: statuses });
+  const entries = await readKeys({ index: 'SLIM', partitionValue: indexKeys.partnerCompanies(partnerId), conditions });
   const sortable = entries.map((e) => ({
     id: entryId(e),
     name: String(e.title_lc ?? ''),
@@ -252,7 +231,7 @@ async function searchPage(
 /** Slots in created order (their sort key), merged as keys: the page's items only are read. */
 async function mergedSlotsPage(slots: CollectionQuery[], ascending: boolean, request: PageRequest) {
   const sortKey = sortKeyOf(slots[0].index as IndexName);
-  const entries = (await Promise.all(slots.map(slotKeys))).flat();
+  const entries = (await Promise.all(slots.map((slot) => readKeys(slot)))).flat();
   const order = ascending ? 1 : -1;
   entries.sort((a, b) => (String(a[sortKey]) < String(b[sortKey]) ? -order : String(a[sortKey]) > String(b[sortKey]) ? order : 0));
   return { count: entries.length, page: await companiesById(pageOf(entries, request).map(entryId)) };

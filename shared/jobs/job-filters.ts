@@ -54,3 +54,10 @@ export const JOB_SCAN_FILTERS: ReadonlyMap<JobScanFilter, 'title_lc' | 'city_lc'
     d.serve.scan,
   ]),
 );
+/**
+ * Date filters with a date index of their own, as [filter, index]: a list's range when no exact filter narrows
+ * it, `last_content_update_at` first (for one date its range lies within `updated_at`'s).
+ */
+export const JOB_DATE_RANGES = JOB_FILTER_DECLARATIONS.flatMap((d) =>
+  'range' in d.serve && d.serve.range !== 'COLLECTION' ? [[d.name, d.serve.range] as const] : [],
+).reverse();

@@ -6,13 +6,14 @@
 import { NO_APPLY_LINKS, type ApplyLinks } from '#jobs/apply-links.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
 import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
-import { broadDateWalk, chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
+import { chooseSource, collectionSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
-import { readFilters } from '#platform/filters.js';
-import { counterReader, readCount } from '#platform/counts.js';
+import { dateConditions, readFilters } from '#platform/filters.js';
+import { counterReader } from '#platform/counts.js';
 import { toJob } from '#jobs/job-schema.js';
 import {
+  JOB_DATE_RANGES,
   JOB_FILTER_DECLARATIONS,
   JOB_FILTER_SLOTS,
   JOB_FILTERS,
@@ -44,15 +45,12 @@ export async function jobQuery(
   for (const filter of JOB_FILTER_SLOTS.keys()) if (text(filter)) exact.set(filter, text(filter)!);
   const scans = [...JOB_SCAN_FILTERS].filter(([filter]) => text(filter));
   const createdAt = text('created_at');
-  const updatedAt = text('updated_at');
-  const contentAt = text('last_content_update_at');
   const externalId = text('external_id');
   const collection = collections.companyJobs(companyId);
 
   const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
   for (const [filter, copy] of scans) conditions.push({ attr: copy, op: 'contains', value: text(filter)!.toLowerCase() });
-  if (updatedAt) conditions.push({ attr: 'updated_at', op: 'gte', value: updatedAt });
-  if (contentAt) conditions.push({ attr: 'last_content_update_at', op: 'gte', value: contentAt });
+  conditions.push(...dateConditions(values, JOB_FILTER_DECLARATIONS));
   if (externalId !== undefined) conditions.push({ attr: 'external_id', op: 'eq', value: externalId });
   const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
 
@@ -89,22 +87,10 @@ export async function jobQuery(
     const size = chosen?.total ? await chosen.total() : Infinity;
     return chosen && (size <= SLOT_BEFORE_SCAN || cursorIndex === chosen.index) ? chosen : slim;
   }
-  const everything: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions };
-  const chosen = await chooseSource(candidates, cursorIndex);
-  if (chosen) return chosen;
-  if (updatedAt || contentAt) {
-    const answered = contentAt ? 'last_content_update_at' : 'updated_at';
-    const rest = others(answered);
-    if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
-    const range: CollectionQuery = {
-      index: contentAt ? 'APPLIED' : 'UPDATED',
-      partitionValue: collection,
-      sortKeyFrom: contentAt ?? updatedAt,
-      conditions: rest,
-    };
-    return (await broadDateWalk(range, everything, () => readCount(collection), { cursorIndex, skipping })) ?? range;
-  }
-  return { ...everything, total: () => readCount(collection) };
+  return (
+    (await chooseSource(candidates, cursorIndex)) ??
+    collectionSource(collection, conditions, JOB_DATE_RANGES, createdAt, { cursorIndex, skipping })
+  );
 }
 
 /** A page of the company's jobs; `links` (read beside the page) gives each its `apply_webhooks` (P197). */

@@ -14,6 +14,7 @@ import {
   stringParams,
   type QueryParams,
 } from '#platform/query-params.js';
+import type { Condition } from '#platform/paged-query.js';
 
 /** How a parameter's value is read: a string, a positive integer id, a D5 date, a boolean, or one of a list. */
 export type FilterValue = 'string' | 'id' | 'date' | 'boolean' | readonly string[];
@@ -53,4 +54,10 @@ export function readFilters(q: QueryParams, declarations: readonly FilterDeclara
     if (parsed.length) out.set(name, parsed);
   }
   return out;
+}
+
+/** The present `gte` filters as conditions on items, but `created_at`: the created order's own key bounds it. */
+export function dateConditions(values: FilterValues, declarations: readonly FilterDeclaration[]): Condition[] {
+  const dated = declarations.filter((d) => d.kind === 'gte' && d.name !== 'created_at' && values.has(d.name));
+  return dated.map((d) => ({ attr: d.name, op: 'gte', value: String(values.get(d.name)) }));
 }

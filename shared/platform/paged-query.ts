@@ -286,9 +286,12 @@ async function collect(
   return { items }; // wanted ≤ 0
 }
 
-/** The keys of a keys-only partition (from `sortKeyFrom`) in its order: all of them, or the first `limit`. */
+/**
+ * The entries of a partition (from `sortKeyFrom`) in its order, all of them or the first `limit`: a keys-only
+ * one's keys, or a slim one's entries that match its conditions.
+ */
 export async function readKeys(query: CollectionQuery, limit = Infinity): Promise<Item[]> {
-  const input = baseInput({ ...query, conditions: [] });
+  const input = baseInput(query);
   const entries: Item[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {

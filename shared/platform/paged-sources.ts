@@ -2,10 +2,13 @@
  * Which source a list reads, the planner's half of `paged-query.ts`: among the candidate partitions, the one
  * a cursor began on or else the smallest (`chooseSource`: sizes from counters, a partition without one
  * counted only as far as the choice needs, P160; the other slots whose keys a first page intersects, P161);
- * a broad date filter walked on its collection (`broadDateWalk`, P162); and one partition's matches
+ * a list without one on a date range or its collection, a broad date filter walked on the collection
+ * (`collectionSource`, P162); and one partition's matches
  * (`countPartition`).
  */
-import { countMatching, kindOf, sourceOf, type CollectionQuery } from '#platform/paged-query.js';
+import { countMatching, kindOf, sourceOf, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { readCount } from '#platform/counts.js';
+import type { IndexName } from '#platform/table.js';
 
 /**
  * How many entries of a source match (its FilterExpression, or its residual conditions read in memory); with
@@ -62,13 +65,35 @@ function keyFiltersFor(chosen: SourceCandidate, candidates: SourceCandidate[]): 
 const BROAD_DATE_SHARE = 0.25;
 
 /**
+ * Where a list that no exact filter narrows reads: the range of its first date filter (of `ranges`) that has
+ * a date index, or the collection in created order (its total from the counter item).
+ */
+export async function collectionSource(
+  collection: string,
+  conditions: Condition[],
+  ranges: readonly (readonly [attr: string, index: IndexName])[],
+  createdAt: string | undefined,
+  state: { cursorIndex?: unknown; skipping?: boolean },
+): Promise<CollectionQuery> {
+  const total = () => readCount(collection);
+  const walk: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions };
+  const [index, bound] =
+    ranges.map(([attr, i]) => [i, conditions.find((c) => c.attr === attr && c.op === 'gte')] as const).find(([, b]) => b) ?? [];
+  if (!index || !bound) return { ...walk, total };
+  const rest = conditions.filter((c) => c !== bound);
+  if (createdAt) rest.push({ attr: 'created_at', op: 'gte', value: createdAt });
+  const range: CollectionQuery = { index, partitionValue: collection, sortKeyFrom: String(bound.value), conditions: rest };
+  return (await broadDateWalk(range, walk, total, state)) ?? range;
+}
+
+/**
  * A date `>=` filter that matches much of a collection: its range is counted as keys (`Select=COUNT` on the
  * date index, first page only) and paged by walking the collection in list order with the date as a
  * FilterExpression, so a page reads about the page (ahead by the share that matches) and later pages carry
  * the count in the cursor, instead of every page reading and sorting the whole range. Undefined: page the
  * range itself (few matches, other filters, or a bare `page=N`, which the range answers by slicing).
  */
-export async function broadDateWalk(
+async function broadDateWalk(
   range: CollectionQuery,
   walk: CollectionQuery,
   total: () => Promise<number>,
