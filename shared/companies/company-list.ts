@@ -102,12 +102,27 @@ export type CompanyScope = { partnerId: number; companyId?: number };
 // ---------------------------------------------------------------------------------------------------
 // The list on indexes
 
+/** Keys-only index entries per read unit (~105 bytes each, 0.5 unit per 4 KB). */
+const KEYS_PER_UNIT = 78;
+/** The most entries an item walk reads per wanted match. */
+const MAX_ITEMS_AHEAD = 4;
+
 /**
- * A filter under a non-created ordering walks the ordering index when at least this share of the partner's
- * companies match (a page then reads at most 1 / share entries per match); below it, its matches are read
- * whole from its slot and sorted in memory.
+ * How a page of a filter's `matches` among the partner's `total` companies is read at least cost, in units
+ * per page (P252): `whole`, every match read and sorted in memory (not in created order); `items`, the
+ * order's index walked and each entry's item read and checked; `keys`, the filter's slots read as keys, then
+ * the order's index walked as keys passing over the rest (in created order: the slots' keys merged), so only
+ * the page's items are read.
  */
-const WALK_FROM_SHARE = 0.25;
+function cheapestRead(matches: number, total: number, pageSize: number, created: boolean): 'whole' | 'items' | 'keys' {
+  const walked = (Math.min(pageSize, matches) * total) / Math.max(matches, 1);
+  const units = new Map([
+    ['whole', created ? Infinity : matches * 0.5],
+    ['items', walked * 0.5],
+    ['keys', (matches + (created ? 0 : walked)) / KEYS_PER_UNIT + Math.min(pageSize, matches) * 0.5],
+  ] as const);
+  return [...units.keys()].reduce((a, b) => (units.get(b)! < units.get(a)! ? b : a));
+}
 
 /** The plan of one list request: an index walk with cursors, or a small candidate set sorted in memory. */
 type Plan = { walk: CollectionQuery } | { memory: () => Promise<{ count: number; page: CompanyRecord[] }> };
@@ -269,14 +284,24 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     ascending,
     ...(created ? {} : { ordered: true }),
   });
-  /** A walk of it with `matches` known: read ahead by their share of the partner's companies (at most 4×). */
-  const walkMatching = async (where: Condition[], matches: number): Promise<Plan> => ({
-    walk: {
-      ...inOrder(where),
-      matches: () => Promise.resolve(matches),
-      readAhead: Math.min(1 / WALK_FROM_SHARE, (await partnerTotal()) / Math.max(matches, 1)),
-    },
-  });
+  /**
+   * The cheapest read of `matches` companies, those of `slots` (`cheapestRead`): read whole (`whole`), or a
+   * walk of the order's index with `matches` known, reading ahead by their share, checking `where` on the items
+   * it reads, or passing over the companies outside the slots by their keys. A cursor's walk stays a walk.
+   */
+  const cheapest = async (matches: number, slots: CollectionQuery[], where: Condition[], whole: () => Plan): Promise<Plan> => {
+    const total = await partnerTotal();
+    const how = cheapestRead(matches, total, request.pageSize, created);
+    const resumed = request.cursor?.position.index === inOrder(where).index;
+    if (how === 'whole' && !resumed) return whole();
+    if (how === 'keys' && created && !resumed) return { memory: () => mergedSlotsPage(slots, ascending, request) };
+    const ahead = total / Math.max(matches, 1);
+    const walk = { ...inOrder(where), matches: () => Promise.resolve(matches), readAhead: Math.min(MAX_ITEMS_AHEAD, ahead) };
+    if (how !== 'keys') return { walk };
+    let members: Promise<ReadonlySet<string>> | undefined;
+    const read = async () => new Set((await Promise.all(slots.map((slot) => readKeys(slot)))).flat().map((e) => String(e.PK)));
+    return { walk: { ...walk, conditions: [], readAhead: ahead, members: () => (members ??= read()) } };
+  };
   const candidates: SourceCandidate[] = [...exact].map(([name, value]) => {
     const query: CollectionQuery = {
       ...companySource(partnerId, name, value),
@@ -310,28 +335,27 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   // Ordered by name, status or updated_at: the ordering index, keys only, in list order.
   const ordered = inOrder(conditions);
   if (!candidates.length) return { walk: { ...ordered, total: partnerTotal } };
-  if (request.cursor?.position.index === ordered.index) return walkMatching(conditions, request.cursor.count);
-  const { candidate, size } = await smallest();
-  // Few matches: read them whole and sort them; many matches of one filter: walk the ordering index with
-  // the filter applied to the items read (its counter is the count); several filters: the smallest slot.
-  if (candidates.length > 1 || size <= request.pageSize || size < WALK_FROM_SHARE * (await partnerTotal())) return readWhole(candidate);
-  return walkMatching(conditions, size);
+  // Several filters: the smallest slot read whole; one: its counter is the count, read the cheapest way.
+  if (candidates.length > 1) return readWhole((await smallest()).candidate);
+  const [only] = candidates;
+  const matches = request.cursor?.position.index === ordered.index ? request.cursor.count : await only.size();
+  return cheapest(matches, [only.query], conditions, () => readWhole(only));
 
   /**
-   * Several `status` values and no other exact filter (the spec's repeated parameter). Their total is the sum
-   * of the partner's status counters. When they match at least `WALK_FROM_SHARE` of the companies, the order's
-   * index is walked with the statuses checked on what it reads (COLLECTION's FilterExpression in created
-   * order); fewer are found in the statuses' slots: in created order their keys are merged and only the page
-   * is read, in another order they are read whole and sorted.
+   * Several `status` values and no other exact filter (the spec's repeated parameter): their total is the sum
+   * of the partner's status counters, and they are read the cheapest way, their slots being the statuses'.
    */
   async function severalStatuses(): Promise<Plan> {
     const where: Condition[] = [{ attr: 'status', op: 'in', value: statuses }];
-    const [sizes, total] = await Promise.all([Promise.all(statuses.map((s) => counted(counterKey, `status#${s}`))), partnerTotal()]);
-    const matches = sizes.reduce((sum, size) => sum + size, 0);
-    if (request.cursor?.position.index === inOrder(where).index || matches >= WALK_FROM_SHARE * total) return walkMatching(where, matches);
+    const sizes = await Promise.all(statuses.map((s) => counted(counterKey, `status#${s}`)));
     const slots = statuses.map((status) => ({ ...companySource(partnerId, 'status', status), conditions: [] }));
-    if (created) return { memory: () => mergedSlotsPage(slots, ascending, request) };
     const found = async () => (await Promise.all(slots.map(slotCompanies))).flat();
-    return { memory: () => inMemory(found(), filter, request) };
+    const whole = (): Plan => ({ memory: () => inMemory(found(), filter, request) });
+    return cheapest(
+      sizes.reduce((sum, size) => sum + size, 0),
+      slots,
+      where,
+      whole,
+    );
   }
 }

@@ -50,6 +50,11 @@ export interface CollectionQuery {
   ordered?: boolean;
   /** Entries read per wanted match when filtering (the partition's size over the matches, when known): without it, twice ahead. */
   readAhead?: number;
+  /**
+   * The base-table keys (`PK`) of the records a keys-only walk returns (P252): entries of others are passed
+   * over without their items being read. Read once per request, by the planner.
+   */
+  members?: () => Promise<ReadonlySet<string>>;
   /** Other exact filters' keys-only partitions (`attr`: the condition each answers), intersected on a first page (P161). */
   keyFilters?: { attr: string; query: CollectionQuery; size: () => Promise<number>; countUpTo?: (limit: number) => Promise<number> }[];
 }
@@ -93,9 +98,13 @@ export function sourceOf(query: CollectionQuery): string {
   return query.index === TABLE ? `${TABLE}#${query.lookup?.name ?? ''}` : query.index;
 }
 
-/** A Query of a source; a lookup item is read as the entry of the record it names, as a slot's entry is. */
+/**
+ * A Query of a source; a lookup item is read as the entry of the record it names, as a slot's entry is, and
+ * only the entries of `members` are kept (the Query's `LastEvaluatedKey` still says where it stopped).
+ */
 async function send(query: CollectionQuery, input: QueryCommandInput): Promise<QueryCommandOutput> {
-  const out = await db().send(new QueryCommand(input));
+  const [out, members] = await Promise.all([db().send(new QueryCommand(input)), query.members?.()]);
+  if (members && out.Items) out.Items = out.Items.filter((entry) => members.has(String(entry.PK)));
   if (query.index !== TABLE || !out.Items) return out;
   const { lookup } = query;
   if (!lookup) throw new Error('a base-table source needs its lookup');
@@ -256,32 +265,37 @@ async function collect(
 ): Promise<{ items: Item[]; position?: Record<string, unknown> }> {
   const input = baseInput(query);
   const residual = kind === 'keys' ? query.conditions : [];
-  const filtered = Boolean(input.FilterExpression) || residual.length > 0;
+  const filtered = Boolean(input.FilterExpression) || residual.length > 0 || query.members !== undefined;
   const items: Item[] = [];
   let exclusiveStartKey = from;
+  // A walk of `members` reads keys only: where they are fewer than its share said (a run of others), further ahead.
+  let further = 1;
   while (items.length < wanted) {
     const remaining = wanted - items.length;
     // Unfiltered, every entry read is returned, so the Limit is exact; filtered, read a little ahead.
     const limit = !filtered
       ? Math.min(remaining, 1000)
       : query.readAhead
-        ? Math.min(Math.ceil(remaining * query.readAhead) + 1, 200)
+        ? Math.min(Math.ceil(remaining * query.readAhead * further) + 1, query.members ? 1000 : 200)
         : Math.min(Math.max(remaining * 2, 25), 200);
     const out = await send(query, { ...input, Limit: limit, ExclusiveStartKey: exclusiveStartKey });
     const entries = out.Items ?? [];
+    // A walk of `members` alone returns every entry it keeps: only those the page still needs are read, and
+    // the next Query starts after the last of them.
+    const end = query.members && !residual.length ? Math.min(entries.length, remaining) : entries.length;
+    if (query.members && entries.length < remaining / 2) further *= 2;
     // A keys-only or slim source reads whole items for what it returns (a slim one: only for its matches).
     const read =
-      kind === 'keys' || (kind === 'slim' && fetchItems)
-        ? await itemsFor(entries.slice(0, kind === 'slim' ? remaining : undefined))
-        : entries;
-    for (let i = 0; i < entries.length; i++) {
+      kind === 'keys' || (kind === 'slim' && fetchItems) ? await itemsFor(entries.slice(0, kind === 'slim' ? remaining : end)) : entries;
+    for (let i = 0; i < end; i++) {
       const item = read[i];
       if (!item || (residual.length && !matchesAll(item, residual))) continue;
       items.push(item);
       if (items.length === wanted) return { items, position: positionOf(query, entries[i]) };
     }
-    if (!out.LastEvaluatedKey) return { items };
-    exclusiveStartKey = out.LastEvaluatedKey;
+    if (end < entries.length) exclusiveStartKey = startKey(query, positionOf(query, entries[end - 1]));
+    else if (!out.LastEvaluatedKey) return { items };
+    else exclusiveStartKey = out.LastEvaluatedKey;
   }
   return { items }; // wanted ≤ 0
 }
@@ -295,7 +309,9 @@ export async function readKeys(query: CollectionQuery, limit = Infinity): Promis
   const entries: Item[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const bound = limit < Infinity ? { Limit: Math.min(limit - entries.length, 10_000) } : {};
+    // Passing over non-members, a Query reads `readAhead` keys per one wanted.
+    const ahead = query.members ? (query.readAhead ?? 1) : 1;
+    const bound = limit < Infinity ? { Limit: Math.min(Math.ceil((limit - entries.length) * ahead), 10_000) } : {};
     const out = await send(query, { ...input, ...bound, ExclusiveStartKey: exclusiveStartKey });
     entries.push(...(out.Items ?? []));
     exclusiveStartKey = out.LastEvaluatedKey;
