@@ -36,7 +36,7 @@ import {
 } from '#companies/company-filters.js';
 import { COMPANY_ORDER_INDEXES, companyFilterValue, companySource, fromItem } from '#companies/company-layout.js';
 import { getCompanyRecord } from '#companies/company-store.js';
-import { presentCompany, type Company, type CompanyRecord } from '#companies/company-schema.js';
+import { COMPANY_STATUSES, presentCompany, type Company, type CompanyRecord } from '#companies/company-schema.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Filters and order: the spec's semantics, which the index plans below answer
@@ -276,6 +276,11 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
   const ascending = !first.descending;
   const created = first.field === 'created_at';
+  // The `status` order (`<status>#<id>`) under a `status` filter: only the run from its first status to its last.
+  const [low, high] = first.field === 'status' && statuses.length ? [[...statuses].sort()[0], [...statuses].sort().at(-1)] : [];
+  const run = COMPANY_STATUSES.filter((s) => low !== undefined && high !== undefined && s >= low && s <= high);
+  const orderTotal = async () =>
+    run.length ? (await Promise.all(run.map((s) => counted(counterKey, `status#${s}`)))).reduce((a, b) => a + b, 0) : partnerTotal();
   /** The order's own index (COLLECTION in created order). */
   const inOrder = (where: Condition[]): CollectionQuery => ({
     index: created ? 'COLLECTION' : COMPANY_ORDER_INDEXES[first.field as Exclude<OrderingField, 'created_at'>],
@@ -283,6 +288,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     conditions: where,
     ascending,
     ...(created ? {} : { ordered: true }),
+    ...(run.length ? { sortKeyFrom: `${low}#`, sortKeyTo: `${high}#~` } : {}),
   });
   /**
    * The cheapest read of `matches` companies, those of `slots` (`cheapestRead`): read whole (`whole`), or a
@@ -290,7 +296,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
    * it reads, or passing over the companies outside the slots by their keys. A cursor's walk stays a walk.
    */
   const cheapest = async (matches: number, slots: CollectionQuery[], where: Condition[], whole: () => Plan): Promise<Plan> => {
-    const total = await partnerTotal();
+    const total = await orderTotal();
     const how = cheapestRead(matches, total, request.pageSize, created);
     const resumed = request.cursor?.position.index === inOrder(where).index;
     if (how === 'whole' && !resumed) return whole();

@@ -38,6 +38,8 @@ export interface CollectionQuery {
   partitionValue: string;
   /** Lower bound on the index sort key (a date filter served by the key condition). */
   sortKeyFrom?: string;
+  /** With it, an upper bound (the companies' `status` order read for a `status` filter: its statuses' run). */
+  sortKeyTo?: string;
   /** The filters the partition does not answer by itself. */
   conditions: Condition[];
   /** Total of the whole partition from a counter item; used when nothing else filters. */
@@ -141,7 +143,8 @@ function baseInput(query: CollectionQuery): QueryCommandInput {
     // `created_at >=` on an index in creation order bounds its compact sort key by the same instant (P235).
     const collectionSorted = definition.sortKey === COLLECTION_SORT_KEY || index === TABLE;
     values[':sk'] = collectionSorted ? compactFrom(query.sortKeyFrom) : query.sortKeyFrom;
-    keyCondition += ' AND #sk >= :sk';
+    keyCondition += query.sortKeyTo === undefined ? ' AND #sk >= :sk' : ' AND #sk BETWEEN :sk AND :to';
+    if (query.sortKeyTo !== undefined) values[':to'] = query.sortKeyTo;
   }
   const filters: string[] = [];
   // Only an index that projects the filtered attributes (SLIM) can filter in the Query itself.
