@@ -105,7 +105,7 @@ async function skipTarget(request: string, key: string, companyId?: number): Pro
   };
 }
 
-/** Target 5: walking every page of the applications by `next` costs ≤ 1.25 × reading the items once. */
+/** Issue 22: walking every page of the applications by `next` costs ≤ 1.1 × reading the items once (issue 11's target 5: 1.25). */
 async function walkAll(size: number, key: string, companyId: number, partition: string): Promise<void> {
   const once = await unitsToReadOnce(partition);
   let path: string | null = '/applications/?page_size=50';
@@ -133,8 +133,8 @@ async function walkAll(size: number, key: string, companyId: number, partition: 
     calls: total.calls,
     ms: Math.round(total.ms),
     count: total.count,
-    target: `≤ 1.25 × reading the items once (${once} units): ${ratio}×`,
-    met: total.units <= 1.25 * once && total.count === size,
+    target: `≤ 1.1 × reading the items once (${once} units): ${ratio}×`,
+    met: total.units <= 1.1 * once && total.count === size,
   });
 }
 

@@ -8,18 +8,17 @@
  * - `lookup`: lookup items in that same partition (P241), for a value a company has at most once and often
  *   not at all; counted from the partition;
  * - `scan`: a case-insensitive substring of the record fields `of`, read from the partner's search document
- *   (P179) or from the lower-case copy SLIM carries (`copy`).
+ *   (P179, P253), whose entries hold those fields lower case.
  * `ordering` is no filter: `company-list.ts` reads it.
  */
 import type { FilterDeclaration } from '#platform/filters.js';
 import type { IndexName } from '#platform/table.js';
 import { COMPANY_STATUSES, type CompanyRecord } from '#companies/company-schema.js';
 
-export type CompanyServe =
-  { slot: IndexName } | { lookup: true } | { scan: { copy: 'title_lc' | 'city_lc'; of: readonly (keyof CompanyRecord)[] } };
+export type CompanyServe = { slot: IndexName } | { lookup: true } | { scan: { of: readonly (keyof CompanyRecord)[] } };
 
 export const COMPANY_FILTER_DECLARATIONS = [
-  { name: 'name', kind: 'contains', value: 'string', about: 'the name', serve: { scan: { copy: 'title_lc', of: ['name'] } } },
+  { name: 'name', kind: 'contains', value: 'string', about: 'the name', serve: { scan: { of: ['name'] } } },
   { name: 'ats', kind: 'exact', value: 'string', about: 'the ATS slug', serve: { slot: 'SLOT2' } },
   // SLOT3 until P241, when it left for lookup items (job_sync_active took SLOT3 from SLOT5).
   { name: 'partner_company_id', kind: 'exact', value: 'string', about: '`partner_company_id`', serve: { lookup: true } },
@@ -29,7 +28,7 @@ export const COMPANY_FILTER_DECLARATIONS = [
     kind: 'search',
     value: 'string',
     about: 'name, ATS slug and `partner_company_id`',
-    serve: { scan: { copy: 'city_lc', of: ['name', 'ats', 'partner_company_id'] } },
+    serve: { scan: { of: ['name', 'ats', 'partner_company_id'] } },
   },
   { name: 'candidate_sync_active', kind: 'exact', value: 'boolean', about: '`candidate_sync_active`', serve: { slot: 'SLOT4' } },
   { name: 'job_sync_active', kind: 'exact', value: 'boolean', about: '`job_sync_active`', serve: { slot: 'SLOT3' } },
@@ -57,7 +56,7 @@ export const COMPANY_TOTALS_FILTERS: readonly CompanySlotName[] = slotDeclaratio
 export const COMPANY_EXACT_FILTERS: readonly CompanySlotFilter[] = COMPANY_FILTER_DECLARATIONS.filter(
   (d): d is SlotDeclared | LookupDeclared => d.kind === 'exact',
 ).map((d) => d.name);
-/** Contains filters, the record fields each matches a substring of, and the lower-case copy SLIM carries of them. */
+/** Contains filters, and the record fields each matches a substring of. */
 export const COMPANY_SCAN_FILTERS: readonly ScanDeclared[] = COMPANY_FILTER_DECLARATIONS.filter(
   (d): d is ScanDeclared => 'scan' in d.serve,
 );

@@ -1,7 +1,7 @@
 /**
  * The company item's layout (issue 11, issue 22 item 3; docs/access-patterns.md "Companies"): one place
- * derives a company item's keys, its list-index attributes (the filter slots, the ordering indexes' sort keys,
- * SLIM's search copies) and its share of the partner's counters from the record, and strips them again
+ * derives a company item's keys, its list-index attributes (the filter slots, the ordering indexes' sort keys)
+ * and its share of the partner's counters from the record, and strips them again
  * (`fromItem`). Pure: the writes that use it are `company-store.ts`'s, the list that reads the indexes
  * `company-list.ts`'s.
  */
@@ -17,7 +17,6 @@ import {
   type CompanySlotFilter,
   type CompanySlotName,
 } from '#companies/company-filters.js';
-import { companySearchText } from '#companies/company-search.js';
 import { syncActive, type CompanyRecord } from '#companies/company-schema.js';
 
 /** The layout of a company item's index attributes, stored on every item (`index_version`); there is one (P190). */
@@ -38,7 +37,7 @@ const NAME_SORT_END = '\u0001\u0001';
 
 const INTERNAL_ATTRIBUTES = /* @__PURE__ */ companyInternalAttributes();
 function companyInternalAttributes(): string[] {
-  return [...keyAttributes(), 'title_lc', 'city_lc', 'candidate_sync_active', 'job_sync_active', 'index_version', 'rev'];
+  return [...keyAttributes(), 'candidate_sync_active', 'job_sync_active', 'index_version', 'rev'];
 }
 
 /** The record of a company item: without its key, index and bookkeeping attributes. */
@@ -143,10 +142,6 @@ export function companyIndexAttributes(c: CompanyRecord): Record<string, string 
     ...slots,
     ...companySortKeys(c),
     DUEPK: indexKeys.partnerCompanies(c.partner),
-    // The partner's companies on SLIM, which only jobs and companies carry (P199).
-    SPK: indexKeys.partnerCompanies(c.partner),
-    title_lc: c.name.toLowerCase(),
-    city_lc: companySearchText(c),
     candidate_sync_active: syncActive(c, 'candidate_sync'),
     job_sync_active: syncActive(c, 'job_sync'),
     index_version: COMPANY_INDEX_VERSION,

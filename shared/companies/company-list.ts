@@ -8,25 +8,25 @@
  * - `name`, `status`, `updated_at` ordering: a keys-only index whose sort key is that order (APPLIED, DUE,
  *   UPDATED); a filter matching many companies is applied in memory while walking it, a filter matching few is
  *   read whole (its slot) and sorted in memory;
- * - `name` and `search` (contains): the partner's search document (P179), or the slim projection when reading
- *   the matches whole would cost more, then sorted in memory and only the page's items read;
+ * - `name` and `search` (contains), and an `ordering` of several terms: the partner's search document (P179,
+ *   P253) finds the matches and, in any order but `updated_at`, sorts them too, so only the page's items are read;
  * - totals: the partner's counter item for the unfiltered list and single exact filters.
  * - several `status` values: their counters count; the order's index is walked, or few matches are found
  *   in their slots (P178).
- * What none of these serve (several `ordering` terms, a search term containing a line break, a company-scoped
- * key) reads the candidates whole, as before. The spec's semantics, which every plan answers
- * (`parseCompanyFilter`, `matchesCompany`, `compareCompanies`), are defined here too.
+ * What none of these serve (several `ordering` terms with `updated_at` among them, a company-scoped key) reads
+ * the candidates whole, as before. The spec's semantics, which every plan answers (`parseCompanyFilter`,
+ * `matchesCompany`, `compareCompanies`), are defined here too.
  */
-import { batchGetItems, primaryKeyOf, queryItemsByKeys } from '#platform/batch.js';
+import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
 import { readFilters, type FilterValues } from '#platform/filters.js';
-import { createdAtOfCollectionSort, indexKeys, keys } from '#platform/keys.js';
+import { indexKeys, keys } from '#platform/keys.js';
 import { sortKeyOf, type IndexName } from '#platform/table.js';
 import { readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope, type PageRequest } from '#platform/pagination.js';
 import { stringParam, type QueryParams } from '#platform/query-params.js';
-import { SEARCH_SEPARATOR, readSearchDocument, type SearchEntry } from '#companies/company-search.js';
+import { readSearchDocument, searchedField, type SearchEntry, type SearchedField } from '#companies/company-search.js';
 import {
   COMPANY_EXACT_FILTERS,
   COMPANY_FILTER_DECLARATIONS,
@@ -110,16 +110,16 @@ const MAX_ITEMS_AHEAD = 4;
 /**
  * How a page of a filter's `matches` among the partner's `total` companies is read at least cost, in units
  * per page (P252): `whole`, every match read and sorted in memory (not in created order); `items`, the
- * order's index walked and each entry's item read and checked; `keys`, the filter's slots read as keys, then
- * the order's index walked as keys passing over the rest (in created order: the slots' keys merged), so only
- * the page's items are read.
+ * order's index walked and each entry's item read and checked; `keys`, the filter's slots read as keys (or its
+ * matches `known` already, from the search document), then the order's index walked as keys passing over the
+ * rest (in created order: the slots' keys merged), so only the page's items are read.
  */
-function cheapestRead(matches: number, total: number, pageSize: number, created: boolean): 'whole' | 'items' | 'keys' {
+function cheapestRead(matches: number, total: number, pageSize: number, created: boolean, known: boolean): 'whole' | 'items' | 'keys' {
   const walked = (Math.min(pageSize, matches) * total) / Math.max(matches, 1);
   const units = new Map([
     ['whole', created ? Infinity : matches * 0.5],
-    ['items', walked * 0.5],
-    ['keys', (matches + (created ? 0 : walked)) / KEYS_PER_UNIT + Math.min(pageSize, matches) * 0.5],
+    ['items', known ? Infinity : walked * 0.5],
+    ['keys', ((known ? 0 : matches) + (created ? 0 : walked)) / KEYS_PER_UNIT + Math.min(pageSize, matches) * 0.5],
   ] as const);
   return [...units.keys()].reduce((a, b) => (units.get(b)! < units.get(a)! ? b : a));
 }
@@ -164,16 +164,6 @@ async function inMemory(candidates: Promise<CompanyRecord[]>, filter: CompanyFil
   return { count: matching.length, page: pageOf(matching, request) };
 }
 
-/** Every company of a partner, whole (COLLECTION's keys, then the items by key, P234): only for what no index serves. */
-async function partnerCompanies(partnerId: number): Promise<CompanyRecord[]> {
-  const items = await queryItemsByKeys({
-    IndexName: 'COLLECTION',
-    KeyConditionExpression: 'GSI1PK = :pk',
-    ExpressionAttributeValues: { ':pk': indexKeys.partnerCompanies(partnerId) },
-  });
-  return items.map(fromItem);
-}
-
 /** Companies by id, whole (one BatchGet per 100), in the order given; one gone meanwhile is left out. */
 async function companiesById(ids: number[]): Promise<CompanyRecord[]> {
   const items = await batchGetItems(ids.map((id) => keys.company(id)));
@@ -191,57 +181,8 @@ async function slotCompanies(query: CollectionQuery): Promise<CompanyRecord[]> {
   return companiesById((await readKeys(query)).map(entryId));
 }
 
-/** A contains filter present: the lower-case copy it reads (SLIM's attribute), and its value, lower case. */
-type Scan = { copy: 'title_lc' | 'city_lc'; needle: string };
-/** Where the search document's entry holds each copy. */
-const ENTRY_FIELD = { title_lc: 2, city_lc: 3 } as const satisfies Record<Scan['copy'], keyof SearchEntry>;
-
-/**
- * Contains filters on the slim projection: every match's slim entry (lower-case name and search text, status,
- * dates, keys) is read once and ordered in memory; only the page's items are read whole.
- */
-async function slimPage(partnerId: number, scans: Scan[], statuses: string[], filter: CompanyFilter, request: PageRequest) {
-  const conditions: Condition[] = scans.map(({ copy, needle }) => ({ attr: copy, op: 'contains' as const, value: needle }));
-  if (statuses.length) conditions.push({ attr: 'status', op: 'in', value: statuses });
-  const entries = await readKeys({ index: 'SLIM', partitionValue: indexKeys.partnerCompanies(partnerId), conditions });
-  const sortable = entries.map((e) => ({
-    id: entryId(e),
-    name: String(e.title_lc ?? ''),
-    status: e.status as CompanyRecord['status'],
-    created_at: createdAtOfCollectionSort(String(e.GSI1SK)),
-    updated_at: String(e.updated_at ?? ''),
-  }));
-  sortable.sort(compareCompanies(filter.ordering));
-  return { count: sortable.length, page: await companiesById(pageOf(sortable, request).map((s) => s.id)) };
-}
-
-/** What the slim projection costs per company scanned (units; ~220-byte entries, P179). */
-const SLIM_UNITS_PER_COMPANY = 0.03;
-
-/**
- * Contains filters (with `status`) on the partner's search document (P179): a few kilobytes for all its
- * companies, whose matches are then read whole and ordered (the document holds no dates). The slim
- * projection answers instead when reading the matches whole would cost more than scanning the slim entries.
- */
-async function searchPage(
-  partnerId: number,
-  scans: Scan[],
-  statuses: string[],
-  filter: CompanyFilter,
-  request: PageRequest,
-  total: () => Promise<number>,
-) {
-  const [entries, companies] = await Promise.all([readSearchDocument(partnerId), total()]);
-  const wanted = new Set(statuses);
-  const ids = entries
-    .filter(
-      (entry) => scans.every(({ copy, needle }) => entry[ENTRY_FIELD[copy]].includes(needle)) && (!wanted.size || wanted.has(entry[1])),
-    )
-    .map(([id]) => id);
-  if (ids.length > request.pageSize && ids.length * 0.5 > SLIM_UNITS_PER_COMPANY * companies)
-    return slimPage(partnerId, scans, statuses, filter, request);
-  return inMemory(companiesById(ids), filter, request);
-}
+/** A contains filter present: the fields it matches, and its value, lower case. */
+type Scan = { of: readonly SearchedField[]; needle: string };
 
 /** Slots in created order (their sort key), merged as keys: the page's items only are read. */
 async function mergedSlotsPage(slots: CollectionQuery[], ascending: boolean, request: PageRequest) {
@@ -266,12 +207,10 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     if (value !== undefined && !Array.isArray(value)) exact.set(name, value as string | boolean);
   }
   const scans: Scan[] = COMPANY_SCAN_FILTERS.filter((d) => values.has(d.name)).map((d) => ({
-    copy: d.serve.scan.copy,
+    of: d.serve.scan.of,
     needle: String(values.get(d.name)).toLowerCase(),
   }));
   const [first, ...more] = ordering;
-  if (more.length || scans.some((s) => s.needle.includes(SEARCH_SEPARATOR)))
-    return { memory: () => inMemory(partnerCompanies(partnerId), filter, request) };
 
   const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
   const ascending = !first.descending;
@@ -291,21 +230,28 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     ...(run.length ? { sortKeyFrom: `${low}#`, sortKeyTo: `${high}#~` } : {}),
   });
   /**
-   * The cheapest read of `matches` companies, those of `slots` (`cheapestRead`): read whole (`whole`), or a
-   * walk of the order's index with `matches` known, reading ahead by their share, checking `where` on the items
-   * it reads, or passing over the companies outside the slots by their keys. A cursor's walk stays a walk.
+   * The cheapest read of `matches` companies, those of `slots` or the `known` keys (`cheapestRead`): read whole
+   * (`whole`), or a walk of the order's index with `matches` known, reading ahead by their share, checking
+   * `where` on the items it reads, or passing over the other companies by their keys. A cursor's walk stays a walk.
    */
-  const cheapest = async (matches: number, slots: CollectionQuery[], where: Condition[], whole: () => Plan): Promise<Plan> => {
+  const cheapest = async (
+    matches: number,
+    slots: CollectionQuery[],
+    where: Condition[],
+    whole: () => Plan,
+    known?: ReadonlySet<string>,
+  ): Promise<Plan> => {
     const total = await orderTotal();
-    const how = cheapestRead(matches, total, request.pageSize, created);
+    const how = cheapestRead(matches, total, request.pageSize, created, known !== undefined);
     const resumed = request.cursor?.position.index === inOrder(where).index;
     if (how === 'whole' && !resumed) return whole();
     if (how === 'keys' && created && !resumed) return { memory: () => mergedSlotsPage(slots, ascending, request) };
     const ahead = total / Math.max(matches, 1);
     const walk = { ...inOrder(where), matches: () => Promise.resolve(matches), readAhead: Math.min(MAX_ITEMS_AHEAD, ahead) };
-    if (how !== 'keys') return { walk };
+    // (Members `known` have no condition an item walk could check: a cursor's walk stays a keys walk.)
+    if (how !== 'keys' && !known) return { walk };
     let members: Promise<ReadonlySet<string>> | undefined;
-    const read = async () => new Set((await Promise.all(slots.map((slot) => readKeys(slot)))).flat().map((e) => String(e.PK)));
+    const read = async () => known ?? new Set((await Promise.all(slots.map((slot) => readKeys(slot)))).flat().map((e) => String(e.PK)));
     return { walk: { ...walk, conditions: [], readAhead: ahead, members: () => (members ??= read()) } };
   };
   const candidates: SourceCandidate[] = [...exact].map(([name, value]) => {
@@ -326,11 +272,15 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   };
   const readWhole = (candidate: SourceCandidate): Plan => ({ memory: () => inMemory(slotCompanies(candidate.query), filter, request) });
 
-  if (scans.length || statuses.length > 1) {
-    // The search document and the status slots carry the status only: another exact filter narrows by its slot.
-    if ([...exact.keys()].some((name) => name !== 'status')) return readWhole((await smallest()).candidate);
-    if (scans.length) return { memory: () => searchPage(partnerId, scans, statuses, filter, request, partnerTotal) };
-    return severalStatuses();
+  if (scans.length || statuses.length > 1 || more.length) {
+    // The search document and the status slots carry the status only: another exact filter is checked on the
+    // fewer of its smallest slot's companies and the document's matches, read whole.
+    if ([...exact.keys()].some((name) => name !== 'status')) {
+      const [narrowest, found] = await Promise.all([smallest(), scans.length ? documentMatches() : undefined]);
+      if (!found || found.length >= narrowest.size) return readWhole(narrowest.candidate);
+      return { memory: () => inMemory(companiesById(found.map((e) => e[0])), filter, request) };
+    }
+    return scans.length || more.length ? fromDocument() : severalStatuses();
   }
 
   if (created) {
@@ -363,5 +313,32 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
       where,
       whole,
     );
+  }
+
+  /**
+   * Contains filters or an order of several terms, with `status` at most (P253): the partner's search document
+   * (a few kilobytes for all its companies) finds the matches, and in an order without `updated_at`, which it
+   * lacks, sorts them too, so that only the page's items are read. Under `updated_at` alone the matches are
+   * read the cheapest way, a walk passing over the companies the document did not find or whole; under several
+   * terms with it, whole.
+   */
+  async function fromDocument(): Promise<Plan> {
+    const found = await documentMatches();
+    if (ordering.every((o) => o.field !== 'updated_at')) {
+      const sortable = found.map((e) => ({ id: e[0], status: e[1], created_at: e[2], name: searchedField(e, 'name'), updated_at: '' }));
+      sortable.sort(compareCompanies(ordering));
+      return { memory: async () => ({ count: sortable.length, page: await companiesById(pageOf(sortable, request).map((s) => s.id)) }) };
+    }
+    const ids = found.map(([id]) => id);
+    const whole = (): Plan => ({ memory: () => inMemory(companiesById(ids), filter, request) });
+    if (more.length) return whole();
+    return cheapest(ids.length, [], [], whole, new Set(ids.map((id) => keys.company(id).PK)));
+  }
+
+  /** The search document's entries that match the contains filters and the statuses. */
+  async function documentMatches() {
+    const wanted = new Set(statuses);
+    const matches = (e: SearchEntry) => scans.every(({ of, needle }) => of.some((field) => searchedField(e, field).includes(needle)));
+    return (await readSearchDocument(partnerId)).filter((e) => matches(e) && (!wanted.size || wanted.has(e[1])));
   }
 }

@@ -5,19 +5,25 @@
  * `SEARCH_SHARDS` items by company id (`SEARCH#PARTNER#<pid>` / `SHARD#<nn>`), each the raw-deflated JSON of
  * its entries; one Query reads them all. Every company write keeps its entry in the same transaction,
  * conditional on the shard's revision (`company-store.ts`: `createCompany`, `writeCompanyChange`). A company's
- * entry (`searchEntryOf`) and its search text, which SLIM carries too, are derived here from the record.
+ * entry (`searchEntryOf`) is derived here from the record: with its status, creation time and each searched
+ * field apart, it is enough to filter and order a page by every field but `updated_at` (`company-list.ts`: the
+ * document answers the contains filters and orderings of several terms; P253).
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { COMPANY_SCAN_FILTERS } from '#companies/company-filters.js';
-import type { CompanyRecord } from '#companies/company-schema.js';
+import type { CompanyRecord, CompanyStatus } from '#companies/company-schema.js';
 
 export const SEARCH_SHARDS = 16;
 
-/** One company: its id, status, lower-case name and lower-case search text (name, ATS slug, partner company id). */
-export type SearchEntry = [id: number, status: string, name: string, search: string];
+/** The record fields the contains filters match (`company-filters.ts`): name, ATS slug, partner company id. */
+const SEARCHED_FIELDS = [...new Set(COMPANY_SCAN_FILTERS.flatMap((d) => d.serve.scan.of))];
+export type SearchedField = (typeof SEARCHED_FIELDS)[number];
+
+/** One company: its id, status and creation time, then each of `SEARCHED_FIELDS`, lower case ('' for none). */
+export type SearchEntry = [id: number, status: CompanyStatus, created_at: string, ...searched: string[]];
 
 export interface SearchShard {
   key: { PK: string; SK: string };
@@ -26,21 +32,13 @@ export interface SearchShard {
   rev: number;
 }
 
-/** Separates the fields of the `search` haystack; a search term containing it is answered without the index. */
-export const SEARCH_SEPARATOR = '\n';
-
-/** The fields `search` matches (`company-filters.ts`): name, ATS slug and partner company id. */
-const SEARCH_FIELDS = COMPANY_SCAN_FILTERS.find((d) => d.name === 'search')!.serve.scan.of;
-
-/** The search haystack: the fields `search` matches, lower case, one separator apart. */
-export function companySearchText(c: CompanyRecord): string {
-  return SEARCH_FIELDS.map((field) => (c[field] ?? '').toLowerCase()).join(SEARCH_SEPARATOR);
-}
-
-/** A company's entry in its partner's search document (P179): what the contains filters and `status` read. */
+/** A company's entry in its partner's search document (P179): what the contains filters, `status` and orders read. */
 export function searchEntryOf(c: CompanyRecord): SearchEntry {
-  return [c.id, c.status, c.name.toLowerCase(), companySearchText(c)];
+  return [c.id, c.status, c.created_at, ...SEARCHED_FIELDS.map((field) => (c[field] ?? '').toLowerCase())];
 }
+
+/** An entry's copy of a searched field, lower case. */
+export const searchedField = (entry: SearchEntry, field: SearchedField): string => entry[3 + SEARCHED_FIELDS.indexOf(field)] as string;
 
 const partition = (partnerId: number) => `SEARCH#PARTNER#${partnerId}`;
 

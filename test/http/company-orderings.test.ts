@@ -86,6 +86,11 @@ const QUERIES = [
   'status=invited&status=deactivated&ordering=status',
   'status=invited&status=deactivated',
   'status=active&ordering=name',
+  // The search document (P253): a contains filter under each kind of order, and orders of several terms.
+  'name=labs&ordering=-name',
+  'search=pco-1&ordering=-updated_at',
+  'ordering=status,-name',
+  'status=deactivated&ordering=-created_at,name',
 ];
 
 // A page costs the page's items (5 units), the filter's slot keys and the keys it walks past: ≤ 12 units at
@@ -131,6 +136,30 @@ test('few matches are still read whole: one match under a name order costs a han
   expect(units(res)).toBeLessThanOrEqual(3);
 });
 
+test('a walk past the companies the search document did not find stays that walk when the matches change between pages (P253)', async () => {
+  const own = await aPartner();
+  const made = await seed(own.id, 60);
+  // `labs`: every other company (30 of 60). Under `-updated_at` (not in the document) they are walked past by keys.
+  const first = await api.get('/companies/?name=labs&ordering=-updated_at', { key: own.key });
+  const labs = made.filter((c) => c.name.endsWith('labs'));
+  expect(first.body.count).toBe(30);
+  const seen = ids(first);
+  // Most of them renamed, so that the next page would be read whole by the estimate: the cursor's walk goes on,
+  // checking the document's matches, and never returns a company that no longer matches.
+  const left = labs.filter((c) => !seen.includes(c.id)).slice(0, 4);
+  for (const c of labs.filter((c) => !left.includes(c))) {
+    const res = await api.request('PATCH', `/companies/${c.id}/`, {
+      key: own.key,
+      companyId: c.id,
+      body: { name: `Firm ${c.id} renamed` },
+    });
+    expect(res.status).toBe(200);
+  }
+  const second = await api.get(first.body.next.replace(api.url, ''), { key: own.key });
+  expect(second.status).toBe(200);
+  expect(ids(second)).toEqual(expected('name=labs&ordering=-updated_at', left));
+});
+
 /**
  * Issue 22 bounds every companies page at 2,000 companies by 16 units. Seeding that many companies takes a
  * minute and a half alone and many minutes beside the rest of the suite (every create moves the partner's one
@@ -167,6 +196,12 @@ if (BIG)
       'status=invited&status=deactivated&ordering=status',
       'status=invited&ordering=status',
       'status=deactivated&ordering=-status',
+      'name=firm',
+      'name=labs&ordering=name',
+      'search=pco-1&ordering=-updated_at',
+      'name=trading&status=active&ordering=status',
+      'ordering=status,name',
+      'status=active&ordering=-name,created_at',
     ])('%s: three pages by next, each the spec’s and ≤ 16 units', async (query) => {
       const want = expected(query, all);
       let path: string | null = `/companies/?${query}`;
