@@ -1,7 +1,8 @@
 /**
  * The company list's indexes and counters stay exact through every writer (issue 11, P109): after each
- * change, every exact filter's count (a counter) and results (a slot), and the name ordering (APPLIED), agree
- * with the companies as stored, filtered and ordered the spec's way (`matchesCompany`, `compareCompanies`).
+ * change, every exact filter's count (a counter) and results (a slot), the name ordering (APPLIED) and what the
+ * partner's search document answers (contains filters, orders of several terms; P253) agree with the companies
+ * as stored, filtered and ordered the spec's way (`matchesCompany`, `compareCompanies`).
  */
 import { compareCompanies, matchesCompany, parseCompanyFilter } from '#companies/company-list.js';
 import {
@@ -58,6 +59,13 @@ const QUERIES = [
   'job_sync_active=false',
   'ordering=name',
   'ordering=-status',
+  // Served by the search document (P253): its entries follow every write too.
+  'name=zulu',
+  'search=p-9',
+  'search=lever&ordering=-updated_at',
+  'ordering=status,-name',
+  'status=active&ordering=-created_at,name',
+  'ats=sandbox&search=a',
 ];
 
 async function expectListsExact(): Promise<void> {
