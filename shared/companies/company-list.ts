@@ -218,8 +218,10 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   // The `status` order (`<status>#<id>`) under a `status` filter: only the run from its first status to its last.
   const [low, high] = first.field === 'status' && statuses.length ? [[...statuses].sort()[0], [...statuses].sort().at(-1)] : [];
   const run = COMPANY_STATUSES.filter((s) => low !== undefined && high !== undefined && s >= low && s <= high);
-  const orderTotal = async () =>
-    run.length ? (await Promise.all(run.map((s) => counted(counterKey, `status#${s}`)))).reduce((a, b) => a + b, 0) : partnerTotal();
+  /** The companies of some statuses, from their counters. */
+  const statusTotal = async (among: readonly string[]) =>
+    (await Promise.all(among.map((s) => counted(counterKey, `status#${s}`)))).reduce((a, b) => a + b, 0);
+  const orderTotal = () => (run.length ? statusTotal(run) : partnerTotal());
   /** The order's own index (COLLECTION in created order). */
   const inOrder = (where: Condition[]): CollectionQuery => ({
     index: created ? 'COLLECTION' : COMPANY_ORDER_INDEXES[first.field as Exclude<OrderingField, 'created_at'>],
@@ -303,16 +305,10 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
    */
   async function severalStatuses(): Promise<Plan> {
     const where: Condition[] = [{ attr: 'status', op: 'in', value: statuses }];
-    const sizes = await Promise.all(statuses.map((s) => counted(counterKey, `status#${s}`)));
     const slots = statuses.map((status) => ({ ...companySource(partnerId, 'status', status), conditions: [] }));
     const found = async () => (await Promise.all(slots.map(slotCompanies))).flat();
     const whole = (): Plan => ({ memory: () => inMemory(found(), filter, request) });
-    return cheapest(
-      sizes.reduce((sum, size) => sum + size, 0),
-      slots,
-      where,
-      whole,
-    );
+    return cheapest(await statusTotal(statuses), slots, where, whole);
   }
 
   /**
