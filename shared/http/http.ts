@@ -186,6 +186,7 @@ export function api(routeId: string, handler: ApiHandler, extra: MiddlewareObj[]
         requestId,
         dynamodb: {
           calls: metrics.calls,
+          sequential: metrics.sequential,
           capacityUnits: metrics.capacityUnits,
           readUnits: metrics.readUnits,
           writeUnits: metrics.writeUnits,

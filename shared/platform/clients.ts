@@ -100,6 +100,7 @@ export function dynamoClient(): DynamoDBClient {
         const accounted = ACCOUNTED.test(String(context.commandName));
         const input = args.input as Record<string, unknown>;
         if (accounted) input.ReturnConsumedCapacity ??= 'TOTAL';
+        const startedAt = performance.now();
         const result =
           transactionAccountant && context.commandName === 'TransactWriteItemsCommand'
             ? await transactionAccountant(input, () => next(args))
@@ -108,6 +109,7 @@ export function dynamoClient(): DynamoDBClient {
           recordDynamoCall(
             (result.output as { ConsumedCapacity?: Parameters<typeof recordDynamoCall>[0] }).ConsumedCapacity,
             WRITES.test(String(context.commandName)) ? 'write' : 'read',
+            startedAt,
           );
         return result;
       },

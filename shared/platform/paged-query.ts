@@ -438,9 +438,10 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   const ahead = Number(request.cursor?.position.ahead);
   if (kind === 'keys' && query.conditions.length && Number.isFinite(ahead) && ahead >= 1)
     query = { ...query, readAhead: Math.min(MAX_READ_AHEAD, ahead) };
-  if (!request.cursor && skip === 0 && !query.conditions.length && query.sortKeyFrom === undefined) {
-    // An unfiltered first page reads exactly its Limit whatever the total: the count and the page are read
-    // side by side (one round trip instead of two; a write in between can make the page hold one more).
+  if (!request.cursor && skip === 0 && !query.conditions.length && !query.members) {
+    // A first page with nothing to check on its entries reads exactly its Limit whatever the count: the count
+    // and the page are read side by side (one round trip instead of two; a write in between can make the page
+    // hold one more).
     const [count, page] = await Promise.all([countMatching(query), collect(query, kind, undefined, request.pageSize)]);
     return { items: page.items, count, position: page.position };
   }

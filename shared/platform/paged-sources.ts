@@ -39,6 +39,8 @@ export async function chooseSource(candidates: SourceCandidate[], cursorIndex: u
   if (!candidates.length) return undefined;
   const resumed = candidates.find((c) => sourceOf(c.query) === cursorIndex);
   if (resumed) return { ...resumed.query, total: resumed.size };
+  // One candidate needs no choosing: its size is read beside its first page, not before it.
+  if (candidates.length === 1) return { ...candidates[0].query, total: candidates[0].size };
   const sizes = await Promise.all(candidates.map((c) => (c.countUpTo ? undefined : c.size())));
   for (const [i, candidate] of candidates.entries()) {
     if (!candidate.countUpTo) continue;

@@ -36,7 +36,7 @@ describe('authentication (D2, D16)', () => {
     const res = await api.get('/companies/', { key: partner.key });
     expect(res.status).toBe(200);
     expect(res.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
-    expect(res.headers.get('x-dynamodb-capacity')).toMatch(/^units=[\d.]+; calls=\d+; read=[\d.]+; write=[\d.]+$/);
+    expect(res.headers.get('x-dynamodb-capacity')).toMatch(/^units=[\d.]+; calls=\d+; read=[\d.]+; write=[\d.]+; sequential=\d+$/);
   });
 
   test('the Authorization header name is case-insensitive', async () => {
@@ -104,7 +104,7 @@ describe('routing as the gateway does it', () => {
 describe('DynamoDB accounting', () => {
   test('every call of a request is counted, also those made by libraries (idempotency)', async () => {
     const list = await api.get('/jobs', { key: partner.key, companyId: company.id });
-    expect(list.headers.get('x-dynamodb-capacity')).toMatch(/^units=[\d.]+; calls=[1-9]\d*; read=[\d.]+; write=[\d.]+$/);
+    expect(list.headers.get('x-dynamodb-capacity')).toMatch(/^units=[\d.]+; calls=[1-9]\d*; read=[\d.]+; write=[\d.]+; sequential=\d+$/);
     const body = { external_job_id: 'missing', candidate: { email: 'a@example.com', full_name: 'A B' } };
     const callsOf = (res: { headers: Headers }) => Number(/calls=(\d+)/.exec(res.headers.get('x-dynamodb-capacity')!)![1]);
     const plain = await api.request('POST', '/applications/', { key: partner.key, companyId: company.id, body });
