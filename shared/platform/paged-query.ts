@@ -276,12 +276,15 @@ async function collect(
   while (items.length < wanted) {
     const remaining = wanted - items.length;
     // Unfiltered, every entry read is returned, so the Limit is exact; filtered, read a little ahead.
+    // Reading every match (a count), a Query reads its full 1 MB: calls, not units, would grow with a Limit.
     const limit = !filtered
       ? Math.min(remaining, 1000)
-      : query.readAhead
-        ? Math.min(Math.ceil(remaining * query.readAhead * further) + 1, query.members ? 1000 : 200)
-        : Math.min(Math.max(remaining * 2, 25), 200);
-    const out = await send(query, { ...input, Limit: limit, ExclusiveStartKey: exclusiveStartKey });
+      : wanted === Number.MAX_SAFE_INTEGER
+        ? undefined
+        : query.readAhead
+          ? Math.min(Math.ceil(remaining * query.readAhead * further) + 1, query.members ? 1000 : 200)
+          : Math.min(Math.max(remaining * 2, 25), 200);
+    const out = await send(query, { ...input, ...(limit ? { Limit: limit } : {}), ExclusiveStartKey: exclusiveStartKey });
     const entries = out.Items ?? [];
     // A walk of `members` alone returns every entry it keeps: only those the page still needs are read, and
     // the next Query starts after the last of them.
