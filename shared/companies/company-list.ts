@@ -272,7 +272,9 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     const i = sizes.indexOf(Math.min(...sizes));
     return { candidate: candidates[i], size: sizes[i] };
   };
-  const readWhole = (candidate: SourceCandidate): Plan => ({ memory: () => inMemory(slotCompanies(candidate.query), filter, request) });
+  /** Candidates read whole, then filtered, ordered and paged in memory. */
+  const wholePlan = (candidates: () => Promise<CompanyRecord[]>): Plan => ({ memory: () => inMemory(candidates(), filter, request) });
+  const readWhole = (candidate: SourceCandidate): Plan => wholePlan(() => slotCompanies(candidate.query));
 
   if (scans.length || statuses.length > 1 || more.length) {
     // The search document and the status slots carry the status only: another exact filter is checked on the
@@ -280,7 +282,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     if ([...exact.keys()].some((name) => name !== 'status')) {
       const [narrowest, found] = await Promise.all([smallest(), scans.length ? documentMatches() : undefined]);
       if (!found || found.length >= narrowest.size) return readWhole(narrowest.candidate);
-      return { memory: () => inMemory(companiesById(found.map((e) => e[0])), filter, request) };
+      return wholePlan(() => companiesById(found.map((e) => e[0])));
     }
     return scans.length || more.length ? fromDocument() : severalStatuses();
   }
@@ -307,8 +309,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     const where: Condition[] = [{ attr: 'status', op: 'in', value: statuses }];
     const slots = statuses.map((status) => ({ ...companySource(partnerId, 'status', status), conditions: [] }));
     const found = async () => (await Promise.all(slots.map(slotCompanies))).flat();
-    const whole = (): Plan => ({ memory: () => inMemory(found(), filter, request) });
-    return cheapest(await statusTotal(statuses), slots, where, whole);
+    return cheapest(await statusTotal(statuses), slots, where, () => wholePlan(found));
   }
 
   /**
@@ -326,9 +327,9 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
       return { memory: async () => ({ count: sortable.length, page: await companiesById(pageOf(sortable, request).map((s) => s.id)) }) };
     }
     const ids = found.map(([id]) => id);
-    const whole = (): Plan => ({ memory: () => inMemory(companiesById(ids), filter, request) });
-    if (more.length) return whole();
-    return cheapest(ids.length, [], [], whole, new Set(ids.map((id) => keys.company(id).PK)));
+    const read = () => wholePlan(() => companiesById(ids));
+    if (more.length) return read();
+    return cheapest(ids.length, [], [], read, new Set(ids.map((id) => keys.company(id).PK)));
   }
 
   /** The search document's entries that match the contains filters and the statuses. */
