@@ -1,9 +1,14 @@
 /**
- * The counters an application counts in, part of the application store (issue 22, item 3): the company's
- * application counter (its total, the few-valued filters' totals, the folded values, P160), a counter item
- * per job and per other counted value, and the job values folded into their job's item (P181). The create
- * adds to them in its transaction (`counterUpdates`), the sync worker moves the `sync_status` totals
- * (`syncStatusCounterMove`), and the list reads them to size its sources (`valueCounterKey`, `totalsAttribute`).
+ * The counters an application counts in, by its filters' `serve.totals` (`application-filters.ts`):
+ * - `company`: attributes of the company's application counter item (few values each);
+ * - `folded`: values few per company in practice (channels, the partner's company ids): on the company's counter
+ *   item while it holds fewer than `FOLD_LIMIT` of them, else on an item of their own; a total is the sum of both;
+ * - `own`: an item per value (a company has thousands of jobs);
+ * - `job`: a sender's id for a job, folded likewise into that job's counter item. The value's own item lists those
+ *   jobs (`jobs`, written before the totals move) and counts the rest (`unfolded`): the total is `unfolded` plus the
+ *   value's attribute on each listed job's item (P181).
+ * The create moves them in its transaction (`counterUpdates`), the sync worker moves the `sync_status` totals
+ * (`syncStatusCounterMove`), and the list reads them to size its sources.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ApplicationRecord } from '#applications/applications.js';
@@ -20,23 +25,10 @@ import { config, db } from '#platform/clients.js';
 import { counterAdd } from '#platform/counts.js';
 import { collections, indexKeys, keys, type Key } from '#platform/keys.js';
 
-/*
- * Which filters count where comes from their declarations (`application-filters.ts`, `serve.totals`):
- * - `company`: attributes of the company's application counter (few values each);
- * - `folded`: client-chosen values with few of them per company in practice (a company's channels, the partner's
- *   ids for it): folded into the company's counter item while it holds fewer than `FOLD_LIMIT` such values, and
- *   kept on a counter item of their own beyond (P160). A value's total is the sum of both places;
- * - `own`: counter items of their own (a company has thousands of jobs);
- * - `job`: a partner's or agency's id for a job (one per job and sender), folded into the counter item of the
- *   job the application is for while that item holds fewer than `FOLD_LIMIT` such values. The value's own item
- *   (`valueCounterKey`) lists those jobs (`jobs`, written before the first total moves onto a job's item) and
- *   counts what was not folded (`unfolded`): the total is `unfolded` plus the value's attribute on each listed
- *   job's item (P181).
- */
-/** Values folded into one company counter item at most, and the longest attribute name folded (P160). */
+/** Most values folded into one counter item, and the longest attribute name folded: the item stays near 1 KB (2 WCU, P160). */
 export const FOLD_LIMIT = 16;
 const FOLD_MAX_ATTRIBUTE = 96;
-/** The company counter's attribute that counts the values folded into it. */
+/** A counter item's attribute that counts the values folded into it. */
 const FOLDED_COUNT = 'folded';
 
 /** The counter item of one filter value with a counter of its own (for a job value: its jobs and what was not folded). */
@@ -44,25 +36,24 @@ export function valueCounterKey(companyId: number, filter: (typeof COUNTED_FILTE
   return keys.countOf(indexKeys.filterSlot(collections.companyApplications(companyId), filter, value));
 }
 
-/** The attribute of the company's application counter that totals one value of a few-valued (or folded) filter. */
+/** The attribute that totals one filter value on a counter item (the company's, or a job's for job values). */
 export const totalsAttribute = (filter: CountedFilter | JobValueFilter, value: string | number) => `${filter}#${value}`;
 
-/** The counter item of one job's applications (`count`, and the job values folded into it, P181). */
+/** The counter item of one job's applications (`count`, and the job values folded into it). */
 export function jobCounterKey(companyId: number, jobId: number): Key {
   return valueCounterKey(companyId, 'job', jobId);
 }
 
-/** The company's application counter item, for `CounterFold`. */
+/** The company's application counter item. */
 export function applicationCounterKey(companyId: number): Key {
   return keys.countOf(collections.companyApplications(companyId));
 }
 
 /**
- * Where the folded filters' totals go (P160): a value already on the company's counter item stays there, a
- * new one joins it while fewer than `FOLD_LIMIT` values are folded, and otherwise gets its own counter item.
- * Built from the counter item as read (absent: nothing folded yet); `place` remembers what it folded, so one
- * fold can serve a batch. A concurrent writer may fold past the limit by a few: the limit bounds the item's
- * size, not the totals, which are exact wherever each increment went.
+ * Where folded totals go: a value already on the counter item stays there, a new one joins while fewer than
+ * `FOLD_LIMIT` are folded, else it goes to its own item. Built from the item as read (absent: nothing folded);
+ * `place` remembers what it folded, so one fold serves a batch. A concurrent writer may fold past the limit by a
+ * few: the limit bounds the item's size, not the totals, which are exact wherever each increment went.
  */
 export class CounterFold {
   private readonly present: Set<string>;
@@ -76,7 +67,7 @@ export class CounterFold {
     this.present = new Set(Object.keys(item ?? {}));
     this.folded = Number(item?.[FOLDED_COUNT] ?? 0);
   }
-  /** Whether the attribute goes onto the company item; `fresh` when it is new there (the fold count moves). */
+  /** Whether the attribute goes onto this item; `fresh` when it is new there (the fold count moves). */
   place(attribute: string): { onCompany: boolean; fresh: boolean } {
     if (this.present.has(attribute)) return { onCompany: true, fresh: false };
     if (this.folded >= FOLD_LIMIT || attribute.length > FOLD_MAX_ATTRIBUTE) return { onCompany: false, fresh: false };
@@ -91,7 +82,7 @@ export function hasFoldedValues(r: Pick<ApplicationRecord, (typeof FOLDED_FILTER
   return FOLDED_FILTERS.some((filter) => r[filter] !== null && r[filter] !== undefined);
 }
 
-/** Whether the record carries a job value (the create then reads its job's counter item first, P181). */
+/** Whether the record carries a job value (the create then reads its job's counter item first). */
 export function hasJobValues(r: Pick<ApplicationRecord, JobValueFilter>): boolean {
   return JOB_VALUE_FILTERS.some((filter) => r[filter] !== null && r[filter] !== undefined);
 }
@@ -117,11 +108,9 @@ export async function registerJobValues(jobId: number, fold: CounterFold | undef
 }
 
 /**
- * Every counter an application counts in, and the amount of each attribute: the company's application counter
- * (`count`, the few-valued filters' totals and the folded values) and one item per other counted value.
- * Without a fold every folded value goes to its own item (a total is the sum of both places); the same goes
- * for the job values and their job's counter item (`jobFold`, P181). `partner_application_id` has no counter:
- * its total is a keys count of its slot (one partner's id for one application, P160).
+ * Every counter an application counts in, and the amount of each attribute. Without `fold`/`jobFold`, folded
+ * and job values all go to their own items. `partner_application_id` has no counter: one id matches one
+ * application, so its lookup partition's keys are counted instead.
  */
 export function counterTargets(
   r: ApplicationRecord,
@@ -145,8 +134,7 @@ export function counterTargets(
       own.push({ key: valueCounterKey(r.company, filter, value), attributes: new Map([['count', 1]]) });
     }
   }
-  // A job value goes onto its job's counter item while that holds fewer than FOLD_LIMIT of them, else onto
-  // its own item's `unfolded`; without a fold always the latter (P181).
+  // A job value goes onto its job's counter item when the fold places it there, else onto its own item's `unfolded`.
   for (const filter of JOB_VALUE_FILTERS) {
     const value = r[filter];
     if (value === null || value === undefined) continue;

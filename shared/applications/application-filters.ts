@@ -1,15 +1,12 @@
 /**
- * The filters of `GET /applications/`, declared once (issue 22): the planner (application-list.ts), the
- * store's layout (which slots and totals an application is written to, application-store.ts), the OpenAPI
- * document and the list-model test all derive from this list. `serve` says how each is served
- * (docs/access-patterns.md):
- * - `slot`: a keys-only slot index of its own, partition `<company apps>#<filter>=<value>`;
- * - `lookup`: base-table lookup items in that same partition, sorted by the application's created sort and
- *   written in the create's transaction (P241): for the filters a record has at most once and often not at all;
- * - `index`: a shared lookup index (LOOKUP by e-mail);
- * - `range`: a date index of the company's collection, or its own created order (COLLECTION);
- * - `totals`: where the number of matches is counted (`company`, `folded`, `job`, `own`: application-counters.ts;
- *   `keys`: counted from the index).
+ * The filters of `GET /applications/` (P243): the planner, the store's layout, the counters, the OpenAPI document
+ * and the list-model test derive from this list. `serve` (docs/access-patterns.md):
+ * - `slot`: a keys-only slot index, partition `<company apps>#<filter>=<value>`;
+ * - `lookup`: base-table lookup items in that partition, written in the create's transaction, for values a record
+ *   has at most once and often not at all (P241);
+ * - `index`: the LOOKUP index (by e-mail);
+ * - `range`: a date index, or the collection's created order (COLLECTION);
+ * - `totals`: where matches are counted (`application-counters.ts`; `keys`: the index or lookup partition's keys).
  */
 import { SYNC_STATUSES } from '#applications/applications.js';
 import type { FilterDeclaration } from '#platform/filters.js';
@@ -66,7 +63,7 @@ export const APPLICATION_FILTER_DECLARATIONS = [
 type Declared = (typeof APPLICATION_FILTER_DECLARATIONS)[number];
 /** The filters with a slot of their own. */
 export type SlotFilter = Extract<Declared, { serve: { slot: string } }>['name'];
-/** The filters served by lookup items (P241). */
+/** The filters served by lookup items. */
 export type LookupFilter = Extract<Declared, { serve: { lookup: true } }>['name'];
 type Totals<T extends string> = Extract<Declared, { serve: { totals: T } }>['name'];
 

@@ -1,8 +1,6 @@
 /**
- * The applications the API reads: one application (`getApplication`, read afresh) and the filtered list
- * (`listApplications`): its plan (`applicationQuery`: the most selective source, sized from the counters of
- * `application-counters.ts`, or several broad filters counted from their complements, P177) and the
- * read-time copies of list pages (D9) from a per-instance cache.
+ * The applications the API reads: one (`getApplication`, read afresh) and the list (`listApplications`),
+ * planned by `applicationQuery`, with the read-time copies of list pages (D9) from a per-instance cache.
  */
 import { getChannel, getChannels, type TalentChannel } from '#applications/channels.js';
 import { getPartnerKind } from '#companies/partners.js';
@@ -42,7 +40,6 @@ import {
   type SlotFilter,
 } from '#applications/application-filters.js';
 
-/** The list's filters: its query parameters (a cursor is bound to them) and the OpenAPI document's. */
 export { APPLICATION_FILTERS };
 
 /** One application of the company; another company's application is "not found". */
@@ -57,10 +54,8 @@ export async function getApplication(companyId: number, id: number): Promise<Rec
 }
 
 /**
- * The read-time copies of list pages (D9: `job_title`, `job_external_id`, the channel's name and logo) from a
- * per-instance cache: walking a company's applications would otherwise read the same jobs on every page.
- * A job's title or external id changes on a list at most `READ_TIME_COPY_TTL_MS` later (docs/decisions.md);
- * single reads always read afresh.
+ * Read-time copies on list pages (D9: the job's title and external id, the channel's name and logo) are cached
+ * per instance for `READ_TIME_COPY_TTL_MS`, so a walk does not read the same jobs on every page.
  */
 export const READ_TIME_COPY_TTL_MS = 60_000;
 const READ_TIME_COPY_LIMIT = 20_000;
@@ -101,9 +96,8 @@ const jobCopies = /* @__PURE__ */ copyCache<string, JobRecord>(async (missing) =
 const channelCopies = /* @__PURE__ */ copyCache<number, TalentChannel>(getChannels);
 
 /**
- * Plans a list of applications: the most selective exact filter's partition is walked (its size from a
- * counter), the other filters apply to its items; without an exact filter a date filter reads its range,
- * and otherwise the company's collection is paged. `cursorIndex` keeps a walk on the source it started on.
+ * Plans a list: the most selective exact filter's partition (sized from the counters), several broad ones
+ * counted from their complements (P177), or a date range or the collection. A cursor's walk keeps its source.
  */
 export async function applicationQuery(
   companyId: number,
@@ -117,13 +111,12 @@ export async function applicationQuery(
   const email = text('email');
   const job = id('job');
   const createdAt = text('created_at');
-  // The exact filters with a partition of their own, slots and lookup items (the job's is walked apart below).
+  // The exact filters with a slot or lookup items (the job's apart below).
   const exact = new Map<ExactFilter, string | number>();
   for (const filter of [...LOOKUP_FILTERS, ...(Object.keys(APPLICATION_FILTER_SLOTS) as SlotFilter[])])
     if (filter !== 'job' && values.has(filter)) exact.set(filter, values.get(filter) as string | number);
   const partner = id('partner');
-  // `agency` is the submitting partner's id when that partner is an agency (P26), and a partner's kind never
-  // changes: `agency=X` is `partner=X` for an agency X and matches nothing otherwise, so it has no slot (P236).
+  // `agency=X` is `partner=X` for an agency X and matches nothing otherwise (P26, P236).
   const agency = id('agency');
   if (agency !== undefined) {
     if ((partner !== undefined && partner !== agency) || (await getPartnerKind(agency)) !== 'agency') return nothing(companyId);
@@ -158,11 +151,11 @@ export async function applicationQuery(
     const own = () => counted(valueCounterKey(companyId, filter as (typeof FOLDED_FILTERS)[number], value));
     const whole = { ...query, sortKeyFrom: undefined, conditions: [] };
     if (is(TOTALS_FILTERS)) candidates.push({ query, size: onCompany });
-    // Folded or on its own item (P160): the total is the sum of both places.
+    // Folded or on its own item: the sum of both (P160).
     else if (is(FOLDED_FILTERS)) candidates.push({ query, size: async () => (await onCompany()) + (await own()) });
     else if (is(JOB_VALUE_FILTERS))
       candidates.push({ query, size: () => jobValueTotal(companyId, filter as JobValueFilter, value, counted) });
-    // No counter (P160): the slot's keys are counted, only as far as the smallest counted filter needs.
+    // No counter: the slot's keys are counted (P160).
     else candidates.push({ query, size: () => countPartition(whole), countUpTo: (limit) => countPartition(whole, limit) });
   }
   if (job !== undefined) {
@@ -170,18 +163,16 @@ export async function applicationQuery(
     candidates.push({ query, size: () => counted(valueCounterKey(companyId, 'job', job)) });
   }
   if (email !== undefined) {
-    // The e-mail range starts at the D10 cutoff; its partition is counted as keys (a candidate has a handful
-    // of applications, fewer than a counter per address would be worth).
+    // From the D10 cutoff; counted as keys (an applicant has a handful of applications).
     const query: CollectionQuery = {
       index: 'LOOKUP',
       partitionValue: indexKeys.applicationsByEmail(companyId, email),
       sortKeyFrom: emailFrom,
       conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
     };
-    // Its size is the whole partition's (a candidate's size is its partition's total, P162).
     candidates.push({ query, size: () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] }) });
   }
-  // Several exact filters of few values, each matching most records: counted from their complements (P177).
+  // Several broad exact filters: counted from their complements (P177).
   if (cursorIndex === undefined && !skipping && !createdAt && exact.size >= 2 && conditions.length === exact.size) {
     const broad = await complementQuery(companyId, exact, candidates, counted);
     if (broad) return broad;
@@ -197,11 +188,7 @@ function nothing(companyId: number): CollectionQuery {
   return { ...query, total: () => Promise.resolve(0) };
 }
 
-/**
- * A job value's total (P181): its own item's `unfolded` plus the value's attribute on the counter item of each
- * job it lists. Every application with the value has its own item (the create writes `jobs` or `unfolded`
- * there), so a value without one has no applications.
- */
+/** A job value's total (P181): its own item's `unfolded` plus its attribute on each job's counter it lists. */
 async function jobValueTotal(
   companyId: number,
   filter: JobValueFilter,
@@ -218,11 +205,8 @@ async function jobValueTotal(
 
 /**
  * A first page of several exact filters that each match most of a company (P177): the count is the company's
- * total minus the records outside any of them, read as the keys of every other value's slot partition (only
- * while every record has a value of each filter, P236); the values come from the company's counter item. Used when those keys are
- * fewer than the smallest filter's matches (which the other path reads at least); the page then walks the
- * smallest filter's slot, its other conditions checked on the items. Undefined: count the usual way (a
- * filter without an enumerable complement, complements larger than the matches, or keys that do not add up).
+ * total less the records in any other value's partition, read as keys while they are fewer than the smallest
+ * filter's matches; the page walks the smallest filter's slot. Undefined: count the usual way.
  */
 async function complementQuery(
   companyId: number,
@@ -232,7 +216,7 @@ async function complementQuery(
 ): Promise<CollectionQuery | undefined> {
   const filters = [...exact];
   if (!filters.every(([filter]) => (COMPLEMENT_FILTERS as readonly string[]).includes(filter))) return undefined;
-  // Candidates were made in the order of `exact`, one each (no other condition).
+  // One candidate per entry of `exact`, in its order.
   const sizes = await Promise.all(candidates.map((c) => c.size()));
   const counter = (await counted.item(applicationCounterKey(companyId))) ?? {};
   const total = Number(counter.count ?? 0);
@@ -250,10 +234,9 @@ async function complementQuery(
     }
     return { partitions, size: Math.max(0, total - sizes[i]), unreadable: total > valued };
   });
-  // Records without a value of an optional filter are in no partition (P236): such a complement is not read.
+  // Records without a value of an optional filter are in no partition (P236): their complement is unreadable.
   if (complements.some((c) => c.unreadable)) return undefined;
-  // The total less the union of the complements, read as keys; keys that do not come to a complement's size
-  // (a record without its index entry, a write in between) leave the count to the usual way.
+  // Keys that do not add up to a complement's size (a write in between) leave the count to the usual way.
   const read = await Promise.all(complements.map(async (c) => (await Promise.all(c.partitions.map((p) => readKeys(p)))).flat()));
   if (read.some((entries, i) => entries.length !== complements[i].size)) return undefined;
   const matches = total - new Set(read.flat().map((entry) => String(entry.PK))).size;

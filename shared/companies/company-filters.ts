@@ -1,14 +1,11 @@
 /**
- * The filters of `GET /companies/`, declared once (issue 22, item 3; P243): the planner (`company-list.ts`,
- * its parsing and the spec's semantics `matchesCompany`), the company item's layout (which slots, lookup items
- * and counter totals a company is written to, `company-layout.ts`) and the OpenAPI document derive from this
- * list. `serve` says how each is served (docs/access-patterns.md, "Companies"):
- * - `slot`: a keys-only slot index of its own, partition `<partner's companies>#<filter>=<value>`; its number
- *   of matches on the partner's company counter item (bounded values);
- * - `lookup`: lookup items in that same partition (P241), for a value a company has at most once and often
- *   not at all; counted from the partition;
- * - `scan`: a case-insensitive substring of the record fields `of`, read from the partner's search document
- *   (P179, P253), whose entries hold those fields lower case.
+ * The filters of `GET /companies/` (P243): the planner (`company-list.ts`, including `matchesCompany`), the company's
+ * layout (`company-layout.ts`) and the OpenAPI document derive from this list. `serve` (docs/access-patterns.md, "Companies"):
+ * - `slot`: a keys-only slot index, partition `<partner's companies>#<filter>=<value>`; totals on the partner's
+ *   company counter item (bounded values);
+ * - `lookup`: lookup items in that partition, for a value a company has at most once and often not at all;
+ *   counted as keys (P241);
+ * - `scan`: a case-insensitive substring of the fields `of`, read lower case from the partner's search document (P179).
  * `ordering` is no filter: `company-list.ts` reads it.
  */
 import type { FilterDeclaration } from '#platform/filters.js';
@@ -20,7 +17,6 @@ export type CompanyServe = { slot: IndexName } | { lookup: true } | { scan: { of
 export const COMPANY_FILTER_DECLARATIONS = [
   { name: 'name', kind: 'contains', value: 'string', about: 'the name', serve: { scan: { of: ['name'] } } },
   { name: 'ats', kind: 'exact', value: 'string', about: 'the ATS slug', serve: { slot: 'SLOT2' } },
-  // SLOT3 until P241, when it left for lookup items (job_sync_active took SLOT3 from SLOT5).
   { name: 'partner_company_id', kind: 'exact', value: 'string', about: '`partner_company_id`', serve: { lookup: true } },
   { name: 'status', kind: 'exact', value: COMPANY_STATUSES, repeatable: true, about: 'lifecycle status', serve: { slot: 'SLOT1' } },
   {
@@ -41,14 +37,14 @@ type ScanDeclared = Extract<Declared, { serve: { scan: object } }>;
 
 /** The filters with a slot of their own; each also has its totals on the partner's company counter. */
 export type CompanySlotName = SlotDeclared['name'];
-/** The exact filters: a slot, or lookup items (P241). */
+/** The exact filters: a slot, or lookup items. */
 export type CompanySlotFilter = CompanySlotName | LookupDeclared['name'];
 
 const slotDeclarations = COMPANY_FILTER_DECLARATIONS.filter((d): d is SlotDeclared => 'slot' in d.serve);
 
 /** Exact filters on a keys-only slot index, and the index. */
 export const COMPANY_FILTER_SLOTS: ReadonlyMap<CompanySlotName, IndexName> = new Map(slotDeclarations.map((d) => [d.name, d.serve.slot]));
-/** Exact filters served by lookup items (P241). */
+/** Exact filters served by lookup items. */
 export const COMPANY_LOOKUPS = COMPANY_FILTER_DECLARATIONS.filter((d): d is LookupDeclared => 'lookup' in d.serve).map((d) => d.name);
 /** Slot filters whose per-value totals sit on the partner's company counter item: all of them. */
 export const COMPANY_TOTALS_FILTERS: readonly CompanySlotName[] = slotDeclarations.map((d) => d.name);

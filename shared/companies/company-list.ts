@@ -1,21 +1,13 @@
 /**
- * The company list (GET /companies/) on indexes, counters and cursors (issue 11, docs/access-patterns.md,
- * "Companies"): a page costs the page, not the partner's whole company list. The filters are declared in
- * `company-filters.ts` (P243); the order (`ordering`) is read here.
- *
- * - `created_at` ordering (the default, either way): the partner's collection (COLLECTION), or the slot of the most
- *   selective exact filter, walked with a cursor like the jobs list;
- * - `name`, `status`, `updated_at` ordering: a keys-only index whose sort key is that order (APPLIED, DUE,
- *   UPDATED); a filter matching many companies is applied in memory while walking it, a filter matching few is
- *   read whole (its slot) and sorted in memory;
- * - `name` and `search` (contains), and an `ordering` of several terms: the partner's search document (P179,
- *   P253) finds the matches and, in any order but `updated_at`, sorts them too, so only the page's items are read;
- * - totals: the partner's counter item for the unfiltered list and single exact filters.
- * - several `status` values: their counters count; the order's index is walked, or few matches are found
- *   in their slots (P178).
- * What none of these serve (several `ordering` terms with `updated_at` among them, a company-scoped key) reads
- * the candidates whole, as before. The spec's semantics, which every plan answers (`parseCompanyFilter`,
- * `matchesCompany`, `compareCompanies`), are defined here too.
+ * The company list (GET /companies/, docs/access-patterns.md "Companies"): the spec's semantics
+ * (`parseCompanyFilter`, `matchesCompany`, `compareCompanies`) and the plans that answer them at the cost of
+ * the page:
+ * - `created_at` order (the default): the partner's collection, or the most selective exact filter's slot;
+ * - `name`, `status`, `updated_at` order: that order's keys-only index, or the filter's matches read whole,
+ *   whichever costs less (P252);
+ * - contains filters and orders of several terms: the partner's search document (P179, P253);
+ * - several `status` values: their counters and slots (P178).
+ * Anything else (several terms with `updated_at`, a company-scoped key) reads its candidates whole.
  */
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
@@ -39,9 +31,9 @@ import { getCompanyRecord } from '#companies/company-store.js';
 import { COMPANY_STATUSES, presentCompany, type Company, type CompanyRecord } from '#companies/company-schema.js';
 
 // ---------------------------------------------------------------------------------------------------
-// Filters and order: the spec's semantics, which the index plans below answer
+// The spec's semantics
 
-/** The list's query parameters, in the document's order (a cursor is bound to them). */
+/** The list's query parameters (a cursor is bound to them). */
 export const COMPANY_FILTERS = [...COMPANY_FILTER_DECLARATIONS.map((d) => d.name), 'ordering'];
 const ORDERING_FIELDS = ['name', 'status', 'created_at', 'updated_at'] as const;
 type OrderingField = (typeof ORDERING_FIELDS)[number];
@@ -82,7 +74,7 @@ export function matchesCompany(c: CompanyRecord, f: CompanyFilter): boolean {
   });
 }
 
-/** The list order; also applied to slim index entries, which carry only the ordering fields (name lower-cased). */
+/** The list order (also applied to search document entries, whose name is lower case). */
 export type SortableCompany = Pick<CompanyRecord, 'id' | 'name' | 'status' | 'created_at' | 'updated_at'>;
 
 export function compareCompanies(ordering: CompanyFilter['ordering']) {
@@ -108,11 +100,9 @@ const KEYS_PER_UNIT = 78;
 const MAX_ITEMS_AHEAD = 4;
 
 /**
- * How a page of a filter's `matches` among the partner's `total` companies is read at least cost, in units
- * per page (P252): `whole`, every match read and sorted in memory (not in created order); `items`, the
- * order's index walked and each entry's item read and checked; `keys`, the filter's slots read as keys (or its
- * matches `known` already, from the search document), then the order's index walked as keys passing over the
- * rest (in created order: the slots' keys merged), so only the page's items are read.
+ * The cheapest read of a page of `matches` among `total` companies (P252): `whole`, the matches read and
+ * sorted in memory; `items`, the order's index walked, each item read and checked; `keys`, the matches' keys
+ * (from their slots, or `known`) then the order's index walked as keys passing over the rest.
  */
 function cheapestRead(matches: number, total: number, pageSize: number, created: boolean, known: boolean): 'whole' | 'items' | 'keys' {
   const walked = (Math.min(pageSize, matches) * total) / Math.max(matches, 1);
@@ -124,7 +114,7 @@ function cheapestRead(matches: number, total: number, pageSize: number, created:
   return [...units.keys()].reduce((a, b) => (units.get(b)! < units.get(a)! ? b : a));
 }
 
-/** The plan of one list request: an index walk with cursors, or a small candidate set sorted in memory. */
+/** An index walk with cursors, or candidates sorted in memory. */
 type Plan = { walk: CollectionQuery } | { memory: () => Promise<{ count: number; page: CompanyRecord[] }> };
 
 /** `publicBase` is the service's public address, the base of an active `magic_link` (D20). */
@@ -158,13 +148,13 @@ const ownCompany = async (id: number): Promise<CompanyRecord[]> => [await getCom
 /** The request's page of a list in its order. */
 const pageOf = <T>(all: T[], { page, pageSize }: PageRequest): T[] => all.slice((page - 1) * pageSize, page * pageSize);
 
-/** Filters, orders and pages candidate records in memory (the spec's semantics, `matchesCompany`/`compareCompanies`). */
+/** Filters, orders and pages candidates in memory. */
 async function inMemory(candidates: Promise<CompanyRecord[]>, filter: CompanyFilter, request: PageRequest) {
   const matching = (await candidates).filter((c) => matchesCompany(c, filter)).sort(compareCompanies(filter.ordering));
   return { count: matching.length, page: pageOf(matching, request) };
 }
 
-/** Companies by id, whole (one BatchGet per 100), in the order given; one gone meanwhile is left out. */
+/** Companies by id, in the order given; one gone meanwhile is left out. */
 async function companiesById(ids: number[]): Promise<CompanyRecord[]> {
   const items = await batchGetItems(ids.map((id) => keys.company(id)));
   return ids.flatMap((id) => {
@@ -176,7 +166,7 @@ async function companiesById(ids: number[]): Promise<CompanyRecord[]> {
 /** The id of the company a key entry names (`COMPANY#<id>`). */
 const entryId = (entry: Record<string, unknown>) => Number(String(entry.PK).slice('COMPANY#'.length));
 
-/** The whole companies of an exact filter's slot (keys, then one BatchGet per 100). */
+/** The companies of an exact filter's slot. */
 async function slotCompanies(query: CollectionQuery): Promise<CompanyRecord[]> {
   return companiesById((await readKeys(query)).map(entryId));
 }
@@ -200,7 +190,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   const partnerTotal = () => counted(counterKey);
   const { values, ordering } = filter;
   const statuses = [...new Set(values.get('status') as string[] | undefined)];
-  // The status first (of equally small slots the first is chosen), then the single-valued exact filters.
+  // The status first (of equally small slots the first is chosen).
   const exact = new Map<CompanySlotFilter, string | boolean>(statuses.length === 1 ? [['status', statuses[0]]] : []);
   for (const name of COMPANY_EXACT_FILTERS) {
     const value = values.get(name);
@@ -215,7 +205,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
   const ascending = !first.descending;
   const created = first.field === 'created_at';
-  // The `status` order (`<status>#<id>`) under a `status` filter: only the run from its first status to its last.
+  // The `status` order under a `status` filter: only the run from its first status to its last.
   const [low, high] = first.field === 'status' && statuses.length ? [[...statuses].sort()[0], [...statuses].sort().at(-1)] : [];
   const run = COMPANY_STATUSES.filter((s) => low !== undefined && high !== undefined && s >= low && s <= high);
   /** The companies of some statuses, from their counters. */
@@ -231,11 +221,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     ...(created ? {} : { ordered: true }),
     ...(run.length ? { sortKeyFrom: `${low}#`, sortKeyTo: `${high}#~` } : {}),
   });
-  /**
-   * The cheapest read of `matches` companies, those of `slots` or the `known` keys (`cheapestRead`): read whole
-   * (`whole`), or a walk of the order's index with `matches` known, reading ahead by their share, checking
-   * `where` on the items it reads, or passing over the other companies by their keys. A cursor's walk stays a walk.
-   */
+  /** The cheapest read of `matches` companies, of `slots` or `known` (`cheapestRead`); a cursor's walk stays a walk. */
   const cheapest = async (
     matches: number,
     slots: CollectionQuery[],
@@ -250,7 +236,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     if (how === 'keys' && created && !resumed) return { memory: () => mergedSlotsPage(slots, ascending, request) };
     const ahead = total / Math.max(matches, 1);
     const walk = { ...inOrder(where), matches: () => Promise.resolve(matches), readAhead: Math.min(MAX_ITEMS_AHEAD, ahead) };
-    // (Members `known` have no condition an item walk could check: a cursor's walk stays a keys walk.)
+    // Members `known` have no condition an item walk could check: their walk stays a keys walk.
     if (how !== 'keys' && !known) return { walk };
     let members: Promise<ReadonlySet<string>> | undefined;
     const read = async () => known ?? new Set((await Promise.all(slots.map((slot) => readKeys(slot)))).flat().map((e) => String(e.PK)));
@@ -277,8 +263,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   const readWhole = (candidate: SourceCandidate): Plan => wholePlan(() => slotCompanies(candidate.query));
 
   if (scans.length || statuses.length > 1 || more.length) {
-    // The search document and the status slots carry the status only: another exact filter is checked on the
-    // fewer of its smallest slot's companies and the document's matches, read whole.
+    // Another exact filter: the fewer of its smallest slot's companies and the document's matches, read whole.
     if ([...exact.keys()].some((name) => name !== 'status')) {
       const [narrowest, found] = await Promise.all([smallest(), scans.length ? documentMatches() : undefined]);
       if (!found || found.length >= narrowest.size) return readWhole(narrowest.candidate);
@@ -295,16 +280,13 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   // Ordered by name, status or updated_at: the ordering index, keys only, in list order.
   const ordered = inOrder(conditions);
   if (!candidates.length) return { walk: { ...ordered, total: partnerTotal } };
-  // Several filters: the smallest slot read whole; one: its counter is the count, read the cheapest way.
+  // Several filters: the smallest slot read whole; one: the cheapest way.
   if (candidates.length > 1) return readWhole((await smallest()).candidate);
   const [only] = candidates;
   const matches = request.cursor?.position.index === ordered.index ? request.cursor.count : await only.size();
   return cheapest(matches, [only.query], conditions, () => readWhole(only));
 
-  /**
-   * Several `status` values and no other exact filter (the spec's repeated parameter): their total is the sum
-   * of the partner's status counters, and they are read the cheapest way, their slots being the statuses'.
-   */
+  /** Several `status` values and no other exact filter: counted by their counters, read the cheapest way. */
   async function severalStatuses(): Promise<Plan> {
     const where: Condition[] = [{ attr: 'status', op: 'in', value: statuses }];
     const slots = statuses.map((status) => ({ ...companySource(partnerId, 'status', status), conditions: [] }));
@@ -313,12 +295,10 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   }
 
   /**
-   * Contains filters or an order of several terms, with `status` at most (P253): the partner's search document
-   * (a few kilobytes for all its companies) finds the matches, and in an order without `updated_at`, which it
-   * lacks, sorts them too, so that only the page's items are read. Under `updated_at` alone the matches are
-   * read the cheapest way, a walk passing over the companies the document did not find or whole; under several
-   * terms with it, whole.
+   * Contains filters or several terms, with `status` at most (P253): the search document finds the matches and,
+   * without `updated_at` (it lacks it), sorts them; under `updated_at` alone they are read the cheapest way.
    */
+
   async function fromDocument(): Promise<Plan> {
     const found = await documentMatches();
     if (ordering.every((o) => o.field !== 'updated_at')) {

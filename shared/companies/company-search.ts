@@ -1,13 +1,9 @@
 /**
- * A partner's company search document (issue 11, target 4; P179): the lower-case search fields of all its
- * companies packed into a few items, so that a `name`/`search` contains filter reads a few kilobytes instead
- * of an index entry per company (whose keys alone are ~105 bytes). The document is split into
- * `SEARCH_SHARDS` items by company id (`SEARCH#PARTNER#<pid>` / `SHARD#<nn>`), each the raw-deflated JSON of
- * its entries; one Query reads them all. Every company write keeps its entry in the same transaction,
- * conditional on the shard's revision (`company-store.ts`: `createCompany`, `writeCompanyChange`). A company's
- * entry (`searchEntryOf`) is derived here from the record: with its status, creation time and each searched
- * field apart, it is enough to filter and order a page by every field but `updated_at` (`company-list.ts`: the
- * document answers the contains filters and orderings of several terms; P253).
+ * A partner's company search document (P179): its companies' lower-case search fields in `SEARCH_SHARDS` items of
+ * raw-deflated JSON, read by one Query, so a `name`/`search` filter reads a few KB instead of an index entry per
+ * company (~105 bytes of keys alone). Every company write updates its entry in the same transaction, conditional on
+ * the shard's revision (`company-store.ts`). With status and `created_at` too, an entry is enough to filter and
+ * order a page by every field but `updated_at` (P253).
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -32,7 +28,7 @@ export interface SearchShard {
   rev: number;
 }
 
-/** A company's entry in its partner's search document (P179): what the contains filters, `status` and orders read. */
+/** A company's entry in its partner's search document: what the contains filters, `status` and orders read. */
 export function searchEntryOf(c: CompanyRecord): SearchEntry {
   return [c.id, c.status, c.created_at, ...SEARCHED_FIELDS.map((field) => (c[field] ?? '').toLowerCase())];
 }
@@ -64,9 +60,8 @@ function sameEntry(a: SearchEntry | undefined, b: SearchEntry): boolean {
 }
 
 /**
- * The transaction item that puts the shard back with `entry` in it, or undefined when it holds that entry
- * already. Conditional on the revision read: a concurrent writer of the same shard makes the transaction
- * fail, and the caller reads again.
+ * The transaction item that puts the shard back with `entry` in it, or undefined when it holds that entry already.
+ * Conditional on the revision read: a concurrent writer of the shard makes the transaction fail; the caller reads again.
  */
 export function searchShardPut(shard: SearchShard, entry: SearchEntry) {
   if (sameEntry(shard.entries.get(entry[0]), entry)) return undefined;

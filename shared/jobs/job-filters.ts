@@ -1,12 +1,11 @@
 /**
- * The filters of `GET /jobs/`, declared once (issue 22, item 3): the planner (`job-list.ts`), the store's layout
- * (which slots and counters a job is written to, `job-store.ts`), the OpenAPI document and the list-model test
- * derive from this list. `serve` says how each is served (docs/access-patterns.md):
- * - `slot`: a keys-only slot index of its own, partition `<company jobs>#<filter>=<value>`; its number of
- *   matches on the company's job counter item (`collection`, few values) or on a counter item of its own (`own`);
- * - `lookup`: the lookup index (LOOKUP, by external id);
- * - `scan`: a case-insensitive substring of the lower-case copy SLIM carries;
- * - `range`: on or after a date, on the collection's own created order (COLLECTION) or a date index.
+ * The filters of `GET /jobs/` (P243): the planner (`job-list.ts`), the store (`job-store.ts`), the OpenAPI document
+ * and the list-model test derive from this list. `serve` (docs/access-patterns.md):
+ * - `slot`: a keys-only slot index, partition `<company jobs>#<filter>=<value>`; totals on the company's job counter
+ *   item (`collection`, few values) or on an item per value (`own`);
+ * - `lookup`: the LOOKUP index (by external id);
+ * - `scan`: a case-insensitive substring of the lower-case copy on SLIM;
+ * - `range`: on or after a date, on the collection's created order (COLLECTION) or a date index.
  */
 import type { FilterDeclaration } from '#platform/filters.js';
 import type { IndexName } from '#platform/table.js';

@@ -1,7 +1,6 @@
 /**
- * Jobs as the interface reads them: the filtered list (`GET /jobs/`) planned on the store's slots, counters and
- * date indexes, and one job (`GET /jobs/{id}`), each with its `run_id` resolved (P192) and its
- * `apply_webhooks` (P197). Names no index attribute: the layout is `job-store.ts`'s.
+ * Jobs as the interface reads them: the list (`GET /jobs/`) and one job (`GET /jobs/{id}`), each with its
+ * `run_id` resolved (P192) and its `apply_webhooks` (P197).
  */
 import { NO_APPLY_LINKS, type ApplyLinks } from '#jobs/apply-links.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
@@ -29,9 +28,8 @@ export { JOB_FILTERS };
 const SLOT_BEFORE_SCAN = 100;
 
 /**
- * Plans a list of jobs: the most selective exact filter's slot (sizes from the counters), the slim
- * projection when a contains filter would otherwise read many whole jobs, a date range, or the company's
- * collection. `cursorIndex` keeps a walk on the index it started on.
+ * Plans a list: the most selective exact filter's slot, SLIM for a contains filter that a slot does not narrow
+ * to a few jobs, a date range, or the collection. A cursor's walk keeps its index.
  */
 export async function jobQuery(
   companyId: number,
@@ -80,8 +78,6 @@ export async function jobQuery(
   }
   const slim: CollectionQuery = { index: 'SLIM', partitionValue: collection, sortKeyFrom: createdAt, conditions };
   if (scans.length) {
-    // A contains filter reads the slim projection, unless an exact filter (or the cursor's walk) narrows
-    // the jobs to a few whose whole items are cheaper.
     if (cursorIndex === 'SLIM' || !candidates.length) return slim;
     const chosen = await chooseSource(candidates, cursorIndex);
     const size = chosen?.total ? await chosen.total() : Infinity;
@@ -103,7 +99,7 @@ export async function listJobs(
   links.catch(() => undefined);
   const options = { scope: `jobs:company:${companyId}`, limitAlias: true, filterParams: JOB_FILTERS };
   const request = pageRequest(q, options);
-  // Read beside the page, not after it: no sequential call more (P192).
+  // Read beside the page (P192).
   const lastRun = lastCompleteRun(companyId);
   lastRun.catch(() => undefined);
   const page = await readPage(

@@ -1,4 +1,4 @@
-/** Counter items hold the unfiltered totals of collections; they change in the create/delete transaction. */
+/** Counter items hold a collection's total (`count`) and per-value filter totals, so lists need not count records. */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
 import { keys, type Key } from '#platform/keys.js';

@@ -1,9 +1,8 @@
 /**
- * List filters declared once per entity (issue 22): each names its query parameter, what it matches
- * (`kind`), how the parameter's value is read, one line for the OpenAPI document, and how the entity's
- * store serves it (`serve`, the entity's own shape). The entity's planner reads the query through
- * `readFilters`, the OpenAPI document describes every filter from the same list, and the list-model test
- * checks each by its kind; adding a filter is one declaration and one test.
+ * List filters, declared once per entity (P243): the query parameter, what it matches (`kind`), how its value is
+ * read, a line for the OpenAPI document and how the store serves it (`serve`, per entity). The planner (through
+ * `readFilters`), the OpenAPI document and the list-model test all read the declarations: adding a filter on an
+ * existing index is one declaration and one test.
  */
 import {
   booleanParam,

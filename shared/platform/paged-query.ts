@@ -1,20 +1,12 @@
 /**
- * Reads one page of a collection that lives under one index partition (a company's jobs or applications,
- * the members of one exact-filter slot, a date range), newest first, with optional filters. A request pays
- * for what it returns: counting, skipping and reading are separate, the unfiltered total of a partition comes
- * from a counter item, a cursor carries the position and the count, and a keys-only partition is read as
- * keys with only the page's items fetched (docs/access-patterns.md, "Redesign").
- *
- * Three kinds of source, told apart by the index definition (no index projects whole items since P234):
- * - `keys`: a keys-only index in list order (the exact-filter slots); other filters run in memory on the
- *   items batch-read for the keys;
- * - `slim`: the INCLUDE projection (SLIM); other filters run as a FilterExpression, the matches' items batch-read;
- * - `dateRange`: a keys-only index sorted by `<date>#<created sort>` (D1, D2); the matching range is read as
- *   keys and put in list order by the created sort inside each key.
- * The base table itself (`TABLE`, P241) is a `keys` source too: a partition of lookup items, each sorted by its
- * record's collection sort, read like a keys-only slot (each item read as the entry of the record it names).
- *
- * Which source a list reads, and the counts that choice needs, are `paged-sources.ts`.
+ * One page of one index partition (a collection, an exact filter's slot, a date range), newest first, and its
+ * count (docs/access-patterns.md). Counting, skipping and reading are separate; a cursor carries the position
+ * and the count; a keys-only partition is read as keys, and only the page's items are fetched. Sources:
+ * - `keys`: keys in list order (a slot, a collection, lookup items of the base table, P241); other conditions
+ *   are checked on the items read;
+ * - `slim`: SLIM's INCLUDE projection, its conditions a FilterExpression;
+ * - `dateRange`: keys sorted by `<date>#<created sort>`, put in list order in memory.
+ * Which source a list reads is `paged-sources.ts`.
  */
 import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
@@ -33,38 +25,31 @@ export type SourceIndex = IndexName | typeof TABLE;
 
 export interface CollectionQuery {
   index: SourceIndex;
-  /** With `index: TABLE`: the lookup's name (cursors tell lookups apart by it) and the key of the record an id names. */
+  /** With `index: TABLE`: the lookup's name (for cursors) and the key of the record an id names. */
   lookup?: { name: string; itemKey: (id: number) => Key };
   partitionValue: string;
-  /** Lower bound on the index sort key (a date filter served by the key condition). */
+  /** Sort key bounds (a date filter; the companies' `status` order under a `status` filter). */
   sortKeyFrom?: string;
-  /** With it, an upper bound (the companies' `status` order read for a `status` filter: its statuses' run). */
   sortKeyTo?: string;
   /** The filters the partition does not answer by itself. */
   conditions: Condition[];
-  /** Total of the whole partition from a counter item; used when nothing else filters. */
+  /** The partition's total, from a counter item. */
   total?: () => Promise<number>;
-  /** The number of matches, when a counter already knows it (a broad filter walked on its collection). */
+  /** The number of matches, when already known. */
   matches?: () => Promise<number>;
-  /** Oldest (smallest sort key) first instead of newest first. */
+  /** Oldest first. */
   ascending?: boolean;
-  /** A keys-only index whose sort key is itself the list order (an ordering index), read as a `keys` source. */
+  /** A keys-only index sorted in list order by something other than creation (an ordering index). */
   ordered?: boolean;
-  /** Entries read per wanted match when filtering (the partition's size over the matches, when known): without it, twice ahead. */
+  /** Entries read per wanted match when filtering (partition size over matches); without it, twice ahead. */
   readAhead?: number;
-  /**
-   * The base-table keys (`PK`) of the records a keys-only walk returns (P252): entries of others are passed
-   * over without their items being read. Read once per request, by the planner.
-   */
+  /** The only records (base-table `PK`s) a keys walk returns; others are passed over unread (P252). */
   members?: () => Promise<ReadonlySet<string>>;
   /** Other exact filters' keys-only partitions (`attr`: the condition each answers), intersected on a first page (P161). */
   keyFilters?: { attr: string; query: CollectionQuery; size: () => Promise<number>; countUpTo?: (limit: number) => Promise<number> }[];
 }
 
-/**
- * Where a list reads one exact filter value's records, in creation order (P241): the filter's slot index, or,
- * without one, its lookup items in the base table (`itemKey`: the key of the record an id names).
- */
+/** Where one exact filter value's records are read, in creation order: its slot, or its lookup items (P241). */
 export function exactSource(
   partitionValue: string,
   slot: IndexName | undefined,
@@ -77,33 +62,30 @@ export function exactSource(
 export interface PageResult<T> {
   items: T[];
   count: number;
-  /** Position of the last item of the page, for the next page's cursor. */
+  /** Where the next page starts. */
   position?: Record<string, unknown>;
 }
 
 type Item = Record<string, unknown>;
 type SourceKind = 'keys' | 'slim' | 'dateRange';
 
-/** Index sort keys that hold `<date>#<created sort>` rather than the created sort itself. */
+/** Index sort keys that hold `<date>#<created sort>`. */
 const DATE_SORT_KEYS = new Set(['D1SK', 'D2SK']);
-/** The sort key of every index in creation order (COLLECTION, LOOKUP, SLIM, the slots): compact since P235. */
+/** The sort key of every index in creation order (COLLECTION, LOOKUP, SLIM, the slots), compact (P235). */
 const COLLECTION_SORT_KEY = 'GSI1SK';
 
-/** A source's keys and projection: an index's, or the base table's (whose lookup items are keys only). */
+/** A source's keys and projection (the base table's lookup items are keys only). */
 function definitionOf(index: SourceIndex): Pick<IndexDefinition, 'partitionKey' | 'sortKey' | 'projection'> {
   if (index !== TABLE) return indexDefinition(index);
   return { partitionKey: tableDefinition.partitionKey, sortKey: tableDefinition.sortKey, projection: 'KEYS_ONLY' };
 }
 
-/** Which source a query reads, as a cursor records it: the index, or the lookup on the base table. */
+/** Which source a query reads, as a cursor records it. */
 export function sourceOf(query: CollectionQuery): string {
   return query.index === TABLE ? `${TABLE}#${query.lookup?.name ?? ''}` : query.index;
 }
 
-/**
- * A Query of a source; a lookup item is read as the entry of the record it names, as a slot's entry is, and
- * only the entries of `members` are kept (the Query's `LastEvaluatedKey` still says where it stopped).
- */
+/** A Query of a source: a lookup item is read as its record's entry, and only `members`' entries are kept. */
 async function send(query: CollectionQuery, input: QueryCommandInput): Promise<QueryCommandOutput> {
   const [out, members] = await Promise.all([db().send(new QueryCommand(input)), query.members?.()]);
   if (members && out.Items) out.Items = out.Items.filter((entry) => members.has(String(entry.PK)));
@@ -114,7 +96,7 @@ async function send(query: CollectionQuery, input: QueryCommandInput): Promise<Q
   return { ...out, Items: out.Items.map((raw) => entry(String(raw[tableDefinition.sortKey]))) };
 }
 
-/** The kind of source a query reads (see above), from its index's projection and sort key. */
+/** The kind of source a query reads (see above). */
 export function kindOf(query: CollectionQuery): SourceKind {
   const index = definitionOf(query.index);
   if (index.projection === 'INCLUDE') return 'slim';
@@ -147,15 +129,11 @@ function baseInput(query: CollectionQuery): QueryCommandInput {
     if (query.sortKeyTo !== undefined) values[':to'] = query.sortKeyTo;
   }
   const filters: string[] = [];
-  // Only an index that projects the filtered attributes (SLIM) can filter in the Query itself.
+  // Only SLIM projects the filtered attributes: it filters in the Query itself.
   if (definition.projection === 'INCLUDE') {
     query.conditions.forEach((condition, i) => {
+      if (condition.op === 'in') throw new Error('SLIM filters on no `in` condition (only companies have one)');
       names[`#f${i}`] = condition.attr;
-      if (condition.op === 'in') {
-        condition.value.forEach((v, j) => (values[`:f${i}_${j}`] = v));
-        filters.push(`#f${i} IN (${condition.value.map((_, j) => `:f${i}_${j}`).join(', ')})`);
-        return;
-      }
       values[`:f${i}`] = condition.value;
       if (condition.op === 'eq') filters.push(`#f${i} = :f${i}`);
       else if (condition.op === 'gte') filters.push(`#f${i} >= :f${i}`);
@@ -176,7 +154,6 @@ function baseInput(query: CollectionQuery): QueryCommandInput {
 function positionOf(query: CollectionQuery, entry: Item): Record<string, unknown> {
   const index = definitionOf(query.index);
   const position: Record<string, unknown> = { index: sourceOf(query) };
-  // A lookup's entry (or the record it names) holds its place in the partition as the collection sort.
   const sortKey = query.index === TABLE ? COLLECTION_SORT_KEY : index.sortKey;
   for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, sortKey]) position[name] = entry[name];
   return position;
@@ -206,20 +183,18 @@ async function itemsFor(entries: Item[]): Promise<(Item | undefined)[]> {
   return entries.map((e) => found.get(primaryKeyOf(e as { PK: unknown; SK: unknown })));
 }
 
-/** How many entries of a source match: a counter where it knows, else counted as cheaply as the source allows. */
+/** How many entries of a source match: from a counter, or counted as cheaply as the source allows. */
 export async function countMatching(query: CollectionQuery, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
   if (query.matches) return query.matches();
   if (query.total && !query.conditions.length && query.sortKeyFrom === undefined) return query.total();
   const kind = kindOf(query);
   if (kind === 'keys' && query.conditions.length) return (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items.length;
-  // SLIM counts with its FilterExpression; a keys-only range counts its keys (a Query costs what it reads).
   const input = baseInput(query);
   if (query.total && !query.conditions.length && query.sortKeyFrom !== undefined && limit === Number.MAX_SAFE_INTEGER)
     return countEitherSide(input, query.total);
   let count = 0;
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    // Bounded (a filter weighed against a smaller one): the Query stops once the limit is reached.
     const bound = limit - count < 10_000 ? { Limit: limit - count } : {};
     const out = await db().send(new QueryCommand({ ...input, ...bound, Select: 'COUNT', ExclusiveStartKey: exclusiveStartKey }));
     count += out.Count ?? 0;
@@ -229,11 +204,8 @@ export async function countMatching(query: CollectionQuery, limit = Number.MAX_S
 }
 
 /**
- * The keys of a range `>= bound` in a partition whose whole size a counter knows (P162): the range and its
- * complement (`< bound`) are counted side by side, a page of keys each, and whichever ends first answers
- * (the complement's count taken from the total). A broad date filter then reads the few keys before its
- * bound, a narrow one its few matches: at most twice the smaller side, never the whole partition unless the
- * bound splits it in the middle.
+ * The keys of a range `>= bound` of a counted partition (P162): the range and its complement are counted side
+ * by side in doubling steps, and whichever ends first answers, so a count reads about twice the smaller side.
  */
 async function countEitherSide(input: QueryCommandInput, total: () => Promise<number>): Promise<number> {
   const below: QueryCommandInput = { ...input, KeyConditionExpression: input.KeyConditionExpression!.replace('#sk >= :sk', '#sk < :sk') };
@@ -242,7 +214,6 @@ async function countEitherSide(input: QueryCommandInput, total: () => Promise<nu
     { input: below, count: 0, start: undefined as Record<string, unknown> | undefined, done: false },
   ];
   const all = total();
-  // Steps of keys that double (100, 200, 400, …): the side that ends first has read at most about as many as the other.
   for (let limit = 100; ; limit = Math.min(limit * 2, 10_000)) {
     await Promise.all(
       sides.map(async (side) => {
@@ -263,7 +234,7 @@ async function collect(
   kind: SourceKind,
   from: Record<string, unknown> | undefined,
   wanted: number,
-  /** False when only the position after the matches is wanted (a skip): a slim source then reads no items. */
+  /** False for a skip: a slim source then reads no items. */
   fetchItems = true,
 ): Promise<{ items: Item[]; position?: Record<string, unknown> }> {
   const input = baseInput(query);
@@ -271,12 +242,11 @@ async function collect(
   const filtered = Boolean(input.FilterExpression) || residual.length > 0 || query.members !== undefined;
   const items: Item[] = [];
   let exclusiveStartKey = from;
-  // A walk of `members` reads keys only: where they are fewer than its share said (a run of others), further ahead.
+  // A `members` walk reads further ahead where it finds fewer than its share said.
   let further = 1;
   while (items.length < wanted) {
     const remaining = wanted - items.length;
-    // Unfiltered, every entry read is returned, so the Limit is exact; filtered, read a little ahead.
-    // Reading every match (a count), a Query reads its full 1 MB: calls, not units, would grow with a Limit.
+    // Unfiltered, the Limit is exact; filtered, read a little ahead; reading every match, whole 1 MB pages.
     const limit = !filtered
       ? Math.min(remaining, 1000)
       : wanted === Number.MAX_SAFE_INTEGER
@@ -286,11 +256,9 @@ async function collect(
           : Math.min(Math.max(remaining * 2, 25), 200);
     const out = await send(query, { ...input, ...(limit ? { Limit: limit } : {}), ExclusiveStartKey: exclusiveStartKey });
     const entries = out.Items ?? [];
-    // A walk of `members` alone returns every entry it keeps: only those the page still needs are read, and
-    // the next Query starts after the last of them.
+    // A `members` walk keeps every entry it reads: only the page's are used, and the next Query starts after them.
     const end = query.members && !residual.length ? Math.min(entries.length, remaining) : entries.length;
     if (query.members && entries.length < remaining / 2) further *= 2;
-    // A keys-only or slim source reads whole items for what it returns (a slim one: only for its matches).
     const read =
       kind === 'keys' || (kind === 'slim' && fetchItems) ? await itemsFor(entries.slice(0, kind === 'slim' ? remaining : end)) : entries;
     for (let i = 0; i < end; i++) {
@@ -306,16 +274,12 @@ async function collect(
   return { items }; // wanted ≤ 0
 }
 
-/**
- * The entries of a partition (from `sortKeyFrom`) in its order, all of them or the first `limit`: a keys-only
- * one's keys, or a slim one's entries that match its conditions.
- */
+/** A partition's entries in order (a slim one's: those matching), all or the first `limit`. */
 export async function readKeys(query: CollectionQuery, limit = Infinity): Promise<Item[]> {
   const input = baseInput(query);
   const entries: Item[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    // Passing over non-members, a Query reads `readAhead` keys per one wanted.
     const ahead = query.members ? (query.readAhead ?? 1) : 1;
     const bound = limit < Infinity ? { Limit: Math.min(Math.ceil((limit - entries.length) * ahead), 10_000) } : {};
     const out = await send(query, { ...input, ...bound, ExclusiveStartKey: exclusiveStartKey });
@@ -325,24 +289,19 @@ export async function readKeys(query: CollectionQuery, limit = Infinity): Promis
   return entries;
 }
 
-/**
- * A key entry costs about a thirtieth of the item it names (~115 bytes against a 0.5-unit read): another
- * filter's keys are read to intersect while it holds fewer than this many times the entries left (P161).
- */
+/** A filter's keys (~115 bytes, a thirtieth of an item) are intersected while fewer than this many times the entries left (P161). */
 const KEY_INTERSECT_FACTOR = 20;
 /** The most entries read per wanted match when a cursor says how many match. */
 const MAX_READ_AHEAD = 4;
 
 /**
- * The keys of a partition that also lie in the other filters' partitions, read as keys only: the smallest
- * other filters first, each while its keys cost less than reading the remaining entries' items. Returns the
- * entries in the partition's order and the conditions still to check on items.
+ * The entries also in the other filters' partitions, smallest first, while their keys cost less than the
+ * remaining entries' items; and the conditions still to check on items.
  */
 async function intersectKeys(query: CollectionQuery, pageSize: number, read: Item[]): Promise<{ entries: Item[]; residual: Condition[] }> {
   let entries = read;
   const residual = [...query.conditions];
-  // Items of a page are read anyway: only the entries past a page are worth saving. A filter counted by its
-  // keys is counted only as far as the threshold (past it, its keys are not read).
+  // Only entries past a page are worth saving; a filter counted by its keys is counted only that far.
   const worth = (left: number) => KEY_INTERSECT_FACTOR * (left - pageSize);
   if (worth(entries.length) <= 0) return { entries, residual };
   const limit = worth(entries.length) + 1;
@@ -359,10 +318,9 @@ async function intersectKeys(query: CollectionQuery, pageSize: number, read: Ite
   return { entries, residual };
 }
 
-/** Skips `skip` matches without reading items where the source allows it; returns the position after them. */
+/** The position after `skip` matches, read as keys where nothing is to check. */
 async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): Promise<Record<string, unknown> | undefined> {
   if (!query.conditions.length && kind === 'keys') {
-    // Keys only: a slot, or a collection on COLLECTION, compact since P235.
     const entries = await readKeys(query, skip);
     return entries.length < skip ? undefined : positionOf(query, entries[skip - 1]);
   }
@@ -376,7 +334,6 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
   const created = (e: Item) => createdSortOfDateSort(String(e[sortKey]));
   const entries = (await readKeys(query)).sort((a, b) => (created(a) < created(b) ? 1 : created(a) > created(b) ? -1 : 0));
   const { conditions } = query;
-  // Filtered, every entry's item is read to match it; unfiltered, only the page's items are read.
   const read = conditions.length ? await itemsFor(entries) : [];
   const ordered = entries
     .map((entry, i) => ({ entry, item: read[i] }))
@@ -397,10 +354,7 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
   return { items, count, position: last ? { index: sourceOf(query), after: created(last.entry) } : undefined };
 }
 
-/**
- * The page at `skip` of every match, read at once (their number is the count); `entries`: the page's items are
- * still to read.
- */
+/** The page at `skip` of every match (the count); `entries`: the page's items are still to read. */
 async function pageOf(
   query: CollectionQuery,
   all: Item[],
@@ -418,33 +372,28 @@ async function pageOf(
 /** One page of a source, with the count of its matches (from the cursor on later pages). */
 export async function readPage(query: CollectionQuery, request: PageRequest): Promise<PageResult<Item>> {
   const kind = kindOf(query);
-  // A cursor minted on another source (the counts chose differently since) is not used: the page is still right.
+  // A cursor of another source (the counts chose differently since) is dropped: the page is still right.
   if (request.cursor && request.cursor.position.index !== sourceOf(query)) request = { ...request, cursor: undefined };
   if (kind === 'dateRange') return readDateRange(query, request);
   const skip = (request.page - 1) * request.pageSize;
   if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches && query.keyFilters?.length) {
-    // Other exact filters with slots of their own: count by intersecting keys, then read only what is left.
     const read = await readKeys(query);
     const { entries, residual } = await intersectKeys(query, request.pageSize, read);
     const matching = residual.length ? (await itemsFor(entries)).filter((i): i is Item => Boolean(i) && matchesAll(i!, residual)) : entries;
-    // Later pages read the partition's items from the cursor, ahead by its share that matches.
+    // Later pages read ahead by the share that matches.
     const ahead = String(Math.min(MAX_READ_AHEAD, Math.max(1, read.length / Math.max(matching.length, 1))));
     return pageOf(query, matching, skip, request.pageSize, !residual.length, { ahead });
   }
-  // Counting a filtered keys partition or a slim scan reads every match (a slim one: its entry): the same
-  // read serves the page.
+  // Counting a filtered keys partition or a slim scan reads every match: that read serves the page too.
   if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches)
     return pageOf(query, (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items, skip, request.pageSize, false);
   if (kind === 'slim' && !request.cursor)
     return pageOf(query, (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER, false)).items, skip, request.pageSize, true);
-  // A cursor of an intersected walk says how far ahead to read (P161).
   const ahead = Number(request.cursor?.position.ahead);
   if (kind === 'keys' && query.conditions.length && Number.isFinite(ahead) && ahead >= 1)
     query = { ...query, readAhead: Math.min(MAX_READ_AHEAD, ahead) };
   if (!request.cursor && skip === 0 && !query.conditions.length && !query.members) {
-    // A first page with nothing to check on its entries reads exactly its Limit whatever the count: the count
-    // and the page are read side by side (one round trip instead of two; a write in between can make the page
-    // hold one more).
+    // Nothing to check: the count and the page are read side by side (P255).
     const [count, page] = await Promise.all([countMatching(query), collect(query, kind, undefined, request.pageSize)]);
     return { items: page.items, count, position: page.position };
   }
@@ -458,9 +407,9 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
     if (!position) return { items: [], count };
     from = startKey(query, position);
   }
-  // The count says how many the page can hold, so the read stops there instead of at the partition's end.
+  // The count says how many the page can hold: the read stops there.
   const page = await collect(query, kind, from, Math.min(request.pageSize, count - skip));
-  // A filtered keys walk that knows its share of matches passes it on, as an intersected one does (P161, P177).
+  // A filtered keys walk passes its share of matches on (P161, P177).
   const share = kind === 'keys' && query.conditions.length && query.readAhead ? { ahead: String(query.readAhead) } : {};
   return { items: page.items, count, position: page.position ? { ...page.position, ...share } : undefined };
 }

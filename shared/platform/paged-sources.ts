@@ -1,45 +1,35 @@
 /**
- * Which source a list reads, the planner's half of `paged-query.ts`: among the candidate partitions, the one
- * a cursor began on or else the smallest (`chooseSource`: sizes from counters, a partition without one
- * counted only as far as the choice needs, P160; the other slots whose keys a first page intersects, P161);
- * a list without one on a date range or its collection, a broad date filter walked on the collection
- * (`collectionSource`, P162); and one partition's matches
- * (`countPartition`).
+ * Which source a list reads (the planner's half of `paged-query.ts`): the smallest candidate partition
+ * (`chooseSource`, P160, P161), or without one a date range or the collection (`collectionSource`, P162).
  */
 import { countMatching, kindOf, sourceOf, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { readCount } from '#platform/counts.js';
 import type { IndexName } from '#platform/table.js';
 
-/**
- * How many entries of a source match (its FilterExpression, or its residual conditions read in memory); with
- * `limit`, counting stops there (a partition without conditions, read as keys: the answer is then ≥ limit).
- */
+/** How many entries of a partition match; with `limit`, counting stops there (the answer is then ≥ limit). */
 export async function countPartition(query: CollectionQuery, limit?: number): Promise<number> {
   return countMatching({ ...query, total: undefined }, limit);
 }
 
-/** A partition that can answer a list: one exact filter's slot or lookup items (P241), a lookup index, a date range. */
+/** A partition that can answer a list: one exact filter's slot, lookup items or lookup index. */
 export interface SourceCandidate {
   query: CollectionQuery;
-  /** How many records the partition holds (a counter item, or the count of a small partition). */
+  /** How many records the partition holds. */
   size: () => Promise<number>;
-  /** For a partition counted by its keys: the count, but only up to `limit` (it is then at least that). */
+  /** For a partition counted by its keys: the count, only up to `limit`. */
   countUpTo?: (limit: number) => Promise<number>;
 }
 
 /**
- * The candidate a list walks: the one its cursor began on (the walk stays on its index), else the one whose
- * partition is smallest, whose size is then the list's total when nothing else filters. Sizes: counters
- * first, then the partitions counted by their keys, each only up to one more than the smallest size known so
- * far (it cannot be chosen beyond that), so a large uncounted filter next to a selective one costs about the
- * selective one's matches (P160). Walking a broad filter on its collection paid only while the collection
- * projected whole items (P234, P244): a slot is cheaper now.
+ * The candidate a cursor began on, else the smallest. Counters are read first; a partition counted by its keys
+ * is counted only up to one more than the smallest size known, so a large uncounted filter beside a selective
+ * one costs about the selective one's matches (P160).
  */
 export async function chooseSource(candidates: SourceCandidate[], cursorIndex: unknown): Promise<CollectionQuery | undefined> {
   if (!candidates.length) return undefined;
   const resumed = candidates.find((c) => sourceOf(c.query) === cursorIndex);
   if (resumed) return { ...resumed.query, total: resumed.size };
-  // One candidate needs no choosing: its size is read beside its first page, not before it.
+  // One candidate needs no choosing: its size is read beside its first page (P255).
   if (candidates.length === 1) return { ...candidates[0].query, total: candidates[0].size };
   const sizes = await Promise.all(candidates.map((c) => (c.countUpTo ? undefined : c.size())));
   for (const [i, candidate] of candidates.entries()) {
@@ -63,13 +53,10 @@ function keyFiltersFor(chosen: SourceCandidate, candidates: SourceCandidate[]): 
   });
 }
 
-/** The share of a collection above which a date range is paged on the collection itself (see broadDateWalk). */
+/** The share of a collection above which a date range is paged on the collection (`broadDateWalk`). */
 const BROAD_DATE_SHARE = 0.25;
 
-/**
- * Where a list that no exact filter narrows reads: the range of its first date filter (of `ranges`) that has
- * a date index, or the collection in created order (its total from the counter item).
- */
+/** Where a list no exact filter narrows reads: its first date filter's range (of `ranges`), or the collection. */
 export async function collectionSource(
   collection: string,
   conditions: Condition[],
@@ -89,12 +76,11 @@ export async function collectionSource(
 }
 
 /**
- * A date `>=` filter that matches much of a collection: its range is counted as keys (`Select=COUNT` on the
- * date index, first page only) and paged by walking the collection in list order with the date as a
- * FilterExpression, so a page reads about the page (ahead by the share that matches) and later pages carry
- * the count in the cursor, instead of every page reading and sorting the whole range. Undefined: page the
- * range itself (few matches, other filters, or a bare `page=N`, which the range answers by slicing).
+ * A date filter matching much of a collection (P162): counted on its range, paged by walking the collection
+ * in list order, reading ahead by the share that matches. Undefined: page the range itself (few matches,
+ * other filters, or a bare `page=N`).
  */
+
 async function broadDateWalk(
   range: CollectionQuery,
   walk: CollectionQuery,

@@ -1,7 +1,6 @@
 /**
- * Pagination (D4): `page` + `page_size` (or `limit` where the route allows it), default 10, capped at 50.
- * `next` links carry an opaque cursor bound to the tenant, the filters and the page it continues to, so a
- * client that follows `next` reads each item once; a bare `page=N` is still answered correctly.
+ * Pagination (D4): `page` and `page_size` (or `limit` where the route allows it). `next` links carry a sealed cursor
+ * bound to the tenant, filters, page and page size, so following `next` reads each item once; a bare `page=N` still works.
  */
 import { createHash } from 'node:crypto';
 import { open, seal } from '#platform/derived-keys.js';
@@ -59,10 +58,7 @@ const MAX_CURSOR_CHARS = 2048;
 /** The purpose of the cursors' key (`derived-keys.ts`). */
 const CURSOR_KEY = 'his-page-cursor-v1';
 
-/**
- * A cursor token for the page after `page`; the reader of that page must present the same binding. Sealed
- * (`derived-keys.ts`): clients can neither read the key layout in it nor change it.
- */
+/** A sealed cursor for `nextPage` (clients can neither read nor change it); only a request with the same binding uses it. */
 export function makeCursor(q: QueryParams, options: PageOptions, nextPage: number, pageSize: number, cursor: Cursor): string {
   return seal(CURSOR_KEY, { b: bindingOf(q, options, nextPage, pageSize), c: cursor });
 }
@@ -84,9 +80,8 @@ function isCursorPayload(value: unknown): value is { b: string; c: Cursor } {
 }
 
 /**
- * Opens a cursor. Anything that is not a cursor we minted (forged, corrupt, truncated) is a 400. A genuine
- * token minted for other filters, another page or another tenant is ignored, and the page is computed
- * without it (still correct, only slower).
+ * A token we did not mint (forged, corrupt, truncated) is a 400. A genuine one bound to other filters, another page
+ * or another tenant is ignored: the page is computed without it (correct, only slower).
  */
 function openCursor(token: string, binding: string): Cursor | undefined {
   const payload = open(CURSOR_KEY, token, MAX_CURSOR_CHARS);
