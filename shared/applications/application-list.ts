@@ -20,8 +20,8 @@ import { NotFoundError } from '#platform/errors.js';
 import { getJobs } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { collections, indexKeys } from '#platform/keys.js';
-import { readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
-import { chooseSource, collectionSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
+import { countMatching, readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { chooseSource, collectionSource, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
 import { dateConditions, readFilters } from '#platform/filters.js';
@@ -156,7 +156,7 @@ export async function applicationQuery(
     else if (is(JOB_VALUE_FILTERS))
       candidates.push({ query, size: () => jobValueTotal(companyId, filter as JobValueFilter, value, counted) });
     // No counter: the slot's keys are counted (P160).
-    else candidates.push({ query, size: () => countPartition(whole), countUpTo: (limit) => countPartition(whole, limit) });
+    else candidates.push({ query, size: () => countMatching(whole), countUpTo: (limit) => countMatching(whole, limit) });
   }
   if (job !== undefined) {
     const query: CollectionQuery = { ...applicationSource(companyId, 'job', job), sortKeyFrom: createdAt, conditions: others('job') };
@@ -170,7 +170,7 @@ export async function applicationQuery(
       sortKeyFrom: emailFrom,
       conditions: others('email_lc').filter((c) => c.attr !== 'created_at'),
     };
-    candidates.push({ query, size: () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] }) });
+    candidates.push({ query, size: () => countMatching({ ...query, sortKeyFrom: undefined, conditions: [] }) });
   }
   // Several broad exact filters: counted from their complements (P177).
   if (cursorIndex === undefined && !skipping && !createdAt && exact.size >= 2 && conditions.length === exact.size) {

@@ -5,20 +5,20 @@
  * - `created_at` order (the default): the partner's collection, or the most selective exact filter's slot;
  * - `name`, `status`, `updated_at` order: that order's keys-only index, or the filter's matches read whole,
  *   whichever costs less (P252);
- * - contains filters and orders of several terms: the partner's search document (P179, P253);
+ * - contains filters and orders of several terms: the partner's search document, which sorts them (P253, P256);
  * - several `status` values: their counters and slots (P178).
- * Anything else (several terms with `updated_at`, a company-scoped key) reads its candidates whole.
+ * A company-scoped key reads its own company.
  */
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
 import { readFilters, type FilterValues } from '#platform/filters.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { sortKeyOf, type IndexName } from '#platform/table.js';
-import { readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
-import { chooseSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
+import { countMatching, readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { chooseSource, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope, type PageRequest } from '#platform/pagination.js';
 import { stringParam, type QueryParams } from '#platform/query-params.js';
-import { readSearchDocument, searchedField, type SearchEntry, type SearchedField } from '#companies/company-search.js';
+import { readSearchDocument, searchedField, sortableOf, type SearchEntry, type SearchedField } from '#companies/company-search.js';
 import {
   COMPANY_EXACT_FILTERS,
   COMPANY_FILTER_DECLARATIONS,
@@ -102,14 +102,14 @@ const MAX_ITEMS_AHEAD = 4;
 /**
  * The cheapest read of a page of `matches` among `total` companies (P252): `whole`, the matches read and
  * sorted in memory; `items`, the order's index walked, each item read and checked; `keys`, the matches' keys
- * (from their slots, or `known`) then the order's index walked as keys passing over the rest.
+ * from their slots, then the order's index walked as keys passing over the rest.
  */
-function cheapestRead(matches: number, total: number, pageSize: number, created: boolean, known: boolean): 'whole' | 'items' | 'keys' {
+function cheapestRead(matches: number, total: number, pageSize: number, created: boolean): 'whole' | 'items' | 'keys' {
   const walked = (Math.min(pageSize, matches) * total) / Math.max(matches, 1);
   const units = new Map([
     ['whole', created ? Infinity : matches * 0.5],
-    ['items', known ? Infinity : walked * 0.5],
-    ['keys', ((known ? 0 : matches) + (created ? 0 : walked)) / KEYS_PER_UNIT + Math.min(pageSize, matches) * 0.5],
+    ['items', walked * 0.5],
+    ['keys', (matches + (created ? 0 : walked)) / KEYS_PER_UNIT + Math.min(pageSize, matches) * 0.5],
   ] as const);
   return [...units.keys()].reduce((a, b) => (units.get(b)! < units.get(a)! ? b : a));
 }
@@ -221,25 +221,18 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     ...(created ? {} : { ordered: true }),
     ...(run.length ? { sortKeyFrom: `${low}#`, sortKeyTo: `${high}#~` } : {}),
   });
-  /** The cheapest read of `matches` companies, of `slots` or `known` (`cheapestRead`); a cursor's walk stays a walk. */
-  const cheapest = async (
-    matches: number,
-    slots: CollectionQuery[],
-    where: Condition[],
-    whole: () => Plan,
-    known?: ReadonlySet<string>,
-  ): Promise<Plan> => {
+  /** The cheapest read of the `matches` companies of `slots` (`cheapestRead`); a cursor's walk stays a walk. */
+  const cheapest = async (matches: number, slots: CollectionQuery[], where: Condition[], whole: () => Plan): Promise<Plan> => {
     const total = await orderTotal();
-    const how = cheapestRead(matches, total, request.pageSize, created, known !== undefined);
+    const how = cheapestRead(matches, total, request.pageSize, created);
     const resumed = request.cursor?.position.index === inOrder(where).index;
     if (how === 'whole' && !resumed) return whole();
     if (how === 'keys' && created && !resumed) return { memory: () => mergedSlotsPage(slots, ascending, request) };
     const ahead = total / Math.max(matches, 1);
     const walk = { ...inOrder(where), matches: () => Promise.resolve(matches), readAhead: Math.min(MAX_ITEMS_AHEAD, ahead) };
-    // Members `known` have no condition an item walk could check: their walk stays a keys walk.
-    if (how !== 'keys' && !known) return { walk };
+    if (how !== 'keys') return { walk };
     let members: Promise<ReadonlySet<string>> | undefined;
-    const read = async () => known ?? new Set((await Promise.all(slots.map((slot) => readKeys(slot)))).flat().map((e) => String(e.PK)));
+    const read = async () => new Set((await Promise.all(slots.map((slot) => readKeys(slot)))).flat().map((e) => String(e.PK)));
     return { walk: { ...walk, conditions: [], readAhead: ahead, members: () => (members ??= read()) } };
   };
   const candidates: SourceCandidate[] = [...exact].map(([name, value]) => {
@@ -250,7 +243,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     };
     const size = (COMPANY_TOTALS_FILTERS as readonly string[]).includes(name)
       ? () => counted(counterKey, `${name}#${String(value)}`)
-      : () => countPartition({ ...query, conditions: [] });
+      : () => countMatching({ ...query, conditions: [] });
     return { query, size };
   });
   const smallest = async () => {
@@ -295,21 +288,12 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
   }
 
   /**
-   * Contains filters or several terms, with `status` at most (P253): the search document finds the matches and,
-   * without `updated_at` (it lacks it), sorts them; under `updated_at` alone they are read the cheapest way.
+   * Contains filters or several terms, with `status` at most (P253, P256): the search document finds the matches
+   * and sorts them, so that only the page's items are read.
    */
-
   async function fromDocument(): Promise<Plan> {
-    const found = await documentMatches();
-    if (ordering.every((o) => o.field !== 'updated_at')) {
-      const sortable = found.map((e) => ({ id: e[0], status: e[1], created_at: e[2], name: searchedField(e, 'name'), updated_at: '' }));
-      sortable.sort(compareCompanies(ordering));
-      return { memory: async () => ({ count: sortable.length, page: await companiesById(pageOf(sortable, request).map((s) => s.id)) }) };
-    }
-    const ids = found.map(([id]) => id);
-    const read = () => wholePlan(() => companiesById(ids));
-    if (more.length) return read();
-    return cheapest(ids.length, [], [], read, new Set(ids.map((id) => keys.company(id).PK)));
+    const sorted = (await documentMatches()).map(sortableOf).sort(compareCompanies(ordering));
+    return { memory: async () => ({ count: sorted.length, page: await companiesById(pageOf(sorted, request).map((s) => s.id)) }) };
   }
 
   /** The search document's entries that match the contains filters and the statuses. */

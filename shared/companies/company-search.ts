@@ -2,8 +2,8 @@
  * A partner's company search document (P179): its companies' lower-case search fields in `SEARCH_SHARDS` items of
  * raw-deflated JSON, read by one Query, so a `name`/`search` filter reads a few KB instead of an index entry per
  * company (~105 bytes of keys alone). Every company write updates its entry in the same transaction, conditional on
- * the shard's revision (`company-store.ts`). With status and `created_at` too, an entry is enough to filter and
- * order a page by every field but `updated_at` (P253).
+ * the shard's revision (`company-store.ts`). With status, `created_at` and `updated_at` too, an entry is enough to
+ * filter and order a page by every field (P253, P256).
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -12,14 +12,18 @@ import { config, db } from '#platform/clients.js';
 import { COMPANY_SCAN_FILTERS } from '#companies/company-filters.js';
 import type { CompanyRecord, CompanyStatus } from '#companies/company-schema.js';
 
-export const SEARCH_SHARDS = 16;
+/** Shards of a partner's document: at 2,000 companies each is about 1–1.5 KB deflated, so a rename stays ≤ 10 WCU (P256). */
+export const SEARCH_SHARDS = 32;
 
 /** The record fields the contains filters match (`company-filters.ts`): name, ATS slug, partner company id. */
 const SEARCHED_FIELDS = [...new Set(COMPANY_SCAN_FILTERS.flatMap((d) => d.serve.scan.of))];
 export type SearchedField = (typeof SEARCHED_FIELDS)[number];
 
-/** One company: its id, status and creation time, then each of `SEARCHED_FIELDS`, lower case ('' for none). */
-export type SearchEntry = [id: number, status: CompanyStatus, created_at: string, ...searched: string[]];
+/**
+ * One company: its id, status, creation time and `updated_at` as milliseconds after it (0 until a change; a
+ * number deflates to a few bytes where a timestamp takes about ten), then each of `SEARCHED_FIELDS`, lower case.
+ */
+export type SearchEntry = [id: number, status: CompanyStatus, created_at: string, updated: number, ...searched: string[]];
 
 export interface SearchShard {
   key: { PK: string; SK: string };
@@ -30,11 +34,18 @@ export interface SearchShard {
 
 /** A company's entry in its partner's search document: what the contains filters, `status` and orders read. */
 export function searchEntryOf(c: CompanyRecord): SearchEntry {
-  return [c.id, c.status, c.created_at, ...SEARCHED_FIELDS.map((field) => (c[field] ?? '').toLowerCase())];
+  const updated = Date.parse(c.updated_at) - Date.parse(c.created_at);
+  return [c.id, c.status, c.created_at, updated, ...SEARCHED_FIELDS.map((field) => (c[field] ?? '').toLowerCase())];
 }
 
 /** An entry's copy of a searched field, lower case. */
-export const searchedField = (entry: SearchEntry, field: SearchedField): string => entry[3 + SEARCHED_FIELDS.indexOf(field)] as string;
+export const searchedField = (entry: SearchEntry, field: SearchedField): string => entry[4 + SEARCHED_FIELDS.indexOf(field)] as string;
+
+/** What the list order compares, from an entry (the name lower case, which the order compares). */
+export function sortableOf([id, status, created_at, updated, ...searched]: SearchEntry) {
+  const updated_at = new Date(Date.parse(created_at) + updated).toISOString();
+  return { id, status, created_at, updated_at, name: searched[SEARCHED_FIELDS.indexOf('name')] };
+}
 
 const partition = (partnerId: number) => `SEARCH#PARTNER#${partnerId}`;
 

@@ -4,8 +4,8 @@
  */
 import { NO_APPLY_LINKS, type ApplyLinks } from '#jobs/apply-links.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
-import { readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
-import { chooseSource, collectionSource, countPartition, type SourceCandidate } from '#platform/paged-sources.js';
+import { countMatching, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { chooseSource, collectionSource, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
 import { dateConditions, readFilters } from '#platform/filters.js';
@@ -74,7 +74,7 @@ export async function jobQuery(
       sortKeyFrom: createdAt,
       conditions: others('external_id'),
     };
-    candidates.push({ query, size: () => countPartition({ ...query, sortKeyFrom: undefined, conditions: [] }) });
+    candidates.push({ query, size: () => countMatching({ ...query, sortKeyFrom: undefined, conditions: [] }) });
   }
   const slim: CollectionQuery = { index: 'SLIM', partitionValue: collection, sortKeyFrom: createdAt, conditions };
   if (scans.length) {

@@ -6,11 +6,6 @@ import { countMatching, kindOf, sourceOf, type CollectionQuery, type Condition }
 import { readCount } from '#platform/counts.js';
 import type { IndexName } from '#platform/table.js';
 
-/** How many entries of a partition match; with `limit`, counting stops there (the answer is then ≥ limit). */
-export async function countPartition(query: CollectionQuery, limit?: number): Promise<number> {
-  return countMatching({ ...query, total: undefined }, limit);
-}
-
 /** A partition that can answer a list: one exact filter's slot, lookup items or lookup index. */
 export interface SourceCandidate {
   query: CollectionQuery;

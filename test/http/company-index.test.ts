@@ -66,6 +66,9 @@ const QUERIES = [
   'ordering=status,-name',
   'status=active&ordering=-created_at,name',
   'ats=sandbox&search=a',
+  // `updated_at` is the document's too (P256): every write that moves it must reach the entry.
+  'search=a&ordering=-updated_at',
+  'ordering=updated_at,name',
 ];
 
 async function expectListsExact(): Promise<void> {
