@@ -45,9 +45,9 @@ export const tableDefinition = {
     // `last_content_update_at`, companies' name order (P182); UPDATED: `updated_at`, companies' `updated_at` order.
     { name: 'APPLIED', partitionKey: 'GSI1PK', sortKey: 'D1SK', projection: 'KEYS_ONLY' },
     { name: 'UPDATED', partitionKey: 'GSI1PK', sortKey: 'D2SK', projection: 'KEYS_ONLY' },
-    // The job and company collections (COLLECTION's partitions) with only what filters read: contains filters scan this, not whole
-    // items. Keyed by `SPK` (GSI1PK's value, set on jobs and companies only) so that applications, which no
-    // contains filter reads, are not in it and none of their writes costs it (P199).
+    // The jobs' collections with only what their filters read: contains filters scan this, not whole items.
+    // Keyed by `SPK` (GSI1PK's value, set on jobs only) so that applications and companies, which it does not
+    // serve, are not in it and none of their writes costs it (P199; companies left it in P253).
     {
       name: 'SLIM',
       partitionKey: 'SPK',
