@@ -42,9 +42,10 @@ export function searchEntryOf(c: CompanyRecord): SearchEntry {
 export const searchedField = (entry: SearchEntry, field: SearchedField): string => entry[4 + SEARCHED_FIELDS.indexOf(field)] as string;
 
 /** What the list order compares, from an entry (the name lower case, which the order compares). */
-export function sortableOf([id, status, created_at, updated, ...searched]: SearchEntry) {
+export function sortableOf(entry: SearchEntry) {
+  const [id, status, created_at, updated] = entry;
   const updated_at = new Date(Date.parse(created_at) + updated).toISOString();
-  return { id, status, created_at, updated_at, name: searched[SEARCHED_FIELDS.indexOf('name')] };
+  return { id, status, created_at, updated_at, name: searchedField(entry, 'name') };
 }
 
 const partition = (partnerId: number) => `SEARCH#PARTNER#${partnerId}`;

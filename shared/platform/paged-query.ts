@@ -213,7 +213,6 @@ async function countEitherSide(input: QueryCommandInput, total: () => Promise<nu
     { input, count: 0, start: undefined as Record<string, unknown> | undefined, done: false },
     { input: below, count: 0, start: undefined as Record<string, unknown> | undefined, done: false },
   ];
-  const all = total();
   for (let limit = 100; ; limit = Math.min(limit * 2, 10_000)) {
     await Promise.all(
       sides.map(async (side) => {
@@ -224,7 +223,8 @@ async function countEitherSide(input: QueryCommandInput, total: () => Promise<nu
       }),
     );
     if (sides[0].done) return sides[0].count;
-    if (sides[1].done) return Math.max(0, (await all) - sides[1].count);
+    // The total is read only when it is needed (a read begun before and left unawaited was paid, and not counted).
+    if (sides[1].done) return Math.max(0, (await total()) - sides[1].count);
   }
 }
 
