@@ -2,14 +2,15 @@
  * A partner's company search document (P179): its companies' lower-case search fields in `SEARCH_SHARDS` items of
  * raw-deflated JSON, read by one Query, so a `name`/`search` filter reads a few KB instead of an index entry per
  * company (~105 bytes of keys alone). Every company write updates its entry in the same transaction, conditional on
- * the shard's revision (`company-store.ts`). With status, `created_at` and `updated_at` too, an entry is enough to
- * filter and order a page by every field (P253, P256).
+ * the shard's revision (`company-store.ts`). With status, the sync flags, `created_at` and `updated_at` too, an entry
+ * is enough to filter by everything but `partner_company_id` and order by every field (P253, P256, P258).
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
-import { COMPANY_SCAN_FILTERS } from '#companies/company-filters.js';
+import { COMPANY_SCAN_FILTERS, type CompanySlotFilter } from '#companies/company-filters.js';
+import { companyFilterValue } from '#companies/company-layout.js';
 import type { CompanyRecord, CompanyStatus } from '#companies/company-schema.js';
 
 /** Shards of a partner's document: at 2,000 companies each is about 1–1.5 KB deflated, so a rename stays ≤ 10 WCU (P256). */
@@ -19,11 +20,14 @@ export const SEARCH_SHARDS = 32;
 const SEARCHED_FIELDS = [...new Set(COMPANY_SCAN_FILTERS.flatMap((d) => d.serve.scan.of))];
 export type SearchedField = (typeof SEARCHED_FIELDS)[number];
 
+/** The boolean filters, a bit each in an entry's `flags`. */
+const FLAGS = { candidate_sync_active: 1, job_sync_active: 2 } as const;
+
 /**
- * One company: its id, status, creation time and `updated_at` as milliseconds after it (0 until a change; a
- * number deflates to a few bytes where a timestamp takes about ten), then each of `SEARCHED_FIELDS`, lower case.
+ * One company: its id, status, creation time, `updated_at` as milliseconds after it (0 until a change; a number
+ * deflates to a few bytes where a timestamp takes about ten), `FLAGS`, then each of `SEARCHED_FIELDS`, lower case.
  */
-export type SearchEntry = [id: number, status: CompanyStatus, created_at: string, updated: number, ...searched: string[]];
+export type SearchEntry = [id: number, status: CompanyStatus, created_at: string, updated: number, flags: number, ...searched: string[]];
 
 export interface SearchShard {
   key: { PK: string; SK: string };
@@ -35,11 +39,23 @@ export interface SearchShard {
 /** A company's entry in its partner's search document: what the contains filters, `status` and orders read. */
 export function searchEntryOf(c: CompanyRecord): SearchEntry {
   const updated = Date.parse(c.updated_at) - Date.parse(c.created_at);
-  return [c.id, c.status, c.created_at, updated, ...SEARCHED_FIELDS.map((field) => (c[field] ?? '').toLowerCase())];
+  const flags = Object.entries(FLAGS).reduce((sum, [name, bit]) => sum + (companyFilterValue(c, name as keyof typeof FLAGS) ? bit : 0), 0);
+  return [c.id, c.status, c.created_at, updated, flags, ...SEARCHED_FIELDS.map((field) => (c[field] ?? '').toLowerCase())];
 }
 
 /** An entry's copy of a searched field, lower case. */
-export const searchedField = (entry: SearchEntry, field: SearchedField): string => entry[4 + SEARCHED_FIELDS.indexOf(field)] as string;
+export const searchedField = (entry: SearchEntry, field: SearchedField): string => entry[5 + SEARCHED_FIELDS.indexOf(field)] as string;
+
+/** An exact filter's value in an entry, as `companyFilterValue` has it; not `partner_company_id`, held lower case only. */
+export function entryFilterValue(
+  entry: SearchEntry,
+  filter: Exclude<CompanySlotFilter, 'partner_company_id'>,
+): string | boolean | undefined {
+  if (filter === 'status') return entry[1];
+  // An ATS slug is lower case (`ats.ts`): the copy is the value.
+  if (filter === 'ats') return searchedField(entry, 'ats') || undefined;
+  return (entry[4] & FLAGS[filter]) !== 0;
+}
 
 /** What the list order compares, from an entry (the name lower case, which the order compares). */
 export function sortableOf(entry: SearchEntry) {

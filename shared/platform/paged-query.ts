@@ -18,8 +18,7 @@ import { invalidCursor, type PageRequest } from '#platform/pagination.js';
 export type Condition =
   | { attr: string; op: 'eq'; value: string | number | boolean }
   | { attr: string; op: 'contains'; value: string }
-  | { attr: string; op: 'gte'; value: string }
-  | { attr: string; op: 'in'; value: readonly string[] };
+  | { attr: string; op: 'gte'; value: string };
 
 export type SourceIndex = IndexName | typeof TABLE;
 
@@ -28,9 +27,8 @@ export interface CollectionQuery {
   /** With `index: TABLE`: the lookup's name (for cursors) and the key of the record an id names. */
   lookup?: { name: string; itemKey: (id: number) => Key };
   partitionValue: string;
-  /** Sort key bounds (a date filter; the companies' `status` order under a `status` filter). */
+  /** The sort key's lower bound (a date filter). */
   sortKeyFrom?: string;
-  sortKeyTo?: string;
   /** The filters the partition does not answer by itself. */
   conditions: Condition[];
   /** The partition's total, from a counter item. */
@@ -43,8 +41,6 @@ export interface CollectionQuery {
   ordered?: boolean;
   /** Entries read per wanted match when filtering (partition size over matches); without it, twice ahead. */
   readAhead?: number;
-  /** The only records (base-table `PK`s) a keys walk returns; others are passed over unread (P252). */
-  members?: () => Promise<ReadonlySet<string>>;
   /** Other exact filters' keys-only partitions (`attr`: the condition each answers), intersected on a first page (P161). */
   keyFilters?: { attr: string; query: CollectionQuery; size: () => Promise<number>; countUpTo?: (limit: number) => Promise<number> }[];
 }
@@ -85,10 +81,9 @@ export function sourceOf(query: CollectionQuery): string {
   return query.index === TABLE ? `${TABLE}#${query.lookup?.name ?? ''}` : query.index;
 }
 
-/** A Query of a source: a lookup item is read as its record's entry, and only `members`' entries are kept. */
+/** A Query of a source: a lookup item is read as its record's entry. */
 async function send(query: CollectionQuery, input: QueryCommandInput): Promise<QueryCommandOutput> {
-  const [out, members] = await Promise.all([db().send(new QueryCommand(input)), query.members?.()]);
-  if (members && out.Items) out.Items = out.Items.filter((entry) => members.has(String(entry.PK)));
+  const out = await db().send(new QueryCommand(input));
   if (query.index !== TABLE || !out.Items) return out;
   const { lookup } = query;
   if (!lookup) throw new Error('a base-table source needs its lookup');
@@ -108,7 +103,6 @@ function matchesAll(item: Item, conditions: Condition[]): boolean {
   return conditions.every((c) => {
     const value = item[c.attr];
     if (c.op === 'eq') return value === c.value;
-    if (c.op === 'in') return typeof value === 'string' && c.value.includes(value);
     if (typeof value !== 'string') return false;
     return c.op === 'gte' ? value >= c.value : value.includes(c.value);
   });
@@ -125,14 +119,12 @@ function baseInput(query: CollectionQuery): QueryCommandInput {
     // `created_at >=` on an index in creation order bounds its compact sort key by the same instant (P235).
     const collectionSorted = definition.sortKey === COLLECTION_SORT_KEY || index === TABLE;
     values[':sk'] = collectionSorted ? compactFrom(query.sortKeyFrom) : query.sortKeyFrom;
-    keyCondition += query.sortKeyTo === undefined ? ' AND #sk >= :sk' : ' AND #sk BETWEEN :sk AND :to';
-    if (query.sortKeyTo !== undefined) values[':to'] = query.sortKeyTo;
+    keyCondition += ' AND #sk >= :sk';
   }
   const filters: string[] = [];
   // Only SLIM projects the filtered attributes: it filters in the Query itself.
   if (definition.projection === 'INCLUDE') {
     query.conditions.forEach((condition, i) => {
-      if (condition.op === 'in') throw new Error('SLIM filters on no `in` condition (only companies have one)');
       names[`#f${i}`] = condition.attr;
       values[`:f${i}`] = condition.value;
       if (condition.op === 'eq') filters.push(`#f${i} = :f${i}`);
@@ -239,11 +231,9 @@ async function collect(
 ): Promise<{ items: Item[]; position?: Record<string, unknown> }> {
   const input = baseInput(query);
   const residual = kind === 'keys' ? query.conditions : [];
-  const filtered = Boolean(input.FilterExpression) || residual.length > 0 || query.members !== undefined;
+  const filtered = Boolean(input.FilterExpression) || residual.length > 0;
   const items: Item[] = [];
   let exclusiveStartKey = from;
-  // A `members` walk reads further ahead where it finds fewer than its share said.
-  let further = 1;
   while (items.length < wanted) {
     const remaining = wanted - items.length;
     // Unfiltered, the Limit is exact; filtered, read a little ahead; reading every match, whole 1 MB pages.
@@ -252,24 +242,22 @@ async function collect(
       : wanted === Number.MAX_SAFE_INTEGER
         ? undefined
         : query.readAhead
-          ? Math.min(Math.ceil(remaining * query.readAhead * further) + 1, query.members ? 1000 : 200)
+          ? Math.min(Math.ceil(remaining * query.readAhead) + 1, 200)
           : Math.min(Math.max(remaining * 2, 25), 200);
     const out = await send(query, { ...input, ...(limit ? { Limit: limit } : {}), ExclusiveStartKey: exclusiveStartKey });
     const entries = out.Items ?? [];
-    // A `members` walk keeps every entry it reads: only the page's are used, and the next Query starts after them.
-    const end = query.members && !residual.length ? Math.min(entries.length, remaining) : entries.length;
-    if (query.members && entries.length < remaining / 2) further *= 2;
     const read =
-      kind === 'keys' || (kind === 'slim' && fetchItems) ? await itemsFor(entries.slice(0, kind === 'slim' ? remaining : end)) : entries;
-    for (let i = 0; i < end; i++) {
+      kind === 'keys' || (kind === 'slim' && fetchItems)
+        ? await itemsFor(kind === 'slim' ? entries.slice(0, remaining) : entries)
+        : entries;
+    for (let i = 0; i < entries.length; i++) {
       const item = read[i];
       if (!item || (residual.length && !matchesAll(item, residual))) continue;
       items.push(item);
       if (items.length === wanted) return { items, position: positionOf(query, entries[i]) };
     }
-    if (end < entries.length) exclusiveStartKey = startKey(query, positionOf(query, entries[end - 1]));
-    else if (!out.LastEvaluatedKey) return { items };
-    else exclusiveStartKey = out.LastEvaluatedKey;
+    if (!out.LastEvaluatedKey) return { items };
+    exclusiveStartKey = out.LastEvaluatedKey;
   }
   return { items }; // wanted ≤ 0
 }
@@ -280,8 +268,7 @@ export async function readKeys(query: CollectionQuery, limit = Infinity): Promis
   const entries: Item[] = [];
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const ahead = query.members ? (query.readAhead ?? 1) : 1;
-    const bound = limit < Infinity ? { Limit: Math.min(Math.ceil((limit - entries.length) * ahead), 10_000) } : {};
+    const bound = limit < Infinity ? { Limit: Math.min(limit - entries.length, 10_000) } : {};
     const out = await send(query, { ...input, ...bound, ExclusiveStartKey: exclusiveStartKey });
     entries.push(...(out.Items ?? []));
     exclusiveStartKey = out.LastEvaluatedKey;
@@ -392,7 +379,7 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   const ahead = Number(request.cursor?.position.ahead);
   if (kind === 'keys' && query.conditions.length && Number.isFinite(ahead) && ahead >= 1)
     query = { ...query, readAhead: Math.min(MAX_READ_AHEAD, ahead) };
-  if (!request.cursor && skip === 0 && !query.conditions.length && !query.members) {
+  if (!request.cursor && skip === 0 && !query.conditions.length) {
     // Nothing to check: the count and the page are read side by side (P255).
     const [count, page] = await Promise.all([countMatching(query), collect(query, kind, undefined, request.pageSize)]);
     return { items: page.items, count, position: page.position };
