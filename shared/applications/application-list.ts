@@ -19,7 +19,7 @@ import { counterReader } from '#platform/counts.js';
 import { NotFoundError } from '#platform/errors.js';
 import { getJobs } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
-import { collections, indexKeys } from '#platform/keys.js';
+import { collections, indexKeys, keys } from '#platform/keys.js';
 import { countMatching, readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, collectionSource, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
@@ -256,19 +256,21 @@ export async function listApplications(
 ): Promise<PageEnvelope<Record<string, unknown>>> {
   const options = { scope: `applications:company:${companyId}`, filterParams: APPLICATION_FILTERS };
   const request = pageRequest(q, options);
-  const page = await readPage(
-    await applicationQuery(companyId, q, { cursorIndex: request.cursor?.position.index, skipping: request.page > 1 && !request.cursor }),
-    request,
-  );
-  const records = page.items.map(fromApplicationItem);
+  const query = await applicationQuery(companyId, q, {
+    cursorIndex: request.cursor?.position.index,
+    skipping: request.page > 1 && !request.cursor,
+  });
+  const records = { key: keys.application, owned: (item: Record<string, unknown>) => item.company === companyId };
+  const page = await readPage({ ...query, records }, request);
+  const found = page.items.map(fromApplicationItem);
   const [jobs, channels] = await Promise.all([
-    jobCopies(records.map((r) => `${companyId}:${r.job}`)),
-    channelCopies(records.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
+    jobCopies(found.map((r) => `${companyId}:${r.job}`)),
+    channelCopies(found.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
   ]);
   const next = page.position
     ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
     : undefined;
-  const results = records.map((r) =>
+  const results = found.map((r) =>
     toApplication(r, jobs.get(`${companyId}:${r.job}`), r.talent_channel ? channels.get(r.talent_channel) : undefined, 'list'),
   );
   return envelope(link, request, page.count, results, next);

@@ -17,9 +17,11 @@ import { indexKeys, keys } from '#platform/keys.js';
 import { countMatching, readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, type SourceCandidate } from '#platform/paged-sources.js';
 import {
+  carriedIds,
   envelope,
-  invalidCursor,
+  idsOf,
   makeCursor,
+  readCarried,
   pageRequest,
   type LinkContext,
   type PageEnvelope,
@@ -124,8 +126,6 @@ export type CompanyScope = { partnerId: number; companyId?: number };
 const ENTRIES_PER_UNIT = 450;
 /** The cursor of a list in memory: the last id shown, and the next pages' ids (P258). */
 const CARRIED = 'carried';
-/** At most this many characters of carried ids (base 36, comma-separated), so that a token stays under 2 KB. */
-const CARRIED_CHARS = 1200;
 
 /** An index walk with cursors, or every match's id in list order (with the records, when read whole). */
 type Plan = { walk: CollectionQuery } | { memory: () => Promise<{ ids: number[]; read?: Map<number, CompanyRecord> }> };
@@ -147,7 +147,9 @@ export async function listCompanies(
   const { cursor } = request;
   const after = cursor?.position.index === CARRIED ? idsOf(cursor.position.after)[0] : undefined;
   if (after !== undefined && cursor?.position.ids) {
-    const { page, rest } = await carriedPage(scope.partnerId, idsOf(cursor.position.ids), filter, request.pageSize);
+    // The next page from the carried ids (P258): each company read afresh, the count and the order the first page's.
+    const keep = (c: CompanyRecord) => c.partner === scope.partnerId && matchesCompany(c, filter);
+    const { page, rest } = await readCarried(idsOf(cursor.position.ids), request.pageSize, companiesById, keep);
     return respond(cursor.count, page, carry(rest, page.at(-1)?.id ?? after, request.pageSize));
   }
   const plan: Plan =
@@ -171,41 +173,10 @@ export async function listCompanies(
   return respond(cursor?.count ?? ids.length, page, carry(ids.slice(start + pageIds.length), pageIds.at(-1), request.pageSize));
 }
 
-/**
- * A cursor's position after `last`, carrying as many whole pages of `ids` as fit (all of them when they do), so
- * that the pages after the carried ones start where they end.
- */
+/** A cursor's position after `last`, carrying the whole pages of `ids` that fit. */
 function carry(ids: number[], last: number | undefined, pageSize: number): Record<string, unknown> | undefined {
-  if (last === undefined) return undefined;
-  let text = '';
-  let fit = 0;
-  for (const [i, id] of ids.entries()) {
-    const longer = text ? `${text},${id.toString(36)}` : id.toString(36);
-    if (longer.length > CARRIED_CHARS) break;
-    text = longer;
-    if ((i + 1) % pageSize === 0 || i + 1 === ids.length) fit = longer.length;
-  }
-  return { index: CARRIED, after: last.toString(36), ...(fit ? { ids: text.slice(0, fit) } : {}) };
-}
-
-function idsOf(carried: unknown): number[] {
-  if (typeof carried !== 'string' || !/^[0-9a-z]{1,10}(,[0-9a-z]{1,10})*$/.test(carried)) throw invalidCursor();
-  return carried.split(',').map((id) => parseInt(id, 36));
-}
-
-/**
- * The next page from a cursor's carried ids (P258): each company read afresh, and one gone or no longer
- * matching passed over for the next carried. The count and the order are the first page's.
- */
-async function carriedPage(partnerId: number, ids: number[], filter: CompanyFilter, size: number) {
-  const page: CompanyRecord[] = [];
-  let at = 0;
-  while (page.length < size && at < ids.length) {
-    const batch = ids.slice(at, at + size - page.length);
-    at += batch.length;
-    page.push(...(await companiesById(batch)).filter((c) => c.partner === partnerId && matchesCompany(c, filter)));
-  }
-  return { page, rest: ids.slice(at) };
+  const carried = carriedIds(ids, pageSize);
+  return last === undefined ? undefined : { index: CARRIED, after: last.toString(36), ...(carried ? { ids: carried.text } : {}) };
 }
 
 /** Candidates read whole, then filtered and ordered in memory. */

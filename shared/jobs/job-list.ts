@@ -102,10 +102,13 @@ export async function listJobs(
   // Read beside the page (P192).
   const lastRun = lastCompleteRun(companyId);
   lastRun.catch(() => undefined);
-  const page = await readPage(
-    await jobQuery(companyId, q, { cursorIndex: request.cursor?.position.index, skipping: request.page > 1 && !request.cursor }),
-    request,
-  );
+  const query = await jobQuery(companyId, q, {
+    cursorIndex: request.cursor?.position.index,
+    skipping: request.page > 1 && !request.cursor,
+  });
+  // A job's key is its company's: a carried id reads only this company's jobs.
+  const records = { key: (id: number) => keys.job(companyId, id), owned: () => true };
+  const page = await readPage({ ...query, records }, request);
   const next = page.position
     ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
     : undefined;

@@ -13,7 +13,7 @@ import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { compactFrom, createdSortOfDateSort, idOfCollectionSort, keys, type Key } from '#platform/keys.js';
 import { TABLE, indexDefinition, tableDefinition, type IndexDefinition, type IndexName } from '#platform/table.js';
-import { invalidCursor, type PageRequest } from '#platform/pagination.js';
+import { carriedIds, idsOf, invalidCursor, readCarried, type PageRequest } from '#platform/pagination.js';
 
 export type Condition =
   | { attr: string; op: 'eq'; value: string | number | boolean }
@@ -39,6 +39,8 @@ export interface CollectionQuery {
   ascending?: boolean;
   /** A keys-only index sorted in list order by something other than creation (an ordering index). */
   ordered?: boolean;
+  /** A record's base-table key by its id, and whether an item read by it is the tenant's: a cursor then carries ids (P259). */
+  records?: { key: (id: number) => Key; owned: (item: Item) => boolean };
   /** Entries read per wanted match when filtering (partition size over matches); without it, twice ahead. */
   readAhead?: number;
   /** Other exact filters' keys-only partitions (`attr`: the condition each answers), intersected on a first page (P161). */
@@ -337,8 +339,50 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
   const items = conditions.length
     ? slice.map((o) => o.item!)
     : (await itemsFor(slice.map((o) => o.entry))).filter((i): i is Item => Boolean(i));
-  const last = slice[slice.length - 1];
-  return { items, count, position: last ? { index: sourceOf(query), after: created(last.entry) } : undefined };
+  const rest = ordered.slice(start + request.pageSize).map((o) => o.entry);
+  const position = (entry: Item) => ({ index: sourceOf(query), after: created(entry) });
+  return { items, count, position: carrying(query, slice.at(-1)?.entry, rest, request.pageSize, position) };
+}
+
+/** The record id an entry or item names (a date index's by its created sort). */
+function idOf(query: CollectionQuery, entry: Item): number {
+  const sortKey = definitionOf(query.index).sortKey;
+  const dated = DATE_SORT_KEYS.has(sortKey) && !query.ordered;
+  return idOfCollectionSort(dated ? createdSortOfDateSort(String(entry[sortKey])) : String(entry[COLLECTION_SORT_KEY]));
+}
+
+/**
+ * The position after `last` (a page's last match), or, when the source can read records by id, after as many
+ * whole pages of `rest` (the matches after it, in order) as a cursor carries, with their ids (P259).
+ */
+function carrying(
+  query: CollectionQuery,
+  last: Item | undefined,
+  rest: Item[],
+  pageSize: number,
+  position: (entry: Item) => Record<string, unknown>,
+): Record<string, unknown> | undefined {
+  if (!last) return undefined;
+  const carried =
+    query.records &&
+    carriedIds(
+      rest.map((entry) => idOf(query, entry)),
+      pageSize,
+    );
+  return carried ? { ...position(rest[carried.count - 1]), ids: carried.text } : position(last);
+}
+
+/** A page of the ids a cursor carries, each record read by key and checked again; then the position they ran up to. */
+async function carriedPage(query: CollectionQuery, request: PageRequest, records: NonNullable<CollectionQuery['records']>) {
+  const { ids, ...after } = request.cursor!.position;
+  const read = async (batch: number[]) => {
+    const found = await batchGetItems(batch.map(records.key));
+    return batch.map((id) => found.get(primaryKeyOf(records.key(id)))).filter((item): item is Item => item !== undefined);
+  };
+  const keep = (item: Item) => records.owned(item) && matchesAll(item, query.conditions);
+  const { page, rest } = await readCarried(idsOf(ids), request.pageSize, read, keep);
+  const position = rest.length ? { ...after, ids: rest.map((id) => id.toString(36)).join(',') } : after;
+  return { items: page, count: request.cursor!.count, position };
 }
 
 /** The page at `skip` of every match (the count); `entries`: the page's items are still to read. */
@@ -352,8 +396,8 @@ async function pageOf(
 ): Promise<PageResult<Item>> {
   const page = all.slice(skip, skip + size);
   const items = entries ? (await itemsFor(page)).filter((i): i is Item => Boolean(i)) : page;
-  const last = page[page.length - 1];
-  return { items, count: all.length, position: last ? { ...positionOf(query, last), ...extra } : undefined };
+  const position = carrying(query, page.at(-1), all.slice(skip + size), size, (entry) => ({ ...positionOf(query, entry), ...extra }));
+  return { items, count: all.length, position };
 }
 
 /** One page of a source, with the count of its matches (from the cursor on later pages). */
@@ -361,6 +405,7 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   const kind = kindOf(query);
   // A cursor of another source (the counts chose differently since) is dropped: the page is still right.
   if (request.cursor && request.cursor.position.index !== sourceOf(query)) request = { ...request, cursor: undefined };
+  if (request.cursor?.position.ids !== undefined && query.records) return carriedPage(query, request, query.records);
   if (kind === 'dateRange') return readDateRange(query, request);
   const skip = (request.page - 1) * request.pageSize;
   if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches && query.keyFilters?.length) {

@@ -63,6 +63,45 @@ export function makeCursor(q: QueryParams, options: PageOptions, nextPage: numbe
   return seal(CURSOR_KEY, { b: bindingOf(q, options, nextPage, pageSize), c: cursor });
 }
 
+/** At most this many characters of carried ids in a cursor (base 36, comma-separated): a token stays under 2 KB. */
+const CARRIED_CHARS = 1200;
+
+/**
+ * The ids a cursor carries for the pages after it (P258): as many whole pages of `ids` as fit (all of them when
+ * they do), and how many that is.
+ */
+export function carriedIds(ids: number[], pageSize: number): { text: string; count: number } | undefined {
+  let text = '';
+  let fit = { text: '', count: 0 };
+  for (const [i, id] of ids.entries()) {
+    text = text ? `${text},${id.toString(36)}` : id.toString(36);
+    if (text.length > CARRIED_CHARS) break;
+    if ((i + 1) % pageSize === 0 || i + 1 === ids.length) fit = { text, count: i + 1 };
+  }
+  return fit.count ? fit : undefined;
+}
+
+/** The ids of `carriedIds`'s text. */
+export function idsOf(carried: unknown): number[] {
+  if (typeof carried !== 'string' || !/^[0-9a-z]{1,10}(,[0-9a-z]{1,10})*$/.test(carried)) throw invalidCursor();
+  return carried.split(',').map((id) => parseInt(id, 36));
+}
+
+/**
+ * A page of carried ids: up to `size` records in the ids' order, read by `read` (one gone is left out), those
+ * `keep` refuses (no longer matching) passed over for the next ids; and the ids not reached.
+ */
+export async function readCarried<T>(ids: number[], size: number, read: (ids: number[]) => Promise<T[]>, keep: (record: T) => boolean) {
+  const page: T[] = [];
+  let at = 0;
+  while (page.length < size && at < ids.length) {
+    const batch = ids.slice(at, at + size - page.length);
+    at += batch.length;
+    page.push(...(await read(batch)).filter(keep));
+  }
+  return { page, rest: ids.slice(at) };
+}
+
 export function invalidCursor(): BadRequestError {
   return new BadRequestError('The "cursor" parameter is not valid; follow the "next" link as given.', 'invalid_cursor');
 }
