@@ -14,7 +14,7 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import { SqsSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { OUTBOX_PREFIX } from '#platform/keys.js';
+import { OUTBOX_PREFIX, WALK_PREFIX } from '#platform/keys.js';
 import { resources } from '#platform/resources.js';
 import { tableDefinition } from '#platform/table.js';
 import type { StageConfig } from './stage-config.js';
@@ -221,8 +221,17 @@ export class ServiceData extends Construct {
         // The key lookup is by primary key on the base table: no index, no scan, no other write.
         fn.addToRolePolicy(new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resources: [this.table.tableArn] }));
       } else {
-        if (access.table === 'read') this.table.grantReadData(fn);
-        else this.table.grantReadWriteData(fn);
+        if (access.table === 'write') this.table.grantReadWriteData(fn);
+        else this.table.grantReadData(fn);
+        // A list stores the ids of a walk by `next` (P260): on walk partitions only, which nothing else reads.
+        if (access.table === 'list')
+          fn.addToRolePolicy(
+            new PolicyStatement({
+              actions: ['dynamodb:BatchWriteItem'],
+              resources: [this.table.tableArn],
+              conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${WALK_PREFIX}*`] } },
+            }),
+          );
         Validations.of(role).acknowledge({
           id: `AwsSolutions-IAM5[Resource::<${this.logicalId(this.table)}.Arn>/index/*]`,
           reason: "Queries on the service table's own GSIs (shared/table.ts); the wildcard stays within this one table.",

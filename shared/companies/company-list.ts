@@ -7,7 +7,8 @@
  * - `name`, `status` or `updated_at` order, unfiltered: that order's keys-only index, walked by cursors;
  * - anything else (a filter under another order, several `status` values, contains filters, several terms):
  *   every match in list order, from the partner's search document (P253, P256), or read whole when few match;
- *   its cursors carry the ids of the next pages, so a walk reads the document once in many pages (P258).
+ *   its cursors carry the ids of the next pages (P258), and a walk stores the rest when it computes its list again
+ *   (P260), so a walk reads the document twice.
  * A company-scoped key reads its own company.
  */
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
@@ -17,13 +18,15 @@ import { indexKeys, keys } from '#platform/keys.js';
 import { countMatching, readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, type SourceCandidate } from '#platform/paged-sources.js';
 import {
-  carriedIds,
+  carries,
+  carryOn,
   envelope,
   idsOf,
   makeCursor,
   readCarried,
   pageRequest,
   type LinkContext,
+  type Position,
   type PageEnvelope,
   type PageRequest,
 } from '#platform/pagination.js';
@@ -145,12 +148,13 @@ export async function listCompanies(
     return envelope(link, request, count, await Promise.all(records.map((c) => presentCompany(c, publicBase))), next);
   };
   const { cursor } = request;
-  const after = cursor?.position.index === CARRIED ? idsOf(cursor.position.after)[0] : undefined;
-  if (after !== undefined && cursor?.position.ids) {
-    // The next page from the carried ids (P258): each company read afresh, the count and the order the first page's.
+  let position = cursor?.position.index === CARRIED ? (cursor.position as Position) : undefined;
+  if (position && carries(position)) {
+    // The next page from the carried ids (P258, P260): each company read afresh, the count and the order the first page's.
     const keep = (c: CompanyRecord) => c.partner === scope.partnerId && matchesCompany(c, filter);
-    const { page, rest } = await readCarried(idsOf(cursor.position.ids), request.pageSize, companiesById, keep);
-    return respond(cursor.count, page, carry(rest, page.at(-1)?.id ?? after, request.pageSize));
+    const carried = await readCarried(position, request.pageSize, companiesById, keep);
+    if (carried.page.length) return respond(cursor!.count, carried.page, carried.position);
+    position = carried.position;
   }
   const plan: Plan =
     scope.companyId === undefined
@@ -166,17 +170,17 @@ export async function listCompanies(
   }
   const { ids, read } = await plan.memory();
   // After the cursor's last id where it still is among the matches, else by the page's number.
-  const resumed = after === undefined ? -1 : ids.indexOf(after);
+  const resumed = position ? ids.indexOf(idsOf(position.after)[0]) : -1;
   const start = resumed >= 0 ? resumed + 1 : (request.page - 1) * request.pageSize;
   const pageIds = ids.slice(start, start + request.pageSize);
   const page = read ? pageIds.map((id) => read.get(id)!) : await companiesById(pageIds);
-  return respond(cursor?.count ?? ids.length, page, carry(ids.slice(start + pageIds.length), pageIds.at(-1), request.pageSize));
-}
-
-/** A cursor's position after `last`, carrying the whole pages of `ids` that fit. */
-function carry(ids: number[], last: number | undefined, pageSize: number): Record<string, unknown> | undefined {
-  const carried = carriedIds(ids, pageSize);
-  return last === undefined ? undefined : { index: CARRIED, after: last.toString(36), ...(carried ? { ids: carried.text } : {}) };
+  const rest = ids.slice(start + pageIds.length);
+  const after = (id: number): Position => ({ index: CARRIED, after: id.toString(36) });
+  const last = pageIds.at(-1);
+  // Computed again for a walk whose carried ids ran out: the rest of the ids are stored (P260).
+  const next =
+    last === undefined ? undefined : ((await carryOn(rest, request.pageSize, (i) => after(rest[i]), Boolean(position))) ?? after(last));
+  return respond(cursor?.count ?? ids.length, page, next);
 }
 
 /** Candidates read whole, then filtered and ordered in memory. */

@@ -34,7 +34,7 @@ export const routes: readonly RouteDefinition[] = [
     handler: 'companies/list',
     companyHeader: false,
     // D20: `magic_link` shows the active link, which is kept sealed.
-    access: { table: 'read', credentials: 'decrypt' },
+    access: { table: 'list', credentials: 'decrypt', cursorSecret: true },
     summary: 'List companies',
   },
   {
@@ -52,7 +52,7 @@ export const routes: readonly RouteDefinition[] = [
     path: '/jobs',
     handler: 'jobs/list',
     companyHeader: true,
-    access: { table: 'read', cursorSecret: true },
+    access: { table: 'list', cursorSecret: true },
     summary: 'List jobs',
   },
   {
@@ -80,7 +80,7 @@ export const routes: readonly RouteDefinition[] = [
     path: '/applications/',
     handler: 'applications/list',
     companyHeader: true,
-    access: { table: 'read', cursorSecret: true },
+    access: { table: 'list', cursorSecret: true },
     summary: 'List applications',
   },
   {

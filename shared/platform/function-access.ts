@@ -4,9 +4,9 @@ export interface FunctionAccess {
    * `read`/`write`: table data. `authorize`: the authorizer, which reads a key by its primary key and
    * stamps `last_used_at` on it, and nothing else. `outbox`: the event relay, which deletes outbox items by
    * primary key and parks an unpublished item-borne event as one (P240), and touches nothing else (its stream
-   * is granted by the event source).
+   * is granted by the event source). `list`: `read`, and put the stored ids of a walk by `next` (P260).
    */
-  table?: 'read' | 'write' | 'authorize' | 'outbox';
+  table?: 'read' | 'write' | 'authorize' | 'outbox' | 'list';
   attachments?: 'read' | 'write' | 'delete';
   /** Send to the sync queue (consuming is granted by the event source that feeds a worker). */
   syncQueue?: 'send';

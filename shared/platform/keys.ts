@@ -92,7 +92,12 @@ export const keys = {
   attempts: (scope: string, window: number): Key => ({ PK: `ATTEMPTS#${scope}`, SK: `WINDOW#${window}` }),
   /** A connect form already submitted (replay protection), expiring with the form. */
   formUse: (nonce: string): Key => ({ PK: `FORMUSE#${nonce}`, SK: 'FORMUSE' }),
+  /** One stored part of a list's ids for a walk by `next` (P260), expiring; the list routes write only these. */
+  walk: (walkId: string, part: number): Key => ({ PK: `${WALK_PREFIX}${walkId}`, SK: `PART#${part}` }),
 } as const;
+
+/** The partition key prefix of a walk's stored ids (the list routes' only writes, P260). */
+export const WALK_PREFIX = 'WALK#';
 
 /** The partition key prefix of outbox items (the stream filter of the relay selects on it). */
 export const OUTBOX_PREFIX = 'OUTBOX#';

@@ -13,7 +13,7 @@ import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { compactFrom, createdSortOfDateSort, idOfCollectionSort, keys, type Key } from '#platform/keys.js';
 import { TABLE, indexDefinition, tableDefinition, type IndexDefinition, type IndexName } from '#platform/table.js';
-import { carriedIds, idsOf, invalidCursor, readCarried, type PageRequest } from '#platform/pagination.js';
+import { carries, carryOn, invalidCursor, readCarried, type PageRequest, type Position } from '#platform/pagination.js';
 
 export type Condition =
   | { attr: string; op: 'eq'; value: string | number | boolean }
@@ -37,6 +37,8 @@ export interface CollectionQuery {
   matches?: () => Promise<number>;
   /** Oldest first. */
   ascending?: boolean;
+  /** The partition's keys, when a count has read them (`countRange`). */
+  entries?: Item[];
   /** A keys-only index sorted in list order by something other than creation (an ordering index). */
   ordered?: boolean;
   /** A record's base-table key by its id, and whether an item read by it is the tenant's: a cursor then carries ids (P259). */
@@ -185,7 +187,7 @@ export async function countMatching(query: CollectionQuery, limit = Number.MAX_S
   if (kind === 'keys' && query.conditions.length) return (await collect(query, kind, undefined, Number.MAX_SAFE_INTEGER)).items.length;
   const input = baseInput(query);
   if (query.total && !query.conditions.length && query.sortKeyFrom !== undefined && limit === Number.MAX_SAFE_INTEGER)
-    return countEitherSide(input, query.total);
+    return (await countEitherSide(input, query.total)).count;
   let count = 0;
   let exclusiveStartKey: Record<string, unknown> | undefined;
   do {
@@ -199,27 +201,38 @@ export async function countMatching(query: CollectionQuery, limit = Number.MAX_S
 
 /**
  * The keys of a range `>= bound` of a counted partition (P162): the range and its complement are counted side
- * by side in doubling steps, and whichever ends first answers, so a count reads about twice the smaller side.
+ * by side in doubling steps, and whichever ends first answers. The range's side is read as keys (at the same
+ * cost), which a page of a narrow range then uses, and its complement a step behind: a narrow range reads 1.5–2
+ * times its keys, a broad one 3–5 times its complement (P260).
  */
-async function countEitherSide(input: QueryCommandInput, total: () => Promise<number>): Promise<number> {
+async function countEitherSide(input: QueryCommandInput, total: () => Promise<number>): Promise<{ count: number; entries?: Item[] }> {
   const below: QueryCommandInput = { ...input, KeyConditionExpression: input.KeyConditionExpression!.replace('#sk >= :sk', '#sk < :sk') };
-  const sides = [
-    { input, count: 0, start: undefined as Record<string, unknown> | undefined, done: false },
-    { input: below, count: 0, start: undefined as Record<string, unknown> | undefined, done: false },
-  ];
-  for (let limit = 100; ; limit = Math.min(limit * 2, 10_000)) {
+  const sides = [input, { ...below, Select: 'COUNT' as const }].map((sideInput) => ({
+    input: sideInput,
+    count: 0,
+    start: undefined as Record<string, unknown> | undefined,
+    done: false,
+    entries: [] as Item[],
+  }));
+  for (let limit = 100, behind = 100; ; [behind, limit] = [limit, Math.min(limit * 2, 10_000)]) {
     await Promise.all(
-      sides.map(async (side) => {
-        const out = await db().send(new QueryCommand({ ...side.input, Limit: limit, Select: 'COUNT', ExclusiveStartKey: side.start }));
+      sides.map(async (side, i) => {
+        const out = await db().send(new QueryCommand({ ...side.input, Limit: i ? behind : limit, ExclusiveStartKey: side.start }));
         side.count += out.Count ?? 0;
+        side.entries.push(...(out.Items ?? []));
         side.start = out.LastEvaluatedKey;
         side.done = !side.start;
       }),
     );
-    if (sides[0].done) return sides[0].count;
+    if (sides[0].done) return { count: sides[0].count, entries: sides[0].entries };
     // The total is read only when it is needed (a read begun before and left unawaited was paid, and not counted).
-    if (sides[1].done) return Math.max(0, (await total()) - sides[1].count);
+    if (sides[1].done) return { count: Math.max(0, (await total()) - sides[1].count) };
   }
+}
+
+/** A date range's count (`total`: its partition's) and, when the range was the smaller side, its keys. */
+export async function countRange(query: CollectionQuery & { total: () => Promise<number> }) {
+  return countEitherSide(baseInput(query), query.total);
 }
 
 /** Reads matching items after `from` until `wanted` are collected or the partition ends. */
@@ -321,7 +334,9 @@ async function skipTo(query: CollectionQuery, kind: SourceKind, skip: number): P
 async function readDateRange(query: CollectionQuery, request: PageRequest): Promise<PageResult<Item>> {
   const sortKey = indexDefinition(query.index).sortKey;
   const created = (e: Item) => createdSortOfDateSort(String(e[sortKey]));
-  const entries = (await readKeys(query)).sort((a, b) => (created(a) < created(b) ? 1 : created(a) > created(b) ? -1 : 0));
+  const entries = (query.entries ?? (await readKeys(query))).sort((a, b) =>
+    created(a) < created(b) ? 1 : created(a) > created(b) ? -1 : 0,
+  );
   const { conditions } = query;
   const read = conditions.length ? await itemsFor(entries) : [];
   const ordered = entries
@@ -341,7 +356,7 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
     : (await itemsFor(slice.map((o) => o.entry))).filter((i): i is Item => Boolean(i));
   const rest = ordered.slice(start + request.pageSize).map((o) => o.entry);
   const position = (entry: Item) => ({ index: sourceOf(query), after: created(entry) });
-  return { items, count, position: carrying(query, slice.at(-1)?.entry, rest, request.pageSize, position) };
+  return { items, count, position: await carrying(query, slice.at(-1)?.entry, rest, request.pageSize, position) };
 }
 
 /** The record id an entry or item names (a date index's by its created sort). */
@@ -352,36 +367,33 @@ function idOf(query: CollectionQuery, entry: Item): number {
 }
 
 /**
- * The position after `last` (a page's last match), or, when the source can read records by id, after as many
- * whole pages of `rest` (the matches after it, in order) as a cursor carries, with their ids (P259).
+ * The position after `last` (a page's last match), or, when the source can read records by id, the ids of `rest`
+ * (the matches after it, in order) carried for the next pages (P259), and for a date range stored past what the
+ * cursor holds: its next pages would otherwise read the range again (P260).
  */
-function carrying(
+async function carrying(
   query: CollectionQuery,
   last: Item | undefined,
   rest: Item[],
   pageSize: number,
   position: (entry: Item) => Record<string, unknown>,
-): Record<string, unknown> | undefined {
+): Promise<Record<string, unknown> | undefined> {
   if (!last) return undefined;
-  const carried =
-    query.records &&
-    carriedIds(
-      rest.map((entry) => idOf(query, entry)),
-      pageSize,
-    );
-  return carried ? { ...position(rest[carried.count - 1]), ids: carried.text } : position(last);
+  const at = (i: number) => position(rest[i]) as Position;
+  const ids = () => rest.map((entry) => idOf(query, entry));
+  return (query.records && (await carryOn(ids(), pageSize, at, kindOf(query) === 'dateRange'))) || position(last);
 }
 
 /** A page of the ids a cursor carries, each record read by key and checked again; then the position they ran up to. */
 async function carriedPage(query: CollectionQuery, request: PageRequest, records: NonNullable<CollectionQuery['records']>) {
-  const { ids, ...after } = request.cursor!.position;
   const read = async (batch: number[]) => {
     const found = await batchGetItems(batch.map(records.key));
     return batch.map((id) => found.get(primaryKeyOf(records.key(id)))).filter((item): item is Item => item !== undefined);
   };
   const keep = (item: Item) => records.owned(item) && matchesAll(item, query.conditions);
-  const { page, rest } = await readCarried(idsOf(ids), request.pageSize, read, keep);
-  const position = rest.length ? { ...after, ids: rest.map((id) => id.toString(36)).join(',') } : after;
+  const { page, position } = await readCarried(request.cursor!.position as Position, request.pageSize, read, keep);
+  // A walk whose stored ids are gone goes on from where they ran up to.
+  if (!page.length && !carries(position)) return readPage(query, { ...request, cursor: { ...request.cursor!, position } });
   return { items: page, count: request.cursor!.count, position };
 }
 
@@ -396,7 +408,7 @@ async function pageOf(
 ): Promise<PageResult<Item>> {
   const page = all.slice(skip, skip + size);
   const items = entries ? (await itemsFor(page)).filter((i): i is Item => Boolean(i)) : page;
-  const position = carrying(query, page.at(-1), all.slice(skip + size), size, (entry) => ({ ...positionOf(query, entry), ...extra }));
+  const position = await carrying(query, page.at(-1), all.slice(skip + size), size, (entry) => ({ ...positionOf(query, entry), ...extra }));
   return { items, count: all.length, position };
 }
 
@@ -405,7 +417,7 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   const kind = kindOf(query);
   // A cursor of another source (the counts chose differently since) is dropped: the page is still right.
   if (request.cursor && request.cursor.position.index !== sourceOf(query)) request = { ...request, cursor: undefined };
-  if (request.cursor?.position.ids !== undefined && query.records) return carriedPage(query, request, query.records);
+  if (request.cursor && carries(request.cursor.position as Position) && query.records) return carriedPage(query, request, query.records);
   if (kind === 'dateRange') return readDateRange(query, request);
   const skip = (request.page - 1) * request.pageSize;
   if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches && query.keyFilters?.length) {

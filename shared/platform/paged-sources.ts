@@ -2,7 +2,7 @@
  * Which source a list reads (the planner's half of `paged-query.ts`): the smallest candidate partition
  * (`chooseSource`, P160, P161), or without one a date range or the collection (`collectionSource`, P162).
  */
-import { countMatching, kindOf, sourceOf, type CollectionQuery, type Condition } from '#platform/paged-query.js';
+import { countRange, kindOf, sourceOf, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { readCount } from '#platform/counts.js';
 import type { IndexName } from '#platform/table.js';
 
@@ -72,10 +72,9 @@ export async function collectionSource(
 
 /**
  * A date filter matching much of a collection (P162): counted on its range, paged by walking the collection
- * in list order, reading ahead by the share that matches. Undefined: page the range itself (few matches,
- * other filters, or a bare `page=N`).
+ * in list order, reading ahead by the share that matches. Otherwise the range itself (with its keys when it
+ * counted them), or undefined for the range without them (other filters, or a bare `page=N`).
  */
-
 async function broadDateWalk(
   range: CollectionQuery,
   walk: CollectionQuery,
@@ -84,7 +83,7 @@ async function broadDateWalk(
 ): Promise<CollectionQuery | undefined> {
   if (state.cursorIndex === walk.index) return walk;
   if (state.cursorIndex !== undefined || state.skipping || range.conditions.length) return undefined;
-  const [matches, all] = await Promise.all([countMatching({ ...range, total }), total()]);
-  if (matches < BROAD_DATE_SHARE * all) return undefined;
+  const [{ count: matches, entries }, all] = await Promise.all([countRange({ ...range, total }), total()]);
+  if (matches < BROAD_DATE_SHARE * all) return { ...range, entries };
   return { ...walk, matches: () => Promise.resolve(matches), readAhead: Math.min(1 / BROAD_DATE_SHARE, all / Math.max(matches, 1)) };
 }

@@ -2,8 +2,12 @@
  * Pagination (D4): `page` and `page_size` (or `limit` where the route allows it). `next` links carry a sealed cursor
  * bound to the tenant, filters, page and page size, so following `next` reads each item once; a bare `page=N` still works.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { batchPut } from '#platform/batch.js';
+import { config, db } from '#platform/clients.js';
 import { open, seal } from '#platform/derived-keys.js';
+import { expiringAt, keys } from '#platform/keys.js';
 import { BadRequestError } from '#platform/errors.js';
 import { positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
 
@@ -63,43 +67,105 @@ export function makeCursor(q: QueryParams, options: PageOptions, nextPage: numbe
   return seal(CURSOR_KEY, { b: bindingOf(q, options, nextPage, pageSize), c: cursor });
 }
 
-/** At most this many characters of carried ids in a cursor (base 36, comma-separated): a token stays under 2 KB. */
+/** Characters of ids a cursor carries, and a walk's stored part (base 36, comma-separated): a token stays under 2 KB. */
 const CARRIED_CHARS = 1200;
+/** How long a walk's parts are kept; a cursor whose part is gone computes its list again from its position. */
+const WALK_SECONDS = 86_400;
 
-/**
- * The ids a cursor carries for the pages after it (P258): as many whole pages of `ids` as fit (all of them when
- * they do), and how many that is.
- */
-export function carriedIds(ids: number[], pageSize: number): { text: string; count: number } | undefined {
+/** A cursor's position: the index or list it names, and where the next page starts. */
+export type Position = Record<string, string>;
+
+/** The whole pages of `ids` from `from` that a cursor carries, as text, and where they end. */
+function fitting(ids: number[], from: number, pageSize: number): { text: string; end: number } {
   let text = '';
-  let fit = { text: '', count: 0 };
-  for (const [i, id] of ids.entries()) {
-    text = text ? `${text},${id.toString(36)}` : id.toString(36);
+  let fit = { text: '', end: from };
+  for (let i = from; i < ids.length; i++) {
+    text = text ? `${text},${ids[i].toString(36)}` : ids[i].toString(36);
     if (text.length > CARRIED_CHARS) break;
-    if ((i + 1) % pageSize === 0 || i + 1 === ids.length) fit = { text, count: i + 1 };
+    if ((i + 1 - from) % pageSize === 0 || i + 1 === ids.length) fit = { text, end: i + 1 };
   }
-  return fit.count ? fit : undefined;
+  return fit;
 }
 
-/** The ids of `carriedIds`'s text. */
+/**
+ * The position after a page whose list goes on with `rest` (ids in list order; undefined when it does not), where
+ * `at(i)` is the position after rest[i]. The cursor carries as many whole pages of the ids as fit (P258); with
+ * `store`, the ids past those are stored for a walk, a cursor's worth per part, each with the position after it (P260).
+ */
+export async function carryOn(
+  rest: number[],
+  pageSize: number,
+  at: (i: number) => Position,
+  store: boolean,
+): Promise<Position | undefined> {
+  const first = fitting(rest, 0, pageSize);
+  if (!first.end) return undefined;
+  const position = { ...at(first.end - 1), ids: first.text };
+  if (first.end === rest.length || !store) return position;
+  const walk = randomBytes(16).toString('base64url');
+  const parts: Record<string, unknown>[] = [];
+  const expires = expiringAt(Math.floor(Date.now() / 1000) + WALK_SECONDS);
+  for (let from = first.end; from < rest.length;) {
+    const { text, end } = fitting(rest, from, pageSize);
+    parts.push({ ...keys.walk(walk, parts.length + 1), ids: text, position: at(end - 1), ...expires });
+    from = end;
+  }
+  await batchPut(parts);
+  return { ...position, walk, part: '1' };
+}
+
+/** Whether a position carries ids (or a walk's next part) to read by key. */
+export function carries(position: Position): boolean {
+  return position.ids !== undefined || position.walk !== undefined;
+}
+
+/** The ids of a carried text. */
 export function idsOf(carried: unknown): number[] {
   if (typeof carried !== 'string' || !/^[0-9a-z]{1,10}(,[0-9a-z]{1,10})*$/.test(carried)) throw invalidCursor();
   return carried.split(',').map((id) => parseInt(id, 36));
 }
 
+/** A walk's stored part; read again consistently when not found (it was written pages ago, but may not show yet). */
+async function walkPart(walk: string, part: string): Promise<{ ids: number[]; position: Position } | undefined> {
+  if (!/^[\w-]{22}$/.test(walk) || !/^[1-9]\d{0,5}$/.test(part)) throw invalidCursor();
+  const get = (ConsistentRead: boolean) =>
+    db().send(new GetCommand({ TableName: config().tableName, Key: keys.walk(walk, Number(part)), ConsistentRead }));
+  const item = (await get(false)).Item ?? (await get(true)).Item;
+  return item && { ids: idsOf(item.ids), position: item.position as Position };
+}
+
 /**
  * A page of carried ids: up to `size` records in the ids' order, read by `read` (one gone is left out), those
- * `keep` refuses (no longer matching) passed over for the next ids; and the ids not reached.
+ * `keep` refuses (no longer matching) passed over for the next ids, and a walk's next part read when the ids run
+ * out; and the position after the page. A position without ids is the list's to compute again from there.
  */
-export async function readCarried<T>(ids: number[], size: number, read: (ids: number[]) => Promise<T[]>, keep: (record: T) => boolean) {
+export async function readCarried<T>(
+  position: Position,
+  size: number,
+  read: (ids: number[]) => Promise<T[]>,
+  keep: (record: T) => boolean,
+) {
+  const { ids: text, ...kept }: { [name: string]: string | undefined } = position;
+  let { walk, part, ...after } = kept;
+  let ids = text === undefined ? [] : idsOf(text);
   const page: T[] = [];
   let at = 0;
-  while (page.length < size && at < ids.length) {
+  while (page.length < size) {
+    if (at === ids.length) {
+      const next: { ids: number[]; position: Position } | undefined = walk ? await walkPart(walk, part ?? '') : undefined;
+      if (!next) {
+        walk = undefined;
+        break;
+      }
+      [ids, after, part, at] = [next.ids, next.position, String(Number(part) + 1), 0];
+    }
     const batch = ids.slice(at, at + size - page.length);
     at += batch.length;
     page.push(...(await read(batch)).filter(keep));
   }
-  return { page, rest: ids.slice(at) };
+  const left = ids.slice(at).map((id) => id.toString(36));
+  const next = { ...after, ...(left.length ? { ids: left.join(',') } : {}), ...(walk ? { walk, part } : {}) };
+  return { page, position: next as Position };
 }
 
 export function invalidCursor(): BadRequestError {

@@ -127,6 +127,16 @@ describe('routes', () => {
     }
   });
 
+  test('every list route seals its cursors with the stack secret', () => {
+    // Without CURSOR_SECRET a deployed function refuses to mint a `next` link (derived-keys.ts).
+    const lists = routes.filter((route) => route.method === 'GET' && route.id.startsWith('List'));
+    expect(lists.map((route) => route.id)).toEqual(['ListCompanies', 'ListJobs', 'ListApplications']);
+    for (const route of lists) {
+      expect([route.id, route.access.table, route.access.cursorSecret]).toEqual([route.id, 'list', true]);
+      expect(functionForRoute(route.id)[1].Properties.Environment.Variables).toHaveProperty('CURSOR_SECRET');
+    }
+  });
+
   test.each(routes.map((route) => [route.id, route.access] as const))('%s holds exactly the access it declares', (routeId, access) => {
     const [functionId, fn] = functionForRoute(routeId);
     const statements = functionStatements(json(), functionId);
@@ -136,8 +146,21 @@ describe('routes', () => {
       expect(dynamo).toEqual([]);
     } else {
       expect(dynamo).toEqual(expect.arrayContaining(['dynamodb:GetItem', 'dynamodb:Query']));
-      if (access.table === 'read') for (const write of DYNAMO_WRITES) expect(dynamo).not.toContain(write);
-      else expect(dynamo).toEqual(expect.arrayContaining(DYNAMO_WRITES));
+      if (access.table === 'write') expect(dynamo).toEqual(expect.arrayContaining(DYNAMO_WRITES));
+      else {
+        // A list writes only the stored ids of its walks (P260), on their own partitions; a read route nothing.
+        const writes = statements.filter((s) => [s.Action].flat().some((a: string) => DYNAMO_WRITES.includes(a)));
+        expect(writes).toEqual(
+          access.table === 'list'
+            ? [
+                expect.objectContaining({
+                  Action: 'dynamodb:BatchWriteItem',
+                  Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['WALK#*'] } },
+                }),
+              ]
+            : [],
+        );
+      }
     }
     // Bucket, queue and topic only for the routes that declare them.
     const s3 = actionsOf(statements, 's3:');
