@@ -392,7 +392,8 @@ try {
       key,
       undefined,
       indexKeys.partnerCompanies(partner.id),
-      companies,
+      // The partner's companies: those seeded here and the one holding the applications.
+      companies + 1,
     );
     const renamed = (await measure(key, undefined, '/companies/?page_size=1')).body.results![0] as { id: number };
     await record(size, 'companies', 'update (rename)', `/companies/${renamed.id}/`, key, renamed.id, {
