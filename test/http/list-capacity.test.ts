@@ -660,6 +660,36 @@ describe('companies: exact filters, totals, orderings and contains cost the page
     expect(walked).toBeLessThanOrEqual(1.1 * 0.5 * expected.length);
   });
 
+  test('a walk of a list in memory computes it again once, and then stores the ids past its cursor (P260)', async () => {
+    // Enough companies that the ids left after the carried ones (300–400 of them) do not fit in one cursor.
+    const portfolio = await aPortfolio(1000);
+    const expected = portfolio.companies
+      .filter((c) => c.status === 'active')
+      .sort(compareCompanies(parseCompanyFilter({ ordering: ['name'] }).ordering))
+      .map((c) => c.id);
+    const seen: number[] = [];
+    const pages: { units: number; write: number }[] = [];
+    for (let url: string | null = '/companies/?ordering=name&status=active&page_size=10'; url;) {
+      const res: TestResponse = await api.get(url.replace(api.url, ''), { key: portfolio.key });
+      seen.push(...ids(res));
+      pages.push(cost(res));
+      url = res.body.next;
+    }
+    expect(seen).toEqual(expected);
+    const [first, ...later] = pages;
+    // A first page stores nothing; the page that computes the list again for the walk stores what its cursor cannot hold.
+    expect(first.write).toBe(0);
+    const again = later.filter((p) => p.write > 0);
+    expect(again).toHaveLength(1);
+    expect(again[0].units - again[0].write).toBeLessThanOrEqual(8);
+    const parts = later.filter((p) => p.units === 5.5).length;
+    expect(parts).toBeGreaterThanOrEqual(1);
+    expect(again[0].write).toBeGreaterThanOrEqual(parts);
+    expect(again[0].write).toBeLessThanOrEqual(2 * parts);
+    expect(later.filter((p) => p !== again[0] && p.units !== 5 && p.units !== 5.5)).toEqual([]);
+    expect(pages.reduce((sum, p) => sum + p.units, 0)).toBeLessThanOrEqual(1.1 * 0.5 * expected.length);
+  });
+
   // P253, P256: the document also orders the matches, so a contains filter matching most of the partner, or an
   // order of several terms, reads the page's items only, where the slim projection was scanned (0.03 units a company) or the
   // partner read whole.
