@@ -22,21 +22,9 @@ export type ApplicationServe =
 
 export const APPLICATION_FILTER_DECLARATIONS = [
   { name: 'email', kind: 'exact', value: 'string', about: "the applicant's e-mail address", serve: { index: 'LOOKUP', totals: 'keys' } },
-  {
-    name: 'partner_application_id',
-    kind: 'exact',
-    value: 'string',
-    about: '`partner_application_id`',
-    serve: { lookup: true, totals: 'keys' },
-  },
-  { name: 'partner_job_id', kind: 'exact', value: 'string', about: '`partner_job_id`', serve: { lookup: true, totals: 'job' } },
-  {
-    name: 'partner_company_id',
-    kind: 'exact',
-    value: 'string',
-    about: '`partner_company_id`',
-    serve: { lookup: true, totals: 'folded' },
-  },
+  { name: 'partner_application_id', kind: 'exact', value: 'string', serve: { lookup: true, totals: 'keys' } },
+  { name: 'partner_job_id', kind: 'exact', value: 'string', serve: { lookup: true, totals: 'job' } },
+  { name: 'partner_company_id', kind: 'exact', value: 'string', serve: { lookup: true, totals: 'folded' } },
   {
     name: 'partner',
     kind: 'exact',
@@ -44,20 +32,14 @@ export const APPLICATION_FILTER_DECLARATIONS = [
     about: 'the ID of the partner that submitted the application',
     serve: { slot: 'SLOT2', totals: 'company' },
   },
-  {
-    name: 'agency',
-    kind: 'exact',
-    value: 'id',
-    about: 'the ID of the agency that submitted the application',
-    serve: { alias: 'partner' },
-  },
-  { name: 'agency_job_id', kind: 'exact', value: 'string', about: '`agency_job_id`', serve: { lookup: true, totals: 'job' } },
-  { name: 'channel', kind: 'exact', value: 'string', about: '`channel`', serve: { slot: 'SLOT4', totals: 'folded' } },
+  { name: 'agency', kind: 'exact', value: 'id', about: 'the ID of the agency that submitted the application', serve: { alias: 'partner' } },
+  { name: 'agency_job_id', kind: 'exact', value: 'string', serve: { lookup: true, totals: 'job' } },
+  { name: 'channel', kind: 'exact', value: 'string', serve: { slot: 'SLOT4', totals: 'folded' } },
   { name: 'job', kind: 'exact', value: 'id', about: 'the job ID', serve: { slot: 'SLOT3', totals: 'own' } },
   { name: 'sync_status', kind: 'exact', value: SYNC_STATUSES, about: 'the ATS sync state', serve: { slot: 'SLOT1', totals: 'company' } },
-  { name: 'applied_at', kind: 'gte', value: 'date', about: 'applied_at', serve: { range: 'APPLIED' } },
-  { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'COLLECTION' } },
-  { name: 'updated_at', kind: 'gte', value: 'date', about: 'updated_at', serve: { range: 'UPDATED' } },
+  { name: 'applied_at', kind: 'gte', value: 'date', serve: { range: 'APPLIED' } },
+  { name: 'created_at', kind: 'gte', value: 'date', serve: { range: 'COLLECTION' } },
+  { name: 'updated_at', kind: 'gte', value: 'date', serve: { range: 'UPDATED' } },
 ] as const satisfies readonly FilterDeclaration<ApplicationServe>[];
 
 type Declared = (typeof APPLICATION_FILTER_DECLARATIONS)[number];

@@ -22,7 +22,7 @@ import type { JobRecord } from '#jobs/job-schema.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
 import { countMatching, readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, collectionSource, type SourceCandidate } from '#platform/paged-sources.js';
-import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
+import { envelope, pageRequest, walkOf, type LinkContext, type PageEnvelope, type Walk } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
 import { dateConditions, readFilters } from '#platform/filters.js';
 import {
@@ -99,12 +99,7 @@ const channelCopies = /* @__PURE__ */ copyCache<number, TalentChannel>(getChanne
  * Plans a list: the most selective exact filter's partition (sized from the counters), several broad ones
  * counted from their complements (P177), or a date range or the collection. A cursor's walk keeps its source.
  */
-export async function applicationQuery(
-  companyId: number,
-  q: QueryParams,
-  walk: { cursorIndex?: unknown; skipping?: boolean } = {},
-): Promise<CollectionQuery> {
-  const { cursorIndex, skipping } = walk;
+export async function applicationQuery(companyId: number, q: QueryParams, { cursorIndex, skipping }: Walk = {}): Promise<CollectionQuery> {
   const values = readFilters(q, APPLICATION_FILTER_DECLARATIONS);
   const text = (name: string) => values.get(name) as string | undefined;
   const id = (name: string) => values.get(name) as number | undefined;
@@ -256,10 +251,7 @@ export async function listApplications(
 ): Promise<PageEnvelope<Record<string, unknown>>> {
   const options = { scope: `applications:company:${companyId}`, filterParams: APPLICATION_FILTERS };
   const request = pageRequest(q, options);
-  const query = await applicationQuery(companyId, q, {
-    cursorIndex: request.cursor?.position.index,
-    skipping: request.page > 1 && !request.cursor,
-  });
+  const query = await applicationQuery(companyId, q, walkOf(request));
   const records = { key: keys.application, owned: (item: Record<string, unknown>) => item.company === companyId };
   const page = await readPage({ ...query, records }, request);
   const found = page.items.map(fromApplicationItem);
@@ -267,11 +259,8 @@ export async function listApplications(
     jobCopies(found.map((r) => `${companyId}:${r.job}`)),
     channelCopies(found.map((r) => r.talent_channel).filter((id): id is number => id !== null)),
   ]);
-  const next = page.position
-    ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
-    : undefined;
   const results = found.map((r) =>
     toApplication(r, jobs.get(`${companyId}:${r.job}`), r.talent_channel ? channels.get(r.talent_channel) : undefined, 'list'),
   );
-  return envelope(link, request, page.count, results, next);
+  return envelope(link, options, request, page, results);
 }

@@ -17,7 +17,7 @@ export type CompanyServe = { slot: IndexName } | { lookup: true } | { scan: { of
 export const COMPANY_FILTER_DECLARATIONS = [
   { name: 'name', kind: 'contains', value: 'string', about: 'the name', serve: { scan: { of: ['name'] } } },
   { name: 'ats', kind: 'exact', value: 'string', about: 'the ATS slug', serve: { slot: 'SLOT2' } },
-  { name: 'partner_company_id', kind: 'exact', value: 'string', about: '`partner_company_id`', serve: { lookup: true } },
+  { name: 'partner_company_id', kind: 'exact', value: 'string', serve: { lookup: true } },
   { name: 'status', kind: 'exact', value: COMPANY_STATUSES, repeatable: true, about: 'lifecycle status', serve: { slot: 'SLOT1' } },
   {
     name: 'search',
@@ -26,8 +26,8 @@ export const COMPANY_FILTER_DECLARATIONS = [
     about: 'name, ATS slug and `partner_company_id`',
     serve: { scan: { of: ['name', 'ats', 'partner_company_id'] } },
   },
-  { name: 'candidate_sync_active', kind: 'exact', value: 'boolean', about: '`candidate_sync_active`', serve: { slot: 'SLOT4' } },
-  { name: 'job_sync_active', kind: 'exact', value: 'boolean', about: '`job_sync_active`', serve: { slot: 'SLOT3' } },
+  { name: 'candidate_sync_active', kind: 'exact', value: 'boolean', serve: { slot: 'SLOT4' } },
+  { name: 'job_sync_active', kind: 'exact', value: 'boolean', serve: { slot: 'SLOT3' } },
 ] as const satisfies readonly FilterDeclaration<CompanyServe>[];
 
 type Declared = (typeof COMPANY_FILTER_DECLARATIONS)[number];

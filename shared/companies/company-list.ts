@@ -11,7 +11,7 @@
  *   (P260), so a walk reads the document twice.
  * A company-scoped key reads its own company.
  */
-import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
+import { itemsOf } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
 import { readFilters, type FilterValues } from '#platform/filters.js';
 import { indexKeys, keys } from '#platform/keys.js';
@@ -22,7 +22,6 @@ import {
   carryOn,
   envelope,
   idsOf,
-  makeCursor,
   readCarried,
   pageRequest,
   type LinkContext,
@@ -144,8 +143,7 @@ export async function listCompanies(
   const options = { scope: `companies:partner:${scope.partnerId}:${scope.companyId ?? '*'}`, filterParams: COMPANY_FILTERS };
   const request = pageRequest(q, options);
   const respond = async (count: number, records: CompanyRecord[], position: Record<string, unknown> | undefined) => {
-    const next = position && makeCursor(q, options, request.page + 1, request.pageSize, { position, count });
-    return envelope(link, request, count, await Promise.all(records.map((c) => presentCompany(c, publicBase))), next);
+    return envelope(link, options, request, { count, position }, await Promise.all(records.map((c) => presentCompany(c, publicBase))));
   };
   const { cursor } = request;
   let position = cursor?.position.index === CARRIED ? (cursor.position as Position) : undefined;
@@ -195,11 +193,7 @@ function wholePlan(candidates: () => Promise<CompanyRecord[]>, filter: CompanyFi
 
 /** Companies by id, in the order given; one gone meanwhile is left out. */
 async function companiesById(ids: number[]): Promise<CompanyRecord[]> {
-  const items = await batchGetItems(ids.map((id) => keys.company(id)));
-  return ids.flatMap((id) => {
-    const item = items.get(primaryKeyOf(keys.company(id)));
-    return item ? [fromItem(item)] : [];
-  });
+  return (await itemsOf(ids.map((id) => keys.company(id)))).map((item) => fromItem(item));
 }
 
 /** The companies of an exact filter's slot. */

@@ -193,7 +193,7 @@ function companyOrderingFields(): string[] {
 /** A declared filter's parameter: its type from how its value is read, its meaning from its kind (`#platform/filters.ts`). */
 function declaredFilterTypes(declarations: readonly FilterDeclaration[]): Record<string, QueryParameter> {
   const types: Record<string, QueryParameter> = Object.create(null);
-  for (const { name, kind, value, about, repeatable } of declarations) {
+  for (const { name, kind, value, about = `\`${name}\``, repeatable } of declarations) {
     types[name] =
       kind === 'contains'
         ? contains(about)

@@ -25,9 +25,9 @@ export const JOB_FILTER_DECLARATIONS = [
   { name: 'language', kind: 'exact', value: 'string', about: 'the language', serve: { slot: 'SLOT3', totals: 'own' } },
   { name: 'city', kind: 'contains', value: 'string', about: 'the city', serve: { scan: 'city_lc' } },
   { name: 'country', kind: 'exact', value: 'string', about: 'the country', serve: { slot: 'SLOT4', totals: 'own' } },
-  { name: 'created_at', kind: 'gte', value: 'date', about: 'created_at', serve: { range: 'COLLECTION' } },
-  { name: 'updated_at', kind: 'gte', value: 'date', about: 'updated_at', serve: { range: 'UPDATED' } },
-  { name: 'last_content_update_at', kind: 'gte', value: 'date', about: 'last_content_update_at', serve: { range: 'APPLIED' } },
+  { name: 'created_at', kind: 'gte', value: 'date', serve: { range: 'COLLECTION' } },
+  { name: 'updated_at', kind: 'gte', value: 'date', serve: { range: 'UPDATED' } },
+  { name: 'last_content_update_at', kind: 'gte', value: 'date', serve: { range: 'APPLIED' } },
 ] as const satisfies readonly FilterDeclaration<JobServe>[];
 
 type Declared = (typeof JOB_FILTER_DECLARATIONS)[number];

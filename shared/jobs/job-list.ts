@@ -6,7 +6,7 @@ import { NO_APPLY_LINKS, type ApplyLinks } from '#jobs/apply-links.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
 import { countMatching, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, collectionSource, type SourceCandidate } from '#platform/paged-sources.js';
-import { envelope, makeCursor, pageRequest, type LinkContext, type PageEnvelope } from '#platform/pagination.js';
+import { envelope, pageRequest, walkOf, type LinkContext, type PageEnvelope, type Walk } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
 import { dateConditions, readFilters } from '#platform/filters.js';
 import { counterReader } from '#platform/counts.js';
@@ -31,12 +31,7 @@ const SLOT_BEFORE_SCAN = 100;
  * Plans a list: the most selective exact filter's slot, SLIM for a contains filter that a slot does not narrow
  * to a few jobs, a date range, or the collection. A cursor's walk keeps its index.
  */
-export async function jobQuery(
-  companyId: number,
-  q: QueryParams,
-  walk: { cursorIndex?: unknown; skipping?: boolean } = {},
-): Promise<CollectionQuery> {
-  const { cursorIndex, skipping } = walk;
+export async function jobQuery(companyId: number, q: QueryParams, { cursorIndex, skipping }: Walk = {}): Promise<CollectionQuery> {
   const values = readFilters(q, JOB_FILTER_DECLARATIONS);
   const text = (name: string) => values.get(name) as string | undefined;
   const exact = new Map<JobSlotFilter, string>();
@@ -102,20 +97,14 @@ export async function listJobs(
   // Read beside the page (P192).
   const lastRun = lastCompleteRun(companyId);
   lastRun.catch(() => undefined);
-  const query = await jobQuery(companyId, q, {
-    cursorIndex: request.cursor?.position.index,
-    skipping: request.page > 1 && !request.cursor,
-  });
+  const query = await jobQuery(companyId, q, walkOf(request));
   // A job's key is its company's: a carried id reads only this company's jobs.
   const records = { key: (id: number) => keys.job(companyId, id), owned: () => true };
   const page = await readPage({ ...query, records }, request);
-  const next = page.position
-    ? makeCursor(q, options, request.page + 1, request.pageSize, { position: page.position, count: page.count })
-    : undefined;
   const jobs = await resolveRunIds(companyId, page.items.map(fromItem), lastRun);
   const apply = await links;
   const results = jobs.map((job) => toJob(job, true, apply.forJob(job.id)));
-  return envelope(link, request, page.count, results, next);
+  return envelope(link, options, request, page, results);
 }
 
 /** One job as the interface shows it: its `run_id` resolved (P192), its `apply_webhooks` from `links` (P197). */

@@ -77,17 +77,20 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'Exc
   return items;
 }
 
-/**
- * Every item a keys-only index partition names, in the index's order: its keys page after page, then the
- * items by key (100 a BatchGet); one gone meanwhile is left out.
- */
+/** The items of `itemKeys` in their order, undefined for one gone meanwhile. */
+export async function itemsAt(itemKeys: Record<string, unknown>[]): Promise<(Record<string, unknown> | undefined)[]> {
+  const found = await batchGetItems(itemKeys.map((k) => ({ PK: String(k.PK), SK: String(k.SK) })));
+  return itemKeys.map((k) => found.get(primaryKeyOf(k as { PK: unknown; SK: unknown })));
+}
+
+/** The items of `itemKeys` in their order; one gone meanwhile is left out. */
+export async function itemsOf(itemKeys: Record<string, unknown>[]): Promise<Record<string, unknown>[]> {
+  return (await itemsAt(itemKeys)).filter((item) => item !== undefined);
+}
+
+/** Every item a keys-only index partition names, in the index's order (its keys page after page, then the items). */
 export async function queryItemsByKeys(
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
 ): Promise<Record<string, unknown>[]> {
-  const entries = await queryAll(input);
-  const found = await batchGetItems(entries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
-  return entries.flatMap((e) => {
-    const item = found.get(primaryKeyOf(e as { PK: unknown; SK: unknown }));
-    return item ? [item] : [];
-  });
+  return itemsOf(await queryAll(input));
 }

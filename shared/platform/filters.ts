@@ -29,8 +29,8 @@ export interface FilterDeclaration<Serve = unknown> {
   value: FilterValue;
   /** The parameter may be repeated: its values are read as a list, and match any of them (OR). */
   repeatable?: true;
-  /** What is compared, for the OpenAPI document (`exact`/`contains`: "the title"; `search`: the fields). */
-  about: string;
+  /** What is compared, for the OpenAPI document (`exact`/`contains`: "the title"; `search`: the fields); else `` `name` ``. */
+  about?: string;
   serve: Serve;
 }
 

@@ -1,15 +1,10 @@
 /**
- * One page of one index partition (a collection, an exact filter's slot, a date range), newest first, and its
- * count (docs/access-patterns.md). Counting, skipping and reading are separate; a cursor carries the position
- * and the count; a keys-only partition is read as keys, and only the page's items are fetched. Sources:
- * - `keys`: keys in list order (a slot, a collection, lookup items of the base table, P241); other conditions
- *   are checked on the items read;
- * - `slim`: SLIM's INCLUDE projection, its conditions a FilterExpression;
- * - `dateRange`: keys sorted by `<date>#<created sort>`, put in list order in memory.
- * Which source a list reads is `paged-sources.ts`.
+ * One page of one partition and its count (docs/access-patterns.md). Sources (`kindOf`): `keys` in list order (a
+ * slot, a collection, lookup items, P241; other conditions checked on the items read), `slim` (SLIM's projection,
+ * filtered in the Query), `dateRange` (keys by `<date>#<created sort>`, put in list order in memory).
  */
 import { QueryCommand, type QueryCommandInput, type QueryCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
+import { itemsAt, itemsOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { compactFrom, createdSortOfDateSort, idOfCollectionSort, keys, type Key } from '#platform/keys.js';
 import { TABLE, indexDefinition, tableDefinition, type IndexDefinition, type IndexName } from '#platform/table.js';
@@ -172,13 +167,6 @@ function startKey(query: CollectionQuery, position: Record<string, unknown>): Re
   return key;
 }
 
-/** Whole items for index entries, in the entries' order; an item deleted meanwhile is left out. */
-async function itemsFor(entries: Item[]): Promise<(Item | undefined)[]> {
-  if (!entries.length) return [];
-  const found = await batchGetItems(entries.map((e) => ({ PK: String(e.PK), SK: String(e.SK) })));
-  return entries.map((e) => found.get(primaryKeyOf(e as { PK: unknown; SK: unknown })));
-}
-
 /** How many entries of a source match: from a counter, or counted as cheaply as the source allows. */
 export async function countMatching(query: CollectionQuery, limit = Number.MAX_SAFE_INTEGER): Promise<number> {
   if (query.matches) return query.matches();
@@ -262,9 +250,7 @@ async function collect(
     const out = await send(query, { ...input, ...(limit ? { Limit: limit } : {}), ExclusiveStartKey: exclusiveStartKey });
     const entries = out.Items ?? [];
     const read =
-      kind === 'keys' || (kind === 'slim' && fetchItems)
-        ? await itemsFor(kind === 'slim' ? entries.slice(0, remaining) : entries)
-        : entries;
+      kind === 'keys' || (kind === 'slim' && fetchItems) ? await itemsAt(kind === 'slim' ? entries.slice(0, remaining) : entries) : entries;
     for (let i = 0; i < entries.length; i++) {
       const item = read[i];
       if (!item || (residual.length && !matchesAll(item, residual))) continue;
@@ -338,7 +324,7 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
     created(a) < created(b) ? 1 : created(a) > created(b) ? -1 : 0,
   );
   const { conditions } = query;
-  const read = conditions.length ? await itemsFor(entries) : [];
+  const read = conditions.length ? await itemsAt(entries) : [];
   const ordered = entries
     .map((entry, i) => ({ entry, item: read[i] }))
     .filter((o) => !conditions.length || (o.item && matchesAll(o.item, conditions)));
@@ -351,9 +337,7 @@ async function readDateRange(query: CollectionQuery, request: PageRequest): Prom
     if (start < 0) return { items: [], count };
   }
   const slice = ordered.slice(start, start + request.pageSize);
-  const items = conditions.length
-    ? slice.map((o) => o.item!)
-    : (await itemsFor(slice.map((o) => o.entry))).filter((i): i is Item => Boolean(i));
+  const items = conditions.length ? slice.map((o) => o.item!) : await itemsOf(slice.map((o) => o.entry));
   const rest = ordered.slice(start + request.pageSize).map((o) => o.entry);
   const position = (entry: Item) => ({ index: sourceOf(query), after: created(entry) });
   return { items, count, position: await carrying(query, slice.at(-1)?.entry, rest, request.pageSize, position) };
@@ -386,10 +370,7 @@ async function carrying(
 
 /** A page of the ids a cursor carries, each record read by key and checked again; then the position they ran up to. */
 async function carriedPage(query: CollectionQuery, request: PageRequest, records: NonNullable<CollectionQuery['records']>) {
-  const read = async (batch: number[]) => {
-    const found = await batchGetItems(batch.map(records.key));
-    return batch.map((id) => found.get(primaryKeyOf(records.key(id)))).filter((item): item is Item => item !== undefined);
-  };
+  const read = (batch: number[]) => itemsOf(batch.map(records.key));
   const keep = (item: Item) => records.owned(item) && matchesAll(item, query.conditions);
   const { page, position } = await readCarried(request.cursor!.position as Position, request.pageSize, read, keep);
   // A walk whose stored ids are gone goes on from where they ran up to.
@@ -407,7 +388,7 @@ async function pageOf(
   extra = {},
 ): Promise<PageResult<Item>> {
   const page = all.slice(skip, skip + size);
-  const items = entries ? (await itemsFor(page)).filter((i): i is Item => Boolean(i)) : page;
+  const items = entries ? await itemsOf(page) : page;
   const position = await carrying(query, page.at(-1), all.slice(skip + size), size, (entry) => ({ ...positionOf(query, entry), ...extra }));
   return { items, count: all.length, position };
 }
@@ -423,7 +404,7 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   if (kind === 'keys' && query.conditions.length && !request.cursor && !query.matches && query.keyFilters?.length) {
     const read = await readKeys(query);
     const { entries, residual } = await intersectKeys(query, request.pageSize, read);
-    const matching = residual.length ? (await itemsFor(entries)).filter((i): i is Item => Boolean(i) && matchesAll(i!, residual)) : entries;
+    const matching = residual.length ? (await itemsOf(entries)).filter((i) => matchesAll(i, residual)) : entries;
     // Later pages read ahead by the share that matches.
     const ahead = String(Math.min(MAX_READ_AHEAD, Math.max(1, read.length / Math.max(matching.length, 1))));
     return pageOf(query, matching, skip, request.pageSize, !residual.length, { ahead });

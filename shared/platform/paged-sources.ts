@@ -5,6 +5,7 @@
 import { countRange, kindOf, sourceOf, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { readCount } from '#platform/counts.js';
 import type { IndexName } from '#platform/table.js';
+import type { Walk } from '#platform/pagination.js';
 
 /** A partition that can answer a list: one exact filter's slot, lookup items or lookup index. */
 export interface SourceCandidate {
@@ -57,7 +58,7 @@ export async function collectionSource(
   conditions: Condition[],
   ranges: readonly (readonly [attr: string, index: IndexName])[],
   createdAt: string | undefined,
-  state: { cursorIndex?: unknown; skipping?: boolean },
+  state: Walk,
 ): Promise<CollectionQuery> {
   const total = () => readCount(collection);
   const walk: CollectionQuery = { index: 'COLLECTION', partitionValue: collection, sortKeyFrom: createdAt, conditions };
@@ -79,7 +80,7 @@ async function broadDateWalk(
   range: CollectionQuery,
   walk: CollectionQuery,
   total: () => Promise<number>,
-  state: { cursorIndex?: unknown; skipping?: boolean },
+  state: Walk,
 ): Promise<CollectionQuery | undefined> {
   if (state.cursorIndex === walk.index) return walk;
   if (state.cursorIndex !== undefined || state.skipping || range.conditions.length) return undefined;

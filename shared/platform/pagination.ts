@@ -207,17 +207,30 @@ export interface LinkContext {
   query: QueryParams;
 }
 
-/** Builds `next`/`previous` links on the request's own URL, keeping every query parameter. */
+/** Where a request stands in a walk: the source its cursor names, and whether a bare `page=N` skips to it. */
+export interface Walk {
+  cursorIndex?: unknown;
+  skipping?: boolean;
+}
+
+export const walkOf = (request: PageRequest): Walk => ({
+  cursorIndex: request.cursor?.position.index,
+  skipping: request.page > 1 && !request.cursor,
+});
+
+/** `next`/`previous` links on the request's own URL, keeping every query parameter; `next` with a cursor after the page. */
 export function envelope<T>(
   link: LinkContext,
+  options: PageOptions,
   request: PageRequest,
-  count: number,
+  page: { count: number; position?: Record<string, unknown> },
   results: T[],
-  nextCursor: string | undefined,
 ): PageEnvelope<T> {
+  const { count, position } = page;
+  const cursor = position && makeCursor(link.query, options, request.page + 1, request.pageSize, { position, count });
   return {
     count,
-    next: request.page * request.pageSize < count ? urlWith(link, request.page + 1, nextCursor) : null,
+    next: request.page * request.pageSize < count ? urlWith(link, request.page + 1, cursor) : null,
     previous:
       request.page > 1 ? urlWith(link, Math.min(request.page - 1, Math.max(1, Math.ceil(count / request.pageSize))), undefined) : null,
     results,

@@ -15,13 +15,17 @@ describe('pagination (D4)', () => {
 
   test('envelope arithmetic and links keep every parameter', () => {
     const q = { status: ['active'], page: ['2'], page_size: ['3'], foo: ['a', 'b'] };
-    const page = envelope(link(q), { page: 2, pageSize: 3 }, 7, ['x'], 'CUR');
+    const page = envelope(link(q), options, { page: 2, pageSize: 3 }, { count: 7, position: { PK: 'a' } }, ['x']);
     expect(page.count).toBe(7);
-    expect(page.next).toBe('https://api.example/prod/jobs?status=active&page_size=3&foo=a&foo=b&page=3&cursor=CUR');
+    const next = new URL(page.next!);
+    expect(next.href).toMatch(/^https:\/\/api\.example\/prod\/jobs\?status=active&page_size=3&foo=a&foo=b&page=3&cursor=[\w-]+$/);
+    // The cursor opens for the next page, with the page's position and count.
+    const cursor = next.searchParams.get('cursor')!;
+    expect(pageRequest({ ...q, page: ['3'], cursor: [cursor] }, options).cursor).toEqual({ position: { PK: 'a' }, count: 7 });
     expect(page.previous).toBe('https://api.example/prod/jobs?status=active&page_size=3&foo=a&foo=b&page=1');
-    const last = envelope(link(q), { page: 3, pageSize: 3 }, 7, ['x'], 'CUR');
+    const last = envelope(link(q), options, { page: 3, pageSize: 3 }, { count: 7, position: { PK: 'a' } }, ['x']);
     expect(last.next).toBeNull();
-    const past = envelope(link(q), { page: 9, pageSize: 3 }, 7, [], undefined);
+    const past = envelope(link(q), options, { page: 9, pageSize: 3 }, { count: 7 }, []);
     expect(past.next).toBeNull();
     expect(new URL(past.previous!).searchParams.get('page')).toBe('3');
   });
