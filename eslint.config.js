@@ -34,6 +34,11 @@ export default tseslint.config(
     },
   },
   {
+    // Issue 22, item 4: no hand-written file in shared/ over 500 lines (generated files are ignored above).
+    files: ['shared/**/*.ts'],
+    rules: { 'max-lines': ['error', { max: 500, skipBlankLines: false, skipComments: false }] },
+  },
+  {
     // Tests, benchmarks and the emulator glue read untyped JSON and patch untyped libraries.
     files: ['test/**/*.ts', 'bench/**/*.ts', 'local/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },

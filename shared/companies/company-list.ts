@@ -142,9 +142,8 @@ export async function listCompanies(
   const filter = parseCompanyFilter(q);
   const options = { scope: `companies:partner:${scope.partnerId}:${scope.companyId ?? '*'}`, filterParams: COMPANY_FILTERS };
   const request = pageRequest(q, options);
-  const respond = async (count: number, records: CompanyRecord[], position: Record<string, unknown> | undefined) => {
-    return envelope(link, options, request, { count, position }, await Promise.all(records.map((c) => presentCompany(c, publicBase))));
-  };
+  const respond = async (count: number, records: CompanyRecord[], position: Record<string, unknown> | undefined) =>
+    envelope(link, options, request, { count, position }, await Promise.all(records.map((c) => presentCompany(c, publicBase))));
   const { cursor } = request;
   let position = cursor?.position.index === CARRIED ? (cursor.position as Position) : undefined;
   if (position && carries(position)) {
@@ -160,11 +159,7 @@ export async function listCompanies(
       : wholePlan(async () => [await getCompanyRecord(scope.companyId!)].filter((c) => c !== undefined), filter);
   if ('walk' in plan) {
     const page = await readPage(plan.walk, request);
-    return respond(
-      page.count,
-      page.items.map((item) => fromItem(item)),
-      page.position,
-    );
+    return respond(page.count, page.items.map(fromItem), page.position);
   }
   const { ids, read } = await plan.memory();
   // After the cursor's last id where it still is among the matches, else by the page's number.
@@ -193,7 +188,7 @@ function wholePlan(candidates: () => Promise<CompanyRecord[]>, filter: CompanyFi
 
 /** Companies by id, in the order given; one gone meanwhile is left out. */
 async function companiesById(ids: number[]): Promise<CompanyRecord[]> {
-  return (await itemsOf(ids.map((id) => keys.company(id)))).map((item) => fromItem(item));
+  return (await itemsOf(ids.map(keys.company))).map(fromItem);
 }
 
 /** The companies of an exact filter's slot. */
@@ -251,15 +246,6 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     const fewer = (sizes[smallest] - Math.min(sizes[smallest], request.pageSize)) * 0.5 <= documentUnits;
     if (fewer || exact.has('partner_company_id')) return wholePlan(sources[smallest].read, filter);
   }
-  return {
-    memory: async () => {
-      const found = (await readSearchDocument(partnerId)).filter((e) => entryMatches(e, filter));
-      return {
-        ids: found
-          .map(sortableOf)
-          .sort(compareCompanies(ordering))
-          .map((c) => c.id),
-      };
-    },
-  };
+  const matching = async () => (await readSearchDocument(partnerId)).filter((e) => entryMatches(e, filter)).map(sortableOf);
+  return { memory: async () => ({ ids: (await matching()).sort(compareCompanies(ordering)).map((c) => c.id) }) };
 }
