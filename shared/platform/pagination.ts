@@ -218,7 +218,7 @@ export const walkOf = (request: PageRequest): Walk => ({
   skipping: request.page > 1 && !request.cursor,
 });
 
-/** `next`/`previous` links on the request's own URL, keeping every query parameter; `next` with a cursor after the page. */
+/** `next`/`previous` links on the request's own URL, keeping every parameter; `next` with a cursor after the page, bound to them. */
 export function envelope<T>(
   link: LinkContext,
   options: PageOptions,
