@@ -3,7 +3,8 @@
  * 401 means a wrong key; it creates nothing. And P210, issue 24 item 4: a file the ATS will not take (larger than its per-file limit, or of a type it
  * refuses) is never dropped. The sync ends `FAILURE` with `AttachmentRejectedError`, nothing reaches the
  * ATS, and where the company is entitled to the e-mail fallback the application goes by e-mail with every
- * file. End to end: HTTP create → worker → Greenhouse connector (refuses PNG) → simulator → GET.
+ * file. End to end: HTTP create → worker → Greenhouse connector (refuses PNG) → simulator → GET. And the screening
+ * answers as Greenhouse's JSON body takes them, each reaching the question it answers.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { createCompany, getCompanyRecord } from '#companies/company-store.js';
 import { findJobByExternalId } from '#jobs/job-store.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
-import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
+import { startGreenhouseSimulator, type GreenhouseJobFixture, type GreenhouseSimulator } from '../simulators/greenhouse.js';
 
 process.env.SYNC_RETRY_BASE_SECONDS = '0';
 process.env.SYNC_CLAIM_SECONDS = '1';
@@ -33,11 +34,11 @@ afterAll(async () => {
   await Promise.all([api.stop(), greenhouse.server.stop()]);
 });
 
-async function greenhouseCompany(token: string, entitlements: string[]) {
+async function greenhouseCompany(token: string, entitlements: string[], questions?: GreenhouseJobFixture['questions']) {
   greenhouse.boards.set(token, {
     token,
     apiKey: `key-${token}-1234`,
-    jobs: [{ id: 4100, title: 'Designer', content: '<p>Design</p>' }],
+    jobs: [{ id: 4100, title: 'Designer', content: '<p>Design</p>', questions }],
   });
   const company = await createCompany({
     partner: partner.id,
@@ -89,6 +90,114 @@ test('without the e-mail fallback: FAILURE AttachmentRejectedError and e-mail NO
   const app = await applyWithPng(company);
   expect(app).toMatchObject({ sync_status: 'FAILURE', failure_error: 'AttachmentRejectedError', email_sync_status: 'NOTSENT' });
   expect(app.attachments).toEqual([expect.objectContaining({ name: 'portfolio.png', content_type: 'image/png' })]);
+});
+
+describe('screening answers, as the JSON body takes them', () => {
+  const questions: GreenhouseJobFixture['questions'] = [
+    { required: true, label: 'First Name', fields: [{ name: 'first_name', type: 'input_text' }] },
+    {
+      required: true,
+      label: 'Authorized to work in the EU?',
+      fields: [
+        {
+          name: 'question_55',
+          type: 'multi_value_single_select',
+          values: [
+            { label: 'Yes', value: 1 },
+            { label: 'No', value: 0 },
+          ],
+        },
+      ],
+    },
+    {
+      required: false,
+      label: 'Tools you use',
+      fields: [
+        { name: 'question_56[]', type: 'multi_value_multi_select', values: [7, 8, 9].map((value) => ({ label: `Tool ${value}`, value })) },
+      ],
+    },
+    {
+      required: false,
+      label: 'Office',
+      fields: [
+        {
+          name: 'question_57',
+          type: 'multi_value_single_select',
+          values: [
+            { label: 'Berlin', value: 31 },
+            { label: 'Remote', value: 32 },
+          ],
+        },
+      ],
+    },
+    { required: false, label: 'Why us?', fields: [{ name: 'question_58', type: 'textarea' }] },
+  ];
+
+  async function apply(token: string, eligible: string) {
+    const company = await greenhouseCompany(token, ['job_sync', 'candidate_sync'], questions);
+    const job = await api.get(`/jobs/${company.job}`, { key: partner.key, companyId: company.id });
+    const asked = (job.body.screening_questions as { id: string; question: string; answer_type: string }[]).map((q) => ({ ...q }));
+    expect(asked.map((q) => [q.id, q.answer_type])).toEqual([
+      ['55', 'boolean'],
+      ['56', 'multi_select'],
+      ['57', 'single_select'],
+      ['58', 'textarea'],
+    ]);
+    const answers = ['55', '56', '57', '58'].map((id, i) => {
+      const { question, answer_type } = asked.find((q) => q.id === id)!;
+      return { id, question, answer_type, answer: [eligible, '7, 9', '32', 'Because.'][i] };
+    });
+    const created = await api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: company.id,
+      body: { job: company.job, candidate: { email: `ada@${token}.example`, full_name: 'Ada Lovelace' }, screening_questions: answers },
+    });
+    expect(created.status).toBe(201);
+    await api.runtime.poller.drain();
+    return (await api.get(`/applications/${created.body.id}`, { key: partner.key, companyId: company.id })).body;
+  }
+
+  test('a multi-select reaches its question as an array of option values, yes/no as 1, a select as its option', async () => {
+    const app = await apply('answersjson', 'Yes');
+    expect(app).toMatchObject({ sync_status: 'SUCCESS', failure_error: null });
+    const sent = greenhouse.applications.at(-1)!;
+    expect(Object.fromEntries(sent.answers)).toEqual({ '55': 1, '56': [7, 9], '57': 32, '58': 'Because.' });
+    expect(Object.keys(sent.body).filter((key) => key.startsWith('question_'))).toEqual([
+      'question_55',
+      'question_56',
+      'question_57',
+      'question_58',
+    ]);
+  });
+
+  test('a yes/no answer that is neither: FAILURE InvalidDataError, nothing sent to Greenhouse', async () => {
+    const before = posts().length;
+    const app = await apply('answersbad', 'perhaps');
+    expect(app).toMatchObject({ sync_status: 'FAILURE', failure_error: 'InvalidDataError' });
+    expect(posts().length).toBe(before);
+  });
+});
+
+test('a 401 for a job post that is not live (reported) while the key is good: EXPECTED_FAILURE JobNotPublishedError, the company stays active', async () => {
+  const company = await greenhouseCompany('notlive401', ['job_sync', 'candidate_sync']);
+  const board = greenhouse.boards.get('notlive401')!;
+  board.notLiveAnswer = 'unauthorized_401';
+  board.jobs[0].live = false;
+  const created = await api.request('POST', '/applications/', {
+    key: partner.key,
+    companyId: company.id,
+    body: { job: company.job, candidate: { email: 'ada@notlive.example', full_name: 'Ada Lovelace' } },
+  });
+  expect(created.status).toBe(201);
+  await api.runtime.poller.drain();
+  const app = await api.get(`/applications/${created.body.id}`, { key: partner.key, companyId: company.id });
+  expect(app.body).toMatchObject({ sync_status: 'EXPECTED_FAILURE', failure_error: 'JobNotPublishedError' });
+  const calls = greenhouse.server.requests.filter((r) => r.method === 'POST' && r.path.startsWith('/greenhouse/v1/boards/notlive401/'));
+  expect(calls.map((r) => [r.path.split('/').pop(), r.status]).slice(-2)).toEqual([
+    ['4100', 401],
+    ['0', 404],
+  ]);
+  expect(await getCompanyRecord(company.id)).toMatchObject({ status: 'active' });
 });
 
 describe('the key check (P211, a heuristic)', () => {

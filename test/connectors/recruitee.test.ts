@@ -214,6 +214,23 @@ describe('jobs', () => {
     ]);
   });
 
+  test("an offer whose feed has no options_* settings: phone and CV required, Recruitee's defaults; a candidate without a phone is refused", async () => {
+    site.offers = [{ id: 78, title: 'Support Lead', withoutOptions: true }];
+    const [job] = (await recruiteeConnector.listPublishedJobs(company, credentials))!;
+    expect(job.raw_values).not.toHaveProperty('options_phone');
+    expect(job.application_form_fields!.map((f) => [f.id, f.required])).toEqual([
+      ['name', true],
+      ['email', true],
+      ['phone', true],
+      ['cv', true],
+    ]);
+    const candidate = { email: 'nophone@example.com', full_name: 'Ada Nophone' };
+    const error = await rejection(
+      recruiteeConnector.submitApplication(submission({ jobExternalId: '78', candidate, screeningAnswers: [] }), credentials),
+    );
+    expect(error).toMatchObject({ kind: 'invalid_data', message: expect.stringContaining('phone') });
+  });
+
   test('open_questions become screening questions: kind → answer_type, options in position order, required', async () => {
     site.offers[0].questions!.push({ id: 17, kind: 'video', body: 'Say hello' }, { id: 18, kind: 'something_new', body: 'Later' });
     const [job] = (await recruiteeConnector.listPublishedJobs(company, credentials))!;

@@ -4,7 +4,9 @@
  * HTML, one job with `questions=true` and `pay_transparency=true`, 404 for unknown boards and jobs, no
  * paging), and the application POST with HTTP Basic auth (API key as user name, empty password; 401
  * otherwise, checked before the job is looked up, as text `HTTP Basic: Access denied.` or JSON), JSON or multipart, Base64 `resume_content`/`cover_letter_content` of pdf, doc, docx, txt or
- * rtf and not empty, answers `question_{id}` / `question_{id}[]`. Its quirk: a job that is not live
+ * rtf and not empty, and answers to the job's questions, each matching its question's type (a JSON body names each
+ * `question_{id}`, a multi-select's value an array of option values; a form uses the field's own name, `question_{id}[]`
+ * for a multi-select; a key that names no question is ignored, as in any Rails form). Its quirk: a job that is not live
  * answers **200** `{"error": "Failed to save person", "reason": "Job application not live"}`. It has no
  * duplicate error and no documented rate limit (a forced 429 is still possible for tests).
  */
@@ -34,6 +36,8 @@ export interface GreenhouseBoard {
   wrongKeyAnswer?: 'text' | 'json';
   /** How an application to a job the board does not have is answered with a right key: 404 (default) or 200 with an error body (reported). */
   unknownJobAnswer?: 'not_found' | 'error_200';
+  /** How an application to a job that is not live is answered: 200 with an error body (default), or 401 as reported. */
+  notLiveAnswer?: 'error_200' | 'unauthorized_401';
   /** Replaces the list body (a malformed feed). */
   listOverride?: string;
 }
@@ -41,6 +45,8 @@ export interface GreenhouseBoard {
 export interface GreenhouseApplication {
   jobId: number;
   body: Record<string, unknown>;
+  /** The answers Greenhouse took, by question id: what a recruiter sees. */
+  answers: Map<string, unknown>;
   candidateId: string;
 }
 
@@ -70,6 +76,21 @@ function jobSummary(sim: GreenhouseSimulator, board: GreenhouseBoard, job: Green
     departments: (job.departments ?? []).map((name, i) => ({ id: i + 1, name, child_ids: [], parent_id: null })),
     offices: [{ id: 1, name: job.location ?? 'Berlin', location: job.location ?? 'Berlin, Germany', child_ids: [], parent_id: null }],
   };
+}
+
+type QuestionField = NonNullable<GreenhouseJobFixture['questions']>[number]['fields'][number];
+
+/** Whether a value matches its question's type ("every `question_*` value must match the question's type"). */
+function answerFits(field: QuestionField, value: unknown, json: boolean): boolean {
+  const allowed = new Set((field.values ?? []).map((v) => String(v.value)));
+  if (field.type === 'multi_value_multi_select') {
+    // In JSON an array; a form sends one value per checked box (`question_{id}[]`), a single one as a string.
+    const values = Array.isArray(value) ? value : json ? undefined : [value];
+    return values !== undefined && values.every((v) => (typeof v === 'number' || typeof v === 'string') && allowed.has(String(v)));
+  }
+  if (field.type === 'multi_value_single_select')
+    return (typeof value === 'number' || typeof value === 'string') && allowed.has(String(value));
+  return typeof value === 'string';
 }
 
 export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
@@ -116,7 +137,10 @@ export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
     if (req.method !== 'POST') return { status: 405, body: { error: 'Method not allowed' } };
     const body: Record<string, unknown> =
       (req.json as Record<string, unknown>) ?? Object.fromEntries(Object.entries(req.fields).map(([k, v]) => [k, v.length > 1 ? v : v[0]]));
-    if (job.live === false) return { status: 200, body: { error: 'Failed to save person', reason: 'Job application not live' } };
+    if (job.live === false)
+      return board.notLiveAnswer === 'unauthorized_401'
+        ? { status: 401, body: { error: 'Failed to save person', status: 401 } }
+        : { status: 200, body: { error: 'Failed to save person', reason: 'Job application not live' } };
     for (const field of ['first_name', 'last_name', 'email'])
       if (!body[field]) return { status: 200, body: { error: 'Failed to save person', reason: `Invalid attributes: ${field}` } };
     for (const prefix of ['resume', 'cover_letter']) {
@@ -127,7 +151,16 @@ export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
       if (!FILE_EXTENSIONS.includes(filename.split('.').pop()!.toLowerCase()) || bytes.length === 0)
         return { status: 200, body: { error: 'Failed to save person', reason: `Invalid ${prefix} attachment` } };
     }
-    sim.applications.push({ jobId: job.id, body, candidateId: randomUUID() });
+    const answers = new Map<string, unknown>();
+    for (const field of (job.questions ?? []).flatMap((q) => q.fields)) {
+      const id = /^question_(\d+)(\[\])?$/.exec(field.name)?.[1];
+      const value = id && (req.json ? body[`question_${id}`] : body[field.name]);
+      if (!id || value === undefined) continue;
+      if (!answerFits(field, value, Boolean(req.json)))
+        return { status: 200, body: { error: 'Failed to save person', reason: `Invalid attributes: question_${id}` } };
+      answers.set(id, value);
+    }
+    sim.applications.push({ jobId: job.id, body, answers, candidateId: randomUUID() });
     return { status: 200, body: { success: 'Candidate saved successfully' } };
   });
   sim.env = { GREENHOUSE_API_URL: `${sim.server.url}/greenhouse` };

@@ -51,6 +51,8 @@ export interface RecruiteeOfferFixture {
   optionsCv?: 'required' | 'optional' | 'off';
   optionsPhone?: 'required' | 'optional' | 'off';
   optionsCoverLetter?: 'required' | 'optional' | 'off';
+  /** The feed leaves out the `options_*` settings (their names are not in Recruitee's reference); the offer keeps its defaults. */
+  withoutOptions?: true;
   questions?: RecruiteeQuestionFixture[];
 }
 
@@ -113,10 +115,15 @@ export function recruiteeOfferJson(site: RecruiteeSite, o: RecruiteeOfferFixture
     slug,
     position: o.id,
     status: o.status ?? 'published',
-    options_phone: o.optionsPhone ?? 'optional',
-    options_photo: 'off',
-    options_cover_letter: o.optionsCoverLetter ?? 'optional',
-    options_cv: o.optionsCv ?? 'required',
+    // Recruitee's defaults: phone and CV required, either can be switched off per offer.
+    ...(o.withoutOptions
+      ? {}
+      : {
+          options_phone: o.optionsPhone ?? 'required',
+          options_photo: 'off',
+          options_cover_letter: o.optionsCoverLetter ?? 'optional',
+          options_cv: o.optionsCv ?? 'required',
+        }),
     remote: o.remote ?? false,
     hybrid: o.hybrid ?? false,
     on_site: o.onSite ?? !(o.remote || o.hybrid),
@@ -242,7 +249,7 @@ export async function startRecruiteeSimulator(): Promise<RecruiteeSimulator> {
     if (!value('name')) errors.push("Name can't be blank");
     if (!value('email')) errors.push("Email can't be blank");
     else if (!/^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value('email'))) errors.push('Email is invalid');
-    if ((offer.optionsPhone ?? 'optional') === 'required' && !value('phone')) errors.push("Phone can't be blank");
+    if ((offer.optionsPhone ?? 'required') === 'required' && !value('phone')) errors.push("Phone can't be blank");
     const cv = req.files.find((f) => f.field === 'candidate[cv]');
     if ((offer.optionsCv ?? 'required') === 'required' && !cv && !value('remote_cv_url')) errors.push("Cv can't be blank");
     for (const file of req.files) {

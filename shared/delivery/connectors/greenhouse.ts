@@ -2,8 +2,8 @@
  * Greenhouse Job Board API (docs/connectors/greenhouse.md). Jobs: the board's list with `content=true`,
  * then each job with `questions=true&pay_transparency=true` (a few in parallel) for its questions and pay
  * ranges. Applications: JSON POST to the job with HTTP Basic auth (API key as user name, empty password),
- * resume and cover letter as Base64 content, answers as `question_{id}` (`question_{id}[]` for
- * multi-select). Greenhouse can answer 200 with an error body: only a body that confirms success counts.
+ * resume and cover letter as Base64 content, answers as `question_{id}` (a multi-select as an array of its
+ * options' values, as Greenhouse's JSON example sends it). Greenhouse can answer 200 with an error body: only a body that confirms success counts.
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
@@ -184,6 +184,34 @@ function filePart(name: string, bytes: Buffer): { content: string; filename: str
   return { content: bytes.toString('base64'), filename: name };
 }
 
+/** An option's value as Greenhouse's JSON example sends it: a number when it is one (option ids, yes/no's 1 and 0). */
+const optionValue = (value: string) => (/^\d{1,15}$/.test(value) ? Number(value) : value);
+
+/**
+ * A screening answer as Greenhouse's JSON body takes it: a multi-select as an array under `question_{id}` (the
+ * `[]` of `question_{id}[]` is form-data syntax; in JSON it would name no question), a select as its option's
+ * value, yes/no as 1 or 0, text as it is.
+ */
+function answerValue(id: string, answer: Record<string, string>): unknown {
+  const value = String(answer.answer ?? '').trim();
+  switch (answer.answer_type) {
+    case 'multi_select':
+      return value
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+        .map(optionValue);
+    case 'single_select':
+      return optionValue(value);
+    case 'boolean':
+      if (/^(yes|true|1)$/i.test(value)) return 1;
+      if (/^(no|false|0)$/i.test(value)) return 0;
+      throw new ConnectorError('invalid_data', `${ATS} question ${id} takes a yes or no answer; the answer is neither.`);
+    default:
+      return String(answer.answer ?? '');
+  }
+}
+
 /** The JSON body of an application (exported for the document's example and the tests). */
 export async function greenhouseApplicationBody(submission: Submission): Promise<Record<string, unknown>> {
   const name = candidateName(submission.candidate);
@@ -204,17 +232,36 @@ export async function greenhouseApplicationBody(submission: Submission): Promise
   }
   for (const answer of submission.screeningAnswers) {
     const id = /^\d+$/.test(String(answer.id ?? '')) ? String(answer.id) : questionId(String(answer.id ?? ''));
-    if (!id) continue;
-    if (answer.answer_type === 'multi_select') {
-      body[`question_${id}[]`] = String(answer.answer ?? '')
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean);
-    } else {
-      body[`question_${id}`] = String(answer.answer ?? '');
-    }
+    if (id) body[`question_${id}`] = answerValue(id, answer);
   }
   return body;
+}
+
+/** An application POST to a job of the board (JSON, HTTP Basic auth with the key as user name). */
+function postApplication(credentials: AtsCredentials, jobId: string, body: unknown): Promise<Response> {
+  const init = {
+    method: 'POST',
+    headers: {
+      Authorization: `Basic ${Buffer.from(`${credentials.api_key}:`).toString('base64')}`,
+      'Content-Type': 'application/json',
+      Accept: 'application/json',
+    },
+    body: JSON.stringify(body),
+  };
+  return atsFetch(ATS, boardUrl(credentials, `/${segment(jobId)}`), init, PACING);
+}
+
+/**
+ * The status with which Greenhouse refuses the key, else undefined (P211, a heuristic): an empty application to
+ * job 0, which no board has. Greenhouse checks HTTP Basic auth before it looks up the job, so 401 means a wrong
+ * key; 404 or a validation answer means the key was accepted. An empty body names no candidate: nothing is created.
+ */
+async function keyRefused(credentials: AtsCredentials): Promise<number | undefined> {
+  const response = await postApplication(credentials, '0', {});
+  await response.arrayBuffer().catch(() => undefined);
+  if (response.status === 401 || response.status === 403) return response.status;
+  if (response.status === 429 || response.status >= 500) throw errorForStatus(ATS, response);
+  return undefined;
 }
 
 export const greenhouseConnector: AtsConnector = {
@@ -268,21 +315,17 @@ export const greenhouseConnector: AtsConnector = {
   },
 
   async submitApplication(submission: Submission, credentials: AtsCredentials) {
-    const body = await greenhouseApplicationBody(submission);
-    const response = await atsFetch(
-      ATS,
-      boardUrl(credentials, `/${segment(submission.jobExternalId)}`),
-      {
-        method: 'POST',
-        headers: {
-          Authorization: `Basic ${Buffer.from(`${credentials.api_key}:`).toString('base64')}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-        },
-        body: JSON.stringify(body),
-      },
-      PACING,
-    );
+    const response = await postApplication(credentials, submission.jobExternalId, await greenhouseApplicationBody(submission));
+    // A 401 has also been reported for a job post that is not live (../shared/ats-apis-more.md): the key is
+    // probed, and only a key Greenhouse refuses there too is a rejected credential (P263).
+    if (response.status === 401 || response.status === 403) {
+      await response.arrayBuffer().catch(() => undefined);
+      if (!(await keyRefused(credentials)))
+        throw new ConnectorError(
+          'job_not_published',
+          `${ATS} refused the application (${response.status}) but accepts the key: the job post is not live.`,
+        );
+    }
     if (response.status === 404) throw new ConnectorError('job_not_published', `${ATS} does not know the job (404).`);
     if (!response.ok) throw errorForStatus(ATS, response);
     const answer = (await jsonBody(response)) as Record<string, unknown> | undefined;
@@ -297,26 +340,8 @@ export const greenhouseConnector: AtsConnector = {
   async validateCredentials(credentials: AtsCredentials) {
     // The board's job list (without content) proves the board token.
     await listBoard(credentials, {});
-    // The key (P211, a heuristic): an empty application to job 0, which no board has. Greenhouse checks HTTP
-    // Basic auth before it looks up the job, so 401 means a wrong key; 404 or a validation answer means the
-    // key was accepted. An empty body names no candidate, so nothing can be created.
-    const response = await atsFetch(
-      ATS,
-      boardUrl(credentials, '/0'),
-      {
-        method: 'POST',
-        headers: {
-          Authorization: `Basic ${Buffer.from(`${credentials.api_key}:`).toString('base64')}`,
-          'Content-Type': 'application/json',
-          Accept: 'application/json',
-        },
-        body: '{}',
-      },
-      PACING,
-    );
-    await response.arrayBuffer().catch(() => undefined);
-    if (response.status === 401 || response.status === 403)
-      throw new ConnectorError('credentials_rejected', `${ATS} rejected the Job Board API key (${response.status}).`, undefined, 'api_key');
-    if (response.status === 429 || response.status >= 500) throw errorForStatus(ATS, response);
+    const refused = await keyRefused(credentials);
+    if (refused)
+      throw new ConnectorError('credentials_rejected', `${ATS} rejected the Job Board API key (${refused}).`, undefined, 'api_key');
   },
 };

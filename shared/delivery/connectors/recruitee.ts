@@ -107,21 +107,22 @@ function screeningQuestions(offer: Offer): NonNullable<JobInput['screening_quest
   }));
 }
 
-/** The careers-site form: name and e-mail always, phone/CV/cover letter/photo by the offer's `options_*`, then the questions. */
+/** The careers-site form: name and e-mail always, phone/CV/cover letter/photo by the offer's `options_*` (else Recruitee's defaults), then the questions. */
 function formFields(offer: Offer): NonNullable<JobInput['application_form_fields']> {
   const out: NonNullable<JobInput['application_form_fields']> = [
     { id: 'name', name: 'candidate[name]', label: 'Full name', type: 'string', subtype: null, required: true, order: 1, options: [] },
     { id: 'email', name: 'candidate[email]', label: 'Email', type: 'email', subtype: null, required: true, order: 2, options: [] },
   ];
-  const standard: [string, string, string, string][] = [
-    ['options_phone', 'phone', 'Phone', 'string'],
-    ['options_cv', 'cv', 'CV', 'file'],
-    ['options_cover_letter', 'cover_letter', 'Cover letter', 'text'],
-    ['options_photo', 'photo', 'Photo', 'file'],
+  // Without its setting in the feed, a field has Recruitee's default: phone and CV required, the others off.
+  const standard: [string, string, string, string, string][] = [
+    ['options_phone', 'phone', 'Phone', 'string', 'required'],
+    ['options_cv', 'cv', 'CV', 'file', 'required'],
+    ['options_cover_letter', 'cover_letter', 'Cover letter', 'text', 'off'],
+    ['options_photo', 'photo', 'Photo', 'file', 'off'],
   ];
-  for (const [option, id, label, type] of standard) {
-    const setting = text(offer[option]);
-    if (!setting || setting === 'off') continue;
+  for (const [option, id, label, type, byDefault] of standard) {
+    const setting = text(offer[option]) ?? byDefault;
+    if (setting === 'off') continue;
     out.push({
       id,
       name: `candidate[${id}]`,
