@@ -13,6 +13,14 @@ export const ROUTE_HANDLERS: Readonly<Record<string, () => Promise<{ handler: Ro
   'applications/create': () => import('../functions/applications/create.js'),
   'applications/list': () => import('../functions/applications/list.js'),
   'applications/get': () => import('../functions/applications/get.js'),
+  // The public pages and the apply endpoint: `serve` runs every route, and a magic link may point here.
+  'pages/connect-show': () => import('../functions/pages/connect-show.js'),
+  'pages/connect-submit': () => import('../functions/pages/connect-submit.js'),
+  'pages/docs': () => import('../functions/pages/docs.js'),
+  'pages/external-apply-redirect': () => import('../functions/pages/external-apply-redirect.js'),
+  'pages/external-apply-unsubscribe-show': () => import('../functions/pages/external-apply-unsubscribe-show.js'),
+  'pages/external-apply-unsubscribe': () => import('../functions/pages/external-apply-unsubscribe.js'),
+  'apply/receive': () => import('../functions/apply/receive.js'),
 };
 
 export async function loadRouteHandler(module: string): Promise<RouteHandler> {

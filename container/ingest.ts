@@ -2,7 +2,7 @@
  * The container ingest (issue 15): the route table's handlers and the REQUEST authorizer run in-process behind
  * the local runtime's HTTP adapter (`local/http-adapter.ts`), against the AWS services the environment names —
  * the same variables the stack gives the functions. Mode `ingest` serves the applications paths only (CloudFront
- * sends those here when `largeBodies` is on); mode `serve` runs the whole API. `GET /health` answers without
+ * sends those here when `largeBodies` is on); mode `serve` runs every route, the public pages and the apply endpoint too. `GET /health` answers without
  * authentication, for the load balancer and the image's HEALTHCHECK.
  */
 import { randomUUID } from 'node:crypto';
@@ -11,7 +11,7 @@ import type { FunctionAccess } from '#platform/function-access.js';
 import { NotFoundError } from '#platform/errors.js';
 import { errorResponse } from '#http/http.js';
 import { SECURITY_HEADERS } from '#http/response-headers.js';
-import { isLargeBodyPath, largeBodyRoutes, routes } from '#http/routes.js';
+import { allRoutes, isLargeBodyPath, largeBodyRoutes, matchRoute } from '#http/routes.js';
 import { logger } from '#platform/logger.js';
 import { createHttpAdapter } from '../local/http-adapter.js';
 import { loadRouteHandler } from './handlers.js';
@@ -37,7 +37,7 @@ const ACCESS_VARIABLES: { [K in keyof FunctionAccess]-?: string } = {
 
 /** The variables a mode cannot run without, derived from the access its routes declare (plus the authorizer's table). */
 export function requiredEnvironment(mode: ServerMode): string[] {
-  const served = mode === 'ingest' ? largeBodyRoutes() : [...routes];
+  const served = mode === 'ingest' ? largeBodyRoutes() : [...allRoutes];
   const names = new Set<string>(['TABLE_NAME']);
   for (const route of served) {
     for (const [kind, value] of Object.entries(route.access) as [keyof FunctionAccess, unknown][]) {
@@ -89,10 +89,14 @@ function accessLog(req: IncomingMessage, res: ServerResponse): void {
     }
     if (path === HEALTH_PATH) return;
     const requestId = res.getHeader('X-Request-Id');
-    // Ids only: the path names ids, never personal data (the body is not logged).
+    // Ids only: an API path names ids, never personal data (the body is not logged); a public route's path holds its
+    // token (a magic link, an apply or a follow-up link), so its route template goes instead, and of a path no
+    // route matches only its first segment.
+    const route = matchRoute(req.method ?? '', path).match?.route;
+    const logged = !route ? `${path.split('/').slice(0, 2).join('/')}/…` : route.public ? route.path : path;
     logger.info('request', {
       method: req.method,
-      path: path.slice(0, 200),
+      path: logged.slice(0, 200),
       status: res.statusCode,
       duration_ms: Math.round(performance.now() - started),
       request_id: typeof requestId === 'string' ? requestId : undefined,

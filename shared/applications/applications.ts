@@ -6,7 +6,7 @@
  * which only the create route loads. This module names no index attribute.
  */
 import type { FromSchema } from 'json-schema-to-ts';
-import { ATTACHMENT_TYPES, type StoredAttachment } from '#applications/attachments.js';
+import { ATTACHMENT_TYPES, MAX_ATTACHMENT_NAME, type StoredAttachment } from '#applications/attachments.js';
 import type { TalentChannel } from '#applications/channels.js';
 import { now } from '#platform/clock.js';
 import type { JobRecord } from '#jobs/job-schema.js';
@@ -54,7 +54,7 @@ export const attachmentInSchema = {
   required: ['name', 'content_type', 'data'],
   properties: {
     type: { type: 'string', enum: ATTACHMENT_TYPES, default: 'other' },
-    name: { type: 'string', minLength: 1, maxLength: 255 },
+    name: { type: 'string', minLength: 1, maxLength: MAX_ATTACHMENT_NAME },
     content_type: { type: 'string', format: 'media-type', maxLength: 255, description: 'A media type; stored normalised.' },
     data: { type: 'string', minLength: 1, description: 'Base64 of the file.', contentEncoding: 'base64' },
   },

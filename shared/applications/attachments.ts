@@ -137,11 +137,19 @@ export function matchesSignature(contentType: string, firstBytes: Buffer): boole
 }
 
 /** Field errors for attachments `attachments[i]...`; empty when all are acceptable. */
+/** The longest attachment name (`attachmentInSchema`'s `name`). */
+export const MAX_ATTACHMENT_NAME = 255;
+
 export function checkAttachments(attachments: IncomingAttachment[]): FieldErrors {
   const errors = fieldErrors();
   if (attachments.length > MAX_ATTACHMENTS) errors.attachments = [`At most ${MAX_ATTACHMENTS} attachments.`];
   attachments.forEach((attachment, i) => {
     const path = `attachments[${i}]`;
+    // A multipart file's name comes from its part header (busboy allows 16 KB); a JSON one the schema bounds alike.
+    if (attachment.name.length > MAX_ATTACHMENT_NAME) {
+      errors[`${path}.name`] = [`Must be at most ${MAX_ATTACHMENT_NAME} characters.`];
+      return;
+    }
     if (!Object.hasOwn(CONTENT_TYPES, mediaType(attachment.content_type))) {
       errors[`${path}.content_type`] = [
         `"${attachment.content_type}" is not a permitted content type; use one of ${Object.keys(CONTENT_TYPES).join(', ')}.`,

@@ -133,7 +133,8 @@ export const companyPatchSchema = {
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 255 },
     ats: { type: 'string', enum: atsSlugs },
-    partner_company_id: nullableString,
+    // A lookup item's partition key holds it (P241): 255 characters, as the applications' `partner_company_id`.
+    partner_company_id: { type: ['string', 'null'], maxLength: 255 },
     website: nullableUri,
     logo: nullableUri,
     primary_color: { type: ['string', 'null'], pattern: '^#[0-9A-Fa-f]{6}$' },

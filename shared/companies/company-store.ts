@@ -212,6 +212,9 @@ export function slugify(name: string): string {
 }
 
 export async function createCompany(input: NewCompany): Promise<Company> {
+  // As PATCH allows (`companyPatchSchema`): the name sorts in an index key, the partner's id is a lookup key.
+  if (!input.name || input.name.length > 255) throw invalidField('name', 'Must be 1 to 255 characters.');
+  if ((input.partner_company_id?.length ?? 0) > 255) throw invalidField('partner_company_id', 'Must be at most 255 characters.');
   if (input.ats != null && !atsBySlug(input.ats)) throw invalidField('ats', `Must be one of ${atsSlugs.join(', ')}.`);
   if (input.status && !(COMPANY_STATUSES as readonly string[]).includes(input.status)) {
     throw invalidField('status', `Must be one of ${COMPANY_STATUSES.join(', ')}.`);

@@ -93,7 +93,18 @@ export async function sendMail(mail: Mail): Promise<void> {
     return;
   }
   ses ??= new SESv2Client({ region: process.env.AWS_REGION ?? 'us-east-1' });
-  await ses.send(
-    new SendEmailCommand({ FromEmailAddress: from, Destination: { ToAddresses: [mail.to] }, Content: { Raw: { Data: Buffer.from(raw) } } }),
-  );
+  try {
+    await ses.send(
+      new SendEmailCommand({
+        FromEmailAddress: from,
+        Destination: { ToAddresses: [mail.to] },
+        Content: { Raw: { Data: Buffer.from(raw) } },
+      }),
+    );
+  } catch (error) {
+    // SES's messages can quote the recipient ("Email address is not verified. … failed the check in region …: <address>"),
+    // and callers log what they catch: only the error's name and status go on.
+    const { name = 'Error', $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+    throw Object.assign(new Error(`SES refused the message: ${name} (${$metadata?.httpStatusCode ?? 'no HTTP status'}).`), { name });
+  }
 }

@@ -346,7 +346,7 @@ export function loadCompanyPatchValidator(): CompiledValidator {
       validate: () => validate
     });
     var validate = validate10;
-    var schema11 = { "type": "object", "additionalProperties": false, "properties": { "name": { "type": "string", "minLength": 1, "maxLength": 255 }, "ats": { "type": "string", "enum": ["sandbox", "greenhouse", "lever", "personio", "smartrecruiters", "workable", "recruitee", "teamtailor", "ashby", "workday"] }, "partner_company_id": { "type": ["string", "null"], "maxLength": 1e3 }, "website": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "logo": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "primary_color": { "type": ["string", "null"], "pattern": "^#[0-9A-Fa-f]{6}$" }, "street": { "type": ["string", "null"], "maxLength": 1e3 }, "city": { "type": ["string", "null"], "maxLength": 1e3 }, "country": { "type": ["string", "null"], "maxLength": 1e3 }, "postcode": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_name": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_email": { "type": ["string", "null"], "format": "email", "maxLength": 254 }, "contact_phone": { "type": ["string", "null"], "maxLength": 1e3 } } };
+    var schema11 = { "type": "object", "additionalProperties": false, "properties": { "name": { "type": "string", "minLength": 1, "maxLength": 255 }, "ats": { "type": "string", "enum": ["sandbox", "greenhouse", "lever", "personio", "smartrecruiters", "workable", "recruitee", "teamtailor", "ashby", "workday"] }, "partner_company_id": { "type": ["string", "null"], "maxLength": 255 }, "website": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "logo": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "primary_color": { "type": ["string", "null"], "pattern": "^#[0-9A-Fa-f]{6}$" }, "street": { "type": ["string", "null"], "maxLength": 1e3 }, "city": { "type": ["string", "null"], "maxLength": 1e3 }, "country": { "type": ["string", "null"], "maxLength": 1e3 }, "postcode": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_name": { "type": ["string", "null"], "maxLength": 1e3 }, "contact_email": { "type": ["string", "null"], "format": "email", "maxLength": 254 }, "contact_phone": { "type": ["string", "null"], "maxLength": 1e3 } } };
     var func2 = Object.prototype.hasOwnProperty;
     var func3 = require_ucs2length().default;
     var formats0 = (init_formats(), __toCommonJS(formats_exports)).formats["http-url"];
@@ -431,8 +431,8 @@ export function loadCompanyPatchValidator(): CompiledValidator {
             errors++;
           }
           if (typeof data2 === "string") {
-            if (func3(data2) > 1e3) {
-              const err7 = { instancePath: instancePath + "/partner_company_id", schemaPath: "#/properties/partner_company_id/maxLength", keyword: "maxLength", params: { limit: 1e3 }, message: "must NOT have more than 1000 characters" };
+            if (func3(data2) > 255) {
+              const err7 = { instancePath: instancePath + "/partner_company_id", schemaPath: "#/properties/partner_company_id/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
               if (vErrors === null) {
                 vErrors = [err7];
               } else {

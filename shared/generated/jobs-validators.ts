@@ -392,10 +392,10 @@ export function loadJobInputValidator(): CompiledValidator {
       validate: () => validate
     });
     var validate = validate10;
-    var schema11 = { "type": "object", "additionalProperties": false, "required": ["external_id"], "properties": { "external_id": { "type": "string", "minLength": 1, "maxLength": 255 }, "title": { "type": ["string", "null"] }, "description": { "type": ["string", "null"] }, "posting_url": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "application_url": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "application_email": { "type": ["string", "null"] }, "status": { "type": ["string", "null"], "enum": ["active", "deleted", "archived", null] }, "remote": { "type": ["string", "null"], "enum": ["remote", "hybrid", "on-site", null] }, "language": { "type": ["string", "null"] }, "category": { "type": ["string", "null"], "enum": ["accounting_finance", "administration", "architecture_construction", "arts_media_entertainment", "business_development", "cleaning_facilities", "consulting", "customer_service_support", "data_analytics", "design", "education_training", "engineering", "entertainment_travel", "event_management", "finance", "healthcare", "hospitality_tourism", "hr_recruitment", "installation_maintenance_repair", "it_support", "legal", "logistics_supply_chain", "management_executive", "marketing", "non_profit", "operations", "other", "personal_care_services", "pharmaceutical_life_sciences", "product_management", "project_management", "public_relations", "real_estate", "retail", "sales", "science_technology", "software_development", "social_services", "sports_fitness_recreation", "translation_localization", "warehouse", null] }, "employment_type": { "type": ["string", "null"], "enum": ["contract", "freelance", "intern", "temporary", "permanent", "volunteer", "apprenticeship", "working_student", "minijob", "other", null] }, "work_schedule": { "type": ["string", "null"], "enum": ["full_time", "part_time", "flexible", null] }, "senority": { "type": ["string", "null"], "enum": ["unexperienced", "junior", "mid_level", "senior", "lead", "manager", "director", "executive", null] }, "education": { "type": ["string", "null"] }, "start_date": { "type": ["string", "null"], "format": "date" }, "contract_limitation": { "type": ["string", "null"] }, "location_name": { "type": ["string", "null"] }, "street": { "type": ["string", "null"] }, "city": { "type": ["string", "null"] }, "country": { "type": ["string", "null"] }, "postcode": { "type": ["string", "null"] }, "longitude": { "type": ["number", "null"], "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "latitude": { "type": ["number", "null"], "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "salary": { "type": ["string", "null"] }, "salary_from": { "type": ["number", "null"], "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "salary_to": { "type": ["number", "null"], "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "salary_currency": { "type": ["string", "null"] }, "salary_frequency": { "type": ["string", "null"] }, "contact_name": { "type": ["string", "null"] }, "contact_email": { "type": ["string", "null"] }, "contact_title": { "type": ["string", "null"] }, "contact_phone": { "type": ["string", "null"] }, "contact_salutation": { "type": ["string", "null"] }, "banner_image": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "screening_questions": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "question"], "properties": { "id": { "type": "string" }, "question": { "type": "string" }, "answer_type": { "type": "string" }, "required": { "type": "boolean" }, "options": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["label", "value"], "properties": { "label": { "type": "string" }, "value": { "type": "string" } } } } } } }, "application_form_fields": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "label": { "type": "string" }, "type": { "type": "string" }, "subtype": { "type": ["string", "null"] }, "required": { "type": "boolean" }, "order": { "type": "number", "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "options": { "type": "array", "description": "Free-form: at most 5 levels deep, 100 keys an object, 100 items an array, 65536 bytes as JSON; key names not __proto__, constructor or prototype; numbers DynamoDB can store.", "x-max-json-bytes": 65536, "x-free-form": { "depth": 5, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 } } } } }, "description_sections": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "type", "order"], "properties": { "id": { "type": "string" }, "type": { "type": "string" }, "order": { "type": "number", "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "title": { "type": "string" }, "content": { "type": "string" } } } }, "custom_fields": { "type": "object", "description": "Free-form: at most 5 levels deep, 100 keys an object, 100 items an array, 65536 bytes as JSON; key names not __proto__, constructor or prototype; numbers DynamoDB can store.", "x-max-json-bytes": 65536, "x-free-form": { "depth": 5, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 } }, "raw_values": { "type": "object", "description": "An ATS's untouched record: at most 10 levels deep, 65536 bytes as JSON.", "x-max-json-bytes": 65536, "x-free-form": { "depth": 10, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 } }, "import_source": { "type": ["string", "null"] } } };
+    var schema11 = { "type": "object", "additionalProperties": false, "required": ["external_id"], "properties": { "external_id": { "type": "string", "minLength": 1, "maxLength": 255 }, "title": { "type": ["string", "null"] }, "description": { "type": ["string", "null"] }, "posting_url": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "application_url": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "application_email": { "type": ["string", "null"] }, "status": { "type": ["string", "null"], "enum": ["active", "deleted", "archived", null] }, "remote": { "type": ["string", "null"], "enum": ["remote", "hybrid", "on-site", null] }, "language": { "type": ["string", "null"], "maxLength": 255 }, "category": { "type": ["string", "null"], "enum": ["accounting_finance", "administration", "architecture_construction", "arts_media_entertainment", "business_development", "cleaning_facilities", "consulting", "customer_service_support", "data_analytics", "design", "education_training", "engineering", "entertainment_travel", "event_management", "finance", "healthcare", "hospitality_tourism", "hr_recruitment", "installation_maintenance_repair", "it_support", "legal", "logistics_supply_chain", "management_executive", "marketing", "non_profit", "operations", "other", "personal_care_services", "pharmaceutical_life_sciences", "product_management", "project_management", "public_relations", "real_estate", "retail", "sales", "science_technology", "software_development", "social_services", "sports_fitness_recreation", "translation_localization", "warehouse", null] }, "employment_type": { "type": ["string", "null"], "enum": ["contract", "freelance", "intern", "temporary", "permanent", "volunteer", "apprenticeship", "working_student", "minijob", "other", null] }, "work_schedule": { "type": ["string", "null"], "enum": ["full_time", "part_time", "flexible", null] }, "senority": { "type": ["string", "null"], "enum": ["unexperienced", "junior", "mid_level", "senior", "lead", "manager", "director", "executive", null] }, "education": { "type": ["string", "null"] }, "start_date": { "type": ["string", "null"], "format": "date" }, "contract_limitation": { "type": ["string", "null"] }, "location_name": { "type": ["string", "null"] }, "street": { "type": ["string", "null"] }, "city": { "type": ["string", "null"] }, "country": { "type": ["string", "null"], "maxLength": 255 }, "postcode": { "type": ["string", "null"] }, "longitude": { "type": ["number", "null"], "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "latitude": { "type": ["number", "null"], "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "salary": { "type": ["string", "null"] }, "salary_from": { "type": ["number", "null"], "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "salary_to": { "type": ["number", "null"], "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "salary_currency": { "type": ["string", "null"] }, "salary_frequency": { "type": ["string", "null"] }, "contact_name": { "type": ["string", "null"] }, "contact_email": { "type": ["string", "null"] }, "contact_title": { "type": ["string", "null"] }, "contact_phone": { "type": ["string", "null"] }, "contact_salutation": { "type": ["string", "null"] }, "banner_image": { "type": ["string", "null"], "format": "http-url", "maxLength": 2e3 }, "screening_questions": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "question"], "properties": { "id": { "type": "string" }, "question": { "type": "string" }, "answer_type": { "type": "string" }, "required": { "type": "boolean" }, "options": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["label", "value"], "properties": { "label": { "type": "string" }, "value": { "type": "string" } } } } } } }, "application_form_fields": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "name"], "properties": { "id": { "type": "string" }, "name": { "type": "string" }, "label": { "type": "string" }, "type": { "type": "string" }, "subtype": { "type": ["string", "null"] }, "required": { "type": "boolean" }, "order": { "type": "number", "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "options": { "type": "array", "description": "Free-form: at most 5 levels deep, 100 keys an object, 100 items an array, 65536 bytes as JSON; key names not __proto__, constructor or prototype; numbers DynamoDB can store.", "x-max-json-bytes": 65536, "x-free-form": { "depth": 5, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 } } } } }, "description_sections": { "type": "array", "items": { "type": "object", "additionalProperties": false, "required": ["id", "type", "order"], "properties": { "id": { "type": "string" }, "type": { "type": "string" }, "order": { "type": "number", "minimum": -9007199254740991, "maximum": 9007199254740991, "not": { "type": "number", "exclusiveMinimum": -1e-130, "exclusiveMaximum": 1e-130, "not": { "const": 0 } } }, "title": { "type": "string" }, "content": { "type": "string" } } } }, "custom_fields": { "type": "object", "description": "Free-form: at most 5 levels deep, 100 keys an object, 100 items an array, 65536 bytes as JSON; key names not __proto__, constructor or prototype; numbers DynamoDB can store.", "x-max-json-bytes": 65536, "x-free-form": { "depth": 5, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 } }, "raw_values": { "type": "object", "description": "An ATS's untouched record: at most 10 levels deep, 65536 bytes as JSON.", "x-max-json-bytes": 65536, "x-free-form": { "depth": 10, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 } }, "import_source": { "type": ["string", "null"] } } };
     var func2 = Object.prototype.hasOwnProperty;
     var func3 = require_ucs2length().default;
-    var func8 = (init_storable(), __toCommonJS(storable_exports)).freeFormProblem;
+    var func10 = (init_storable(), __toCommonJS(storable_exports)).freeFormProblem;
     var formats0 = (init_formats(), __toCommonJS(formats_exports)).formats["http-url"];
     var formats4 = (init_formats(), __toCommonJS(formats_exports)).formats.date;
     function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
@@ -606,20 +606,22 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
+          if (typeof data8 === "string") {
+            if (func3(data8) > 255) {
+              const err19 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+              if (vErrors === null) {
+                vErrors = [err19];
+              } else {
+                vErrors.push(err19);
+              }
+              errors++;
+            }
+          }
         }
         if (data.category !== void 0) {
           let data9 = data.category;
           if (typeof data9 !== "string" && data9 !== null) {
-            const err19 = { instancePath: instancePath + "/category", schemaPath: "#/properties/category/type", keyword: "type", params: { type: schema11.properties.category.type }, message: "must be string,null" };
-            if (vErrors === null) {
-              vErrors = [err19];
-            } else {
-              vErrors.push(err19);
-            }
-            errors++;
-          }
-          if (!(data9 === "accounting_finance" || data9 === "administration" || data9 === "architecture_construction" || data9 === "arts_media_entertainment" || data9 === "business_development" || data9 === "cleaning_facilities" || data9 === "consulting" || data9 === "customer_service_support" || data9 === "data_analytics" || data9 === "design" || data9 === "education_training" || data9 === "engineering" || data9 === "entertainment_travel" || data9 === "event_management" || data9 === "finance" || data9 === "healthcare" || data9 === "hospitality_tourism" || data9 === "hr_recruitment" || data9 === "installation_maintenance_repair" || data9 === "it_support" || data9 === "legal" || data9 === "logistics_supply_chain" || data9 === "management_executive" || data9 === "marketing" || data9 === "non_profit" || data9 === "operations" || data9 === "other" || data9 === "personal_care_services" || data9 === "pharmaceutical_life_sciences" || data9 === "product_management" || data9 === "project_management" || data9 === "public_relations" || data9 === "real_estate" || data9 === "retail" || data9 === "sales" || data9 === "science_technology" || data9 === "software_development" || data9 === "social_services" || data9 === "sports_fitness_recreation" || data9 === "translation_localization" || data9 === "warehouse" || data9 === null)) {
-            const err20 = { instancePath: instancePath + "/category", schemaPath: "#/properties/category/enum", keyword: "enum", params: { allowedValues: schema11.properties.category.enum }, message: "must be equal to one of the allowed values" };
+            const err20 = { instancePath: instancePath + "/category", schemaPath: "#/properties/category/type", keyword: "type", params: { type: schema11.properties.category.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err20];
             } else {
@@ -627,11 +629,8 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
-        }
-        if (data.employment_type !== void 0) {
-          let data10 = data.employment_type;
-          if (typeof data10 !== "string" && data10 !== null) {
-            const err21 = { instancePath: instancePath + "/employment_type", schemaPath: "#/properties/employment_type/type", keyword: "type", params: { type: schema11.properties.employment_type.type }, message: "must be string,null" };
+          if (!(data9 === "accounting_finance" || data9 === "administration" || data9 === "architecture_construction" || data9 === "arts_media_entertainment" || data9 === "business_development" || data9 === "cleaning_facilities" || data9 === "consulting" || data9 === "customer_service_support" || data9 === "data_analytics" || data9 === "design" || data9 === "education_training" || data9 === "engineering" || data9 === "entertainment_travel" || data9 === "event_management" || data9 === "finance" || data9 === "healthcare" || data9 === "hospitality_tourism" || data9 === "hr_recruitment" || data9 === "installation_maintenance_repair" || data9 === "it_support" || data9 === "legal" || data9 === "logistics_supply_chain" || data9 === "management_executive" || data9 === "marketing" || data9 === "non_profit" || data9 === "operations" || data9 === "other" || data9 === "personal_care_services" || data9 === "pharmaceutical_life_sciences" || data9 === "product_management" || data9 === "project_management" || data9 === "public_relations" || data9 === "real_estate" || data9 === "retail" || data9 === "sales" || data9 === "science_technology" || data9 === "software_development" || data9 === "social_services" || data9 === "sports_fitness_recreation" || data9 === "translation_localization" || data9 === "warehouse" || data9 === null)) {
+            const err21 = { instancePath: instancePath + "/category", schemaPath: "#/properties/category/enum", keyword: "enum", params: { allowedValues: schema11.properties.category.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err21];
             } else {
@@ -639,8 +638,11 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
-          if (!(data10 === "contract" || data10 === "freelance" || data10 === "intern" || data10 === "temporary" || data10 === "permanent" || data10 === "volunteer" || data10 === "apprenticeship" || data10 === "working_student" || data10 === "minijob" || data10 === "other" || data10 === null)) {
-            const err22 = { instancePath: instancePath + "/employment_type", schemaPath: "#/properties/employment_type/enum", keyword: "enum", params: { allowedValues: schema11.properties.employment_type.enum }, message: "must be equal to one of the allowed values" };
+        }
+        if (data.employment_type !== void 0) {
+          let data10 = data.employment_type;
+          if (typeof data10 !== "string" && data10 !== null) {
+            const err22 = { instancePath: instancePath + "/employment_type", schemaPath: "#/properties/employment_type/type", keyword: "type", params: { type: schema11.properties.employment_type.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err22];
             } else {
@@ -648,11 +650,8 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
-        }
-        if (data.work_schedule !== void 0) {
-          let data11 = data.work_schedule;
-          if (typeof data11 !== "string" && data11 !== null) {
-            const err23 = { instancePath: instancePath + "/work_schedule", schemaPath: "#/properties/work_schedule/type", keyword: "type", params: { type: schema11.properties.work_schedule.type }, message: "must be string,null" };
+          if (!(data10 === "contract" || data10 === "freelance" || data10 === "intern" || data10 === "temporary" || data10 === "permanent" || data10 === "volunteer" || data10 === "apprenticeship" || data10 === "working_student" || data10 === "minijob" || data10 === "other" || data10 === null)) {
+            const err23 = { instancePath: instancePath + "/employment_type", schemaPath: "#/properties/employment_type/enum", keyword: "enum", params: { allowedValues: schema11.properties.employment_type.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err23];
             } else {
@@ -660,8 +659,11 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
-          if (!(data11 === "full_time" || data11 === "part_time" || data11 === "flexible" || data11 === null)) {
-            const err24 = { instancePath: instancePath + "/work_schedule", schemaPath: "#/properties/work_schedule/enum", keyword: "enum", params: { allowedValues: schema11.properties.work_schedule.enum }, message: "must be equal to one of the allowed values" };
+        }
+        if (data.work_schedule !== void 0) {
+          let data11 = data.work_schedule;
+          if (typeof data11 !== "string" && data11 !== null) {
+            const err24 = { instancePath: instancePath + "/work_schedule", schemaPath: "#/properties/work_schedule/type", keyword: "type", params: { type: schema11.properties.work_schedule.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err24];
             } else {
@@ -669,11 +671,8 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
-        }
-        if (data.senority !== void 0) {
-          let data12 = data.senority;
-          if (typeof data12 !== "string" && data12 !== null) {
-            const err25 = { instancePath: instancePath + "/senority", schemaPath: "#/properties/senority/type", keyword: "type", params: { type: schema11.properties.senority.type }, message: "must be string,null" };
+          if (!(data11 === "full_time" || data11 === "part_time" || data11 === "flexible" || data11 === null)) {
+            const err25 = { instancePath: instancePath + "/work_schedule", schemaPath: "#/properties/work_schedule/enum", keyword: "enum", params: { allowedValues: schema11.properties.work_schedule.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err25];
             } else {
@@ -681,8 +680,11 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
-          if (!(data12 === "unexperienced" || data12 === "junior" || data12 === "mid_level" || data12 === "senior" || data12 === "lead" || data12 === "manager" || data12 === "director" || data12 === "executive" || data12 === null)) {
-            const err26 = { instancePath: instancePath + "/senority", schemaPath: "#/properties/senority/enum", keyword: "enum", params: { allowedValues: schema11.properties.senority.enum }, message: "must be equal to one of the allowed values" };
+        }
+        if (data.senority !== void 0) {
+          let data12 = data.senority;
+          if (typeof data12 !== "string" && data12 !== null) {
+            const err26 = { instancePath: instancePath + "/senority", schemaPath: "#/properties/senority/type", keyword: "type", params: { type: schema11.properties.senority.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err26];
             } else {
@@ -690,11 +692,8 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
-        }
-        if (data.education !== void 0) {
-          let data13 = data.education;
-          if (typeof data13 !== "string" && data13 !== null) {
-            const err27 = { instancePath: instancePath + "/education", schemaPath: "#/properties/education/type", keyword: "type", params: { type: schema11.properties.education.type }, message: "must be string,null" };
+          if (!(data12 === "unexperienced" || data12 === "junior" || data12 === "mid_level" || data12 === "senior" || data12 === "lead" || data12 === "manager" || data12 === "director" || data12 === "executive" || data12 === null)) {
+            const err27 = { instancePath: instancePath + "/senority", schemaPath: "#/properties/senority/enum", keyword: "enum", params: { allowedValues: schema11.properties.senority.enum }, message: "must be equal to one of the allowed values" };
             if (vErrors === null) {
               vErrors = [err27];
             } else {
@@ -703,10 +702,10 @@ export function loadJobInputValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.start_date !== void 0) {
-          let data14 = data.start_date;
-          if (typeof data14 !== "string" && data14 !== null) {
-            const err28 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/type", keyword: "type", params: { type: schema11.properties.start_date.type }, message: "must be string,null" };
+        if (data.education !== void 0) {
+          let data13 = data.education;
+          if (typeof data13 !== "string" && data13 !== null) {
+            const err28 = { instancePath: instancePath + "/education", schemaPath: "#/properties/education/type", keyword: "type", params: { type: schema11.properties.education.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err28];
             } else {
@@ -714,13 +713,25 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
+        }
+        if (data.start_date !== void 0) {
+          let data14 = data.start_date;
+          if (typeof data14 !== "string" && data14 !== null) {
+            const err29 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/type", keyword: "type", params: { type: schema11.properties.start_date.type }, message: "must be string,null" };
+            if (vErrors === null) {
+              vErrors = [err29];
+            } else {
+              vErrors.push(err29);
+            }
+            errors++;
+          }
           if (typeof data14 === "string") {
             if (!formats4.validate(data14)) {
-              const err29 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/format", keyword: "format", params: { format: "date" }, message: 'must match format "date"' };
+              const err30 = { instancePath: instancePath + "/start_date", schemaPath: "#/properties/start_date/format", keyword: "format", params: { format: "date" }, message: 'must match format "date"' };
               if (vErrors === null) {
-                vErrors = [err29];
+                vErrors = [err30];
               } else {
-                vErrors.push(err29);
+                vErrors.push(err30);
               }
               errors++;
             }
@@ -729,19 +740,7 @@ export function loadJobInputValidator(): CompiledValidator {
         if (data.contract_limitation !== void 0) {
           let data15 = data.contract_limitation;
           if (typeof data15 !== "string" && data15 !== null) {
-            const err30 = { instancePath: instancePath + "/contract_limitation", schemaPath: "#/properties/contract_limitation/type", keyword: "type", params: { type: schema11.properties.contract_limitation.type }, message: "must be string,null" };
-            if (vErrors === null) {
-              vErrors = [err30];
-            } else {
-              vErrors.push(err30);
-            }
-            errors++;
-          }
-        }
-        if (data.location_name !== void 0) {
-          let data16 = data.location_name;
-          if (typeof data16 !== "string" && data16 !== null) {
-            const err31 = { instancePath: instancePath + "/location_name", schemaPath: "#/properties/location_name/type", keyword: "type", params: { type: schema11.properties.location_name.type }, message: "must be string,null" };
+            const err31 = { instancePath: instancePath + "/contract_limitation", schemaPath: "#/properties/contract_limitation/type", keyword: "type", params: { type: schema11.properties.contract_limitation.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err31];
             } else {
@@ -750,10 +749,10 @@ export function loadJobInputValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.street !== void 0) {
-          let data17 = data.street;
-          if (typeof data17 !== "string" && data17 !== null) {
-            const err32 = { instancePath: instancePath + "/street", schemaPath: "#/properties/street/type", keyword: "type", params: { type: schema11.properties.street.type }, message: "must be string,null" };
+        if (data.location_name !== void 0) {
+          let data16 = data.location_name;
+          if (typeof data16 !== "string" && data16 !== null) {
+            const err32 = { instancePath: instancePath + "/location_name", schemaPath: "#/properties/location_name/type", keyword: "type", params: { type: schema11.properties.location_name.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err32];
             } else {
@@ -762,10 +761,10 @@ export function loadJobInputValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.city !== void 0) {
-          let data18 = data.city;
-          if (typeof data18 !== "string" && data18 !== null) {
-            const err33 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/type", keyword: "type", params: { type: schema11.properties.city.type }, message: "must be string,null" };
+        if (data.street !== void 0) {
+          let data17 = data.street;
+          if (typeof data17 !== "string" && data17 !== null) {
+            const err33 = { instancePath: instancePath + "/street", schemaPath: "#/properties/street/type", keyword: "type", params: { type: schema11.properties.street.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err33];
             } else {
@@ -774,10 +773,10 @@ export function loadJobInputValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.country !== void 0) {
-          let data19 = data.country;
-          if (typeof data19 !== "string" && data19 !== null) {
-            const err34 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/type", keyword: "type", params: { type: schema11.properties.country.type }, message: "must be string,null" };
+        if (data.city !== void 0) {
+          let data18 = data.city;
+          if (typeof data18 !== "string" && data18 !== null) {
+            const err34 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/type", keyword: "type", params: { type: schema11.properties.city.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err34];
             } else {
@@ -786,10 +785,10 @@ export function loadJobInputValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.postcode !== void 0) {
-          let data20 = data.postcode;
-          if (typeof data20 !== "string" && data20 !== null) {
-            const err35 = { instancePath: instancePath + "/postcode", schemaPath: "#/properties/postcode/type", keyword: "type", params: { type: schema11.properties.postcode.type }, message: "must be string,null" };
+        if (data.country !== void 0) {
+          let data19 = data.country;
+          if (typeof data19 !== "string" && data19 !== null) {
+            const err35 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/type", keyword: "type", params: { type: schema11.properties.country.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err35];
             } else {
@@ -797,15 +796,38 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
+          if (typeof data19 === "string") {
+            if (func3(data19) > 255) {
+              const err36 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/maxLength", keyword: "maxLength", params: { limit: 255 }, message: "must NOT have more than 255 characters" };
+              if (vErrors === null) {
+                vErrors = [err36];
+              } else {
+                vErrors.push(err36);
+              }
+              errors++;
+            }
+          }
+        }
+        if (data.postcode !== void 0) {
+          let data20 = data.postcode;
+          if (typeof data20 !== "string" && data20 !== null) {
+            const err37 = { instancePath: instancePath + "/postcode", schemaPath: "#/properties/postcode/type", keyword: "type", params: { type: schema11.properties.postcode.type }, message: "must be string,null" };
+            if (vErrors === null) {
+              vErrors = [err37];
+            } else {
+              vErrors.push(err37);
+            }
+            errors++;
+          }
         }
         if (data.longitude !== void 0) {
           let data21 = data.longitude;
           if (!(typeof data21 == "number" && isFinite(data21)) && data21 !== null) {
-            const err36 = { instancePath: instancePath + "/longitude", schemaPath: "#/properties/longitude/type", keyword: "type", params: { type: schema11.properties.longitude.type }, message: "must be number,null" };
+            const err38 = { instancePath: instancePath + "/longitude", schemaPath: "#/properties/longitude/type", keyword: "type", params: { type: schema11.properties.longitude.type }, message: "must be number,null" };
             if (vErrors === null) {
-              vErrors = [err36];
+              vErrors = [err38];
             } else {
-              vErrors.push(err36);
+              vErrors.push(err38);
             }
             errors++;
           }
@@ -814,21 +836,21 @@ export function loadJobInputValidator(): CompiledValidator {
           const _errs49 = errors;
           const _errs50 = errors;
           if (0 !== data21) {
-            const err37 = {};
+            const err39 = {};
             if (vErrors === null) {
-              vErrors = [err37];
+              vErrors = [err39];
             } else {
-              vErrors.push(err37);
+              vErrors.push(err39);
             }
             errors++;
           }
           var valid2 = _errs50 === errors;
           if (valid2) {
-            const err38 = {};
+            const err40 = {};
             if (vErrors === null) {
-              vErrors = [err38];
+              vErrors = [err40];
             } else {
-              vErrors.push(err38);
+              vErrors.push(err40);
             }
             errors++;
           } else {
@@ -844,41 +866,41 @@ export function loadJobInputValidator(): CompiledValidator {
           if (errors === _errs47) {
             if (typeof data21 == "number" && isFinite(data21)) {
               if (data21 >= 1e-130 || isNaN(data21)) {
-                const err39 = {};
+                const err41 = {};
                 if (vErrors === null) {
-                  vErrors = [err39];
+                  vErrors = [err41];
                 } else {
-                  vErrors.push(err39);
+                  vErrors.push(err41);
                 }
                 errors++;
               } else {
                 if (data21 <= -1e-130 || isNaN(data21)) {
-                  const err40 = {};
+                  const err42 = {};
                   if (vErrors === null) {
-                    vErrors = [err40];
+                    vErrors = [err42];
                   } else {
-                    vErrors.push(err40);
+                    vErrors.push(err42);
                   }
                   errors++;
                 }
               }
             } else {
-              const err41 = {};
+              const err43 = {};
               if (vErrors === null) {
-                vErrors = [err41];
+                vErrors = [err43];
               } else {
-                vErrors.push(err41);
+                vErrors.push(err43);
               }
               errors++;
             }
           }
           var valid1 = _errs47 === errors;
           if (valid1) {
-            const err42 = { instancePath: instancePath + "/longitude", schemaPath: "#/properties/longitude/not", keyword: "not", params: {}, message: "must NOT be valid" };
+            const err44 = { instancePath: instancePath + "/longitude", schemaPath: "#/properties/longitude/not", keyword: "not", params: {}, message: "must NOT be valid" };
             if (vErrors === null) {
-              vErrors = [err42];
+              vErrors = [err44];
             } else {
-              vErrors.push(err42);
+              vErrors.push(err44);
             }
             errors++;
           } else {
@@ -893,20 +915,20 @@ export function loadJobInputValidator(): CompiledValidator {
           }
           if (typeof data21 == "number" && isFinite(data21)) {
             if (data21 > 9007199254740991 || isNaN(data21)) {
-              const err43 = { instancePath: instancePath + "/longitude", schemaPath: "#/properties/longitude/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+              const err45 = { instancePath: instancePath + "/longitude", schemaPath: "#/properties/longitude/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
               if (vErrors === null) {
-                vErrors = [err43];
+                vErrors = [err45];
               } else {
-                vErrors.push(err43);
+                vErrors.push(err45);
               }
               errors++;
             }
             if (data21 < -9007199254740991 || isNaN(data21)) {
-              const err44 = { instancePath: instancePath + "/longitude", schemaPath: "#/properties/longitude/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+              const err46 = { instancePath: instancePath + "/longitude", schemaPath: "#/properties/longitude/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
               if (vErrors === null) {
-                vErrors = [err44];
+                vErrors = [err46];
               } else {
-                vErrors.push(err44);
+                vErrors.push(err46);
               }
               errors++;
             }
@@ -915,11 +937,11 @@ export function loadJobInputValidator(): CompiledValidator {
         if (data.latitude !== void 0) {
           let data22 = data.latitude;
           if (!(typeof data22 == "number" && isFinite(data22)) && data22 !== null) {
-            const err45 = { instancePath: instancePath + "/latitude", schemaPath: "#/properties/latitude/type", keyword: "type", params: { type: schema11.properties.latitude.type }, message: "must be number,null" };
+            const err47 = { instancePath: instancePath + "/latitude", schemaPath: "#/properties/latitude/type", keyword: "type", params: { type: schema11.properties.latitude.type }, message: "must be number,null" };
             if (vErrors === null) {
-              vErrors = [err45];
+              vErrors = [err47];
             } else {
-              vErrors.push(err45);
+              vErrors.push(err47);
             }
             errors++;
           }
@@ -928,21 +950,21 @@ export function loadJobInputValidator(): CompiledValidator {
           const _errs56 = errors;
           const _errs57 = errors;
           if (0 !== data22) {
-            const err46 = {};
+            const err48 = {};
             if (vErrors === null) {
-              vErrors = [err46];
+              vErrors = [err48];
             } else {
-              vErrors.push(err46);
+              vErrors.push(err48);
             }
             errors++;
           }
           var valid4 = _errs57 === errors;
           if (valid4) {
-            const err47 = {};
+            const err49 = {};
             if (vErrors === null) {
-              vErrors = [err47];
+              vErrors = [err49];
             } else {
-              vErrors.push(err47);
+              vErrors.push(err49);
             }
             errors++;
           } else {
@@ -958,41 +980,41 @@ export function loadJobInputValidator(): CompiledValidator {
           if (errors === _errs54) {
             if (typeof data22 == "number" && isFinite(data22)) {
               if (data22 >= 1e-130 || isNaN(data22)) {
-                const err48 = {};
+                const err50 = {};
                 if (vErrors === null) {
-                  vErrors = [err48];
+                  vErrors = [err50];
                 } else {
-                  vErrors.push(err48);
+                  vErrors.push(err50);
                 }
                 errors++;
               } else {
                 if (data22 <= -1e-130 || isNaN(data22)) {
-                  const err49 = {};
+                  const err51 = {};
                   if (vErrors === null) {
-                    vErrors = [err49];
+                    vErrors = [err51];
                   } else {
-                    vErrors.push(err49);
+                    vErrors.push(err51);
                   }
                   errors++;
                 }
               }
             } else {
-              const err50 = {};
+              const err52 = {};
               if (vErrors === null) {
-                vErrors = [err50];
+                vErrors = [err52];
               } else {
-                vErrors.push(err50);
+                vErrors.push(err52);
               }
               errors++;
             }
           }
           var valid3 = _errs54 === errors;
           if (valid3) {
-            const err51 = { instancePath: instancePath + "/latitude", schemaPath: "#/properties/latitude/not", keyword: "not", params: {}, message: "must NOT be valid" };
+            const err53 = { instancePath: instancePath + "/latitude", schemaPath: "#/properties/latitude/not", keyword: "not", params: {}, message: "must NOT be valid" };
             if (vErrors === null) {
-              vErrors = [err51];
+              vErrors = [err53];
             } else {
-              vErrors.push(err51);
+              vErrors.push(err53);
             }
             errors++;
           } else {
@@ -1007,20 +1029,20 @@ export function loadJobInputValidator(): CompiledValidator {
           }
           if (typeof data22 == "number" && isFinite(data22)) {
             if (data22 > 9007199254740991 || isNaN(data22)) {
-              const err52 = { instancePath: instancePath + "/latitude", schemaPath: "#/properties/latitude/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+              const err54 = { instancePath: instancePath + "/latitude", schemaPath: "#/properties/latitude/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
               if (vErrors === null) {
-                vErrors = [err52];
+                vErrors = [err54];
               } else {
-                vErrors.push(err52);
+                vErrors.push(err54);
               }
               errors++;
             }
             if (data22 < -9007199254740991 || isNaN(data22)) {
-              const err53 = { instancePath: instancePath + "/latitude", schemaPath: "#/properties/latitude/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+              const err55 = { instancePath: instancePath + "/latitude", schemaPath: "#/properties/latitude/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
               if (vErrors === null) {
-                vErrors = [err53];
+                vErrors = [err55];
               } else {
-                vErrors.push(err53);
+                vErrors.push(err55);
               }
               errors++;
             }
@@ -1029,11 +1051,11 @@ export function loadJobInputValidator(): CompiledValidator {
         if (data.salary !== void 0) {
           let data23 = data.salary;
           if (typeof data23 !== "string" && data23 !== null) {
-            const err54 = { instancePath: instancePath + "/salary", schemaPath: "#/properties/salary/type", keyword: "type", params: { type: schema11.properties.salary.type }, message: "must be string,null" };
+            const err56 = { instancePath: instancePath + "/salary", schemaPath: "#/properties/salary/type", keyword: "type", params: { type: schema11.properties.salary.type }, message: "must be string,null" };
             if (vErrors === null) {
-              vErrors = [err54];
+              vErrors = [err56];
             } else {
-              vErrors.push(err54);
+              vErrors.push(err56);
             }
             errors++;
           }
@@ -1041,11 +1063,11 @@ export function loadJobInputValidator(): CompiledValidator {
         if (data.salary_from !== void 0) {
           let data24 = data.salary_from;
           if (!(typeof data24 == "number" && isFinite(data24)) && data24 !== null) {
-            const err55 = { instancePath: instancePath + "/salary_from", schemaPath: "#/properties/salary_from/type", keyword: "type", params: { type: schema11.properties.salary_from.type }, message: "must be number,null" };
+            const err57 = { instancePath: instancePath + "/salary_from", schemaPath: "#/properties/salary_from/type", keyword: "type", params: { type: schema11.properties.salary_from.type }, message: "must be number,null" };
             if (vErrors === null) {
-              vErrors = [err55];
+              vErrors = [err57];
             } else {
-              vErrors.push(err55);
+              vErrors.push(err57);
             }
             errors++;
           }
@@ -1054,21 +1076,21 @@ export function loadJobInputValidator(): CompiledValidator {
           const _errs65 = errors;
           const _errs66 = errors;
           if (0 !== data24) {
-            const err56 = {};
+            const err58 = {};
             if (vErrors === null) {
-              vErrors = [err56];
+              vErrors = [err58];
             } else {
-              vErrors.push(err56);
+              vErrors.push(err58);
             }
             errors++;
           }
           var valid6 = _errs66 === errors;
           if (valid6) {
-            const err57 = {};
+            const err59 = {};
             if (vErrors === null) {
-              vErrors = [err57];
+              vErrors = [err59];
             } else {
-              vErrors.push(err57);
+              vErrors.push(err59);
             }
             errors++;
           } else {
@@ -1084,41 +1106,41 @@ export function loadJobInputValidator(): CompiledValidator {
           if (errors === _errs63) {
             if (typeof data24 == "number" && isFinite(data24)) {
               if (data24 >= 1e-130 || isNaN(data24)) {
-                const err58 = {};
+                const err60 = {};
                 if (vErrors === null) {
-                  vErrors = [err58];
+                  vErrors = [err60];
                 } else {
-                  vErrors.push(err58);
+                  vErrors.push(err60);
                 }
                 errors++;
               } else {
                 if (data24 <= -1e-130 || isNaN(data24)) {
-                  const err59 = {};
+                  const err61 = {};
                   if (vErrors === null) {
-                    vErrors = [err59];
+                    vErrors = [err61];
                   } else {
-                    vErrors.push(err59);
+                    vErrors.push(err61);
                   }
                   errors++;
                 }
               }
             } else {
-              const err60 = {};
+              const err62 = {};
               if (vErrors === null) {
-                vErrors = [err60];
+                vErrors = [err62];
               } else {
-                vErrors.push(err60);
+                vErrors.push(err62);
               }
               errors++;
             }
           }
           var valid5 = _errs63 === errors;
           if (valid5) {
-            const err61 = { instancePath: instancePath + "/salary_from", schemaPath: "#/properties/salary_from/not", keyword: "not", params: {}, message: "must NOT be valid" };
+            const err63 = { instancePath: instancePath + "/salary_from", schemaPath: "#/properties/salary_from/not", keyword: "not", params: {}, message: "must NOT be valid" };
             if (vErrors === null) {
-              vErrors = [err61];
+              vErrors = [err63];
             } else {
-              vErrors.push(err61);
+              vErrors.push(err63);
             }
             errors++;
           } else {
@@ -1133,20 +1155,20 @@ export function loadJobInputValidator(): CompiledValidator {
           }
           if (typeof data24 == "number" && isFinite(data24)) {
             if (data24 > 9007199254740991 || isNaN(data24)) {
-              const err62 = { instancePath: instancePath + "/salary_from", schemaPath: "#/properties/salary_from/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+              const err64 = { instancePath: instancePath + "/salary_from", schemaPath: "#/properties/salary_from/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
               if (vErrors === null) {
-                vErrors = [err62];
+                vErrors = [err64];
               } else {
-                vErrors.push(err62);
+                vErrors.push(err64);
               }
               errors++;
             }
             if (data24 < -9007199254740991 || isNaN(data24)) {
-              const err63 = { instancePath: instancePath + "/salary_from", schemaPath: "#/properties/salary_from/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+              const err65 = { instancePath: instancePath + "/salary_from", schemaPath: "#/properties/salary_from/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
               if (vErrors === null) {
-                vErrors = [err63];
+                vErrors = [err65];
               } else {
-                vErrors.push(err63);
+                vErrors.push(err65);
               }
               errors++;
             }
@@ -1155,11 +1177,11 @@ export function loadJobInputValidator(): CompiledValidator {
         if (data.salary_to !== void 0) {
           let data25 = data.salary_to;
           if (!(typeof data25 == "number" && isFinite(data25)) && data25 !== null) {
-            const err64 = { instancePath: instancePath + "/salary_to", schemaPath: "#/properties/salary_to/type", keyword: "type", params: { type: schema11.properties.salary_to.type }, message: "must be number,null" };
+            const err66 = { instancePath: instancePath + "/salary_to", schemaPath: "#/properties/salary_to/type", keyword: "type", params: { type: schema11.properties.salary_to.type }, message: "must be number,null" };
             if (vErrors === null) {
-              vErrors = [err64];
+              vErrors = [err66];
             } else {
-              vErrors.push(err64);
+              vErrors.push(err66);
             }
             errors++;
           }
@@ -1168,21 +1190,21 @@ export function loadJobInputValidator(): CompiledValidator {
           const _errs72 = errors;
           const _errs73 = errors;
           if (0 !== data25) {
-            const err65 = {};
+            const err67 = {};
             if (vErrors === null) {
-              vErrors = [err65];
+              vErrors = [err67];
             } else {
-              vErrors.push(err65);
+              vErrors.push(err67);
             }
             errors++;
           }
           var valid8 = _errs73 === errors;
           if (valid8) {
-            const err66 = {};
+            const err68 = {};
             if (vErrors === null) {
-              vErrors = [err66];
+              vErrors = [err68];
             } else {
-              vErrors.push(err66);
+              vErrors.push(err68);
             }
             errors++;
           } else {
@@ -1198,41 +1220,41 @@ export function loadJobInputValidator(): CompiledValidator {
           if (errors === _errs70) {
             if (typeof data25 == "number" && isFinite(data25)) {
               if (data25 >= 1e-130 || isNaN(data25)) {
-                const err67 = {};
+                const err69 = {};
                 if (vErrors === null) {
-                  vErrors = [err67];
+                  vErrors = [err69];
                 } else {
-                  vErrors.push(err67);
+                  vErrors.push(err69);
                 }
                 errors++;
               } else {
                 if (data25 <= -1e-130 || isNaN(data25)) {
-                  const err68 = {};
+                  const err70 = {};
                   if (vErrors === null) {
-                    vErrors = [err68];
+                    vErrors = [err70];
                   } else {
-                    vErrors.push(err68);
+                    vErrors.push(err70);
                   }
                   errors++;
                 }
               }
             } else {
-              const err69 = {};
+              const err71 = {};
               if (vErrors === null) {
-                vErrors = [err69];
+                vErrors = [err71];
               } else {
-                vErrors.push(err69);
+                vErrors.push(err71);
               }
               errors++;
             }
           }
           var valid7 = _errs70 === errors;
           if (valid7) {
-            const err70 = { instancePath: instancePath + "/salary_to", schemaPath: "#/properties/salary_to/not", keyword: "not", params: {}, message: "must NOT be valid" };
+            const err72 = { instancePath: instancePath + "/salary_to", schemaPath: "#/properties/salary_to/not", keyword: "not", params: {}, message: "must NOT be valid" };
             if (vErrors === null) {
-              vErrors = [err70];
+              vErrors = [err72];
             } else {
-              vErrors.push(err70);
+              vErrors.push(err72);
             }
             errors++;
           } else {
@@ -1247,20 +1269,20 @@ export function loadJobInputValidator(): CompiledValidator {
           }
           if (typeof data25 == "number" && isFinite(data25)) {
             if (data25 > 9007199254740991 || isNaN(data25)) {
-              const err71 = { instancePath: instancePath + "/salary_to", schemaPath: "#/properties/salary_to/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+              const err73 = { instancePath: instancePath + "/salary_to", schemaPath: "#/properties/salary_to/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
               if (vErrors === null) {
-                vErrors = [err71];
+                vErrors = [err73];
               } else {
-                vErrors.push(err71);
+                vErrors.push(err73);
               }
               errors++;
             }
             if (data25 < -9007199254740991 || isNaN(data25)) {
-              const err72 = { instancePath: instancePath + "/salary_to", schemaPath: "#/properties/salary_to/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+              const err74 = { instancePath: instancePath + "/salary_to", schemaPath: "#/properties/salary_to/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
               if (vErrors === null) {
-                vErrors = [err72];
+                vErrors = [err74];
               } else {
-                vErrors.push(err72);
+                vErrors.push(err74);
               }
               errors++;
             }
@@ -1269,31 +1291,7 @@ export function loadJobInputValidator(): CompiledValidator {
         if (data.salary_currency !== void 0) {
           let data26 = data.salary_currency;
           if (typeof data26 !== "string" && data26 !== null) {
-            const err73 = { instancePath: instancePath + "/salary_currency", schemaPath: "#/properties/salary_currency/type", keyword: "type", params: { type: schema11.properties.salary_currency.type }, message: "must be string,null" };
-            if (vErrors === null) {
-              vErrors = [err73];
-            } else {
-              vErrors.push(err73);
-            }
-            errors++;
-          }
-        }
-        if (data.salary_frequency !== void 0) {
-          let data27 = data.salary_frequency;
-          if (typeof data27 !== "string" && data27 !== null) {
-            const err74 = { instancePath: instancePath + "/salary_frequency", schemaPath: "#/properties/salary_frequency/type", keyword: "type", params: { type: schema11.properties.salary_frequency.type }, message: "must be string,null" };
-            if (vErrors === null) {
-              vErrors = [err74];
-            } else {
-              vErrors.push(err74);
-            }
-            errors++;
-          }
-        }
-        if (data.contact_name !== void 0) {
-          let data28 = data.contact_name;
-          if (typeof data28 !== "string" && data28 !== null) {
-            const err75 = { instancePath: instancePath + "/contact_name", schemaPath: "#/properties/contact_name/type", keyword: "type", params: { type: schema11.properties.contact_name.type }, message: "must be string,null" };
+            const err75 = { instancePath: instancePath + "/salary_currency", schemaPath: "#/properties/salary_currency/type", keyword: "type", params: { type: schema11.properties.salary_currency.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err75];
             } else {
@@ -1302,10 +1300,10 @@ export function loadJobInputValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.contact_email !== void 0) {
-          let data29 = data.contact_email;
-          if (typeof data29 !== "string" && data29 !== null) {
-            const err76 = { instancePath: instancePath + "/contact_email", schemaPath: "#/properties/contact_email/type", keyword: "type", params: { type: schema11.properties.contact_email.type }, message: "must be string,null" };
+        if (data.salary_frequency !== void 0) {
+          let data27 = data.salary_frequency;
+          if (typeof data27 !== "string" && data27 !== null) {
+            const err76 = { instancePath: instancePath + "/salary_frequency", schemaPath: "#/properties/salary_frequency/type", keyword: "type", params: { type: schema11.properties.salary_frequency.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err76];
             } else {
@@ -1314,10 +1312,10 @@ export function loadJobInputValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.contact_title !== void 0) {
-          let data30 = data.contact_title;
-          if (typeof data30 !== "string" && data30 !== null) {
-            const err77 = { instancePath: instancePath + "/contact_title", schemaPath: "#/properties/contact_title/type", keyword: "type", params: { type: schema11.properties.contact_title.type }, message: "must be string,null" };
+        if (data.contact_name !== void 0) {
+          let data28 = data.contact_name;
+          if (typeof data28 !== "string" && data28 !== null) {
+            const err77 = { instancePath: instancePath + "/contact_name", schemaPath: "#/properties/contact_name/type", keyword: "type", params: { type: schema11.properties.contact_name.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err77];
             } else {
@@ -1326,10 +1324,10 @@ export function loadJobInputValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.contact_phone !== void 0) {
-          let data31 = data.contact_phone;
-          if (typeof data31 !== "string" && data31 !== null) {
-            const err78 = { instancePath: instancePath + "/contact_phone", schemaPath: "#/properties/contact_phone/type", keyword: "type", params: { type: schema11.properties.contact_phone.type }, message: "must be string,null" };
+        if (data.contact_email !== void 0) {
+          let data29 = data.contact_email;
+          if (typeof data29 !== "string" && data29 !== null) {
+            const err78 = { instancePath: instancePath + "/contact_email", schemaPath: "#/properties/contact_email/type", keyword: "type", params: { type: schema11.properties.contact_email.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err78];
             } else {
@@ -1338,10 +1336,10 @@ export function loadJobInputValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.contact_salutation !== void 0) {
-          let data32 = data.contact_salutation;
-          if (typeof data32 !== "string" && data32 !== null) {
-            const err79 = { instancePath: instancePath + "/contact_salutation", schemaPath: "#/properties/contact_salutation/type", keyword: "type", params: { type: schema11.properties.contact_salutation.type }, message: "must be string,null" };
+        if (data.contact_title !== void 0) {
+          let data30 = data.contact_title;
+          if (typeof data30 !== "string" && data30 !== null) {
+            const err79 = { instancePath: instancePath + "/contact_title", schemaPath: "#/properties/contact_title/type", keyword: "type", params: { type: schema11.properties.contact_title.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err79];
             } else {
@@ -1350,10 +1348,10 @@ export function loadJobInputValidator(): CompiledValidator {
             errors++;
           }
         }
-        if (data.banner_image !== void 0) {
-          let data33 = data.banner_image;
-          if (typeof data33 !== "string" && data33 !== null) {
-            const err80 = { instancePath: instancePath + "/banner_image", schemaPath: "#/properties/banner_image/type", keyword: "type", params: { type: schema11.properties.banner_image.type }, message: "must be string,null" };
+        if (data.contact_phone !== void 0) {
+          let data31 = data.contact_phone;
+          if (typeof data31 !== "string" && data31 !== null) {
+            const err80 = { instancePath: instancePath + "/contact_phone", schemaPath: "#/properties/contact_phone/type", keyword: "type", params: { type: schema11.properties.contact_phone.type }, message: "must be string,null" };
             if (vErrors === null) {
               vErrors = [err80];
             } else {
@@ -1361,22 +1359,46 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
+        }
+        if (data.contact_salutation !== void 0) {
+          let data32 = data.contact_salutation;
+          if (typeof data32 !== "string" && data32 !== null) {
+            const err81 = { instancePath: instancePath + "/contact_salutation", schemaPath: "#/properties/contact_salutation/type", keyword: "type", params: { type: schema11.properties.contact_salutation.type }, message: "must be string,null" };
+            if (vErrors === null) {
+              vErrors = [err81];
+            } else {
+              vErrors.push(err81);
+            }
+            errors++;
+          }
+        }
+        if (data.banner_image !== void 0) {
+          let data33 = data.banner_image;
+          if (typeof data33 !== "string" && data33 !== null) {
+            const err82 = { instancePath: instancePath + "/banner_image", schemaPath: "#/properties/banner_image/type", keyword: "type", params: { type: schema11.properties.banner_image.type }, message: "must be string,null" };
+            if (vErrors === null) {
+              vErrors = [err82];
+            } else {
+              vErrors.push(err82);
+            }
+            errors++;
+          }
           if (typeof data33 === "string") {
             if (func3(data33) > 2e3) {
-              const err81 = { instancePath: instancePath + "/banner_image", schemaPath: "#/properties/banner_image/maxLength", keyword: "maxLength", params: { limit: 2e3 }, message: "must NOT have more than 2000 characters" };
+              const err83 = { instancePath: instancePath + "/banner_image", schemaPath: "#/properties/banner_image/maxLength", keyword: "maxLength", params: { limit: 2e3 }, message: "must NOT have more than 2000 characters" };
               if (vErrors === null) {
-                vErrors = [err81];
+                vErrors = [err83];
               } else {
-                vErrors.push(err81);
+                vErrors.push(err83);
               }
               errors++;
             }
             if (!formats0.validate(data33)) {
-              const err82 = { instancePath: instancePath + "/banner_image", schemaPath: "#/properties/banner_image/format", keyword: "format", params: { format: "http-url" }, message: 'must match format "http-url"' };
+              const err84 = { instancePath: instancePath + "/banner_image", schemaPath: "#/properties/banner_image/format", keyword: "format", params: { format: "http-url" }, message: 'must match format "http-url"' };
               if (vErrors === null) {
-                vErrors = [err82];
+                vErrors = [err84];
               } else {
-                vErrors.push(err82);
+                vErrors.push(err84);
               }
               errors++;
             }
@@ -1390,48 +1412,26 @@ export function loadJobInputValidator(): CompiledValidator {
               let data35 = data34[i0];
               if (data35 && typeof data35 == "object" && !Array.isArray(data35)) {
                 if (data35.id === void 0) {
-                  const err83 = { instancePath: instancePath + "/screening_questions/" + i0, schemaPath: "#/properties/screening_questions/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+                  const err85 = { instancePath: instancePath + "/screening_questions/" + i0, schemaPath: "#/properties/screening_questions/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
-                    vErrors = [err83];
+                    vErrors = [err85];
                   } else {
-                    vErrors.push(err83);
+                    vErrors.push(err85);
                   }
                   errors++;
                 }
                 if (data35.question === void 0) {
-                  const err84 = { instancePath: instancePath + "/screening_questions/" + i0, schemaPath: "#/properties/screening_questions/items/required", keyword: "required", params: { missingProperty: "question" }, message: "must have required property 'question'" };
+                  const err86 = { instancePath: instancePath + "/screening_questions/" + i0, schemaPath: "#/properties/screening_questions/items/required", keyword: "required", params: { missingProperty: "question" }, message: "must have required property 'question'" };
                   if (vErrors === null) {
-                    vErrors = [err84];
+                    vErrors = [err86];
                   } else {
-                    vErrors.push(err84);
+                    vErrors.push(err86);
                   }
                   errors++;
                 }
                 for (const key1 in data35) {
                   if (!(key1 === "id" || key1 === "question" || key1 === "answer_type" || key1 === "required" || key1 === "options")) {
-                    const err85 = { instancePath: instancePath + "/screening_questions/" + i0, schemaPath: "#/properties/screening_questions/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err85];
-                    } else {
-                      vErrors.push(err85);
-                    }
-                    errors++;
-                  }
-                }
-                if (data35.id !== void 0) {
-                  if (typeof data35.id !== "string") {
-                    const err86 = { instancePath: instancePath + "/screening_questions/" + i0 + "/id", schemaPath: "#/properties/screening_questions/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err86];
-                    } else {
-                      vErrors.push(err86);
-                    }
-                    errors++;
-                  }
-                }
-                if (data35.question !== void 0) {
-                  if (typeof data35.question !== "string") {
-                    const err87 = { instancePath: instancePath + "/screening_questions/" + i0 + "/question", schemaPath: "#/properties/screening_questions/items/properties/question/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err87 = { instancePath: instancePath + "/screening_questions/" + i0, schemaPath: "#/properties/screening_questions/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key1 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
                       vErrors = [err87];
                     } else {
@@ -1440,9 +1440,9 @@ export function loadJobInputValidator(): CompiledValidator {
                     errors++;
                   }
                 }
-                if (data35.answer_type !== void 0) {
-                  if (typeof data35.answer_type !== "string") {
-                    const err88 = { instancePath: instancePath + "/screening_questions/" + i0 + "/answer_type", schemaPath: "#/properties/screening_questions/items/properties/answer_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (data35.id !== void 0) {
+                  if (typeof data35.id !== "string") {
+                    const err88 = { instancePath: instancePath + "/screening_questions/" + i0 + "/id", schemaPath: "#/properties/screening_questions/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err88];
                     } else {
@@ -1451,13 +1451,35 @@ export function loadJobInputValidator(): CompiledValidator {
                     errors++;
                   }
                 }
-                if (data35.required !== void 0) {
-                  if (typeof data35.required !== "boolean") {
-                    const err89 = { instancePath: instancePath + "/screening_questions/" + i0 + "/required", schemaPath: "#/properties/screening_questions/items/properties/required/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data35.question !== void 0) {
+                  if (typeof data35.question !== "string") {
+                    const err89 = { instancePath: instancePath + "/screening_questions/" + i0 + "/question", schemaPath: "#/properties/screening_questions/items/properties/question/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err89];
                     } else {
                       vErrors.push(err89);
+                    }
+                    errors++;
+                  }
+                }
+                if (data35.answer_type !== void 0) {
+                  if (typeof data35.answer_type !== "string") {
+                    const err90 = { instancePath: instancePath + "/screening_questions/" + i0 + "/answer_type", schemaPath: "#/properties/screening_questions/items/properties/answer_type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    if (vErrors === null) {
+                      vErrors = [err90];
+                    } else {
+                      vErrors.push(err90);
+                    }
+                    errors++;
+                  }
+                }
+                if (data35.required !== void 0) {
+                  if (typeof data35.required !== "boolean") {
+                    const err91 = { instancePath: instancePath + "/screening_questions/" + i0 + "/required", schemaPath: "#/properties/screening_questions/items/properties/required/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err91];
+                    } else {
+                      vErrors.push(err91);
                     }
                     errors++;
                   }
@@ -1470,48 +1492,26 @@ export function loadJobInputValidator(): CompiledValidator {
                       let data41 = data40[i1];
                       if (data41 && typeof data41 == "object" && !Array.isArray(data41)) {
                         if (data41.label === void 0) {
-                          const err90 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1, schemaPath: "#/properties/screening_questions/items/properties/options/items/required", keyword: "required", params: { missingProperty: "label" }, message: "must have required property 'label'" };
+                          const err92 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1, schemaPath: "#/properties/screening_questions/items/properties/options/items/required", keyword: "required", params: { missingProperty: "label" }, message: "must have required property 'label'" };
                           if (vErrors === null) {
-                            vErrors = [err90];
+                            vErrors = [err92];
                           } else {
-                            vErrors.push(err90);
+                            vErrors.push(err92);
                           }
                           errors++;
                         }
                         if (data41.value === void 0) {
-                          const err91 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1, schemaPath: "#/properties/screening_questions/items/properties/options/items/required", keyword: "required", params: { missingProperty: "value" }, message: "must have required property 'value'" };
+                          const err93 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1, schemaPath: "#/properties/screening_questions/items/properties/options/items/required", keyword: "required", params: { missingProperty: "value" }, message: "must have required property 'value'" };
                           if (vErrors === null) {
-                            vErrors = [err91];
+                            vErrors = [err93];
                           } else {
-                            vErrors.push(err91);
+                            vErrors.push(err93);
                           }
                           errors++;
                         }
                         for (const key2 in data41) {
                           if (!(key2 === "label" || key2 === "value")) {
-                            const err92 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1, schemaPath: "#/properties/screening_questions/items/properties/options/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
-                            if (vErrors === null) {
-                              vErrors = [err92];
-                            } else {
-                              vErrors.push(err92);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data41.label !== void 0) {
-                          if (typeof data41.label !== "string") {
-                            const err93 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1 + "/label", schemaPath: "#/properties/screening_questions/items/properties/options/items/properties/label/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                            if (vErrors === null) {
-                              vErrors = [err93];
-                            } else {
-                              vErrors.push(err93);
-                            }
-                            errors++;
-                          }
-                        }
-                        if (data41.value !== void 0) {
-                          if (typeof data41.value !== "string") {
-                            const err94 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1 + "/value", schemaPath: "#/properties/screening_questions/items/properties/options/items/properties/value/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            const err94 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1, schemaPath: "#/properties/screening_questions/items/properties/options/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key2 }, message: "must NOT have additional properties" };
                             if (vErrors === null) {
                               vErrors = [err94];
                             } else {
@@ -1520,42 +1520,64 @@ export function loadJobInputValidator(): CompiledValidator {
                             errors++;
                           }
                         }
+                        if (data41.label !== void 0) {
+                          if (typeof data41.label !== "string") {
+                            const err95 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1 + "/label", schemaPath: "#/properties/screening_questions/items/properties/options/items/properties/label/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            if (vErrors === null) {
+                              vErrors = [err95];
+                            } else {
+                              vErrors.push(err95);
+                            }
+                            errors++;
+                          }
+                        }
+                        if (data41.value !== void 0) {
+                          if (typeof data41.value !== "string") {
+                            const err96 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1 + "/value", schemaPath: "#/properties/screening_questions/items/properties/options/items/properties/value/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                            if (vErrors === null) {
+                              vErrors = [err96];
+                            } else {
+                              vErrors.push(err96);
+                            }
+                            errors++;
+                          }
+                        }
                       } else {
-                        const err95 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1, schemaPath: "#/properties/screening_questions/items/properties/options/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                        const err97 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options/" + i1, schemaPath: "#/properties/screening_questions/items/properties/options/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                         if (vErrors === null) {
-                          vErrors = [err95];
+                          vErrors = [err97];
                         } else {
-                          vErrors.push(err95);
+                          vErrors.push(err97);
                         }
                         errors++;
                       }
                     }
                   } else {
-                    const err96 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options", schemaPath: "#/properties/screening_questions/items/properties/options/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err98 = { instancePath: instancePath + "/screening_questions/" + i0 + "/options", schemaPath: "#/properties/screening_questions/items/properties/options/type", keyword: "type", params: { type: "array" }, message: "must be array" };
                     if (vErrors === null) {
-                      vErrors = [err96];
+                      vErrors = [err98];
                     } else {
-                      vErrors.push(err96);
+                      vErrors.push(err98);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err97 = { instancePath: instancePath + "/screening_questions/" + i0, schemaPath: "#/properties/screening_questions/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err99 = { instancePath: instancePath + "/screening_questions/" + i0, schemaPath: "#/properties/screening_questions/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err97];
+                  vErrors = [err99];
                 } else {
-                  vErrors.push(err97);
+                  vErrors.push(err99);
                 }
                 errors++;
               }
             }
           } else {
-            const err98 = { instancePath: instancePath + "/screening_questions", schemaPath: "#/properties/screening_questions/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err100 = { instancePath: instancePath + "/screening_questions", schemaPath: "#/properties/screening_questions/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err98];
+              vErrors = [err100];
             } else {
-              vErrors.push(err98);
+              vErrors.push(err100);
             }
             errors++;
           }
@@ -1568,48 +1590,26 @@ export function loadJobInputValidator(): CompiledValidator {
               let data45 = data44[i2];
               if (data45 && typeof data45 == "object" && !Array.isArray(data45)) {
                 if (data45.id === void 0) {
-                  const err99 = { instancePath: instancePath + "/application_form_fields/" + i2, schemaPath: "#/properties/application_form_fields/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
+                  const err101 = { instancePath: instancePath + "/application_form_fields/" + i2, schemaPath: "#/properties/application_form_fields/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
-                    vErrors = [err99];
+                    vErrors = [err101];
                   } else {
-                    vErrors.push(err99);
+                    vErrors.push(err101);
                   }
                   errors++;
                 }
                 if (data45.name === void 0) {
-                  const err100 = { instancePath: instancePath + "/application_form_fields/" + i2, schemaPath: "#/properties/application_form_fields/items/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'" };
+                  const err102 = { instancePath: instancePath + "/application_form_fields/" + i2, schemaPath: "#/properties/application_form_fields/items/required", keyword: "required", params: { missingProperty: "name" }, message: "must have required property 'name'" };
                   if (vErrors === null) {
-                    vErrors = [err100];
+                    vErrors = [err102];
                   } else {
-                    vErrors.push(err100);
+                    vErrors.push(err102);
                   }
                   errors++;
                 }
                 for (const key3 in data45) {
                   if (!(key3 === "id" || key3 === "name" || key3 === "label" || key3 === "type" || key3 === "subtype" || key3 === "required" || key3 === "order" || key3 === "options")) {
-                    const err101 = { instancePath: instancePath + "/application_form_fields/" + i2, schemaPath: "#/properties/application_form_fields/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
-                    if (vErrors === null) {
-                      vErrors = [err101];
-                    } else {
-                      vErrors.push(err101);
-                    }
-                    errors++;
-                  }
-                }
-                if (data45.id !== void 0) {
-                  if (typeof data45.id !== "string") {
-                    const err102 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/id", schemaPath: "#/properties/application_form_fields/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err102];
-                    } else {
-                      vErrors.push(err102);
-                    }
-                    errors++;
-                  }
-                }
-                if (data45.name !== void 0) {
-                  if (typeof data45.name !== "string") {
-                    const err103 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/name", schemaPath: "#/properties/application_form_fields/items/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err103 = { instancePath: instancePath + "/application_form_fields/" + i2, schemaPath: "#/properties/application_form_fields/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key3 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
                       vErrors = [err103];
                     } else {
@@ -1618,9 +1618,9 @@ export function loadJobInputValidator(): CompiledValidator {
                     errors++;
                   }
                 }
-                if (data45.label !== void 0) {
-                  if (typeof data45.label !== "string") {
-                    const err104 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/label", schemaPath: "#/properties/application_form_fields/items/properties/label/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (data45.id !== void 0) {
+                  if (typeof data45.id !== "string") {
+                    const err104 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/id", schemaPath: "#/properties/application_form_fields/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err104];
                     } else {
@@ -1629,9 +1629,9 @@ export function loadJobInputValidator(): CompiledValidator {
                     errors++;
                   }
                 }
-                if (data45.type !== void 0) {
-                  if (typeof data45.type !== "string") {
-                    const err105 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/type", schemaPath: "#/properties/application_form_fields/items/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (data45.name !== void 0) {
+                  if (typeof data45.name !== "string") {
+                    const err105 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/name", schemaPath: "#/properties/application_form_fields/items/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err105];
                     } else {
@@ -1640,10 +1640,9 @@ export function loadJobInputValidator(): CompiledValidator {
                     errors++;
                   }
                 }
-                if (data45.subtype !== void 0) {
-                  let data50 = data45.subtype;
-                  if (typeof data50 !== "string" && data50 !== null) {
-                    const err106 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/subtype", schemaPath: "#/properties/application_form_fields/items/properties/subtype/type", keyword: "type", params: { type: schema11.properties.application_form_fields.items.properties.subtype.type }, message: "must be string,null" };
+                if (data45.label !== void 0) {
+                  if (typeof data45.label !== "string") {
+                    const err106 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/label", schemaPath: "#/properties/application_form_fields/items/properties/label/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err106];
                     } else {
@@ -1652,13 +1651,36 @@ export function loadJobInputValidator(): CompiledValidator {
                     errors++;
                   }
                 }
-                if (data45.required !== void 0) {
-                  if (typeof data45.required !== "boolean") {
-                    const err107 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/required", schemaPath: "#/properties/application_form_fields/items/properties/required/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                if (data45.type !== void 0) {
+                  if (typeof data45.type !== "string") {
+                    const err107 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/type", schemaPath: "#/properties/application_form_fields/items/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
                       vErrors = [err107];
                     } else {
                       vErrors.push(err107);
+                    }
+                    errors++;
+                  }
+                }
+                if (data45.subtype !== void 0) {
+                  let data50 = data45.subtype;
+                  if (typeof data50 !== "string" && data50 !== null) {
+                    const err108 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/subtype", schemaPath: "#/properties/application_form_fields/items/properties/subtype/type", keyword: "type", params: { type: schema11.properties.application_form_fields.items.properties.subtype.type }, message: "must be string,null" };
+                    if (vErrors === null) {
+                      vErrors = [err108];
+                    } else {
+                      vErrors.push(err108);
+                    }
+                    errors++;
+                  }
+                }
+                if (data45.required !== void 0) {
+                  if (typeof data45.required !== "boolean") {
+                    const err109 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/required", schemaPath: "#/properties/application_form_fields/items/properties/required/type", keyword: "type", params: { type: "boolean" }, message: "must be boolean" };
+                    if (vErrors === null) {
+                      vErrors = [err109];
+                    } else {
+                      vErrors.push(err109);
                     }
                     errors++;
                   }
@@ -1670,21 +1692,21 @@ export function loadJobInputValidator(): CompiledValidator {
                   const _errs134 = errors;
                   const _errs135 = errors;
                   if (0 !== data52) {
-                    const err108 = {};
+                    const err110 = {};
                     if (vErrors === null) {
-                      vErrors = [err108];
+                      vErrors = [err110];
                     } else {
-                      vErrors.push(err108);
+                      vErrors.push(err110);
                     }
                     errors++;
                   }
                   var valid19 = _errs135 === errors;
                   if (valid19) {
-                    const err109 = {};
+                    const err111 = {};
                     if (vErrors === null) {
-                      vErrors = [err109];
+                      vErrors = [err111];
                     } else {
-                      vErrors.push(err109);
+                      vErrors.push(err111);
                     }
                     errors++;
                   } else {
@@ -1700,41 +1722,41 @@ export function loadJobInputValidator(): CompiledValidator {
                   if (errors === _errs132) {
                     if (typeof data52 == "number" && isFinite(data52)) {
                       if (data52 >= 1e-130 || isNaN(data52)) {
-                        const err110 = {};
+                        const err112 = {};
                         if (vErrors === null) {
-                          vErrors = [err110];
+                          vErrors = [err112];
                         } else {
-                          vErrors.push(err110);
+                          vErrors.push(err112);
                         }
                         errors++;
                       } else {
                         if (data52 <= -1e-130 || isNaN(data52)) {
-                          const err111 = {};
+                          const err113 = {};
                           if (vErrors === null) {
-                            vErrors = [err111];
+                            vErrors = [err113];
                           } else {
-                            vErrors.push(err111);
+                            vErrors.push(err113);
                           }
                           errors++;
                         }
                       }
                     } else {
-                      const err112 = {};
+                      const err114 = {};
                       if (vErrors === null) {
-                        vErrors = [err112];
+                        vErrors = [err114];
                       } else {
-                        vErrors.push(err112);
+                        vErrors.push(err114);
                       }
                       errors++;
                     }
                   }
                   var valid18 = _errs132 === errors;
                   if (valid18) {
-                    const err113 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/order", schemaPath: "#/properties/application_form_fields/items/properties/order/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                    const err115 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/order", schemaPath: "#/properties/application_form_fields/items/properties/order/not", keyword: "not", params: {}, message: "must NOT be valid" };
                     if (vErrors === null) {
-                      vErrors = [err113];
+                      vErrors = [err115];
                     } else {
-                      vErrors.push(err113);
+                      vErrors.push(err115);
                     }
                     errors++;
                   } else {
@@ -1749,29 +1771,29 @@ export function loadJobInputValidator(): CompiledValidator {
                   }
                   if (typeof data52 == "number" && isFinite(data52)) {
                     if (data52 > 9007199254740991 || isNaN(data52)) {
-                      const err114 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/order", schemaPath: "#/properties/application_form_fields/items/properties/order/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                      const err116 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/order", schemaPath: "#/properties/application_form_fields/items/properties/order/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
                       if (vErrors === null) {
-                        vErrors = [err114];
+                        vErrors = [err116];
                       } else {
-                        vErrors.push(err114);
+                        vErrors.push(err116);
                       }
                       errors++;
                     }
                     if (data52 < -9007199254740991 || isNaN(data52)) {
-                      const err115 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/order", schemaPath: "#/properties/application_form_fields/items/properties/order/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                      const err117 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/order", schemaPath: "#/properties/application_form_fields/items/properties/order/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
                       if (vErrors === null) {
-                        vErrors = [err115];
+                        vErrors = [err117];
                       } else {
-                        vErrors.push(err115);
+                        vErrors.push(err117);
                       }
                       errors++;
                     }
                   } else {
-                    const err116 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/order", schemaPath: "#/properties/application_form_fields/items/properties/order/type", keyword: "type", params: { type: "number" }, message: "must be number" };
+                    const err118 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/order", schemaPath: "#/properties/application_form_fields/items/properties/order/type", keyword: "type", params: { type: "number" }, message: "must be number" };
                     if (vErrors === null) {
-                      vErrors = [err116];
+                      vErrors = [err118];
                     } else {
-                      vErrors.push(err116);
+                      vErrors.push(err118);
                     }
                     errors++;
                   }
@@ -1779,11 +1801,11 @@ export function loadJobInputValidator(): CompiledValidator {
                 if (data45.options !== void 0) {
                   let data53 = data45.options;
                   if (!Array.isArray(data53)) {
-                    const err117 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/options", schemaPath: "#/properties/application_form_fields/items/properties/options/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+                    const err119 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/options", schemaPath: "#/properties/application_form_fields/items/properties/options/type", keyword: "type", params: { type: "array" }, message: "must be array" };
                     if (vErrors === null) {
-                      vErrors = [err117];
+                      vErrors = [err119];
                     } else {
-                      vErrors.push(err117);
+                      vErrors.push(err119);
                     }
                     errors++;
                   }
@@ -1794,41 +1816,41 @@ export function loadJobInputValidator(): CompiledValidator {
                       return Infinity;
                     }
                   })() > 65536) {
-                    const err118 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/options", schemaPath: "#/properties/application_form_fields/items/properties/options/x-max-json-bytes", keyword: "x-max-json-bytes", params: {}, message: "must be at most 65536 bytes as JSON" };
+                    const err120 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/options", schemaPath: "#/properties/application_form_fields/items/properties/options/x-max-json-bytes", keyword: "x-max-json-bytes", params: {}, message: "must be at most 65536 bytes as JSON" };
                     if (vErrors === null) {
-                      vErrors = [err118];
+                      vErrors = [err120];
                     } else {
-                      vErrors.push(err118);
+                      vErrors.push(err120);
                     }
                     errors++;
                   }
-                  const problem0 = func8(data53, { "depth": 5, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 });
+                  const problem0 = func10(data53, { "depth": 5, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 });
                   if (problem0) {
-                    const err119 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/options", schemaPath: "#/properties/application_form_fields/items/properties/options/x-free-form", keyword: "x-free-form", params: { path: problem0 ? problem0.path : [] }, message: problem0 ? problem0.reason : "" };
+                    const err121 = { instancePath: instancePath + "/application_form_fields/" + i2 + "/options", schemaPath: "#/properties/application_form_fields/items/properties/options/x-free-form", keyword: "x-free-form", params: { path: problem0 ? problem0.path : [] }, message: problem0 ? problem0.reason : "" };
                     if (vErrors === null) {
-                      vErrors = [err119];
+                      vErrors = [err121];
                     } else {
-                      vErrors.push(err119);
+                      vErrors.push(err121);
                     }
                     errors++;
                   }
                 }
               } else {
-                const err120 = { instancePath: instancePath + "/application_form_fields/" + i2, schemaPath: "#/properties/application_form_fields/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err122 = { instancePath: instancePath + "/application_form_fields/" + i2, schemaPath: "#/properties/application_form_fields/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err120];
+                  vErrors = [err122];
                 } else {
-                  vErrors.push(err120);
+                  vErrors.push(err122);
                 }
                 errors++;
               }
             }
           } else {
-            const err121 = { instancePath: instancePath + "/application_form_fields", schemaPath: "#/properties/application_form_fields/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err123 = { instancePath: instancePath + "/application_form_fields", schemaPath: "#/properties/application_form_fields/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err121];
+              vErrors = [err123];
             } else {
-              vErrors.push(err121);
+              vErrors.push(err123);
             }
             errors++;
           }
@@ -1841,25 +1863,7 @@ export function loadJobInputValidator(): CompiledValidator {
               let data55 = data54[i3];
               if (data55 && typeof data55 == "object" && !Array.isArray(data55)) {
                 if (data55.id === void 0) {
-                  const err122 = { instancePath: instancePath + "/description_sections/" + i3, schemaPath: "#/properties/description_sections/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
-                  if (vErrors === null) {
-                    vErrors = [err122];
-                  } else {
-                    vErrors.push(err122);
-                  }
-                  errors++;
-                }
-                if (data55.type === void 0) {
-                  const err123 = { instancePath: instancePath + "/description_sections/" + i3, schemaPath: "#/properties/description_sections/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
-                  if (vErrors === null) {
-                    vErrors = [err123];
-                  } else {
-                    vErrors.push(err123);
-                  }
-                  errors++;
-                }
-                if (data55.order === void 0) {
-                  const err124 = { instancePath: instancePath + "/description_sections/" + i3, schemaPath: "#/properties/description_sections/items/required", keyword: "required", params: { missingProperty: "order" }, message: "must have required property 'order'" };
+                  const err124 = { instancePath: instancePath + "/description_sections/" + i3, schemaPath: "#/properties/description_sections/items/required", keyword: "required", params: { missingProperty: "id" }, message: "must have required property 'id'" };
                   if (vErrors === null) {
                     vErrors = [err124];
                   } else {
@@ -1867,35 +1871,53 @@ export function loadJobInputValidator(): CompiledValidator {
                   }
                   errors++;
                 }
+                if (data55.type === void 0) {
+                  const err125 = { instancePath: instancePath + "/description_sections/" + i3, schemaPath: "#/properties/description_sections/items/required", keyword: "required", params: { missingProperty: "type" }, message: "must have required property 'type'" };
+                  if (vErrors === null) {
+                    vErrors = [err125];
+                  } else {
+                    vErrors.push(err125);
+                  }
+                  errors++;
+                }
+                if (data55.order === void 0) {
+                  const err126 = { instancePath: instancePath + "/description_sections/" + i3, schemaPath: "#/properties/description_sections/items/required", keyword: "required", params: { missingProperty: "order" }, message: "must have required property 'order'" };
+                  if (vErrors === null) {
+                    vErrors = [err126];
+                  } else {
+                    vErrors.push(err126);
+                  }
+                  errors++;
+                }
                 for (const key4 in data55) {
                   if (!(key4 === "id" || key4 === "type" || key4 === "order" || key4 === "title" || key4 === "content")) {
-                    const err125 = { instancePath: instancePath + "/description_sections/" + i3, schemaPath: "#/properties/description_sections/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
+                    const err127 = { instancePath: instancePath + "/description_sections/" + i3, schemaPath: "#/properties/description_sections/items/additionalProperties", keyword: "additionalProperties", params: { additionalProperty: key4 }, message: "must NOT have additional properties" };
                     if (vErrors === null) {
-                      vErrors = [err125];
+                      vErrors = [err127];
                     } else {
-                      vErrors.push(err125);
+                      vErrors.push(err127);
                     }
                     errors++;
                   }
                 }
                 if (data55.id !== void 0) {
                   if (typeof data55.id !== "string") {
-                    const err126 = { instancePath: instancePath + "/description_sections/" + i3 + "/id", schemaPath: "#/properties/description_sections/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err128 = { instancePath: instancePath + "/description_sections/" + i3 + "/id", schemaPath: "#/properties/description_sections/items/properties/id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err126];
+                      vErrors = [err128];
                     } else {
-                      vErrors.push(err126);
+                      vErrors.push(err128);
                     }
                     errors++;
                   }
                 }
                 if (data55.type !== void 0) {
                   if (typeof data55.type !== "string") {
-                    const err127 = { instancePath: instancePath + "/description_sections/" + i3 + "/type", schemaPath: "#/properties/description_sections/items/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err129 = { instancePath: instancePath + "/description_sections/" + i3 + "/type", schemaPath: "#/properties/description_sections/items/properties/type/type", keyword: "type", params: { type: "string" }, message: "must be string" };
                     if (vErrors === null) {
-                      vErrors = [err127];
+                      vErrors = [err129];
                     } else {
-                      vErrors.push(err127);
+                      vErrors.push(err129);
                     }
                     errors++;
                   }
@@ -1907,21 +1929,21 @@ export function loadJobInputValidator(): CompiledValidator {
                   const _errs152 = errors;
                   const _errs153 = errors;
                   if (0 !== data58) {
-                    const err128 = {};
+                    const err130 = {};
                     if (vErrors === null) {
-                      vErrors = [err128];
+                      vErrors = [err130];
                     } else {
-                      vErrors.push(err128);
+                      vErrors.push(err130);
                     }
                     errors++;
                   }
                   var valid24 = _errs153 === errors;
                   if (valid24) {
-                    const err129 = {};
+                    const err131 = {};
                     if (vErrors === null) {
-                      vErrors = [err129];
+                      vErrors = [err131];
                     } else {
-                      vErrors.push(err129);
+                      vErrors.push(err131);
                     }
                     errors++;
                   } else {
@@ -1937,41 +1959,41 @@ export function loadJobInputValidator(): CompiledValidator {
                   if (errors === _errs150) {
                     if (typeof data58 == "number" && isFinite(data58)) {
                       if (data58 >= 1e-130 || isNaN(data58)) {
-                        const err130 = {};
+                        const err132 = {};
                         if (vErrors === null) {
-                          vErrors = [err130];
+                          vErrors = [err132];
                         } else {
-                          vErrors.push(err130);
+                          vErrors.push(err132);
                         }
                         errors++;
                       } else {
                         if (data58 <= -1e-130 || isNaN(data58)) {
-                          const err131 = {};
+                          const err133 = {};
                           if (vErrors === null) {
-                            vErrors = [err131];
+                            vErrors = [err133];
                           } else {
-                            vErrors.push(err131);
+                            vErrors.push(err133);
                           }
                           errors++;
                         }
                       }
                     } else {
-                      const err132 = {};
+                      const err134 = {};
                       if (vErrors === null) {
-                        vErrors = [err132];
+                        vErrors = [err134];
                       } else {
-                        vErrors.push(err132);
+                        vErrors.push(err134);
                       }
                       errors++;
                     }
                   }
                   var valid23 = _errs150 === errors;
                   if (valid23) {
-                    const err133 = { instancePath: instancePath + "/description_sections/" + i3 + "/order", schemaPath: "#/properties/description_sections/items/properties/order/not", keyword: "not", params: {}, message: "must NOT be valid" };
+                    const err135 = { instancePath: instancePath + "/description_sections/" + i3 + "/order", schemaPath: "#/properties/description_sections/items/properties/order/not", keyword: "not", params: {}, message: "must NOT be valid" };
                     if (vErrors === null) {
-                      vErrors = [err133];
+                      vErrors = [err135];
                     } else {
-                      vErrors.push(err133);
+                      vErrors.push(err135);
                     }
                     errors++;
                   } else {
@@ -1986,47 +2008,25 @@ export function loadJobInputValidator(): CompiledValidator {
                   }
                   if (typeof data58 == "number" && isFinite(data58)) {
                     if (data58 > 9007199254740991 || isNaN(data58)) {
-                      const err134 = { instancePath: instancePath + "/description_sections/" + i3 + "/order", schemaPath: "#/properties/description_sections/items/properties/order/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
+                      const err136 = { instancePath: instancePath + "/description_sections/" + i3 + "/order", schemaPath: "#/properties/description_sections/items/properties/order/maximum", keyword: "maximum", params: { comparison: "<=", limit: 9007199254740991 }, message: "must be <= 9007199254740991" };
                       if (vErrors === null) {
-                        vErrors = [err134];
+                        vErrors = [err136];
                       } else {
-                        vErrors.push(err134);
+                        vErrors.push(err136);
                       }
                       errors++;
                     }
                     if (data58 < -9007199254740991 || isNaN(data58)) {
-                      const err135 = { instancePath: instancePath + "/description_sections/" + i3 + "/order", schemaPath: "#/properties/description_sections/items/properties/order/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
+                      const err137 = { instancePath: instancePath + "/description_sections/" + i3 + "/order", schemaPath: "#/properties/description_sections/items/properties/order/minimum", keyword: "minimum", params: { comparison: ">=", limit: -9007199254740991 }, message: "must be >= -9007199254740991" };
                       if (vErrors === null) {
-                        vErrors = [err135];
+                        vErrors = [err137];
                       } else {
-                        vErrors.push(err135);
+                        vErrors.push(err137);
                       }
                       errors++;
                     }
                   } else {
-                    const err136 = { instancePath: instancePath + "/description_sections/" + i3 + "/order", schemaPath: "#/properties/description_sections/items/properties/order/type", keyword: "type", params: { type: "number" }, message: "must be number" };
-                    if (vErrors === null) {
-                      vErrors = [err136];
-                    } else {
-                      vErrors.push(err136);
-                    }
-                    errors++;
-                  }
-                }
-                if (data55.title !== void 0) {
-                  if (typeof data55.title !== "string") {
-                    const err137 = { instancePath: instancePath + "/description_sections/" + i3 + "/title", schemaPath: "#/properties/description_sections/items/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string" };
-                    if (vErrors === null) {
-                      vErrors = [err137];
-                    } else {
-                      vErrors.push(err137);
-                    }
-                    errors++;
-                  }
-                }
-                if (data55.content !== void 0) {
-                  if (typeof data55.content !== "string") {
-                    const err138 = { instancePath: instancePath + "/description_sections/" + i3 + "/content", schemaPath: "#/properties/description_sections/items/properties/content/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    const err138 = { instancePath: instancePath + "/description_sections/" + i3 + "/order", schemaPath: "#/properties/description_sections/items/properties/order/type", keyword: "type", params: { type: "number" }, message: "must be number" };
                     if (vErrors === null) {
                       vErrors = [err138];
                     } else {
@@ -2035,22 +2035,44 @@ export function loadJobInputValidator(): CompiledValidator {
                     errors++;
                   }
                 }
+                if (data55.title !== void 0) {
+                  if (typeof data55.title !== "string") {
+                    const err139 = { instancePath: instancePath + "/description_sections/" + i3 + "/title", schemaPath: "#/properties/description_sections/items/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    if (vErrors === null) {
+                      vErrors = [err139];
+                    } else {
+                      vErrors.push(err139);
+                    }
+                    errors++;
+                  }
+                }
+                if (data55.content !== void 0) {
+                  if (typeof data55.content !== "string") {
+                    const err140 = { instancePath: instancePath + "/description_sections/" + i3 + "/content", schemaPath: "#/properties/description_sections/items/properties/content/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                    if (vErrors === null) {
+                      vErrors = [err140];
+                    } else {
+                      vErrors.push(err140);
+                    }
+                    errors++;
+                  }
+                }
               } else {
-                const err139 = { instancePath: instancePath + "/description_sections/" + i3, schemaPath: "#/properties/description_sections/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+                const err141 = { instancePath: instancePath + "/description_sections/" + i3, schemaPath: "#/properties/description_sections/items/type", keyword: "type", params: { type: "object" }, message: "must be object" };
                 if (vErrors === null) {
-                  vErrors = [err139];
+                  vErrors = [err141];
                 } else {
-                  vErrors.push(err139);
+                  vErrors.push(err141);
                 }
                 errors++;
               }
             }
           } else {
-            const err140 = { instancePath: instancePath + "/description_sections", schemaPath: "#/properties/description_sections/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            const err142 = { instancePath: instancePath + "/description_sections", schemaPath: "#/properties/description_sections/type", keyword: "type", params: { type: "array" }, message: "must be array" };
             if (vErrors === null) {
-              vErrors = [err140];
+              vErrors = [err142];
             } else {
-              vErrors.push(err140);
+              vErrors.push(err142);
             }
             errors++;
           }
@@ -2058,11 +2080,11 @@ export function loadJobInputValidator(): CompiledValidator {
         if (data.custom_fields !== void 0) {
           let data61 = data.custom_fields;
           if (!(data61 && typeof data61 == "object" && !Array.isArray(data61))) {
-            const err141 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err143 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/type", keyword: "type", params: { type: "object" }, message: "must be object" };
             if (vErrors === null) {
-              vErrors = [err141];
+              vErrors = [err143];
             } else {
-              vErrors.push(err141);
+              vErrors.push(err143);
             }
             errors++;
           }
@@ -2073,21 +2095,21 @@ export function loadJobInputValidator(): CompiledValidator {
               return Infinity;
             }
           })() > 65536) {
-            const err142 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/x-max-json-bytes", keyword: "x-max-json-bytes", params: {}, message: "must be at most 65536 bytes as JSON" };
+            const err144 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/x-max-json-bytes", keyword: "x-max-json-bytes", params: {}, message: "must be at most 65536 bytes as JSON" };
             if (vErrors === null) {
-              vErrors = [err142];
+              vErrors = [err144];
             } else {
-              vErrors.push(err142);
+              vErrors.push(err144);
             }
             errors++;
           }
-          const problem1 = func8(data61, { "depth": 5, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 });
+          const problem1 = func10(data61, { "depth": 5, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 });
           if (problem1) {
-            const err143 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/x-free-form", keyword: "x-free-form", params: { path: problem1 ? problem1.path : [] }, message: problem1 ? problem1.reason : "" };
+            const err145 = { instancePath: instancePath + "/custom_fields", schemaPath: "#/properties/custom_fields/x-free-form", keyword: "x-free-form", params: { path: problem1 ? problem1.path : [] }, message: problem1 ? problem1.reason : "" };
             if (vErrors === null) {
-              vErrors = [err143];
+              vErrors = [err145];
             } else {
-              vErrors.push(err143);
+              vErrors.push(err145);
             }
             errors++;
           }
@@ -2095,11 +2117,11 @@ export function loadJobInputValidator(): CompiledValidator {
         if (data.raw_values !== void 0) {
           let data62 = data.raw_values;
           if (!(data62 && typeof data62 == "object" && !Array.isArray(data62))) {
-            const err144 = { instancePath: instancePath + "/raw_values", schemaPath: "#/properties/raw_values/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+            const err146 = { instancePath: instancePath + "/raw_values", schemaPath: "#/properties/raw_values/type", keyword: "type", params: { type: "object" }, message: "must be object" };
             if (vErrors === null) {
-              vErrors = [err144];
+              vErrors = [err146];
             } else {
-              vErrors.push(err144);
+              vErrors.push(err146);
             }
             errors++;
           }
@@ -2110,29 +2132,7 @@ export function loadJobInputValidator(): CompiledValidator {
               return Infinity;
             }
           })() > 65536) {
-            const err145 = { instancePath: instancePath + "/raw_values", schemaPath: "#/properties/raw_values/x-max-json-bytes", keyword: "x-max-json-bytes", params: {}, message: "must be at most 65536 bytes as JSON" };
-            if (vErrors === null) {
-              vErrors = [err145];
-            } else {
-              vErrors.push(err145);
-            }
-            errors++;
-          }
-          const problem2 = func8(data62, { "depth": 10, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 });
-          if (problem2) {
-            const err146 = { instancePath: instancePath + "/raw_values", schemaPath: "#/properties/raw_values/x-free-form", keyword: "x-free-form", params: { path: problem2 ? problem2.path : [] }, message: problem2 ? problem2.reason : "" };
-            if (vErrors === null) {
-              vErrors = [err146];
-            } else {
-              vErrors.push(err146);
-            }
-            errors++;
-          }
-        }
-        if (data.import_source !== void 0) {
-          let data63 = data.import_source;
-          if (typeof data63 !== "string" && data63 !== null) {
-            const err147 = { instancePath: instancePath + "/import_source", schemaPath: "#/properties/import_source/type", keyword: "type", params: { type: schema11.properties.import_source.type }, message: "must be string,null" };
+            const err147 = { instancePath: instancePath + "/raw_values", schemaPath: "#/properties/raw_values/x-max-json-bytes", keyword: "x-max-json-bytes", params: {}, message: "must be at most 65536 bytes as JSON" };
             if (vErrors === null) {
               vErrors = [err147];
             } else {
@@ -2140,13 +2140,35 @@ export function loadJobInputValidator(): CompiledValidator {
             }
             errors++;
           }
+          const problem2 = func10(data62, { "depth": 10, "keys": 100, "items": 100, "string": 1e4, "keyName": 255 });
+          if (problem2) {
+            const err148 = { instancePath: instancePath + "/raw_values", schemaPath: "#/properties/raw_values/x-free-form", keyword: "x-free-form", params: { path: problem2 ? problem2.path : [] }, message: problem2 ? problem2.reason : "" };
+            if (vErrors === null) {
+              vErrors = [err148];
+            } else {
+              vErrors.push(err148);
+            }
+            errors++;
+          }
+        }
+        if (data.import_source !== void 0) {
+          let data63 = data.import_source;
+          if (typeof data63 !== "string" && data63 !== null) {
+            const err149 = { instancePath: instancePath + "/import_source", schemaPath: "#/properties/import_source/type", keyword: "type", params: { type: schema11.properties.import_source.type }, message: "must be string,null" };
+            if (vErrors === null) {
+              vErrors = [err149];
+            } else {
+              vErrors.push(err149);
+            }
+            errors++;
+          }
         }
       } else {
-        const err148 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        const err150 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
         if (vErrors === null) {
-          vErrors = [err148];
+          vErrors = [err150];
         } else {
-          vErrors.push(err148);
+          vErrors.push(err150);
         }
         errors++;
       }

@@ -12,6 +12,7 @@ import { companySchema } from '#http/response-schemas.js';
 import { JOB_FILTER_DECLARATIONS } from '#jobs/job-filters.js';
 import type { FilterDeclaration } from '#platform/filters.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#platform/pagination.js';
+import { MAX_FILTER_CHARS } from '#platform/query-params.js';
 
 export type Json = Record<string, unknown>;
 
@@ -149,9 +150,11 @@ interface QueryParameter {
   deprecated?: boolean;
 }
 
-const exact = (what: string): QueryParameter => ({ schema: { type: 'string' }, description: `Exact match on ${what}.` });
+/** A text filter's value, as `filterTextParam` takes it. */
+const text = { type: 'string', maxLength: MAX_FILTER_CHARS } as const;
+const exact = (what: string): QueryParameter => ({ schema: text, description: `Exact match on ${what}.` });
 const contains = (what: string): QueryParameter => ({
-  schema: { type: 'string' },
+  schema: text,
   description: `Case-insensitive substring match on ${what}.`,
 });
 const exactEnum = (values: readonly string[], what: string): QueryParameter => ({
@@ -198,7 +201,7 @@ function declaredFilterTypes(declarations: readonly FilterDeclaration[]): Record
       kind === 'contains'
         ? contains(about)
         : kind === 'search'
-          ? { schema: { type: 'string' }, description: `Free-text search (case-insensitive) across ${about}.` }
+          ? { schema: text, description: `Free-text search (case-insensitive) across ${about}.` }
           : kind === 'gte'
             ? since(name)
             : typeof value !== 'string'

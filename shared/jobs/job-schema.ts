@@ -71,6 +71,8 @@ export const CATEGORIES = [
 ] as const;
 
 const str = { type: ['string', 'null'] } as const;
+/** A value that becomes part of a slot's partition key (`language`, `country`): bounded so the key stays far below 2,048 bytes. */
+const keyStr = { type: ['string', 'null'], maxLength: 255 } as const;
 const num = { ...storableNumber, type: ['number', 'null'] } as const;
 /** URLs we hand to job seekers: http(s) only, like every URL the interface accepts. */
 const url = { type: ['string', 'null'], format: 'http-url', maxLength: 2000 } as const;
@@ -140,7 +142,7 @@ export const jobInputSchema = {
     application_email: str,
     status: oneOf(JOB_STATUSES),
     remote: oneOf(REMOTE_VALUES),
-    language: str,
+    language: keyStr,
     category: oneOf(CATEGORIES),
     employment_type: oneOf(EMPLOYMENT_TYPES),
     work_schedule: oneOf(WORK_SCHEDULES),
@@ -151,7 +153,7 @@ export const jobInputSchema = {
     location_name: str,
     street: str,
     city: str,
-    country: str,
+    country: keyStr,
     postcode: str,
     longitude: num,
     latitude: num,

@@ -39,6 +39,10 @@ function message(error: ErrorObject): string {
       return `Must be a valid ${FORMAT_NAMES[String(error.params.format)] ?? String(error.params.format)}.`;
     case 'type':
       return `Must be of type ${String(error.params.type).replace(/,/g, ' or ')}.`;
+    case 'x-well-formed':
+      return error.params.name
+        ? 'A name here is not well-formed Unicode text (it holds a lone UTF-16 surrogate).'
+        : 'Must be well-formed Unicode text (it holds a lone UTF-16 surrogate).';
     case 'x-free-form':
       return `${String(error.params.reason).replace(/^./, (c) => c.toUpperCase())}.`;
     case 'not':
@@ -69,13 +73,36 @@ export function toFieldErrors(errors: ErrorObject[] | null | undefined): FieldEr
   return out;
 }
 
+/** A lone UTF-16 surrogate: a JSON body can carry one (`"\ud800"`), and DynamoDB cannot store it (UTF-8). */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** The first string below `data` (a value or a property name) that is not well-formed Unicode, as an error at its path. */
+function malformedText(data: unknown, path = ''): ErrorObject | undefined {
+  const at = (name: boolean): ErrorObject => ({ instancePath: path, keyword: 'x-well-formed', params: { name }, schemaPath: '#' });
+  if (typeof data === 'string') return LONE_SURROGATE.test(data) ? at(false) : undefined;
+  if (typeof data !== 'object' || data === null) return undefined;
+  for (const [key, value] of Object.entries(data)) {
+    if (LONE_SURROGATE.test(key)) return at(true);
+    const found = malformedText(value, `${path}/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+    if (found) return found;
+  }
+  return undefined;
+}
+
 /**
  * A generated validator, loaded on first use: the generated modules export loaders only, so a function
- * whose route never validates that schema pays nothing for it, neither in its bundle nor at start.
+ * whose route never validates that schema pays nothing for it, neither in its bundle nor at start. Any string
+ * that is not well-formed Unicode fails it first, at its path.
  */
 export function lazyValidator(load: () => CompiledValidator): CompiledValidator {
   let validate: CompiledValidator | undefined;
   const run = ((data: unknown) => {
+    // Text that is not well-formed is refused before the schema (which cannot say so) looks at it.
+    const malformed = malformedText(data);
+    if (malformed) {
+      run.errors = [malformed];
+      return false;
+    }
     validate ??= load();
     const valid = validate(data);
     run.errors = validate.errors;

@@ -8,8 +8,8 @@ import {
   booleanParam,
   dateParam,
   enumParam,
+  filterTextParam,
   positiveIntParam,
-  stringParam,
   stringParams,
   type QueryParams,
 } from '#platform/query-params.js';
@@ -36,7 +36,7 @@ export interface FilterDeclaration<Serve = unknown> {
 
 export type FilterValues = Map<string, string | number | boolean | (string | number | boolean)[]>;
 
-const PARSERS = { string: stringParam, id: positiveIntParam, date: dateParam, boolean: booleanParam };
+const PARSERS = { string: filterTextParam, id: positiveIntParam, date: dateParam, boolean: booleanParam };
 
 /** The declared filters present in the query, parsed (a bad value is a 400 naming it, D5). */
 export function readFilters(q: QueryParams, declarations: readonly FilterDeclaration[]): FilterValues {

@@ -35,6 +35,20 @@ export function stringParams(q: QueryParams, name: string): string[] {
   return values(q, name);
 }
 
+/**
+ * The longest text a filter takes. An exact filter's value becomes part of a DynamoDB partition key (at most
+ * 2,048 bytes; 500 characters are at most 1,500 bytes), and no value such a filter matches is stored longer than
+ * 255 characters; a contains filter is held to the same.
+ */
+export const MAX_FILTER_CHARS = 500;
+
+/** A text filter's value (`filters.ts`); a longer one is a 400 naming the parameter, never a key DynamoDB refuses. */
+export function filterTextParam(q: QueryParams, name: string): string | undefined {
+  const value = stringParam(q, name);
+  if (value !== undefined && value.length > MAX_FILTER_CHARS) throw invalidField(name, `Must be at most ${MAX_FILTER_CHARS} characters.`);
+  return value;
+}
+
 const TRUE = new Set(['true', '1']);
 const FALSE = new Set(['false', '0']);
 

@@ -4,11 +4,11 @@
  * local emulators, the way ECS starts it against AWS. Requests go through real HTTP into that process.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importJobs } from '#jobs/job-store.js';
-import { routes } from '#http/routes.js';
+import { allRoutes } from '#http/routes.js';
 import { projectRoot } from '../../lib/project-paths.js';
 import { ROUTE_HANDLERS } from '../../container/handlers.js';
 import { requiredEnvironment } from '../../container/ingest.js';
@@ -91,6 +91,11 @@ function buildLikeTheDockerfile(outdir: string): string {
   const outfile = join(outdir, 'server.mjs');
   const args = words.slice(1).map((word) => (word.startsWith('--outfile=') ? `--outfile=${outfile}` : word));
   execFileSync(join(projectRoot, words[0]), args, { cwd: projectRoot, stdio: ['ignore', 'pipe', 'pipe'] });
+  // And the build stage's files copied into dist/ beside the bundle (the API reference page), as the COPY lines say.
+  for (const copy of instructions.filter((i) => i.keyword === 'COPY' && i.stage === 0)) {
+    const [from, to] = shellWords(copy.args);
+    if (to?.startsWith('./dist/')) copyFileSync(join(projectRoot, from), join(outdir, to.slice('./dist/'.length)));
+  }
   return outfile;
 }
 
@@ -200,8 +205,8 @@ describe('the bundle built by the Dockerfile command', () => {
     expect(code).not.toContain('local-development-cursor-secret-file');
   });
 
-  test('every handler module of the route table is bundled (a static import each)', () => {
-    expect(Object.keys(ROUTE_HANDLERS).sort()).toEqual([...new Set(routes.map((r) => r.handler))].sort());
+  test('every handler module of the route table, pages and apply endpoint included, is bundled (a static import each)', () => {
+    expect(Object.keys(ROUTE_HANDLERS).sort()).toEqual([...new Set(allRoutes.map((r) => r.handler))].sort());
   });
 });
 
@@ -310,6 +315,30 @@ describe('serve mode and start-up checks', () => {
       expect(jobs.status).toBe(200);
       expect(jobs.body.results.map((j: { id: number }) => j.id)).toContain(jobId);
       expect((await call(serve.url, 'GET', '/jobs')).status).toBe(401);
+      // The public pages too (a magic link may point here): a token no link has is the page's "not valid" page,
+      // and the access log names the route, never the token.
+      const token = 'Zq3vN8kT0pL5wX2yB7cD9fG1hJ4mR6sU8aE0iO2uY4t';
+      const connect = await fetch(`${serve.url}/connect/${token}`);
+      expect([connect.status, connect.headers.get('content-type')]).toEqual([404, expect.stringContaining('text/html')]);
+      expect(await connect.text()).toContain('This link is no longer valid');
+      const docs = await fetch(`${serve.url}/docs`);
+      expect([docs.status, docs.headers.get('content-type')]).toEqual([200, expect.stringContaining('text/html')]);
+      await fetch(`${serve.url}/connect/${token}/more`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const logged = serve
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"request"'))
+        .map((line) => JSON.parse(line) as { path: string; status: number })
+        .map(({ path, status }) => [path, status]);
+      expect(logged).toEqual(
+        expect.arrayContaining([
+          ['/connect/{token}', 404],
+          ['/docs', 200],
+          ['/connect/…', 404],
+        ]),
+      );
+      expect(serve.output()).not.toContain(token);
     } finally {
       await stopChild(serve.child);
     }

@@ -213,6 +213,91 @@ describe('defect 4: values DynamoDB cannot store', () => {
   });
 });
 
+describe('defect 10: text DynamoDB cannot store or key by', () => {
+  // A lone UTF-16 surrogate survives JSON.parse (`"\ud800"`) but is not Unicode text: DynamoDB (UTF-8) cannot hold it.
+  const lone = '\\ud800';
+  test.each([
+    ['candidate.full_name', `"candidate": {"email": "a@b.example", "full_name": "x${lone}"}`],
+    ['notes', `"candidate": ${JSON.stringify(candidate)}, "notes": "a${lone}b"`],
+    ['channel', `"candidate": ${JSON.stringify(candidate)}, "channel": "c${lone}"`],
+    ['partner_job_id', `"candidate": ${JSON.stringify(candidate)}, "partner_job_id": "p${lone}"`],
+    ['custom_fields', `"candidate": ${JSON.stringify(candidate)}, "custom_fields": {"k${lone}": 1}`],
+    ['social_links', `"candidate": ${JSON.stringify(candidate)}, "social_links": {"x${lone}": "https://example.com"}`],
+  ])('a lone surrogate in %s is a 400 naming it; nothing is written and the company reads on', async (field, fields) => {
+    await leavesNothing(async () => {
+      const res = await postRaw(`{"job": ${jobId}, ${fields}}`);
+      expectFieldError(res, field);
+      expect(res.body.errors[field]).toEqual([expect.stringContaining('well-formed Unicode')]);
+    });
+    const list = await api.get('/applications/?channel=c', { key: partner.key, companyId: company.id });
+    expect(list.status).toBe(200);
+    expect((await post({ job: jobId, candidate, channel: 'c', partner_job_id: 'p' })).status).toBe(201);
+  });
+
+  test('a text filter over 500 characters is a 400 naming it (it would be a key DynamoDB refuses); 500 of them, 3 bytes each, are fine', async () => {
+    const auth = { key: partner.key, companyId: company.id };
+    for (const [path, name] of [
+      ['/applications/', 'channel'],
+      ['/applications/', 'partner_job_id'],
+      ['/applications/', 'email'],
+      ['/jobs', 'language'],
+      ['/jobs', 'title'],
+    ]) {
+      expectFieldError(await api.get(`${path}?${name}=${'a'.repeat(501)}`, auth), name);
+      const fine = await api.get(`${path}?${name}=${encodeURIComponent('€'.repeat(500))}`, auth);
+      expect([name, fine.status, fine.body.count]).toEqual([name, 200, 0]);
+    }
+    expectFieldError(await api.get(`/companies/?partner_company_id=${'a'.repeat(501)}`, { key: partner.key }), 'partner_company_id');
+    expect((await api.get(`/companies/?partner_company_id=${encodeURIComponent('€'.repeat(500))}`, { key: partner.key })).status).toBe(200);
+  });
+
+  test("a company's partner_company_id (a lookup key) is at most 255 characters; 255 of 3 bytes each are stored and found", async () => {
+    const patch = (value: string) =>
+      api.request('PATCH', `/companies/${company.id}/`, { key: partner.key, companyId: company.id, body: { partner_company_id: value } });
+    expectFieldError(await patch('x'.repeat(256)), 'partner_company_id');
+    const long = '€'.repeat(255);
+    expect((await patch(long)).status).toBe(200);
+    const found = await api.get(`/companies/?partner_company_id=${encodeURIComponent(long)}`, { key: partner.key });
+    expect(found.body.results.map((c: { id: number }) => c.id)).toEqual([company.id]);
+    expect((await patch('H-company')).status).toBe(200);
+  });
+
+  test('a job import whose language or country would overflow its slot key is refused whole, naming the field', async () => {
+    const before = await storeState();
+    await expect(withJobs(company.id, [aJob({ external_id: 'H-LONG', country: 'x'.repeat(2100) })])).rejects.toMatchObject({
+      statusCode: 400,
+      errors: { '[0].country': expect.any(Array) },
+    });
+    await expect(withJobs(company.id, [aJob({ external_id: 'H-LONG', language: '語'.repeat(256) })])).rejects.toMatchObject({
+      errors: { '[0].language': expect.any(Array) },
+    });
+    expect(await storeState()).toEqual({ ...before, messages: 0 });
+  });
+
+  test("a multipart file's name over 255 characters is a 400 naming it, as in JSON; nothing is stored", async () => {
+    const boundary = 'hostile-boundary-10';
+    const part = (headers: string, body: string) => `--${boundary}\r\n${headers}\r\n\r\n${body}\r\n`;
+    const body =
+      part('Content-Disposition: form-data; name="job"', String(jobId)) +
+      part('Content-Disposition: form-data; name="candidate[email]"', candidate.email) +
+      part('Content-Disposition: form-data; name="candidate[full_name]"', candidate.full_name) +
+      part(
+        `Content-Disposition: form-data; name="cv"; filename="${'n'.repeat(16_000)}.pdf"\r\nContent-Type: application/pdf`,
+        '%PDF-1.4 x',
+      ) +
+      `--${boundary}--\r\n`;
+    await leavesNothing(async () => {
+      const res = await api.request('POST', '/applications/', {
+        key: partner.key,
+        companyId: company.id,
+        rawBody: body,
+        headers: { 'Content-Type': `multipart/form-data; boundary=${boundary}` },
+      });
+      expectFieldError(res, 'attachments[0].name');
+    });
+  });
+});
+
 describe('defect 5: media types of attachments', () => {
   const PDF = Buffer.from('%PDF-1.7\n%%EOF\n').toString('base64');
 

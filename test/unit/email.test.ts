@@ -2,6 +2,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { messageIdOf, mimeMessage, sendMail } from '#delivery/email.js';
+import { startSimulatorServer } from '../simulators/server.js';
 
 describe('e-mail fallback message', () => {
   const mail = {
@@ -118,6 +119,42 @@ describe('a resent message is the same message (issue 12: a crash between sendin
       if (previous === undefined) delete process.env.EMAIL_OUTBOX_DIR;
       else process.env.EMAIL_OUTBOX_DIR = previous;
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('an SES refusal', () => {
+  test("is rethrown with SES's error name and status only: its message, which quotes the recipient, is not passed on", async () => {
+    // SESv2 (restJson1) answers a sandbox account's unverified recipient with 400 MessageRejected, quoting the address.
+    const ses = await startSimulatorServer(() => ({
+      status: 400,
+      headers: { 'x-amzn-errortype': 'MessageRejected' },
+      body: {
+        message: 'Email address is not verified. The following identities failed the check in region US-EAST-1: ada.candidate@example.com',
+      },
+    }));
+    const saved = { ...process.env };
+    Object.assign(process.env, {
+      AWS_ENDPOINT_URL_SESV2: ses.url,
+      AWS_ACCESS_KEY_ID: 'test',
+      AWS_SECRET_ACCESS_KEY: 'test',
+      AWS_REGION: 'us-east-1',
+    });
+    delete process.env.EMAIL_OUTBOX_DIR;
+    try {
+      const error = (await sendMail({ to: 'ada.candidate@example.com', subject: 'Your application', text: 'Hello', attachments: [] }).then(
+        () => undefined,
+        (e: unknown) => e,
+      )) as Error;
+      expect(ses.requests.map((r) => [r.method, r.path])).toEqual([['POST', '/v2/email/outbound-emails']]);
+      expect({ name: error.name, message: error.message }).toEqual({
+        name: 'MessageRejected',
+        message: 'SES refused the message: MessageRejected (400).',
+      });
+      expect(JSON.stringify({ ...error, stack: error.stack })).not.toContain('ada.candidate');
+    } finally {
+      process.env = saved;
+      await ses.stop();
     }
   });
 });
