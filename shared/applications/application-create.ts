@@ -126,6 +126,26 @@ export interface CreatedApplication {
   channel: TalentChannel | undefined;
 }
 
+/**
+ * The screening answers as the spec shows them, each with `id`, `question`, `answer_type` and `answer` (P265): what
+ * the partner left out comes from the job's question of the same id (the ATS's own text and type, which the
+ * connectors type the answer by), else `question` and `answer` are empty and `answer_type` is `text`.
+ */
+function screeningAnswers(answers: NonNullable<ApplicationIn['screening_questions']>, job: JobRecord): Record<string, string>[] {
+  // Stored as the import validated it (`screeningQuestionSchema`: `id` and `question` strings, `answer_type` optional).
+  const questions = (job.screening_questions ?? []) as { id: string; question: string; answer_type?: string }[];
+  const asked = new Map(questions.map((q) => [q.id, q]));
+  return answers.map(({ id, question, answer_type, answer }) => {
+    const known = asked.get(id);
+    return {
+      id,
+      question: question ?? known?.question ?? '',
+      answer_type: answer_type ?? known?.answer_type ?? 'text',
+      answer: answer ?? '',
+    };
+  });
+}
+
 /** The record of a new application (D8, D12): what the create writes, before its attachments are stored. */
 export function newApplicationRecord(a: {
   id: number;
@@ -155,7 +175,7 @@ export function newApplicationRecord(a: {
     notes: a.input.notes ?? null,
     channel: a.input.channel ?? null,
     social_links: a.input.social_links ?? {},
-    screening_questions: (a.input.screening_questions ?? []) as Record<string, string>[],
+    screening_questions: screeningAnswers(a.input.screening_questions ?? [], a.job),
     custom_fields: a.input.custom_fields ?? {},
     attachments: [],
     import_source: a.importSource ?? 'api',

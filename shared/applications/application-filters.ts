@@ -21,7 +21,7 @@ export type ApplicationServe =
   | { alias: 'partner' };
 
 export const APPLICATION_FILTER_DECLARATIONS = [
-  { name: 'email', kind: 'exact', value: 'string', about: "the applicant's e-mail address", serve: { index: 'LOOKUP', totals: 'keys' } },
+  { name: 'email', kind: 'exact', value: 'string', about: "the applicant's e-mail, any case", serve: { index: 'LOOKUP', totals: 'keys' } },
   { name: 'partner_application_id', kind: 'exact', value: 'string', serve: { lookup: true, totals: 'keys' } },
   { name: 'partner_job_id', kind: 'exact', value: 'string', serve: { lookup: true, totals: 'job' } },
   { name: 'partner_company_id', kind: 'exact', value: 'string', serve: { lookup: true, totals: 'folded' } },

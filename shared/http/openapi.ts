@@ -37,6 +37,7 @@ import {
   applicationPageSchema,
   applicationSchema,
   attachmentOutSchema,
+  screeningAnswerOutSchema,
   candidateListFormSchema,
   candidateSingleFormSchema,
   companyPageSchema,
@@ -93,6 +94,7 @@ const SCHEMAS: readonly [string, object][] = [
   ['CandidateLocation', candidateSchema.properties.location],
   ['AttachmentIn', attachmentInSchema],
   ['ScreeningAnswer', applicationInSchema.properties.screening_questions.items],
+  ['ScreeningAnswerOut', screeningAnswerOutSchema],
   ['Error', errorSchema],
   ...SHARED_SCHEMAS,
 ];

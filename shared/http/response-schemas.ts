@@ -188,6 +188,14 @@ export const candidateSingleFormSchema = candidateOutSchema(false);
 /** The candidate in the application list (D9). */
 export const candidateListFormSchema = candidateOutSchema(true);
 
+/** A screening answer in a response: all four strings, as the spec shows them (P265: what the partner left out is completed). */
+export const screeningAnswerOutSchema = record({
+  id: { type: 'string' },
+  question: { type: 'string' },
+  answer_type: { type: 'string', description: "The partner's, else the job's question's, else `text`." },
+  answer: { type: 'string' },
+});
+
 /** An attachment in a response: its data is never returned. */
 export const attachmentOutSchema = record({
   type: { type: 'string', enum: ATTACHMENT_TYPES },
@@ -221,7 +229,7 @@ function applicationSchemaWith<C extends object>(candidate: C, description: stri
       notes: nullableString,
       channel: nullableString,
       social_links: applicationIn.social_links,
-      screening_questions: applicationIn.screening_questions,
+      screening_questions: { type: 'array', items: screeningAnswerOutSchema },
       custom_fields: applicationIn.custom_fields,
       attachments: { type: 'array', items: attachmentOutSchema },
       import_source: {

@@ -596,6 +596,38 @@ describe('tenancy on create', () => {
   });
 });
 
+describe('screening answers (P265)', () => {
+  test("each carries id, question, answer_type and answer: what the partner left out comes from the job's question", async () => {
+    await importJobs(sibling.id, [
+      {
+        external_id: 'S-1',
+        title: 'Title S-1',
+        screening_questions: [
+          { id: 'tools', question: 'Which tools do you use?', answer_type: 'multi_select', required: false, options: [] },
+          { id: 'start', question: 'Earliest start?', answer_type: 'date', required: true, options: [] },
+        ],
+      },
+    ]);
+    const sent = [
+      { id: 'tools', answer: 'figma, sketch' },
+      { id: 'start', question: 'When can you start?', answer_type: 'text', answer: 'May' },
+      { id: 'not-on-the-job', answer: 'x' },
+      { id: 'tools' },
+    ];
+    const res = await post({ job: jobIds['S-1'], candidate: candidate(), screening_questions: sent }, { companyId: sibling.id });
+    expect(res.status).toBe(201);
+    const expected = [
+      { id: 'tools', question: 'Which tools do you use?', answer_type: 'multi_select', answer: 'figma, sketch' },
+      { id: 'start', question: 'When can you start?', answer_type: 'text', answer: 'May' },
+      { id: 'not-on-the-job', question: '', answer_type: 'text', answer: 'x' },
+      { id: 'tools', question: 'Which tools do you use?', answer_type: 'multi_select', answer: '' },
+    ];
+    expect(res.body.screening_questions).toEqual(expected);
+    const read = await api.get(`/applications/${res.body.id}`, { key: partner.key, companyId: sibling.id });
+    expect(read.body.screening_questions).toEqual(expected);
+  });
+});
+
 describe('a failed write leaves nothing behind', () => {
   test('an application whose fields would not fit one DynamoDB item is a 400 before anything is stored', async () => {
     const before = await snapshot();

@@ -490,7 +490,7 @@ export interface components {
             social_links?: {
                 [key: string]: string;
             };
-            screening_questions?: components["schemas"]["ScreeningAnswer"][];
+            screening_questions?: components["schemas"]["ScreeningAnswerOut"][];
             custom_fields?: components["schemas"]["FreeFormObject"];
             attachments?: components["schemas"]["Attachment"][];
             /** @description `api` for applications created through the create endpoint, `apply_webhook` for those a job board posted to a job’s `apply_webhooks` URL. */
@@ -550,7 +550,7 @@ export interface components {
             social_links?: {
                 [key: string]: string;
             };
-            screening_questions?: components["schemas"]["ScreeningAnswer"][];
+            screening_questions?: components["schemas"]["ScreeningAnswerOut"][];
             custom_fields?: components["schemas"]["FreeFormObject"];
             attachments?: components["schemas"]["Attachment"][];
             /** @description `api` for applications created through the create endpoint, `apply_webhook` for those a job board posted to a job’s `apply_webhooks` URL. */
@@ -704,6 +704,13 @@ export interface components {
             /** @enum {string} */
             answer_type?: "text" | "textarea" | "boolean" | "number" | "date" | "single_select" | "multi_select" | "file";
             answer?: string;
+        };
+        ScreeningAnswerOut: {
+            id: string;
+            question: string;
+            /** @description The partner's, else the job's question's, else `text`. */
+            answer_type: string;
+            answer: string;
         };
         Error: {
             /** @description A human-readable sentence. */
@@ -1102,7 +1109,7 @@ export interface operations {
     ListApplications: {
         parameters: {
             query?: {
-                /** @description Exact match on the applicant's e-mail address. */
+                /** @description Exact match on the applicant's e-mail, any case. */
                 email?: string;
                 /** @description Exact match on `partner_application_id`. */
                 partner_application_id?: string;
