@@ -33,19 +33,46 @@ function normaliseForm(fields: Record<string, unknown>): Record<string, unknown>
   return fields;
 }
 
+/**
+ * Objects without a prototype, so that a name such as `toString` or `constructor` is a field like any other (qs
+ * would drop it otherwise); the JSON round trip below gives them one, as `JSON.parse` does a JSON body's.
+ */
 const QS_OPTIONS = {
   depth: 5,
   arrayLimit: 100,
   parameterLimit: 2000,
-  allowPrototypes: false,
+  plainObjects: true,
+  allowPrototypes: true,
   throwOnLimitExceeded: true,
   strictDepth: true,
 } as const;
 
-/** A form with more fields than the limits is refused rather than cut short. */
+/** The form field path of a `__proto__` segment (`custom_fields[__proto__][x]` → `custom_fields.__proto__`), which qs drops. */
+function protoPath(text: string): string | undefined {
+  for (const pair of text.split('&')) {
+    const raw = pair.split('=')[0].replace(/\+/g, ' ');
+    let name: string;
+    try {
+      name = decodeURIComponent(raw);
+    } catch {
+      name = raw;
+    }
+    const segments = name.split(/\]?\[|\]$/).filter((segment, i) => i === 0 || segment !== '');
+    const at = segments.indexOf('__proto__');
+    if (at >= 0) return segments.slice(0, at + 1).join('.');
+  }
+  return undefined;
+}
+
+/**
+ * A form with more fields than the limits is refused rather than cut short; its names are read as a JSON body's
+ * are (a `__proto__` name is a 400 naming it, as the schema's rule for key names has it for JSON).
+ */
 export function parseForm(text: string): Record<string, unknown> {
+  const proto = protoPath(text);
+  if (proto) throw invalidField(proto, 'This name is not accepted here: not __proto__, constructor or prototype.');
   try {
-    return normaliseForm(qs.parse(text, QS_OPTIONS) as Record<string, unknown>);
+    return normaliseForm(JSON.parse(JSON.stringify(qs.parse(text, QS_OPTIONS))) as Record<string, unknown>);
   } catch (error) {
     if (error instanceof RangeError) throw invalidField('body', 'The form has too many fields or too deeply nested ones.');
     throw error;

@@ -170,6 +170,26 @@ describe('defect 3: names that are Object.prototype members', () => {
     }
   });
 
+  test('in a urlencoded form alike: toString and valueOf stored, __proto__ and constructor a 400 naming them', async () => {
+    const form = (fields: string) =>
+      api.request('POST', '/applications/', {
+        key: partner.key,
+        companyId: company.id,
+        rawBody: `job=${jobId}&candidate[email]=f%40example.com&candidate[full_name]=Form%20User&${fields}`,
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      });
+    const ok = await form('custom_fields[toString]=a&custom_fields[valueOf]=b&social_links[hasOwnProperty]=https%3A%2F%2Fexample.com%2Fh');
+    expect(ok.status).toBe(201);
+    expect(ok.body.custom_fields).toEqual({ toString: 'a', valueOf: 'b' });
+    expect(ok.body.social_links).toEqual({ hasOwnProperty: 'https://example.com/h' });
+    await leavesNothing(async () => {
+      expectFieldError(await form('custom_fields[__proto__][x]=1'), 'custom_fields.__proto__');
+      expectFieldError(await form('__proto__[polluted]=1'), '__proto__');
+      expectFieldError(await form('custom_fields[constructor][x]=1'), 'custom_fields.constructor');
+    });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   test.each(names)('%s as a query parameter or header name is harmless', async (name) => {
     const query = await api.get(`/jobs?${name}=1&page_size=1`, { key: partner.key, companyId: company.id });
     expect(query.status).toBe(200);
