@@ -320,6 +320,35 @@ describe('applications', () => {
     expect(submits().pop()!.fields.utmData).toEqual([JSON.stringify({ utm_source: 'jobboard-x' })]);
   });
 
+  test("a Date answer goes as YYYY-MM-DD (a date-time's day, as written); anything else is invalid_data before sending", async () => {
+    const DATED = 'b7a1e0c2-1111-4000-8000-000000000009';
+    board.postings.push({ id: DATED, title: 'Dated role', questions: [{ path: 'q-when', title: 'Earliest start', type: 'Date' }] });
+    try {
+      for (const [answer, value] of [
+        ['2027-01-15', '2027-01-15'],
+        ['2027-01-15T09:30:00+01:00', '2027-01-15'],
+      ]) {
+        const candidate = { email: `dated.${value}.${answer.length}@example.com`, full_name: 'Dee Dated' };
+        await ashbyConnector.submitApplication(
+          submission({ jobExternalId: DATED, candidate, screeningAnswers: [{ id: 'q-when', answer_type: 'date', answer }] }),
+          credentials(),
+        );
+        expect(lastForm().fieldSubmissions.find((f) => f.path === 'q-when')).toEqual({ path: 'q-when', value });
+      }
+      const before = submits().length;
+      for (const answer of ['next spring', '15.01.2027', '2027-13-45'])
+        await expect(
+          ashbyConnector.submitApplication(
+            submission({ jobExternalId: DATED, screeningAnswers: [{ id: 'q-when', answer }] }),
+            credentials(),
+          ),
+        ).rejects.toMatchObject({ kind: 'invalid_data', message: expect.stringContaining('YYYY-MM-DD') });
+      expect(submits()).toHaveLength(before);
+    } finally {
+      board.postings.pop();
+    }
+  });
+
   test('an answer that does not fit its field type is invalid_data, and nothing is submitted', async () => {
     const before = submits().length;
     await expect(

@@ -115,6 +115,21 @@ test.each([
   ).rejects.toMatchObject({ kind });
 });
 
+test.each([
+  ['401 "API key not found"', 'credentials_rejected', { status: 401, body: { ok: false, error: 'API key not found' } }],
+  ['403 without a message', 'credentials_rejected', { status: 403, body: { ok: false } }],
+  ['400 "Posting not found"', 'job_not_published', { status: 400, body: { ok: false, error: 'Posting not found' } }],
+  ['200 "This posting is closed"', 'job_not_published', { status: 200, body: { ok: false, error: 'This posting is closed' } }],
+])('Lever: %s → %s (the key is looked at before the posting)', async (_name, kind, reply) => {
+  oddReply = reply;
+  process.env.LEVER_API_URL = `${odd.url}/lever`;
+  try {
+    await expect(leverConnector.submitApplication(submission(), { site: 'odd', api_key: 'odd-key-1' })).rejects.toMatchObject({ kind });
+  } finally {
+    process.env.LEVER_API_URL = lever.env.LEVER_API_URL;
+  }
+});
+
 test('Greenhouse: a resume it does not accept is attachment_rejected (P210) before anything is sent', async () => {
   const before = odd.requests.length;
   await expect(

@@ -224,6 +224,8 @@ function valueProblem(type: string, value: unknown, options: string[]): string |
       return value && typeof value === 'object' && !Array.isArray(value) ? null : 'expects { country, city, region }';
     case 'Email':
       return typeof value === 'string' && /^[^@\s]+@[^@\s]+\.[^@\s]+$/.test(value) ? null : 'expects an email';
+    case 'Date':
+      return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(value) ? null : 'expects YYYY-MM-DD';
     default:
       return typeof value === 'string' ? null : 'expects a string';
   }

@@ -199,6 +199,12 @@ function typedValue(entry: FormField, answer: string): unknown {
     case 'Number':
       if (/^-?\d+$/.test(answer)) return Number(answer);
       throw refuse('an integer');
+    case 'Date': {
+      // Ashby takes `YYYY-MM-DD`; an ISO date-time's date is that day.
+      const day = /^(\d{4}-\d{2}-\d{2})(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.exec(answer.trim())?.[1];
+      if (day && !Number.isNaN(Date.parse(day))) return day;
+      throw refuse('a date (YYYY-MM-DD)');
+    }
     case 'Score':
       if (/^[1-4]$/.test(answer)) return { score: Number(answer) };
       throw refuse('a score of 1 to 4');

@@ -175,10 +175,11 @@ export async function leverApplicationForm(submission: Submission): Promise<Form
 function failure(response: Response, body: unknown): ConnectorError {
   const message = typeof (body as { error?: unknown })?.error === 'string' ? String((body as { error: string }).error).slice(0, 200) : '';
   const status = response.status;
+  // The key first: "API key not found" is about the key, not the posting.
+  if (status === 401 || status === 403 || (status < 500 && /api key|\bkey\b|unauthori[sz]ed|forbidden/i.test(message)))
+    return new ConnectorError('credentials_rejected', `${ATS} rejected the API key (${status}${message ? `: ${message}` : ''}).`);
   if (status === 404 || (status < 500 && /posting|not found|closed|no longer|unpublished|not accepting/i.test(message)))
     return new ConnectorError('job_not_published', `${ATS}: the posting is unknown or closed (${status}${message ? `: ${message}` : ''}).`);
-  if (status < 500 && /api key|\bkey\b|unauthori[sz]ed|forbidden/i.test(message))
-    return new ConnectorError('credentials_rejected', `${ATS} rejected the API key (${status}${message ? `: ${message}` : ''}).`);
   if (status >= 200 && status < 300)
     return new ConnectorError('invalid_data', `${ATS} refused the application${message ? `: ${message}` : '.'}`);
   return errorForStatus(ATS, response, message);
