@@ -16,6 +16,7 @@ import {
   DeliveryFailed,
   deliverWebhook,
   fanOut,
+  MAX_RETRY_DELAY_SECONDS,
   parseEvent,
   webhookRetryDelaySeconds,
   type WebhookDeliveryMessage,
@@ -34,7 +35,7 @@ async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
       new ChangeMessageVisibilityCommand({
         QueueUrl: config().webhookQueueUrl,
         ReceiptHandle: record.receiptHandle,
-        VisibilityTimeout: Math.min(Math.max(Math.round(seconds), 1), 43_200),
+        VisibilityTimeout: Math.min(Math.max(Math.round(seconds), 1), MAX_RETRY_DELAY_SECONDS),
       }),
     )
     .catch((error: Error) => logger.warn('could not delay the webhook retry', { messageId: record.messageId, error }));

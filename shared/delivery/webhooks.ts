@@ -35,8 +35,12 @@ import { openSecret, type SealedSecret } from '#platform/secrets.js';
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 /** How long an attempt stays in the history (`webhook deliveries`). */
 export const ATTEMPT_HISTORY_DAYS = 14;
-/** SQS caps a message's visibility timeout at 12 hours: the longest wait between two attempts. */
-export const MAX_RETRY_DELAY_SECONDS = 12 * 3600;
+/**
+ * The longest wait between two attempts. SQS caps a message's visibility at 12 hours counted from its receipt,
+ * and refuses a change past that (the message then comes back after the queue's default): 11 hours leave an
+ * hour for the attempt itself (P266).
+ */
+export const MAX_RETRY_DELAY_SECONDS = 11 * 3600;
 
 export const webhookRetryBaseSeconds = () => Number(process.env.WEBHOOK_RETRY_BASE_SECONDS ?? 60);
 const timeoutMs = () => Number(process.env.WEBHOOK_TIMEOUT_MS ?? 10_000);
@@ -53,7 +57,7 @@ function trustedCas(): string[] | undefined {
   return extraCa.ca;
 }
 
-/** The wait before attempt `attempt + 1`: base × 2^(attempt−1), at most 12 hours; no jitter, partners can plan on it. */
+/** The wait before attempt `attempt + 1`: base × 2^(attempt−1), at most 11 hours; no jitter, partners can plan on it. */
 export function webhookRetryDelaySeconds(attempt: number): number {
   return Math.min(webhookRetryBaseSeconds() * 2 ** Math.max(attempt - 1, 0), MAX_RETRY_DELAY_SECONDS);
 }
@@ -244,8 +248,11 @@ async function markHealthy(endpoint: WebhookEndpoint): Promise<void> {
     });
 }
 
-/** After a failure: starts (or continues) the endpoint's failing run; disables it after 5 days and emits the event. */
-async function markFailing(endpoint: WebhookEndpoint, event: WebhookEvent, at: string): Promise<void> {
+/**
+ * After a failure: starts (or continues) the endpoint's failing run; disables it after 5 days, or at once when the
+ * receiver answered 410 Gone (`gone`), and emits the event.
+ */
+async function markFailing(endpoint: WebhookEndpoint, event: WebhookEvent, at: string, gone = false): Promise<void> {
   let failingSince: string;
   try {
     const out = await db().send(
@@ -263,7 +270,7 @@ async function markFailing(endpoint: WebhookEndpoint, event: WebhookEvent, at: s
     if (isConditionFailure(error)) return; // deleted meanwhile
     throw error;
   }
-  if (new Date(at).getTime() - new Date(failingSince).getTime() < DISABLE_AFTER_MS) return;
+  if (!gone && new Date(at).getTime() - new Date(failingSince).getTime() < DISABLE_AFTER_MS) return;
   // The disabling and its event are one transaction (the outbox, P115): both happen, or neither.
   const disabled = newEvent('webhook.endpoint_disabled', event.company, {
     webhook_id: endpoint.id,
@@ -323,6 +330,9 @@ export async function deliverWebhook(message: WebhookDeliveryMessage, attempt: n
     await markHealthy(endpoint);
     return 'delivered';
   }
-  await markFailing(endpoint, message.event, at);
+  // Standard Webhooks: a 410 Gone says the receiver wants nothing more; the sender should disable the endpoint (P266).
+  const gone = result.status_code === 410;
+  await markFailing(endpoint, message.event, at, gone);
+  if (gone) return dropped();
   throw new DeliveryFailed(webhookRetryDelaySeconds(attempt), `webhook ${endpoint.id}: ${result.error}`);
 }

@@ -289,6 +289,29 @@ test('the address is checked again at delivery time: a receiver that is no longe
   expect(r.deliveries.map((d) => d.status)).toEqual([200]);
 });
 
+test('a receiver answering 410 Gone is disabled at once (Standard Webhooks), the partner is told, and nothing is retried', async () => {
+  const t = await tenant();
+  const gone = await receiver();
+  gone.respond = () => 410;
+  const healthy = await receiver();
+  const goneId = await register(t.partner.id, gone, 'application.created');
+  await register(t.partner.id, healthy, 'webhook.endpoint_disabled');
+  await apply(t);
+  await settle();
+  expect(gone.deliveries).toHaveLength(1);
+  const [endpoint] = (await cli(['webhook', 'list', '--partner', String(t.partner.id)])).json.results;
+  expect(endpoint).toMatchObject({ id: goneId, status: 'disabled', disabled_at: expect.any(String) });
+  expect(healthy.deliveries.map((d) => d.event)).toEqual([
+    expect.objectContaining({
+      type: 'webhook.endpoint_disabled',
+      data: { webhook_id: goneId, partner_id: t.partner.id, failing_since: endpoint.failing_since },
+    }),
+  ]);
+  await apply(t, 'after-gone@example.com');
+  await settle();
+  expect(gone.deliveries).toHaveLength(1);
+});
+
 test('an endpoint failing for 5 days is disabled, webhook.endpoint_disabled goes to the partner, and it receives nothing more', async () => {
   const t = await tenant();
   const failing = await receiver();

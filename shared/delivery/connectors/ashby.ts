@@ -31,7 +31,7 @@ import {
   retryAfterSeconds,
   segment,
 } from '#delivery/connectors/http.js';
-import { candidateName, text } from '#delivery/connectors/mapping.js';
+import { candidateName, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 import {
   ashbyPostingId,
   formFields,
@@ -192,10 +192,11 @@ function typedValue(entry: FormField, answer: string): unknown {
   const refuse = (what: string) =>
     new ConnectorError('invalid_data', `${ATS} needs ${what} for a ${type} question; the answer is not one.`);
   switch (type) {
-    case 'Boolean':
-      if (/^(true|yes|1)$/i.test(answer)) return true;
-      if (/^(false|no|0)$/i.test(answer)) return false;
-      throw refuse('yes or no');
+    case 'Boolean': {
+      const yes = yesNo(answer);
+      if (yes === undefined) throw refuse('yes or no');
+      return yes;
+    }
     case 'Number':
       if (/^-?\d+$/.test(answer)) return Number(answer);
       throw refuse('an integer');
@@ -216,10 +217,7 @@ function typedValue(entry: FormField, answer: string): unknown {
       throw refuse('one of its options');
     }
     case 'MultiValueSelect': {
-      const values = answer
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean);
+      const values = listAnswer(answer);
       const known = options(entry);
       return values.map((v) => {
         const option = known.find((o) => o.value === v || o.label.toLowerCase() === v.toLowerCase());
@@ -228,10 +226,7 @@ function typedValue(entry: FormField, answer: string): unknown {
       });
     }
     case 'Location': {
-      const parts = answer
-        .split(',')
-        .map((p) => p.trim())
-        .filter(Boolean);
+      const parts = listAnswer(answer);
       if (!parts.length) throw refuse('a location');
       return parts.length >= 3
         ? { city: parts[0], region: parts[1], country: parts[parts.length - 1] }

@@ -24,9 +24,11 @@ import {
   commitmentType,
   decodeEntities,
   httpUrl,
+  listAnswer,
   locationParts,
   remoteFrom,
   text,
+  yesNo,
 } from '#delivery/connectors/mapping.js';
 
 const ATS = 'Greenhouse';
@@ -196,17 +198,14 @@ function answerValue(id: string, answer: Record<string, string>): unknown {
   const value = String(answer.answer ?? '').trim();
   switch (answer.answer_type) {
     case 'multi_select':
-      return value
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean)
-        .map(optionValue);
+      return listAnswer(value).map(optionValue);
     case 'single_select':
       return optionValue(value);
-    case 'boolean':
-      if (/^(yes|true|1)$/i.test(value)) return 1;
-      if (/^(no|false|0)$/i.test(value)) return 0;
-      throw new ConnectorError('invalid_data', `${ATS} question ${id} takes a yes or no answer; the answer is neither.`);
+    case 'boolean': {
+      const yes = yesNo(value);
+      if (yes === undefined) throw new ConnectorError('invalid_data', `${ATS} question ${id} takes yes or no.`);
+      return yes ? 1 : 0;
+    }
     default:
       return String(answer.answer ?? '');
   }
@@ -321,10 +320,7 @@ export const greenhouseConnector: AtsConnector = {
     if (response.status === 401 || response.status === 403) {
       await response.arrayBuffer().catch(() => undefined);
       if (!(await keyRefused(credentials)))
-        throw new ConnectorError(
-          'job_not_published',
-          `${ATS} refused the application (${response.status}) but accepts the key: the job post is not live.`,
-        );
+        throw new ConnectorError('job_not_published', `${ATS} answered ${response.status} but accepts the key: the job post is not live.`);
     }
     if (response.status === 404) throw new ConnectorError('job_not_published', `${ATS} does not know the job (404).`);
     if (!response.ok) throw errorForStatus(ATS, response);

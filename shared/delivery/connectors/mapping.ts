@@ -17,6 +17,20 @@ export function httpUrl(value: unknown): string | null {
   }
 }
 
+/** A comma-separated answer's values (a multi-select, a location), trimmed, empty ones left out. */
+export const listAnswer = (value: string): string[] =>
+  value
+    .split(',')
+    .map((v) => v.trim())
+    .filter(Boolean);
+
+/** A yes/no answer: true or false for the usual words (English and German), undefined for anything else. */
+export function yesNo(value: string): boolean | undefined {
+  if (/^(yes|true|1|y|ja|on|checked|accepted?)$/i.test(value.trim())) return true;
+  if (/^(no|false|0|n|nein|off|unchecked)$/i.test(value.trim())) return false;
+  return undefined;
+}
+
 export const text = (value: unknown): string | null =>
   typeof value === 'string' && value.trim() !== '' ? value.trim() : typeof value === 'number' ? String(value) : null;
 
@@ -80,10 +94,7 @@ export function candidateName(candidate: Record<string, unknown>): { first: stri
 /** "Berlin, Germany" → city and country parts; one part → city only. */
 export function locationParts(name: string | null): { city: string | null; country: string | null } {
   if (!name) return { city: null, country: null };
-  const parts = name
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
+  const parts = listAnswer(name);
   if (/remote/i.test(name) && parts.length === 1) return { city: null, country: null };
   return { city: parts[0] ?? null, country: parts.length > 1 ? parts[parts.length - 1] : null };
 }

@@ -22,7 +22,7 @@ import {
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody, segment } from '#delivery/connectors/http.js';
-import { candidateName, categoryFrom, httpUrl, text } from '#delivery/connectors/mapping.js';
+import { candidateName, categoryFrom, httpUrl, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 
 const ATS = 'Recruitee';
 /**
@@ -261,8 +261,6 @@ async function listOffers(credentials: AtsCredentials): Promise<Offer[]> {
   return body.offers as Offer[];
 }
 
-const truthy = (value: string) => /^(yes|true|1|y|ja|on|checked|accepted?)$/i.test(value.trim());
-
 /** The multipart body of an application (exported for the tests). Files outside the limits are refused first. */
 export async function recruiteeApplicationForm(submission: Submission): Promise<FormData> {
   const name = candidateName(submission.candidate);
@@ -299,14 +297,10 @@ export async function recruiteeApplicationForm(submission: Submission): Promise<
     form.append(`${base}[open_question_id]`, id);
     const type = String(answer.answer_type ?? '');
     if (type === 'multi_select') {
-      for (const choice of value
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean))
-        form.append(`${base}[multi_content][]`, choice);
+      for (const choice of listAnswer(value)) form.append(`${base}[multi_content][]`, choice);
     } else if (type === 'boolean' || type === 'consent') {
       // Boolean and legal (consent) questions take `flag`; Recruitee refuses `content` for them.
-      form.append(`${base}[flag]`, truthy(value) ? 'true' : 'false');
+      form.append(`${base}[flag]`, yesNo(value) ? 'true' : 'false');
     } else if ((type === 'file' || type === 'video') && httpUrl(value)) {
       form.append(`${base}[remote_file_url]`, value);
     } else {

@@ -31,7 +31,7 @@ import {
   retryAfterSeconds,
   segment,
 } from '#delivery/connectors/http.js';
-import { candidateName, httpUrl, text } from '#delivery/connectors/mapping.js';
+import { candidateName, httpUrl, text, yesNo } from '#delivery/connectors/mapping.js';
 import {
   answerableFields,
   answerType,
@@ -225,8 +225,8 @@ function answerValues(field: ConfigField, answer: string, questionId: string): s
     });
   }
   if (type === 'boolean') {
-    if (/^(true|yes|1|y)$/i.test(answer.trim())) return ['true'];
-    if (/^(false|no|0|n)$/i.test(answer.trim())) return ['false'];
+    const yes = yesNo(answer);
+    if (yes !== undefined) return [String(yes)];
     throw new ConnectorError('invalid_data', `${ATS} screening question ${questionId} takes a yes/no answer.`);
   }
   for (const value of nonEmpty)

@@ -33,7 +33,7 @@ import {
   retryAfterSeconds,
   segment,
 } from '#delivery/connectors/http.js';
-import { candidateName, httpUrl, text } from '#delivery/connectors/mapping.js';
+import { candidateName, httpUrl, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 import { includedIndex, linkages, mapTeamtailorJob, type PickedQuestion, type Resource } from '#delivery/connectors/teamtailor-jobs.js';
 
 const ATS = 'Teamtailor';
@@ -197,14 +197,12 @@ async function dataUri(attachment: SubmissionAttachment): Promise<string> {
   return `data:${type};base64,${bytes.toString('base64')}`;
 }
 
-const TRUE = /^(true|yes|1|ja|y)$/i;
-
 /** One screening answer → the typed attribute of Teamtailor's answer, by our answer type. */
 function answerAttributes(answer: Record<string, string>): Record<string, unknown> {
   const value = String(answer.answer ?? '');
   switch (answer.answer_type) {
     case 'boolean':
-      return { boolean: TRUE.test(value.trim()) };
+      return { boolean: yesNo(value) === true };
     case 'number':
       return /^-?\d+(\.\d+)?$/.test(value.trim()) ? { number: Number(value.trim()) } : { text: value };
     case 'date':
@@ -212,10 +210,7 @@ function answerAttributes(answer: Record<string, string>): Record<string, unknow
     case 'single_select':
     case 'multi_select':
       return {
-        choices: value
-          .split(',')
-          .map((v) => v.trim())
-          .filter(Boolean),
+        choices: listAnswer(value),
       };
     default:
       return { text: value };

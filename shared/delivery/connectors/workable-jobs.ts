@@ -7,7 +7,7 @@
  * reads without the HTTP around it; nothing here imports workable.ts.
  */
 import type { JobInput } from '#jobs/job-schema.js';
-import { categoryFrom, commitmentSchedule, commitmentType, httpUrl, text } from '#delivery/connectors/mapping.js';
+import { categoryFrom, commitmentSchedule, commitmentType, httpUrl, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 
 type Location = {
   location_str?: unknown;
@@ -191,15 +191,12 @@ export function answerFor(answer: Record<string, string>): Record<string, unknow
   const value = String(answer.answer ?? '');
   switch (answer.answer_type) {
     case 'boolean':
-      return { question_key: key, checked: /^(true|yes|y|1|ja|on)$/i.test(value.trim()) };
+      return { question_key: key, checked: yesNo(value) === true };
     case 'single_select':
     case 'multi_select':
       return {
         question_key: key,
-        choices: value
-          .split(',')
-          .map((v) => v.trim())
-          .filter(Boolean),
+        choices: listAnswer(value),
       };
     case 'number':
       return num(value) !== null ? { question_key: key, number: num(value) } : { question_key: key, body: value };
