@@ -193,7 +193,8 @@ export function startEventRelay(options: { background: boolean; idleMs?: number 
       }
     } catch (error) {
       failed = true;
-      logger.error('stream poll failed', { error: error as Error });
+      // Stopping (`npm start` on Ctrl-C or SIGTERM): the emulators may already be gone; that is no fault.
+      if (running || !options.background) logger.error('stream poll failed', { error: error as Error });
     }
     lastPassFailed = failed;
     return delivered;

@@ -28,7 +28,11 @@ export function companyCommands(program: Command, session: Session): void {
     .option('--ats <SLUG>', 'The ATS the company uses (for example sandbox).', text)
     .option('--status <STATUS>', 'invited, requested, active (default), failing, deactivated or deleted.', text)
     .option('--partner-company-id <ID>', "The partner's own id for the company.", text)
-    .option('--entitle <LIST>', 'Comma-separated entitlements: job_sync, candidate_sync, email_fallback, apply:<channel>.', text)
+    .option(
+      '--entitle <LIST>',
+      'Comma-separated entitlements: job_sync, candidate_sync, email_fallback, external_apply, apply:<channel>.',
+      text,
+    )
     .option('--is-test', 'Mark the company as a test company.', flag)
     .option('--contact-email <EMAIL>', 'The contact e-mail (used by the e-mail fallback).', text)
     .action(

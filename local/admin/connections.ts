@@ -91,7 +91,9 @@ export function connectionCommands(program: Command, session: Session, registry:
 
   company
     .command('entitle')
-    .description('Add or remove entitlements: job_sync, candidate_sync, email_fallback, apply:<channel> (an apply channel).')
+    .description(
+      'Add or remove entitlements: job_sync, candidate_sync, email_fallback, external_apply, apply:<channel> (an apply channel).',
+    )
     .argument('<COMPANY_ID>', 'The company.', id)
     .option('--add <LIST>', 'Comma-separated entitlements to add.', text)
     .option('--remove <LIST>', 'Comma-separated entitlements to remove.', text)

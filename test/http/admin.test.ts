@@ -177,6 +177,15 @@ describe('hiring-admin against a running server (runtime.json)', () => {
     for (const j of list.body.results) expect(j.run_id).toBe(again.json.run_id);
   });
 
+  test("the README's example file (docs/examples/jobs.json) imports as it says", async () => {
+    const other = await aCompany(partner.id);
+    const out = await cli(['jobs', 'import', '--company', String(other.id), '--file', 'docs/examples/jobs.json'], dataDir);
+    expect(out.code).toBe(0);
+    expect(out.json).toMatchObject({ created: 2, updated: 0, unchanged: 0, archived: 0 });
+    const list = await api.get('/jobs', { key: partner.key, companyId: other.id });
+    expect(list.body.results.map((j: { external_id: string }) => j.external_id).sort()).toEqual(['ACME-1', 'ACME-2']);
+  });
+
   test('jobs import on a terminal shows a progress bar, then the same JSON document (P221)', async () => {
     const file = jobsFile('jobs-tty.json', [{ external_id: 'tty-1', title: 'Terminal Job' }]);
     const other = await aCompany(partner.id);
