@@ -323,8 +323,12 @@ export async function updateCompany(id: number, patch: CompanyPatch, publicBase?
 }
 
 /** Sets fields the service maintains (import status, fallback job, connection, entitlements), with the index attributes and counters. */
-export async function setCompanyFields(id: number, fields: MaintainedCompanyFields): Promise<void> {
-  if (!Object.keys(fields).length) return;
+/** Writes maintained fields; given a function, they are computed from the company as stored, on every attempt. */
+export async function setCompanyFields(
+  id: number,
+  fields: MaintainedCompanyFields | ((current: CompanyRecord) => MaintainedCompanyFields),
+): Promise<void> {
+  if (typeof fields !== 'function' && !Object.keys(fields).length) return;
   await writeCompanyChange(id, fields);
 }
 
@@ -351,9 +355,10 @@ export async function setEntitlements(id: number, add: string[] = [], remove: st
   const noChannel = await missingApplyChannels(applyChannelSlugs(add));
   if (noChannel.length)
     throw invalidField('add', `No apply channel has the slug ${noChannel.join(', ')}; create it with channel create --format.`);
-  const company = await requireCompany(id);
-  const next = [...new Set([...company.entitlements.filter((e) => !remove.includes(e)), ...add])] as Entitlement[];
-  await setCompanyFields(id, { entitlements: next, updated_at: isoNow() });
+  await requireCompany(id);
+  // From the company as stored when it is written: two concurrent changes both take effect.
+  const next = (c: CompanyRecord) => [...new Set([...c.entitlements.filter((e) => !remove.includes(e)), ...add])] as Entitlement[];
+  await setCompanyFields(id, (current) => ({ entitlements: next(current), updated_at: isoNow() }));
   return toCompany((await getCompanyRecord(id))!);
 }
 

@@ -188,8 +188,8 @@ export function followUpMail(record: ApplicationRecord, job: JobRecord, company:
 /**
  * Sends the first follow-up e-mail and writes CONTACTED over NOTSENT with its event, in one transaction.
  * Nothing is written (NOTSENT stays) when the job has no http(s) `application_url`, or no public base is
- * configured. A failed send leaves NOTSENT; the next delivery of the sync message tries again with the same
- * Message-ID (P106).
+ * configured. A failed send leaves NOTSENT and fails the sync attempt, so the sync message comes back (and the
+ * application stays due for the sweeper) and tries again with the same Message-ID (P106, P267).
  */
 export async function contactCandidate(record: ApplicationRecord, company: CompanyRecord): Promise<void> {
   const job = await getJob(company.id, record.job);
@@ -205,7 +205,7 @@ export async function contactCandidate(record: ApplicationRecord, company: Compa
   } catch (error) {
     rethrowIfCrash(error);
     logger.error('external apply follow-up failed', { applicationId: record.id, error: error as Error });
-    return;
+    throw error;
   }
   const at = now();
   const remindAt = new Date(at.getTime() + reminderHours() * 3_600_000).toISOString();

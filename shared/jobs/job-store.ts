@@ -401,12 +401,13 @@ export async function importJobs(
   // The totals and the company's own fields are different items: written side by side.
   await Promise.all([
     writeJobTotals(companyId, before, [...after.values()], complete ? runId : undefined),
-    // D14: a successful run ends a series of failures, and turns a `failing` company `active` again.
-    setCompanyFields(companyId, {
+    // D14: a successful run ends a series of failures, and turns a company still `failing` `active` again; one an
+    // operator deactivated or deleted meanwhile keeps that status (read afresh with the write, P267).
+    setCompanyFields(companyId, (current) => ({
       jobs_last_synced_at: now,
       job_import_failures: 0,
-      ...(company.status === 'failing' ? { status: 'active' } : {}),
-    }),
+      ...(current.status === 'failing' ? { status: 'active' } : {}),
+    })),
   ]);
   return result;
 }

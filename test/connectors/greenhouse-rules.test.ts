@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { connectCompany, credentialsCheckOf } from '#delivery/ats-connections.js';
 import { runJobImport } from '#delivery/job-import.js';
-import { createCompany, getCompanyRecord } from '#companies/company-store.js';
+import { createCompany, getCompanyRecord, setCompanyFields, setCompanyStatus } from '#companies/company-store.js';
 import { findJobByExternalId } from '#jobs/job-store.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -198,6 +198,26 @@ test('a 401 for a job post that is not live (reported) while the key is good: EX
     ['0', 404],
   ]);
   expect(await getCompanyRecord(company.id)).toMatchObject({ status: 'active' });
+});
+
+test('an import that succeeds turns a failing company active, but not one an operator deactivated while it ran (P267)', async () => {
+  const company = await greenhouseCompany('midrun', ['job_sync', 'candidate_sync']);
+  const board = greenhouse.boards.get('midrun')!;
+  await setCompanyFields(company.id, { status: 'failing' });
+  await runJobImport(company.id);
+  expect(await getCompanyRecord(company.id)).toMatchObject({ status: 'active' });
+
+  await setCompanyFields(company.id, { status: 'failing' });
+  board.listDelayMs = 1500;
+  try {
+    const run = runJobImport(company.id);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await setCompanyStatus(company.id, 'deactivated');
+    await run;
+  } finally {
+    board.listDelayMs = undefined;
+  }
+  expect(await getCompanyRecord(company.id)).toMatchObject({ status: 'deactivated', job_import_failures: 0 });
 });
 
 describe('the key check (P211, a heuristic)', () => {

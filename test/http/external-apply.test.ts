@@ -3,7 +3,7 @@
  * create route, the sync queue and worker on the local runtime), the e-mail read back from the `.eml` outbox.
  */
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db, sqs } from '#platform/clients.js';
@@ -143,6 +143,28 @@ test('entitled, no ATS sync, job with application_url: one e-mail with the track
   await syncApplication(created.id);
   await work();
   expect(mails().filter((f) => !before.has(f))).toHaveLength(1);
+});
+
+test('a follow-up that fails to send stays NOTSENT and is sent when the sync message comes back (P267)', async () => {
+  const before = new Set(mails());
+  const saved = process.env.EMAIL_OUTBOX_DIR;
+  // A file where the outbox directory should be: every send fails, as when SES refuses or is unreachable.
+  const blocked = join(api.runtime.dataDir, 'not-a-directory');
+  writeFileSync(blocked, 'x');
+  process.env.EMAIL_OUTBOX_DIR = blocked;
+  let created: { id: number };
+  try {
+    created = await apply(entitled, jobs.ext, { email: 'retry.me@example.com', first_name: 'Retry', last_name: 'Me' });
+    await api.runtime.poller.runOnce();
+    expect(await read(entitled, created.id)).toMatchObject({ external_apply_status: 'NOTSENT' });
+  } finally {
+    process.env.EMAIL_OUTBOX_DIR = saved;
+  }
+  await work();
+  expect(await read(entitled, created.id)).toMatchObject({ external_apply_status: 'CONTACTED' });
+  const fresh = mails().filter((f) => !before.has(f));
+  expect(fresh).toHaveLength(1);
+  expect(readFileSync(join(outbox(), fresh[0]), 'utf8')).toContain('To: retry.me@example.com');
 });
 
 // (An application without a candidate e-mail cannot be created: `candidate.email` is required.)

@@ -38,6 +38,8 @@ export interface GreenhouseBoard {
   unknownJobAnswer?: 'not_found' | 'error_200';
   /** How an application to a job that is not live is answered: 200 with an error body (default), or 401 as reported. */
   notLiveAnswer?: 'error_200' | 'unauthorized_401';
+  /** Answers the job list this much later (an import that takes a while). */
+  listDelayMs?: number;
   /** Replaces the list body (a malformed feed). */
   listOverride?: string;
 }
@@ -95,7 +97,7 @@ function answerFits(field: QuestionField, value: unknown, json: boolean): boolea
 
 export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
   const sim = { boards: new Map(), applications: [], rateLimitNext: 0 } as unknown as GreenhouseSimulator;
-  sim.server = await startSimulatorServer((req) => {
+  sim.server = await startSimulatorServer(async (req) => {
     const match = /^\/greenhouse\/v1\/boards\/([^/]+)\/jobs(?:\/(\d+))?$/.exec(req.path);
     const board = match ? sim.boards.get(decodeURIComponent(match[1])) : undefined;
     if (!match || !board) return { status: 404, body: { status: 404, error: 'Job not found' } };
@@ -105,6 +107,7 @@ export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
     }
     const jobId = match[2] ? Number(match[2]) : undefined;
     if (req.method === 'GET' && jobId === undefined) {
+      if (board.listDelayMs) await new Promise((resolve) => setTimeout(resolve, board.listDelayMs));
       if (board.listOverride !== undefined)
         return { status: 200, raw: board.listOverride, headers: { 'Content-Type': 'application/json' } };
       const content = req.query.get('content') === 'true';
