@@ -15,9 +15,13 @@ export const handler = api(
     try {
       const { fields, files, staged } = await parseBody(event, BODY_CONTENT_TYPES, staging);
       const { input, attachments } = parseApplication(fields, files, staged);
-      const created = await createApplication(company!, principal.partnerId, input, attachments, staging);
+      // The idempotency scope (`#http/idempotency.js`), claimed in the create's transaction (P268).
+      const key = event.headers['idempotency-key'];
+      const claim = key === undefined ? undefined : JSON.stringify([principal.partnerId, company!.id, key]);
+      const created = await createApplication(company!, principal.partnerId, input, attachments, staging, { claim });
       await staging.release();
-      return { statusCode: 201, body: toApplication(created.record, created.job, created.channel, 'single') };
+      const body = toApplication(created.record, created.job, created.channel, 'single');
+      return { statusCode: 201, body, headers: created.replayed ? { 'Idempotent-Replayed': 'true' } : undefined };
     } catch (error) {
       rethrowIfCrash(error);
       await staging.release();

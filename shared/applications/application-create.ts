@@ -5,6 +5,7 @@
  * upload and the queue and topic clients; the item and its counters come from the store
  * (`application-store.ts`, `application-counters.ts`).
  */
+import { createHash } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, UpdateCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import {
   ATTACHMENT_TYPES,
@@ -27,7 +28,7 @@ import {
   jobCounterKey,
   registerJobValues,
 } from '#applications/application-counters.js';
-import { applicationLookupItems, toApplicationItem } from '#applications/application-store.js';
+import { applicationLookupItems, getApplicationRecord, toApplicationItem } from '#applications/application-store.js';
 import { MAX_APPLICATION_BYTES, type ApplicationIn, type ApplicationRecord } from '#applications/applications.js';
 import { batchGetItems, batchPut, primaryKeyOf } from '#platform/batch.js';
 import { loadApplicationInValidator } from '#generated/applications-validators.js';
@@ -35,7 +36,7 @@ import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { getCompanyRecord } from '#companies/company-store.js';
 import { syncActive, type CompanyRecord } from '#companies/company-schema.js';
-import { CompanyInactiveError, ValidationError, fieldErrors } from '#platform/errors.js';
+import { CompanyInactiveError, ValidationError, fieldErrors, isConditionFailure } from '#platform/errors.js';
 import { createdEventAttribute } from '#applications/application-events.js';
 import { ITEM_EVENT_ATTRIBUTE } from '#platform/events.js';
 import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
@@ -46,7 +47,7 @@ import type { JobRecord } from '#jobs/job-schema.js';
 import { getPartnerKind } from '#companies/partners.js';
 import { enqueueSync, sweepGraceSeconds } from '#platform/sync-queue.js';
 import { counterAdd } from '#platform/counts.js';
-import type { Key } from '#platform/keys.js';
+import { expiringAt, keys, type Key } from '#platform/keys.js';
 
 const ATTACHMENT_RECORD_BYTES = 700;
 
@@ -124,6 +125,8 @@ export interface CreatedApplication {
   record: ApplicationRecord;
   job: JobRecord;
   channel: TalentChannel | undefined;
+  /** An earlier request with the same `Idempotency-Key` created it (P268). */
+  replayed?: true;
 }
 
 /**
@@ -234,6 +237,43 @@ export interface CreateOptions {
   importSource?: ApplicationRecord['import_source'];
   /** Items written in the create's transaction, given the record (its id); a failed condition cancels the create. */
   alsoWrite?: (record: ApplicationRecord) => NonNullable<TransactWriteCommandInput['TransactItems']>;
+  /**
+   * The request's `Idempotency-Key` scope (partner, company, key). A claim item in the create's transaction names
+   * the application for 24 h, so that a retry whose in-progress record expired after a crash (the idempotency
+   * layer then runs the handler again) finds the application instead of creating a second one (P268).
+   */
+  claim?: string;
+}
+
+/** As long as an `Idempotency-Key` is remembered (D8). */
+const CLAIM_SECONDS = 24 * 3600;
+const claimKey = (scope: string) => keys.creationClaim(createHash('sha256').update(scope).digest('base64url'));
+
+function claimPut(scope: string, id: number) {
+  const at = Math.floor(now().getTime() / 1000);
+  return {
+    Put: {
+      TableName: config().tableName,
+      Item: { ...claimKey(scope), application_id: id, ...expiringAt(at + CLAIM_SECONDS) },
+      // An expired claim may still be there (TTL deletes late): it is overwritten.
+      ConditionExpression: 'attribute_not_exists(PK) OR expires_at <= :now',
+      ExpressionAttributeValues: { ':now': at },
+    },
+  };
+}
+
+/** The application an earlier create with the same claim made, as the create returns it; undefined if none. */
+async function claimedApplication(scope: string, companyId: number): Promise<CreatedApplication | undefined> {
+  const claim = await readItem(claimKey(scope), true);
+  if (!claim || Number(claim.expires_at) <= Math.floor(now().getTime() / 1000)) return undefined;
+  const record = await getApplicationRecord(Number(claim.application_id));
+  if (!record || record.company !== companyId) return undefined;
+  const [jobs, channel] = await Promise.all([
+    getJobs(companyId, [record.job]),
+    record.talent_channel ? getChannel(record.talent_channel) : undefined,
+  ]);
+  const job = jobs.get(record.job);
+  return job && { record, job, channel, replayed: true };
 }
 
 /**
@@ -323,12 +363,15 @@ export async function createApplication(
           ...stored.map((a) => clearPendingUpload(a.key)),
           // The caller's own items (an apply delivery's replay markers, issue 23): committed with it or not at all.
           ...(options.alsoWrite?.(record) ?? []),
+          ...(options.claim ? [claimPut(options.claim, record.id)] : []),
         ],
       }),
     );
   } catch (error) {
     rethrowIfCrash(error);
     await deleteAttachmentObjects(stored.map((a) => a.key));
+    const earlier = options.claim && isConditionFailure(error) ? await claimedApplication(options.claim, company.id) : undefined;
+    if (earlier) return earlier;
     throw error;
   }
   staging?.commit(stored.map((a) => a.key));

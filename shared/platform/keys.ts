@@ -92,6 +92,8 @@ export const keys = {
   attempts: (scope: string, window: number): Key => ({ PK: `ATTEMPTS#${scope}`, SK: `WINDOW#${window}` }),
   /** A connect form already submitted (replay protection), expiring with the form. */
   formUse: (nonce: string): Key => ({ PK: `FORMUSE#${nonce}`, SK: 'FORMUSE' }),
+  /** The application a create with an `Idempotency-Key` made (P268), by the hash of its scope; expiring after 24 h. */
+  creationClaim: (hash: string): Key => ({ PK: `CREATECLAIM#${hash}`, SK: 'CLAIM' }),
   /** One stored part of a list's ids for a walk by `next` (P260), expiring; the list routes write only these. */
   walk: (walkId: string, part: number): Key => ({ PK: `${WALK_PREFIX}${walkId}`, SK: `PART#${part}` }),
 } as const;

@@ -267,6 +267,39 @@ test('create.after-transaction: the committed application without its queue mess
   expect(applications.map((a) => a.sync_status)).toEqual(['SUCCESS']);
 });
 
+test('create.after-transaction with an Idempotency-Key: a retry once the in-progress record has expired gets the first application, not a second (P268)', async () => {
+  const s = await scenario('ats');
+  const post = () =>
+    api.request('POST', '/applications/', {
+      key: partner.key,
+      companyId: s.company.id,
+      headers: { 'Idempotency-Key': `crash-${s.company.id}` },
+      body: { job: s.job, candidate: { email: 'once@example.com', full_name: 'Only Once' } },
+    });
+  const fired = armed('create.after-transaction');
+  await expect(post()).rejects.toThrow();
+  fired();
+  // The dead invocation's record is still in progress: the retry is asked to wait.
+  expect((await post()).status).toBe(409);
+  // Past the in-progress record's deadline (the invocation's remaining time), the handler runs again.
+  const realNow = Date.now;
+  Date.now = () => realNow() + 200_000;
+  let again: Awaited<ReturnType<typeof post>>;
+  try {
+    again = await post();
+  } finally {
+    Date.now = realNow;
+  }
+  expect([again.status, again.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+  const { records } = await list(s);
+  expect(records.map((r) => [r.id, r.candidate.email])).toEqual([[again.body.id, 'once@example.com']]);
+  // And from now on the stored response answers.
+  const third = await post();
+  expect([third.status, third.body.id]).toEqual([201, again.body.id]);
+  await recover();
+  expect((await assertGuarantees(s)).applications.map((a) => a.sync_status)).toEqual(['SUCCESS']);
+});
+
 test('sync.after-ats-call: the redelivered message finds the first submission; the ATS holds one application each', async () => {
   const s = await scenario('ats');
   const ids = [];
