@@ -10,7 +10,7 @@
  * Until the work is done the application is sync-due (`sync_due_at`), which the sweeper reads through its index.
  */
 import { TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import type { ApplicationRecord } from '#applications/applications.js';
+import { isAnonymized, type ApplicationRecord } from '#applications/applications.js';
 import { syncStatusCounterMove } from '#applications/application-counters.js';
 import {
   applicationSyncState,
@@ -335,7 +335,8 @@ export async function syncApplication(applicationId: number, hooks: SyncHooks = 
     return;
   }
   const company = await getCompanyRecord(record.company);
-  if (!company || record.personal_data_deleted_at) return settle(record.id);
+  // D10: past 180 days an application reads as anonymized; its personal data goes nowhere, even before retention ran (P267).
+  if (!company || record.personal_data_deleted_at || isAnonymized(record)) return settle(record.id);
   // D17: an invited, requested, deactivated or deleted company's syncs wait (NOTSENT, still due); the
   // sweeper brings them back every grace period and they go out once the company is active again.
   if (!deliveryAllowed(company)) {

@@ -381,6 +381,19 @@ function safeList(dir: string): string[] {
   }
 }
 
+test('an application past 180 days is not delivered, though retention has not run yet (D10, P267)', async () => {
+  const company = await aCompany(partner.id, { entitlements: ['candidate_sync'] });
+  await importJobs(company.id, [{ external_id: 'OLD-1', title: 'Old' }]);
+  const job = await jobId(company.id, 'OLD-1');
+  const created = await apply(company, job, 'old.applicant@example.com');
+  await drainQueue();
+  // Its sync message comes late (a company deactivated for half a year, say): the application reads anonymized.
+  await runWithClock(new Date(Date.now() + 181 * 24 * 3600 * 1000), () => syncApplication(created.id));
+  expect(await sandboxCalls(company, `his-application-${created.id}`)).toBe(0);
+  expect(await drainQueue()).toEqual([]);
+  expect(await read(company, created.id)).toMatchObject({ sync_status: 'NOTSENT' });
+});
+
 test('a job import emits job.created, job.updated and job.archived for what changed, nothing for unchanged jobs', async () => {
   const company = await aCompany(partner.id);
   await importJobs(company.id, [
