@@ -105,6 +105,6 @@ export async function sendMail(mail: Mail): Promise<void> {
     // SES's messages can quote the recipient ("Email address is not verified. … failed the check in region …: <address>"),
     // and callers log what they catch: only the error's name and status go on.
     const { name = 'Error', $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-    throw Object.assign(new Error(`SES refused the message: ${name} (${$metadata?.httpStatusCode ?? 'no HTTP status'}).`), { name });
+    throw Object.assign(new Error(`SES refused it: ${name} (${$metadata?.httpStatusCode}).`), { name });
   }
 }

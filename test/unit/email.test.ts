@@ -149,7 +149,7 @@ describe('an SES refusal', () => {
       expect(ses.requests.map((r) => [r.method, r.path])).toEqual([['POST', '/v2/email/outbound-emails']]);
       expect({ name: error.name, message: error.message }).toEqual({
         name: 'MessageRejected',
-        message: 'SES refused the message: MessageRejected (400).',
+        message: 'SES refused it: MessageRejected (400).',
       });
       expect(JSON.stringify({ ...error, stack: error.stack })).not.toContain('ada.candidate');
     } finally {

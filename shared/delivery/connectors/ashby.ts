@@ -202,7 +202,7 @@ function typedValue(entry: FormField, answer: string): unknown {
       throw refuse('an integer');
     case 'Date': {
       // Ashby takes `YYYY-MM-DD`; an ISO date-time's date is that day.
-      const day = /^(\d{4}-\d{2}-\d{2})(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.exec(answer.trim())?.[1];
+      const day = /^(\d{4}-\d\d-\d\d)(T[\d:.]+(Z|[+-][\d:]{4,5})?)?$/.exec(answer.trim())?.[1];
       if (day && !Number.isNaN(Date.parse(day))) return day;
       throw refuse('a date (YYYY-MM-DD)');
     }

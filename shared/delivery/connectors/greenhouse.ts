@@ -320,7 +320,7 @@ export const greenhouseConnector: AtsConnector = {
     if (response.status === 401 || response.status === 403) {
       await response.arrayBuffer().catch(() => undefined);
       if (!(await keyRefused(credentials)))
-        throw new ConnectorError('job_not_published', `${ATS} answered ${response.status} but accepts the key: the job post is not live.`);
+        throw new ConnectorError('job_not_published', `${ATS} answered ${response.status} to a good key: the job is not live.`);
     }
     if (response.status === 404) throw new ConnectorError('job_not_published', `${ATS} does not know the job (404).`);
     if (!response.ok) throw errorForStatus(ATS, response);

@@ -26,9 +26,9 @@ export const listAnswer = (value: string): string[] =>
 
 /** A yes/no answer: true or false for the usual words (English and German), undefined for anything else. */
 export function yesNo(value: string): boolean | undefined {
-  if (/^(yes|true|1|y|ja|on|checked|accepted?)$/i.test(value.trim())) return true;
-  if (/^(no|false|0|n|nein|off|unchecked)$/i.test(value.trim())) return false;
-  return undefined;
+  const word = value.trim();
+  if (/^(yes|true|1|y|ja|on|checked|accepted?)$/i.test(word)) return true;
+  return /^(no|false|0|n|nein|off|unchecked)$/i.test(word) ? false : undefined;
 }
 
 export const text = (value: unknown): string | null =>
