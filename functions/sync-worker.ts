@@ -12,7 +12,7 @@ import { logger } from '#platform/logger.js';
 import { sourceStack } from '#platform/stack-trace.js';
 import { RetryLater, retryDelaySeconds, syncApplication } from '#delivery/sync.js';
 import { isSimulatedCrash, type SimulatedCrash } from '#platform/faults.js';
-import type { SyncMessage } from '#platform/sync-queue.js';
+import { MAX_QUEUE_DELAY_SECONDS, type SyncMessage } from '#platform/sync-queue.js';
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -29,7 +29,7 @@ async function comeBackIn(record: SQSRecord, seconds: number): Promise<void> {
       new ChangeMessageVisibilityCommand({
         QueueUrl: config().syncQueueUrl,
         ReceiptHandle: record.receiptHandle,
-        VisibilityTimeout: Math.min(Math.max(Math.round(seconds), 1), 43_200),
+        VisibilityTimeout: Math.min(Math.max(Math.round(seconds), 1), MAX_QUEUE_DELAY_SECONDS),
       }),
     )
     .catch((error: Error) => logger.warn('could not delay the retry', { messageId: record.messageId, error }));

@@ -56,6 +56,14 @@ export const SUBSTITUTIONS: readonly Substitution[] = [
       'lists (12 kB) are never consulted',
   },
   {
+    importer: /^(@aws-sdk\/client-s3\/dist-es\/(S3Client|runtimeConfig)|@smithy\/core\/dist-es\/submodules\/protocols\/HttpProtocol)\.js$/,
+    requests: ['@smithy/core/event-streams'],
+    replacement: { file: 'shared/platform/event-streams-stub.ts' },
+    why:
+      "the SDK's event-stream codec (15 kB) serves operations with an event stream, which the service never calls; " +
+      'the S3 client resolves a marshaller when it is built, which the stub does as the library does',
+  },
+  {
     importer: /^@aws-sdk\/client-[a-z0-9-]+\/dist-es\/runtimeConfig\.js$/,
     requests: ['../package.json'],
     replacement: { packageFields: ['version'] },

@@ -40,7 +40,7 @@ import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { SYNC_DUE_SHARDS, keys } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
-import { enqueueSync, sweepGraceSeconds, sweepLookbackSeconds } from '#platform/sync-queue.js';
+import { enqueueSync, MAX_QUEUE_DELAY_SECONDS, sweepGraceSeconds, sweepLookbackSeconds } from '#platform/sync-queue.js';
 
 export const maxSyncAttempts = () => Number(process.env.SYNC_MAX_ATTEMPTS ?? 4);
 const claimSeconds = () => Number(process.env.SYNC_CLAIM_SECONDS ?? 120);
@@ -249,7 +249,8 @@ async function failAttempt(record: ApplicationRecord, company: CompanyRecord, er
   const known = error instanceof ConnectorError ? error : undefined;
   if (!known) logger.error('sync attempt failed unexpectedly', { applicationId: record.id, attempts, error: error as Error });
   if ((known ? known.retryable : true) && attempts < maxSyncAttempts()) {
-    const delay = Math.max(known?.retryAfterSeconds ?? 0, retryDelaySeconds(attempts));
+    // An ATS's wait past what a queue message can be delayed is cut to it: the attempt then comes back when SQS can bring it (P270).
+    const delay = Math.min(Math.max(known?.retryAfterSeconds ?? 0, retryDelaySeconds(attempts)), MAX_QUEUE_DELAY_SECONDS);
     await Promise.all([releaseClaim(record.id, 'sync'), releaseForRetry(record, delay)]);
     throw new RetryLater(delay, (error as Error).message);
   }

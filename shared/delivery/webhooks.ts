@@ -30,17 +30,14 @@ import { newEvent, outboxPut } from '#platform/events.js';
 import { crashPoint } from '#platform/faults.js';
 import { expiringAt, keys } from '#platform/keys.js';
 import { openSecret, type SealedSecret } from '#platform/secrets.js';
+import { MAX_QUEUE_DELAY_SECONDS } from '#platform/sync-queue.js';
 
 /** An endpoint failing for this long without a success is disabled. */
 export const DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
 /** How long an attempt stays in the history (`webhook deliveries`). */
 export const ATTEMPT_HISTORY_DAYS = 14;
-/**
- * The longest wait between two attempts. SQS caps a message's visibility at 12 hours counted from its receipt,
- * and refuses a change past that (the message then comes back after the queue's default): 11 hours leave an
- * hour for the attempt itself (P266).
- */
-export const MAX_RETRY_DELAY_SECONDS = 11 * 3600;
+/** The longest wait between two attempts: the longest a queue message can be delayed (P266). */
+export const MAX_RETRY_DELAY_SECONDS = MAX_QUEUE_DELAY_SECONDS;
 
 export const webhookRetryBaseSeconds = () => Number(process.env.WEBHOOK_RETRY_BASE_SECONDS ?? 60);
 const timeoutMs = () => Number(process.env.WEBHOOK_TIMEOUT_MS ?? 10_000);

@@ -24,6 +24,13 @@ export async function enqueueSync(applicationId: number, delaySeconds = 0): Prom
   }
 }
 
+/**
+ * The longest wait a queue consumer may ask for. SQS caps a message's visibility at 12 hours counted from its
+ * receipt and refuses a change past that (the message then comes back after the queue's default): 11 hours
+ * leave an hour for the attempt itself (P266, P270).
+ */
+export const MAX_QUEUE_DELAY_SECONDS = 11 * 3600;
+
 /** How long after a message is sent (or a retry is due) the sweeper waits before it re-queues. */
 export function sweepGraceSeconds(): number {
   return Number(process.env.SYNC_SWEEP_GRACE_SECONDS ?? 600);

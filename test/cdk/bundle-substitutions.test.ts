@@ -2,7 +2,7 @@
  * The substitutions of lib/bundle-substitutions.ts (P231) change nothing our code gets from the libraries:
  * test/support/substitution-probe.ts is bundled twice, with the functions' options (`esbuildOptions()`) and
  * with the same options but no substitutions, each bundle is run in a fresh process, and what they answer
- * (e-mails, parsed XML with entities, SDK user agents, the X-Ray SDK's data) must be equal. The substituted
+ * (e-mails, parsed XML with entities, SDK user agents, the X-Ray SDK's data, SDK requests and answers) must be equal. The substituted
  * bundle is checked to hold every substitute and none of the files they replace, so the comparison is of the
  * substituted code. Besides, what the replaced files offered and their importers use is read from the
  * installed packages, so an upgrade that starts using more of them fails here.
@@ -59,7 +59,7 @@ beforeAll(async () => {
 afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 test('the probe bundle holds every substitute and none of the replaced files', () => {
-  expect(inputs).toContain('shared/platform/mime-types-stub.ts');
+  expect(inputs).toEqual(expect.arrayContaining(['shared/platform/mime-types-stub.ts', 'shared/platform/event-streams-stub.ts']));
   expect(
     inputs
       .filter((input) => input.startsWith('substitute:'))
@@ -86,7 +86,7 @@ test('the probe bundle holds every substitute and none of the replaced files', (
   );
   const kept = inputs.filter((input) => !input.startsWith('substitute:')).map(packagePath);
   const replaced =
-    /^(nodemailer\/lib\/(mime-funcs\/mime-types|fetch\/)|is-unsafe\/src\/contexts\/(?!html|xml)|@aws-sdk\/client-[^/]+\/package\.json$|aws-xray-sdk-core\/package\.json$)/;
+    /^(nodemailer\/lib\/(mime-funcs\/mime-types|fetch\/)|is-unsafe\/src\/contexts\/(?!html|xml)|@aws-sdk\/client-[^/]+\/package\.json$|aws-xray-sdk-core\/package\.json$|@smithy\/core\/dist-es\/submodules\/event-streams\/)/;
   expect(kept.filter((path) => replaced.test(path))).toEqual([]);
   expect(kept).toEqual(expect.arrayContaining(['is-unsafe/src/contexts/html.js', 'is-unsafe/src/contexts/xml.js']));
 });
@@ -119,6 +119,29 @@ test('the SDK clients and the X-Ray SDK report the versions of their packages', 
   });
 });
 
+test('SDK calls send and read the same through S3 (REST-XML), DynamoDB (JSON) and SES (REST-JSON), errors included', () => {
+  expect(bundled.sdk.sent).toEqual(whole.sdk.sent);
+  expect(bundled.sdk.answers).toEqual(whole.sdk.answers);
+  expect(bundled.sdk.sent.map((request) => `${request.method} ${request.hostname}${request.path}`)).toEqual([
+    'GET s3.eu-central-1.amazonaws.com/b/cv/1.pdf',
+    'PUT s3.eu-central-1.amazonaws.com/b/a%20b/%C3%BC.pdf',
+    'GET s3.eu-central-1.amazonaws.com/b/gone',
+    'POST dynamodb.eu-central-1.amazonaws.com/',
+    'POST email.eu-central-1.amazonaws.com/v2/email/outbound-emails',
+    'POST s3.eu-central-1.amazonaws.com/b/k',
+  ]);
+  expect(bundled.sdk.answers).toEqual([
+    { body: 'the file', contentType: 'text/plain' },
+    { etag: null },
+    { failed: 'NoSuchKey', message: 'The key is gone' },
+    { pk: { S: 'COMPANY#1' }, n: { N: '2' } },
+    'm-1',
+  ]);
+  // The one difference: an event stream, which no call of the service has, fails with the stub's message.
+  expect(whole.sdk.select).toEqual({ failed: null, message: '' });
+  expect(bundled.sdk.select).toEqual({ failed: 'Error', message: expect.stringContaining('event streams are not bundled') });
+});
+
 describe('what is replaced is all its importers use (read from the installed packages)', () => {
   test('nodemailer calls its HTTP client only in a branch that disableUrlAccess refuses first', () => {
     for (const file of ['nodemailer/lib/mime-node/index.js', 'nodemailer/lib/shared/index.js']) {
@@ -142,6 +165,38 @@ describe('what is replaced is all its importers use (read from the installed pac
     // Calls outside comments (the file keeps a commented-out one).
     const code = parser.replace(/^\s*\/\/.*$/gm, '');
     expect([...code.matchAll(/isUnsafe\(([^)]*)\)/g)].map((m) => m[1])).toEqual(['value, [HTML_CONTEXT, XML_CONTEXT]']);
+  });
+
+  test('the SDK imports from @smithy/core/event-streams only what the stub exports', () => {
+    const stubbed = new Set(['eventStreamSerdeProvider', 'resolveEventStreamSerdeConfig', 'EventStreamSerde']);
+    const importers: Record<string, string> = {
+      '@aws-sdk/client-s3/dist-es/S3Client.js': 'static',
+      '@aws-sdk/client-s3/dist-es/runtimeConfig.js': 'static',
+      '@smithy/core/dist-es/submodules/protocols/HttpProtocol.js': 'dynamic',
+    };
+    for (const [file, kind] of Object.entries(importers)) {
+      const text = source(file);
+      const names = [
+        ...text.matchAll(/import \{([^}]*)\} from "@smithy\/core\/event-streams"/g),
+        ...text.matchAll(/const \{([^}]*)\} = await import\("@smithy\/core\/event-streams"\)/g),
+      ].flatMap((m) =>
+        m[1]
+          .split(',')
+          .map((name) =>
+            name
+              .trim()
+              .split(/\s+as\s+|:/)[0]
+              .trim(),
+          )
+          .filter(Boolean),
+      );
+      expect({ file, kind, imports: names.length > 0, unknown: names.filter((name) => !stubbed.has(name)) }).toEqual({
+        file,
+        kind,
+        imports: true,
+        unknown: [],
+      });
+    }
   });
 
   test('the SDK clients read only the version of their package.json; the X-Ray SDK its name and version', () => {

@@ -8,6 +8,7 @@ import { setCompanyFields } from '#companies/company-store.js';
 import { sandboxCalls, sandboxReceipts } from '#delivery/connectors/sandbox.js';
 import { importJobs } from '#jobs/job-store.js';
 import { syncApplication } from '#delivery/sync.js';
+import { sweepGraceSeconds } from '#platform/sync-queue.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { drainQueue } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -392,6 +393,24 @@ test('an application past 180 days is not delivered, though retention has not ru
   expect(await sandboxCalls(company, `his-application-${created.id}`)).toBe(0);
   expect(await drainQueue()).toEqual([]);
   expect(await read(company, created.id)).toMatchObject({ sync_status: 'NOTSENT' });
+});
+
+test('an ATS that asks to wait 25 hours is tried again after 11, the longest SQS can delay a message (P270)', async () => {
+  const created = await apply(plain, jobs.openP, 'slow+ratelimited90000@example.com');
+  await drainQueue(); // the test plays the worker (whose message would stay invisible for the wait)
+  await expect(syncApplication(created.id)).rejects.toMatchObject({ name: 'RetryLater', delaySeconds: 11 * 3600 });
+  expect((await read(plain, created.id)).sync_status).toBe('NOTSENT');
+  expect(await sandboxCalls(plain, `his-application-${created.id}`)).toBe(1);
+  // Were the message lost, the sweeper brings it back when the wait it was given has passed: 11 hours, not 25.
+  const after = (hours: number, run: () => Promise<unknown>) =>
+    runWithClock(new Date(Date.now() + hours * 3600 * 1000 + sweepGraceSeconds() * 1000), run);
+  expect(await after(10.9, () => api.runtime.scheduler.run('SyncSweeper'))).toMatchObject({ requeued: 0 });
+  await after(11.05, async () => {
+    expect(await api.runtime.scheduler.run('SyncSweeper')).toMatchObject({ requeued: 1 });
+    await work();
+  });
+  expect((await read(plain, created.id)).sync_status).toBe('SUCCESS');
+  expect(await sandboxCalls(plain, `his-application-${created.id}`)).toBe(2);
 });
 
 test('a job import emits job.created, job.updated and job.archived for what changed, nothing for unchanged jobs', async () => {

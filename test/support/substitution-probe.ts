@@ -2,10 +2,14 @@
  * Calls into every library that lib/bundle-substitutions.ts changes in the bundles (P231) and returns what
  * they answered: e-mails built by `mimeMessage()` (nodemailer), XML with entities through fast-xml-parser
  * (is-unsafe), the SDK clients' user agents (their package.json) and the X-Ray SDK's own data (its
- * package.json). test/cdk/bundle-substitutions.test.ts runs it from source and bundled as the functions are,
- * and compares.
+ * package.json), and requests through the SDK's protocols (the event-stream stub) against a handler that
+ * answers without a network. test/cdk/bundle-substitutions.test.ts runs it from source and bundled as the
+ * functions are, and compares.
  */
-import { SESv2Client } from '@aws-sdk/client-sesv2';
+import { Readable } from 'node:stream';
+import { DynamoDBClient, GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, PutObjectCommand, S3Client, SelectObjectContentCommand } from '@aws-sdk/client-s3';
+import { SESv2Client, SendEmailCommand } from '@aws-sdk/client-sesv2';
 import AWSXRay from 'aws-xray-sdk-core';
 import { XMLParser } from 'fast-xml-parser';
 import { CONTENT_TYPES } from '#applications/attachments.js';
@@ -77,6 +81,105 @@ const CLIENTS = {
   SQS: sqs,
 };
 
+interface Sent {
+  method: string;
+  hostname: string;
+  path: string;
+  query: unknown;
+  contentType: unknown;
+  target: unknown;
+  body: string;
+}
+
+/** A request handler that records what the client sends and answers `status`, `contentType` and `body`. */
+function answering(sent: Sent[], status: number, contentType: string, body: string) {
+  return {
+    handle: async (request: {
+      method: string;
+      hostname: string;
+      path: string;
+      query: unknown;
+      headers: Record<string, string>;
+      body?: unknown;
+    }) => {
+      const chunks: Buffer[] = [];
+      if (request.body instanceof Readable) for await (const chunk of request.body) chunks.push(Buffer.from(chunk as Buffer));
+      else if (request.body instanceof Uint8Array)
+        chunks.push(Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength));
+      else if (typeof request.body === 'string') chunks.push(Buffer.from(request.body));
+      sent.push({
+        method: request.method,
+        hostname: request.hostname,
+        path: request.path,
+        query: request.query,
+        contentType: request.headers['content-type'],
+        target: request.headers['x-amz-target'],
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
+      return { response: { statusCode: status, headers: { 'content-type': contentType }, body: Readable.from([Buffer.from(body)]) } };
+    },
+  };
+}
+
+const failure = (error: unknown) => ({ failed: (error as Error).name, message: (error as Error).message });
+
+/** One call of each protocol the service speaks (S3's REST-XML, DynamoDB's JSON, SES's REST-JSON), and S3 errors. */
+async function sdkCalls() {
+  const sent: Sent[] = [];
+  const base = { region: 'eu-central-1', credentials: { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret' } };
+  const s3Answering = (status: number, contentType: string, body: string) =>
+    new S3Client({ ...base, requestHandler: answering(sent, status, contentType, body) });
+  const object = await s3Answering(200, 'text/plain', 'the file').send(new GetObjectCommand({ Bucket: 'b', Key: 'cv/1.pdf' }));
+  const put = await s3Answering(200, 'text/plain', '').send(
+    new PutObjectCommand({ Bucket: 'b', Key: 'a b/ü.pdf', Body: 'data', ContentType: 'application/pdf' }),
+  );
+  const missing = await s3Answering(404, 'application/xml', '<Error><Code>NoSuchKey</Code><Message>The key is gone</Message></Error>')
+    .send(new GetObjectCommand({ Bucket: 'b', Key: 'gone' }))
+    .catch(failure);
+  const item = await new DynamoDBClient({
+    ...base,
+    requestHandler: answering(sent, 200, 'application/x-amz-json-1.0', '{"Item":{"pk":{"S":"COMPANY#1"},"n":{"N":"2"}}}'),
+  }).send(new GetItemCommand({ TableName: 't', Key: { pk: { S: 'COMPANY#1' } } }));
+  const mailed = await new SESv2Client({
+    ...base,
+    requestHandler: answering(sent, 200, 'application/json', '{"MessageId":"m-1"}'),
+  }).send(
+    new SendEmailCommand({
+      FromEmailAddress: 'applications@example.com',
+      Destination: { ToAddresses: ['hr@example.com'] },
+      Content: { Raw: { Data: Buffer.from('Subject: x\r\n\r\nHello') } },
+    }),
+  );
+  // An event stream: the only kind of call the stub refuses (from source, the library fails on the empty stream instead).
+  const select = await s3Answering(200, 'application/octet-stream', '')
+    .send(
+      new SelectObjectContentCommand({
+        Bucket: 'b',
+        Key: 'k',
+        Expression: 'select * from s3object',
+        ExpressionType: 'SQL',
+        InputSerialization: { CSV: {} },
+        OutputSerialization: { CSV: {} },
+      }),
+    )
+    .then(async (output) => {
+      for await (const event of output.Payload ?? []) void event;
+      return { failed: null, message: '' };
+    })
+    .catch(failure);
+  return {
+    sent,
+    answers: [
+      { body: await object.Body?.transformToString(), contentType: object.ContentType },
+      { etag: put.ETag ?? null },
+      missing,
+      item.Item,
+      mailed.MessageId,
+    ],
+    select,
+  };
+}
+
 export async function probe() {
   const mails: string[] = [];
   for (const mail of MAILS) mails.push(await mimeMessage(mail, 'applications@example.com\r\nBcc: b@example.com', DATE));
@@ -92,5 +195,5 @@ export async function probe() {
   }
   resetClients();
   const xray = (AWSXRay.SegmentUtils as unknown as { sdkData: unknown }).sdkData;
-  return { mails, xml, userAgents, xray };
+  return { mails, xml, userAgents, xray, sdk: await sdkCalls() };
 }

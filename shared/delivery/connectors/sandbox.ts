@@ -128,7 +128,9 @@ async function decide(submission: Submission, calls: number, fresh: boolean): Pr
   if (localPart.includes('+duplicate')) return new ConnectorError('duplicate', 'The candidate has already applied in the sandbox ATS.');
   if (email.includes('+down')) return new ConnectorError('transient', 'The sandbox ATS is unavailable.');
   if (email.includes('+flaky') && calls <= 2) return new ConnectorError('transient', 'The sandbox ATS timed out.');
-  if (email.includes('+ratelimited') && calls <= 1) return new ConnectorError('rate_limited', 'The sandbox ATS is rate limiting.', 1);
+  // `+ratelimited` waits a second; `+ratelimited3600` as long as it says.
+  const limited = /\+ratelimited(\d{0,6})/.exec(localPart);
+  if (limited && calls <= 1) return new ConnectorError('rate_limited', 'The sandbox ATS is rate limiting.', Number(limited[1] || 1));
   return undefined;
 }
 
