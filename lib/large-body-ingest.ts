@@ -13,6 +13,10 @@ import {
   AllowedMethods,
   CachePolicy,
   Distribution,
+  FunctionCode,
+  FunctionEventType,
+  FunctionRuntime,
+  Function as EdgeFunction,
   HttpVersion,
   OriginProtocolPolicy,
   OriginRequestPolicy,
@@ -73,6 +77,16 @@ const AWS_CUSTOM_RESOURCE_PROVIDER = 'AWS679f53fac002430cb0da5b7982bd2287';
 export const CONTAINER_PORT = 8080;
 /** The header CloudFront adds to every request to the ALB; the listener forwards only requests carrying it. */
 export const ORIGIN_SECRET_HEADER = 'X-Origin-Verify';
+/**
+ * CloudFront's viewer-request function on the API's behaviour (P274): the host the partner called, in
+ * `X-Forwarded-Host` over whatever the client sent. API Gateway sees its own host, so the route functions
+ * (`VIEWER_HOST_FROM_CLOUDFRONT`, shared/http/http.ts) build `next` links and `magic_link` on this one.
+ */
+export const VIEWER_HOST_FUNCTION = `function handler(event) {
+  var request = event.request;
+  request.headers['x-forwarded-host'] = { value: request.headers.host.value };
+  return request;
+}`;
 /** The health route of the container (container/ingest.ts). */
 export const HEALTH_PATH = '/health';
 /** The tasks: 2 × 0.5 vCPU / 1 GB (ARM), scaling out to 10 on CPU, memory and requests per task. */
@@ -293,6 +307,16 @@ export class LargeBodyIngest extends Construct {
       defaultBehavior: {
         origin: new RestApiOrigin(props.api, { readTimeout: Duration.seconds(30) }),
         originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        functionAssociations: [
+          {
+            eventType: FunctionEventType.VIEWER_REQUEST,
+            function: new EdgeFunction(this, 'ViewerHost', {
+              runtime: FunctionRuntime.JS_2_0,
+              comment: 'The host partners called, for the API links (X-Forwarded-Host)',
+              code: FunctionCode.fromInline(VIEWER_HOST_FUNCTION),
+            }),
+          },
+        ],
         ...noCache,
       },
       additionalBehaviors: {

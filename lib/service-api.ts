@@ -152,6 +152,8 @@ export class ServiceApi extends Construct {
       handlerModule: route.handler,
       stage,
       description: `${route.id}: ${route.method} ${route.path}`,
+      // Behind the large-body ingest's CloudFront, links are built on the host partners called (P274).
+      ...(stage.largeBodies ? { environment: { VIEWER_HOST_FROM_CLOUDFRONT: 'true' } } : {}),
     });
     data.grant(fn, route.access);
     this.routeFunctions.set(route.id, fn);

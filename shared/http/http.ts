@@ -46,7 +46,9 @@ type ApiHandler = (request: ApiRequest) => Promise<ApiResult>;
 export { header };
 
 /**
- * The base of absolute page links (D4): `PUBLIC_BASE_URL` when configured, else the domain the gateway
+ * The base of absolute page links (D4): `PUBLIC_BASE_URL` when configured; behind the large-body ingest's
+ * CloudFront (`VIEWER_HOST_FROM_CLOUDFRONT`), the host the partner called, which CloudFront's viewer-request
+ * function puts in `X-Forwarded-Host` over anything the client sent (P274); else the domain the gateway
  * records for the request (on AWS its own domain name; locally the adapter's validated Host), with the
  * scheme the gateway reports (`X-Forwarded-Proto`, which the gateway sets itself). Only http(s) and a
  * well-formed host ever make it into a link; nothing else a client sends does.
@@ -57,6 +59,8 @@ function linkBase(event: APIGatewayProxyEvent): { origin: string; path: string }
     if (!isHttpUrl(configured)) throw new Error('PUBLIC_BASE_URL is not an http(s) URL');
     return { origin: configured.replace(/\/+$/, ''), path: event.path };
   }
+  const viewerHost = process.env.VIEWER_HOST_FROM_CLOUDFRONT === 'true' ? header(event, 'x-forwarded-host') : undefined;
+  if (viewerHost && isHostHeader(viewerHost)) return { origin: `https://${viewerHost}`, path: event.path };
   const domain = event.requestContext?.domainName;
   const host = domain && isHostHeader(domain) ? domain : 'localhost';
   const proto = header(event, 'x-forwarded-proto')?.toLowerCase() === 'http' ? 'http' : 'https';

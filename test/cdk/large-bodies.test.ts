@@ -6,11 +6,12 @@
  * here is also one without unacknowledged findings. Bundling is skipped: the Docker image asset is only staged.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { LARGE_BODY_PATH_PATTERN, largeBodyRoutes, routes } from '#http/routes.js';
+import { allRoutes, LARGE_BODY_PATH_PATTERN, largeBodyRoutes, routes } from '#http/routes.js';
 import { atLeastPattern, BODY_LIMIT_RESPONSES, LAMBDA_PATH_BODY_LIMITS } from '../../lib/lambda-body-limits.js';
-import { CONTAINER_PORT, INGEST_TASKS, ORIGIN_SECRET_HEADER } from '../../lib/large-body-ingest.js';
+import { CONTAINER_PORT, INGEST_TASKS, ORIGIN_SECRET_HEADER, VIEWER_HOST_FUNCTION } from '../../lib/large-body-ingest.js';
 import {
   actionsOf,
   functionStatements,
@@ -35,6 +36,16 @@ const INGEST_TYPES = [
   'AWS::ApplicationAutoScaling::ScalableTarget',
 ];
 
+/** Whether each route's function (its description is `Id: METHOD /path`) and each other function builds links on CloudFront's viewer host. */
+function viewerHostFlags(template: TemplateJson) {
+  const flags = { routes: [] as unknown[], others: [] as unknown[] };
+  for (const [, fn] of resourcesOfType(template, 'AWS::Lambda::Function')) {
+    const flag = fn.Properties.Environment?.Variables?.VIEWER_HOST_FROM_CLOUDFRONT;
+    (/^\w+: (GET|POST|PATCH|PUT|DELETE) \//.test(String(fn.Properties.Description)) ? flags.routes : flags.others).push(flag);
+  }
+  return flags;
+}
+
 function webAclRules(template: TemplateJson) {
   const [[, acl]] = resourcesOfType(template, 'AWS::WAFv2::WebACL');
   return acl.Properties as { Rules: any[]; CustomResponseBodies: Record<string, { ContentType: string; Content: string }> };
@@ -48,6 +59,12 @@ describe('the default stack (no largeBodies)', () => {
     template = Template.fromJSON(synthesized.template);
   });
   afterAll(() => synthesized?.cleanup());
+
+  test('route functions take the gateway’s own host for their links (no CloudFront in front)', () => {
+    const flags = viewerHostFlags(synthesized.template);
+    expect(flags.routes).toHaveLength(allRoutes.length);
+    expect(new Set([...flags.routes, ...flags.others])).toEqual(new Set([undefined]));
+  });
 
   test('has no container, load balancer, CloudFront or VPC', () => {
     for (const type of INGEST_TYPES) expect([type, resourcesOfType(synthesized.template, type).length]).toEqual([type, 0]);
@@ -299,6 +316,25 @@ describe('-c largeBodies=true', () => {
     template.hasResourceProperties('AWS::CloudFront::VpcOrigin', {
       VpcOriginEndpointConfig: Match.objectLike({ OriginProtocolPolicy: 'http-only', HTTPPort: 80 }),
     });
+  });
+
+  test('links name the host partners called: CloudFront hands it to every route function (P274)', () => {
+    const [, distribution] = only('AWS::CloudFront::Distribution');
+    expect(distribution.Properties.DistributionConfig.DefaultCacheBehavior.FunctionAssociations).toEqual([
+      { EventType: 'viewer-request', FunctionARN: { 'Fn::GetAtt': [expect.stringMatching(/ViewerHost/), 'FunctionARN'] } },
+    ]);
+    const [, edge] = only('AWS::CloudFront::Function');
+    expect(edge.Properties).toMatchObject({ FunctionCode: VIEWER_HOST_FUNCTION, FunctionConfig: { Runtime: 'cloudfront-js-2.0' } });
+    // The function as CloudFront runs it: the host the viewer called replaces a header the client forged.
+    const handler = runInNewContext(`${VIEWER_HOST_FUNCTION}; handler`) as (event: unknown) => { headers: Record<string, unknown> };
+    const request = handler({
+      request: { headers: { host: { value: 'd111.cloudfront.net' }, 'x-forwarded-host': { value: 'evil.example' } } },
+    });
+    expect(request.headers['x-forwarded-host']).toEqual({ value: 'd111.cloudfront.net' });
+    const flags = viewerHostFlags(json);
+    expect(flags.routes).toHaveLength(allRoutes.length);
+    expect(new Set(flags.routes)).toEqual(new Set(['true']));
+    expect(new Set(flags.others)).toEqual(new Set([undefined]));
   });
 
   test('the same alarms as the functions: 5xx rate and latency (and unhealthy tasks), to the alarm topic', () => {

@@ -441,6 +441,22 @@ describe('defect 7: page links are not built from client headers', () => {
       delete process.env.PUBLIC_BASE_URL;
     }
   });
+
+  test('behind the large-body ingest’s CloudFront, links take the host CloudFront forwards, and only there (P274)', async () => {
+    const headers = { ...auth(), Host: `127.0.0.1:${new URL(api.url).port}`, 'X-Forwarded-Host': 'd111.cloudfront.net' };
+    // Without CloudFront in front, a client's X-Forwarded-Host is nobody's word.
+    expect((await rawGet('/jobs?page_size=1', headers)).body.next).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/jobs\?/);
+    process.env.VIEWER_HOST_FROM_CLOUDFRONT = 'true';
+    try {
+      expect((await rawGet('/jobs?page_size=1', headers)).body.next).toMatch(/^https:\/\/d111\.cloudfront\.net\/jobs\?/);
+      // A value that is no host is ignored, not echoed.
+      const odd = await rawGet('/jobs?page_size=1', { ...headers, 'X-Forwarded-Host': 'evil.example/x?' });
+      expect(odd.status).toBe(200);
+      expect(odd.body.next).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/jobs\?/);
+    } finally {
+      delete process.env.VIEWER_HOST_FROM_CLOUDFRONT;
+    }
+  });
 });
 
 describe('defect 8: cursors', () => {
