@@ -103,8 +103,12 @@ export async function sendMail(mail: Mail): Promise<void> {
     );
   } catch (error) {
     // SES's messages can quote the recipient ("Email address is not verified. … failed the check in region …: <address>"),
-    // and callers log what they catch: only the error's name and status go on.
-    const { name = 'Error', $metadata } = error as { name?: string; $metadata?: { httpStatusCode?: number } };
-    throw Object.assign(new Error(`SES refused it: ${name} (${$metadata?.httpStatusCode}).`), { name });
+    // and callers log what they catch: only the error's name and status (or, unanswered, its system code) go on.
+    const { name = 'Error', code, $metadata } = error as { name?: string; code?: unknown; $metadata?: { httpStatusCode?: number } };
+    const status = $metadata?.httpStatusCode;
+    const text = status
+      ? `SES refused it: ${name} (${status}).`
+      : `SES did not answer: ${name}${typeof code === 'string' ? ` ${code}` : ''}.`;
+    throw Object.assign(new Error(text), { name });
   }
 }

@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { messageIdOf, mimeMessage, sendMail } from '#delivery/email.js';
+import { projectRoot } from '../../lib/project-paths.js';
 import { startSimulatorServer } from '../simulators/server.js';
 
 describe('e-mail fallback message', () => {
@@ -157,6 +159,34 @@ describe('an SES refusal', () => {
       await ses.stop();
     }
   });
+});
+
+test('an SES that does not answer is named by its system code, not an undefined status', async () => {
+  const ses = await startSimulatorServer(() => ({ status: 200, body: {} }));
+  await ses.stop(); // a port nothing listens on
+  // In a plain Node process, as on Lambda: under Jest's module sandbox the SDK wraps a socket error and drops its code.
+  const run = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--input-type=module',
+      '-e',
+      "const { sendMail } = await import('#delivery/email.js'); await sendMail({ to: 'ada.candidate@example.com', subject: 'Hi', text: 'Hello', attachments: [] }).catch((e) => process.stdout.write(e.message));",
+    ],
+    {
+      cwd: projectRoot,
+      encoding: 'utf8',
+      env: {
+        PATH: process.env.PATH,
+        AWS_ENDPOINT_URL_SESV2: ses.url,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_REGION: 'us-east-1',
+      },
+    },
+  );
+  expect(run.stdout).toBe('SES did not answer: Error ECONNREFUSED.');
 });
 
 describe('the MIME text itself (nodemailer MailComposer since P218)', () => {
