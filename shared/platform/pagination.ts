@@ -49,9 +49,7 @@ export function pageRequest(q: QueryParams, options: PageOptions): PageRequest {
 }
 
 function bindingOf(q: QueryParams, options: PageOptions, page: number, pageSize: number): string {
-  const filters = options.filterParams
-    .filter((name) => Object.hasOwn(q, name) && !PAGING_PARAMS.has(name))
-    .map((name) => [name, [...q[name]].sort()]);
+  const filters = options.filterParams.filter((name) => Object.hasOwn(q, name) && !PAGING_PARAMS.has(name)).map((name) => [name, q[name]]);
   return createHash('sha256')
     .update(JSON.stringify([options.scope, page, pageSize, filters]))
     .digest('base64url');

@@ -342,6 +342,23 @@ describe('GET /jobs pagination', () => {
     expect(past.body).toMatchObject({ count: 57, next: null, results: [] });
   });
 
+  test('a cursor is bound to the values the filters use: the same values reordered are another list (P273)', async () => {
+    const titled = await aCompany(partner.id);
+    await importJobs(titled.id, [
+      ...['1', '2', '3'].map((n) => aJob({ title: `Pairs a&b ${n}` })),
+      ...['1', '2'].map((n) => aJob({ title: `Sums c+d ${n}` })),
+    ]);
+    const titledJobs = (query: string) => api.get(`/jobs${query}`, { key: partner.key, companyId: titled.id });
+    // `title` is not repeatable: the first value is the filter.
+    const first = await titledJobs('?page_size=1&title=a%26b&title=c%2Bd');
+    expect(first.body.count).toBe(3);
+    const cursor = new URL(first.body.next).searchParams.get('cursor')!;
+    const swapped = await titledJobs(`?page_size=1&title=c%2Bd&title=a%26b&page=2&cursor=${cursor}`);
+    expect(swapped.status).toBe(200);
+    expect(swapped.body.count).toBe(2);
+    expect(swapped.body.results.map((j: { title: string }) => j.title)).toEqual([expect.stringContaining('c+d')]);
+  });
+
   test('a tampered cursor is 400; a cursor replayed with other filters is ignored, not trusted', async () => {
     const first = await bigJobs('?page_size=5');
     const next = new URL(first.body.next);
