@@ -9,10 +9,12 @@ import { config, db } from '#platform/clients.js';
 import { open, seal } from '#platform/derived-keys.js';
 import { expiringAt, keys } from '#platform/keys.js';
 import { BadRequestError } from '#platform/errors.js';
-import { positiveIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
+import { cappedIntParam, stringParam, type QueryParams } from '#platform/query-params.js';
 
 export const DEFAULT_PAGE_SIZE = 10;
 export const MAX_PAGE_SIZE = 50;
+/** A larger `page` is read as this one: past the end of any list (its skip a safe integer), answered from the count (P273). */
+const MAX_PAGE = 10 ** 12;
 
 /** Parameters that shape the page rather than select records; they stay out of the filter hash. */
 const PAGING_PARAMS = new Set(['page', 'page_size', 'limit', 'cursor', 'pagination']);
@@ -40,9 +42,9 @@ export interface PageOptions {
 }
 
 export function pageRequest(q: QueryParams, options: PageOptions): PageRequest {
-  const page = positiveIntParam(q, 'page') ?? 1;
-  const size = positiveIntParam(q, 'page_size') ?? (options.limitAlias ? positiveIntParam(q, 'limit') : undefined);
-  const pageSize = Math.min(size ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  const page = cappedIntParam(q, 'page', MAX_PAGE) ?? 1;
+  const size = (name: string) => cappedIntParam(q, name, MAX_PAGE_SIZE);
+  const pageSize = size('page_size') ?? (options.limitAlias ? size('limit') : undefined) ?? DEFAULT_PAGE_SIZE;
   const token = stringParam(q, 'cursor');
   const cursor = token === undefined ? undefined : openCursor(token, bindingOf(q, options, page, pageSize));
   return { page, pageSize, cursor };

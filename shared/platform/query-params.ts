@@ -110,3 +110,11 @@ export function positiveIntParam(q: QueryParams, name: string): number | undefin
   }
   return Number(value);
 }
+
+/** A paging parameter (D4): any run of digits with one not 0; a value above `max` is taken as `max` (P273). */
+export function cappedIntParam(q: QueryParams, name: string, max: number): number | undefined {
+  const value = stringParam(q, name);
+  if (value === undefined) return undefined;
+  if (!/^\d*[1-9]\d*$/.test(value)) throw invalidField(name, 'Must be a positive integer.');
+  return Math.min(Number(value), max);
+}

@@ -342,6 +342,22 @@ describe('GET /jobs pagination', () => {
     expect(past.body).toMatchObject({ count: 57, next: null, results: [] });
   });
 
+  test('page, page_size and limit take any run of digits (D4, P273): sizes capped at 50, a page past the end empty for the count alone', async () => {
+    const huge = '9'.repeat(40);
+    expect((await bigJobs(`?page_size=${huge}`)).body.results).toHaveLength(50);
+    expect((await bigJobs(`?limit=${huge}`)).body.results).toHaveLength(50);
+    const units = (res: { headers: Headers }) => res.headers.get('x-dynamodb-capacity')!.replace(/; sequential=\d+$/, '');
+    for (const filter of ['', '&status=active']) {
+      const past = await bigJobs(`?page=${huge}&page_size=${huge}${filter}`);
+      expect(past.status).toBe(200);
+      expect(past.body).toMatchObject({ next: null, results: [] });
+      expect(new URL(past.body.previous).searchParams.get('page')).toBe(filter ? '1' : '2');
+      // Read as cheaply as the first page past the end: the count, and no key skipped.
+      expect(units(past)).toBe(units(await bigJobs(`?page=3&page_size=50${filter}`)));
+    }
+    for (const bad of ['page=0', 'page=00', 'page_size=0', 'limit=1e3', 'page=-9']) expect((await bigJobs(`?${bad}`)).status).toBe(400);
+  });
+
   test('a cursor is bound to the values the filters use: the same values reordered are another list (P273)', async () => {
     const titled = await aCompany(partner.id);
     await importJobs(titled.id, [
