@@ -64,16 +64,12 @@ export interface CompanyFilter {
 }
 
 export function parseCompanyFilter(q: QueryParams): CompanyFilter {
-  const ordering = (stringParam(q, 'ordering') ?? '')
-    .split(',')
-    .map((t) => t.trim())
-    .filter(Boolean)
-    .flatMap((term) => {
-      const descending = term.startsWith('-');
-      const field = (descending ? term.slice(1) : term) as OrderingField;
-      // D6: an unknown ordering field is ignored.
-      return ORDERING_FIELDS.includes(field) ? [{ field, descending }] : [];
-    });
+  const ordering = (stringParam(q, 'ordering') ?? '').split(',').flatMap((term) => {
+    const descending = term.trim().startsWith('-');
+    const field = term.trim().slice(descending ? 1 : 0) as OrderingField;
+    // D6: an unknown ordering field (or an empty term) is ignored.
+    return ORDERING_FIELDS.includes(field) ? [{ field, descending }] : [];
+  });
   return {
     values: readFilters(q, COMPANY_FILTER_DECLARATIONS),
     ordering: ordering.length ? ordering : [{ field: 'created_at', descending: true }],
@@ -193,8 +189,7 @@ async function companiesById(ids: number[]): Promise<CompanyRecord[]> {
 
 /** The companies of an exact filter's slot. */
 async function slotCompanies(query: CollectionQuery): Promise<CompanyRecord[]> {
-  const entries = await readKeys(query);
-  return companiesById(entries.map((entry) => Number(String(entry.PK).slice('COMPANY#'.length))));
+  return companiesById((await readKeys(query)).map((entry) => Number(String(entry.PK).slice('COMPANY#'.length))));
 }
 
 async function planList(partnerId: number, filter: CompanyFilter, request: PageRequest): Promise<Plan> {
