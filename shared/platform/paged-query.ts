@@ -142,11 +142,11 @@ function baseInput(query: CollectionQuery): QueryCommandInput {
   };
 }
 
+/** Without the index's partition, which `startKey` takes from the request (a long filter value made a cursor too long, P273). */
 function positionOf(query: CollectionQuery, entry: Item): Record<string, unknown> {
-  const index = definitionOf(query.index);
   const position: Record<string, unknown> = { index: sourceOf(query) };
-  const sortKey = query.index === TABLE ? COLLECTION_SORT_KEY : index.sortKey;
-  for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, index.partitionKey, sortKey]) position[name] = entry[name];
+  const sortKey = query.index === TABLE ? COLLECTION_SORT_KEY : definitionOf(query.index).sortKey;
+  for (const name of [tableDefinition.partitionKey, tableDefinition.sortKey, sortKey]) position[name] = entry[name];
   return position;
 }
 

@@ -227,7 +227,9 @@ export function envelope<T>(
   results: T[],
 ): PageEnvelope<T> {
   const { count, position } = page;
-  const cursor = position && makeCursor(link.query, options, request.page + 1, request.pageSize, { position, count });
+  // A cursor too long to be taken back (a position holding a long name) leaves a bare `page=N` (P273).
+  const sealed = position && makeCursor(link.query, options, request.page + 1, request.pageSize, { position, count });
+  const cursor = sealed && sealed.length <= MAX_CURSOR_CHARS ? sealed : undefined;
   return {
     count,
     next: request.page * request.pageSize < count ? urlWith(link, request.page + 1, cursor) : null,

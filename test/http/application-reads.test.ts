@@ -269,4 +269,26 @@ describe('GET /applications/', () => {
     const past = await list('?page=3&page_size=2');
     expect(past.body).toMatchObject({ count: 4, results: [], next: null });
   });
+
+  test("a long value's slot is walked by cursors: the partition, which the request names, is not in them (P273)", async () => {
+    const wide = await aCompany(partner.id, { entitlements: [] });
+    await importJobs(wide.id, [{ external_id: 'W-1', title: 'Wide' }]);
+    const channel = '\u0003'.repeat(255);
+    const made: number[] = [];
+    for (const n of [1, 2, 3]) {
+      const body = { job: await jobIdOf(wide.id, 'W-1'), channel, candidate: person(`wide${n}@example.com`) };
+      made.unshift((await api.request('POST', '/applications/', { key: partner.key, companyId: wide.id, body })).body.id);
+    }
+    const seen: number[] = [];
+    let res = await list(`?channel=${encodeURIComponent(channel)}&page_size=1`, wide.id);
+    for (;;) {
+      expect(res.status).toBe(200);
+      seen.push(...ids(res));
+      if (!res.body.next) break;
+      const url = new URL(res.body.next);
+      expect(url.searchParams.get('cursor')).toEqual(expect.any(String));
+      res = await api.get(url.pathname + url.search, { key: partner.key, companyId: wide.id });
+    }
+    expect(seen).toEqual(made);
+  });
 });
