@@ -122,11 +122,11 @@ export type CompanyScope = { partnerId: number; companyId?: number };
 
 /** Search document entries per read unit (about 4.5 units at 2,000 companies). */
 const ENTRIES_PER_UNIT = 450;
-/** The cursor of a list in memory: the last id shown, and the next pages' ids (P258). */
+/** The cursor of a list in memory: the last id shown and how it sorted (P273), and the next pages' ids (P258). */
 const CARRIED = 'carried';
 
-/** An index walk with cursors, or every match's id in list order (with the records, when read whole). */
-type Plan = { walk: CollectionQuery } | { memory: () => Promise<{ ids: number[]; read?: Map<number, CompanyRecord> }> };
+/** An index walk with cursors, or every match in list order (`whole`: the records, read whole). */
+type Plan = { walk: CollectionQuery } | { memory: () => Promise<{ list: SortableCompany[]; whole?: boolean }> };
 
 /** `publicBase` is the service's public address, the base of an active `magic_link` (D20). */
 export async function listCompanies(
@@ -157,29 +157,26 @@ export async function listCompanies(
     const page = await readPage(plan.walk, request);
     return respond(page.count, page.items.map(fromItem), page.position);
   }
-  const { ids, read } = await plan.memory();
-  // After the cursor's last id where it still is among the matches, else by the page's number.
-  const resumed = position ? ids.indexOf(idsOf(position.after)[0]) : -1;
-  const start = resumed >= 0 ? resumed + 1 : (request.page - 1) * request.pageSize;
-  const pageIds = ids.slice(start, start + request.pageSize);
-  const page = read ? pageIds.map((id) => read.get(id)!) : await companiesById(pageIds);
-  const rest = ids.slice(start + pageIds.length);
-  const after = (id: number): Position => ({ index: CARRIED, after: id.toString(36) });
-  const last = pageIds.at(-1);
+  const { list, whole } = await plan.memory();
+  const compare = compareCompanies(filter.ordering);
+  // After the last company the cursor showed, as it sorted then (P273: it may have changed since), else by the page's number.
+  const shown = position?.sort && ({ id: idsOf(position.after)[0], ...JSON.parse(position.sort) } as SortableCompany);
+  const start = shown ? list.filter((c) => compare(c, shown) <= 0).length : (request.page - 1) * request.pageSize;
+  const slice = list.slice(start, start + request.pageSize);
+  const page = whole ? (slice as CompanyRecord[]) : await companiesById(slice.map((c) => c.id));
+  const rest = list.slice(start + slice.length);
+  const sort = (c: SortableCompany) => JSON.stringify(Object.fromEntries(filter.ordering.map(({ field }) => [field, c[field]])));
+  const after = (c: SortableCompany): Position => ({ index: CARRIED, after: c.id.toString(36), sort: sort(c) });
+  const [last, ids] = [slice.at(-1), rest.map((c) => c.id)];
   // Computed again for a walk whose carried ids ran out: the rest of the ids are stored (P260).
-  const next =
-    last === undefined ? undefined : ((await carryOn(rest, request.pageSize, (i) => after(rest[i]), Boolean(position))) ?? after(last));
-  return respond(cursor?.count ?? ids.length, page, next);
+  const next = last && ((await carryOn(ids, request.pageSize, (i) => after(rest[i]), Boolean(position))) ?? after(last));
+  return respond(cursor?.count ?? list.length, page, next);
 }
 
 /** Candidates read whole, then filtered and ordered in memory. */
 function wholePlan(candidates: () => Promise<CompanyRecord[]>, filter: CompanyFilter): Plan {
-  return {
-    memory: async () => {
-      const matching = (await candidates()).filter((c) => matchesCompany(c, filter)).sort(compareCompanies(filter.ordering));
-      return { ids: matching.map((c) => c.id), read: new Map(matching.map((c) => [c.id, c])) };
-    },
-  };
+  const matching = async () => (await candidates()).filter((c) => matchesCompany(c, filter)).sort(compareCompanies(filter.ordering));
+  return { memory: async () => ({ list: await matching(), whole: true }) };
 }
 
 /** Companies by id, in the order given; one gone meanwhile is left out. */
@@ -242,5 +239,5 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     if (fewer || exact.has('partner_company_id')) return wholePlan(sources[smallest].read, filter);
   }
   const matching = async () => (await readSearchDocument(partnerId)).filter((e) => entryMatches(e, filter)).map(sortableOf);
-  return { memory: async () => ({ ids: (await matching()).sort(compareCompanies(ordering)).map((c) => c.id) }) };
+  return { memory: async () => ({ list: (await matching()).sort(compareCompanies(ordering)) }) };
 }

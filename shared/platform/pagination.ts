@@ -69,20 +69,23 @@ export function makeCursor(q: QueryParams, options: PageOptions, nextPage: numbe
 
 /** Characters of ids a cursor carries, and a walk's stored part (base 36, comma-separated): a token stays under 2 KB. */
 const CARRIED_CHARS = 1200;
+/** Bytes the position after the ids may take beside them; a longer one (a company's sort values, P273) leaves fewer ids. */
+const POSITION_BYTES = 150;
 /** How long a walk's parts are kept; a cursor whose part is gone computes its list again from its position. */
 const WALK_SECONDS = 86_400;
 
 /** A cursor's position: the index or list it names, and where the next page starts. */
 export type Position = Record<string, string>;
 
-/** The whole pages of `ids` from `from` that a cursor carries, as text, and where they end. */
-function fitting(ids: number[], from: number, pageSize: number): { text: string; end: number } {
+/** The whole pages of `ids` from `from` that a cursor carries with the position after them (`at`), as text, and where they end. */
+function fitting(ids: number[], from: number, pageSize: number, at: (i: number) => Position): { text: string; end: number } {
   let text = '';
   let fit = { text: '', end: from };
   for (let i = from; i < ids.length; i++) {
     text = text ? `${text},${ids[i].toString(36)}` : ids[i].toString(36);
     if (text.length > CARRIED_CHARS) break;
-    if ((i + 1 - from) % pageSize === 0 || i + 1 === ids.length) fit = { text, end: i + 1 };
+    const whole = (i + 1 - from) % pageSize === 0 || i + 1 === ids.length;
+    if (whole && text.length + Buffer.byteLength(JSON.stringify(at(i))) <= CARRIED_CHARS + POSITION_BYTES) fit = { text, end: i + 1 };
   }
   return fit;
 }
@@ -98,7 +101,7 @@ export async function carryOn(
   at: (i: number) => Position,
   store: boolean,
 ): Promise<Position | undefined> {
-  const first = fitting(rest, 0, pageSize);
+  const first = fitting(rest, 0, pageSize, at);
   if (!first.end) return undefined;
   const position = { ...at(first.end - 1), ids: first.text };
   if (first.end === rest.length || !store) return position;
@@ -106,7 +109,8 @@ export async function carryOn(
   const parts: Record<string, unknown>[] = [];
   const expires = expiringAt(Math.floor(Date.now() / 1000) + WALK_SECONDS);
   for (let from = first.end; from < rest.length;) {
-    const { text, end } = fitting(rest, from, pageSize);
+    const { text, end } = fitting(rest, from, pageSize, at);
+    if (end === from) break; // a position too long to carry any ids: the walk computes its list again there
     parts.push({ ...keys.walk(walk, parts.length + 1), ids: text, position: at(end - 1), ...expires });
     from = end;
   }

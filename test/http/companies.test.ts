@@ -383,3 +383,31 @@ describe('PATCH /companies/{id}/', () => {
     expect(res.body.code).toBe('company_id_required');
   });
 });
+
+describe('a walk of a list in memory (P258) goes on after the companies it showed, whatever changed since (P273)', () => {
+  test('the last company shown on each page renamed to sort first: every company shown once, in the first page order', async () => {
+    const walker = await aPartner();
+    const made: number[] = [];
+    // Long names: the position after the carried ids holds the last one's name, and the cursor carries fewer ids.
+    const nameOf = (i: number) => `Zz ${String(i).padStart(4, '0')} ${'x'.repeat(200)}`;
+    for (let start = 0; start < 470; start += 16) {
+      const batch = Array.from({ length: Math.min(16, 470 - start) }, (_, k) => nameOf(start + k));
+      made.push(...(await Promise.all(batch.map((name) => createCompany({ partner: walker.id, name })))).map((c) => c.id));
+    }
+    const seen: number[] = [];
+    let res = await list('?name=zz&ordering=name&page_size=50', walker.key);
+    for (let page = 1; ; page++) {
+      expect(res.status).toBe(200);
+      expect(res.body.count).toBe(470);
+      const shown = res.body.results.map((c: { id: number }) => c.id);
+      seen.push(...shown);
+      if (!res.body.next) break;
+      expect(new URL(res.body.next).searchParams.get('cursor')).toEqual(expect.any(String));
+      // Past the ids its first page carried, the list is computed again (P258): the renamed company sorts first there.
+      const [last, body] = [shown.at(-1), { name: `Zz 0000${String.fromCharCode(96 + page)}` }];
+      expect((await api.request('PATCH', `/companies/${last}/`, { key: walker.key, companyId: last, body })).status).toBe(200);
+      res = await api.get(new URL(res.body.next).pathname + new URL(res.body.next).search, { key: walker.key });
+    }
+    expect(seen).toEqual(made);
+  }, 180_000);
+});
