@@ -91,8 +91,9 @@ export const ERROR_RESPONSES: Record<string, { name: string; description: string
   },
   '409': {
     name: 'Conflict',
-    description: 'A request with the same `Idempotency-Key` is still being processed; retry shortly.',
+    description: 'A request with the same `Idempotency-Key` is still being processed; retry after `Retry-After` seconds.',
     example: { detail: 'A request with this Idempotency-Key is still being processed; retry shortly.', code: 'idempotency_in_progress' },
+    headers: { 'Retry-After': headerRef('RetryAfter') },
   },
   '413': {
     name: 'PayloadTooLarge',

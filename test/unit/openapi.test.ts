@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { APPLICATION_FILTERS } from '#applications/application-list.js';
 import { COMPANY_FILTERS } from '#companies/company-list.js';
+import { idempotencyError } from '#http/idempotency-errors.js';
 import { JOB_FILTERS } from '#jobs/job-list.js';
 import { openApiDocument } from '#http/openapi.js';
 import * as responseSchemas from '#http/response-schemas.js';
@@ -116,6 +117,12 @@ describe('operations from the route table', () => {
       'updated_at',
       '-updated_at',
     ]);
+  });
+
+  test('every header an error response sends is declared: Retry-After on the 409 of an Idempotency-Key in progress (P273)', () => {
+    const inProgress = idempotencyError(Object.assign(new Error('busy'), { name: 'IdempotencyAlreadyInProgressError' }))!;
+    expect(inProgress.statusCode).toBe(409);
+    for (const header of Object.keys(inProgress.headers)) expect(Object.keys(doc.components.responses.Conflict.headers)).toContain(header);
   });
 
   test('CreateApplication: Idempotency-Key, three encodings, idempotency and body errors; PATCH takes JSON only', () => {

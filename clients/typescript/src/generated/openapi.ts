@@ -801,10 +801,11 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A request with the same `Idempotency-Key` is still being processed; retry shortly. */
+        /** @description A request with the same `Idempotency-Key` is still being processed; retry after `Retry-After` seconds. */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
                 [name: string]: unknown;
             };
             content: {
