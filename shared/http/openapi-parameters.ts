@@ -194,6 +194,12 @@ function companyOrderingFields(): string[] {
   });
 }
 
+/** `ordering` as a comma list of those fields, each with an optional `-`, spaces around a term allowed (P273). */
+function companyOrderingPattern(): string {
+  const term = `\\s*-?(${companyOrderingFields().join('|')})\\s*`;
+  return `^${term}(,${term})*$`;
+}
+
 /** A declared filter's parameter: its type from how its value is read, its meaning from its kind (`#platform/filters.ts`). */
 function declaredFilterTypes(declarations: readonly FilterDeclaration[]): Record<string, QueryParameter> {
   const types: Record<string, QueryParameter> = Object.create(null);
@@ -224,7 +230,7 @@ export const FILTER_TYPES: Record<string, Record<string, QueryParameter>> = {
   companies: {
     ...declaredFilterTypes(COMPANY_FILTER_DECLARATIONS),
     ordering: {
-      schema: { type: 'string', enum: companyOrderingFields().flatMap((field) => [field, `-${field}`]), default: '-created_at' },
+      schema: { type: 'string', pattern: companyOrderingPattern(), default: '-created_at', examples: ['-created_at', '-status,name'] },
       description:
         'Sort field; a `-` prefix reverses. A comma list (`-status,name`) orders by several fields; unknown fields are ignored (D6). Ties break on `id`.',
     },

@@ -105,6 +105,7 @@ describe('the packed tarball in a partner project', () => {
         "  for await (const job of client.company(1).jobs.list({ status: 'active' })) out.push((job satisfies JobListItem).title ?? String(job.id));",
         '  // @ts-expect-error the API has no job status "open"',
         "  client.company(1).jobs.list({ status: 'open' });",
+        "  client.companies.list({ status: ['active', 'invited'], ordering: '-status,name' });",
         '  const job: Job = await client.company(1).jobs.get(1);',
         '  try {',
         '    await client.company(1).applications.get(job.id);',
@@ -135,6 +136,26 @@ describe('the packed tarball in a partner project', () => {
     let output = '';
     try {
       execFileSync(process.execPath, [tsc, '-p', dir], { cwd: dir, encoding: 'utf8' });
+    } catch (error) {
+      output = String((error as { stdout?: string }).stdout);
+    }
+    expect(output).toBe('');
+  });
+
+  test("the README's examples type-check against the shipped declarations (P273)", () => {
+    const readme = readFileSync(join(dir, 'node_modules', ...manifest.name.split('/'), 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map(([, code]) => code);
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    // The names an example leaves to the reader.
+    const given = ['declare const coverLetterBytes: Buffer;', 'declare const myApplicationId: string;'];
+    writeFileSync(join(dir, 'readme.ts'), [...given, ...blocks, 'export {};', ''].join('\n'));
+    const compilerOptions = { target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', strict: true, noEmit: true };
+    const options = { ...compilerOptions, skipLibCheck: true, types: ['node'] };
+    writeFileSync(join(dir, 'tsconfig.readme.json'), JSON.stringify({ compilerOptions: options, files: ['readme.ts'] }));
+    const tsc = join(projectRoot, 'node_modules', 'typescript', 'bin', 'tsc');
+    let output = '';
+    try {
+      execFileSync(process.execPath, [tsc, '-p', join(dir, 'tsconfig.readme.json')], { cwd: dir, encoding: 'utf8' });
     } catch (error) {
       output = String((error as { stdout?: string }).stdout);
     }

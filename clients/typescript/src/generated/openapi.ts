@@ -940,7 +940,7 @@ export interface operations {
                 /** @description Exact match on `job_sync_active`; `true`, `false`, `1` or `0`. */
                 job_sync_active?: boolean;
                 /** @description Sort field; a `-` prefix reverses. A comma list (`-status,name`) orders by several fields; unknown fields are ignored (D6). Ties break on `id`. */
-                ordering?: "name" | "-name" | "status" | "-status" | "created_at" | "-created_at" | "updated_at" | "-updated_at";
+                ordering?: string;
                 /** @description Page number; a page past the end is empty. Not a positive integer: 400. */
                 page?: number;
                 /** @description Records per page; values above 50 are capped at 50. Not a positive integer: 400. */
