@@ -50,6 +50,7 @@ export function pageRequest(q: QueryParams, options: PageOptions): PageRequest {
   return { page, pageSize, cursor };
 }
 
+/** The filters' values as sent, in their order (not sorted: a filter that reads only the first is bound to it, P273). */
 function bindingOf(q: QueryParams, options: PageOptions, page: number, pageSize: number): string {
   const filters = options.filterParams.filter((name) => Object.hasOwn(q, name) && !PAGING_PARAMS.has(name)).map((name) => [name, q[name]]);
   return createHash('sha256')
