@@ -116,9 +116,9 @@ export function toCompany(c: CompanyRecord, magicLink: string | null = null): Co
   };
 }
 
-/** The Company object with its active magic link opened (D20) on `base`, the service's public address. */
+/** The Company object with its active magic link opened (D20) on `base`, the service's public address; `null` when it cannot be used (P271). */
 export async function presentCompany(c: CompanyRecord, base: string | undefined): Promise<Company> {
-  return toCompany(c, await magicLinkUrl(c.id, c.magic_link_token, base));
+  return toCompany(c, await magicLinkUrl(c, base));
 }
 
 // ---------------------------------------------------------------------------------------------------

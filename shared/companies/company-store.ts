@@ -15,7 +15,7 @@ import { missingApplyChannels } from '#companies/apply-channels.js';
 import { ConflictError, NotFoundError, ValidationError, invalidField, isConditionFailure } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { indexKeys, keys } from '#platform/keys.js';
-import type { StoredMagicLink } from '#companies/magic-links.js';
+import { linkOpenFor, revokeIfActive, type StoredMagicLink } from '#companies/magic-links.js';
 import { readSearchShard, searchEntryOf, searchShardPut } from '#companies/company-search.js';
 import { companyCounterMove, companyIndexAttributes, companyLookupItems, fromItem, newCompanyItem } from '#companies/company-layout.js';
 import {
@@ -364,29 +364,50 @@ export async function setEntitlements(id: number, add: string[] = [], remove: st
 
 /**
  * `hiring-admin company set-status`: moves a company to any lifecycle state (D17). Leaving `failing` or
- * reactivating clears the import failure count. Returns the Company object.
+ * reactivating clears the import failure count. A state no magic link acts on (`active`, `failing`,
+ * `deactivated`, `deleted`) takes the company's link away in the same transaction (P271): the record's
+ * `magic_link_token` is cleared and the lookup item revoked when it is still active, so the link answers the
+ * "no longer valid" page and `magic_link` is `null`. Returns the Company object.
  */
 export async function setCompanyStatus(id: number, status: string, also: StatusChangeExtras = {}): Promise<Company> {
   if (!(COMPANY_STATUSES as readonly string[]).includes(status))
     throw invalidField('status', `Must be one of ${COMPANY_STATUSES.join(', ')}.`);
-  await requireCompany(id);
-  const fields: MaintainedCompanyFields = {
-    ...also.fields,
-    status: status as CompanyStatus,
-    updated_at: isoNow(),
-    ...(status === 'active' ? { job_import_failures: 0 } : {}),
-  };
-  return toCompany(await writeCompanyChange(id, fields, { with: also.transactItems ?? [] }));
+  const closesLink = !linkOpenFor(status);
+  for (let attempt = 0; ; attempt++) {
+    const current = await requireCompany(id);
+    const revoke = closesLink && current.magic_link_token ? await revokeIfActive(current.magic_link_token.hash) : [];
+    const extra = [...(also.transactItems ?? []), ...revoke];
+    const change = (c: CompanyRecord): MaintainedCompanyFields => {
+      also.check?.(c);
+      return {
+        ...also.fields,
+        status: status as CompanyStatus,
+        updated_at: isoNow(),
+        ...(status === 'active' ? { job_import_failures: 0 } : {}),
+        ...(closesLink && c.magic_link_token ? { magic_link_token: null } : {}),
+      };
+    };
+    try {
+      return toCompany(await writeCompanyChange(id, change, { with: extra }));
+    } catch (error) {
+      // The link was spent or replaced between the read and the write: read it again.
+      const reasons = (error as { CancellationReasons?: { Code?: string }[] }).CancellationReasons;
+      if (revoke.length && attempt < 3 && reasons?.[extra.length - 1]?.Code === 'ConditionalCheckFailed') continue;
+      throw error;
+    }
+  }
 }
 
 /**
  * What a status change may carry along (the connect page's ATS request, D20): more maintained fields of the
- * company, and items written in the same transaction (for example spending the magic link, whose condition
- * then decides the whole change).
+ * company, items written in the same transaction (for example spending the magic link, whose condition then
+ * decides the whole change), and a check of the company as stored, run on every attempt of the conditional
+ * write, that throws to refuse the change (the link's company must still be open to it, P271).
  */
 export interface StatusChangeExtras {
   fields?: Omit<MaintainedCompanyFields, 'status' | 'updated_at'>;
   transactItems?: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>;
+  check?: (current: CompanyRecord) => void;
 }
 
 /** Failed job import runs in a row after which the company turns `failing` (D14). */

@@ -4,8 +4,8 @@
  * Company object with `magic_link` = `{base}/connect/{token}`.
  */
 import { createCompany, writeCompanyChange, requireCompany } from '#companies/company-store.js';
-import { toCompany, type Company } from '#companies/company-schema.js';
-import { newMagicLink, spendMagicLinkUpdate } from '#companies/magic-links.js';
+import { toCompany, type Company, type CompanyRecord } from '#companies/company-schema.js';
+import { linkOpenFor, newMagicLink, spendMagicLinkUpdate } from '#companies/magic-links.js';
 import { config } from '#platform/clients.js';
 import { isoNow, now } from '#platform/clock.js';
 import { ConflictError, isConditionFailure } from '#platform/errors.js';
@@ -41,16 +41,13 @@ export async function inviteCompany(input: Invite, base: string): Promise<Compan
 }
 
 /**
- * `hiring-admin company invite-link`: a fresh link for a company that is not `active` (nor `failing` or
- * `deleted`: those are connected, or gone); the previous link stops working.
+ * `hiring-admin company invite-link`: a fresh link for a company in a state a link acts on (`invited`,
+ * `requested`, P271); the previous link stops working. 409 `company_connected` for an `active` or `failing`
+ * company, 409 `company_inactive` for a `deactivated` or `deleted` one (set it `invited` first to onboard it again).
  */
 export async function reissueMagicLink(companyId: number, base: string): Promise<Company> {
   const company = await requireCompany(companyId);
-  if (['active', 'failing', 'deleted'].includes(company.status))
-    throw new ConflictError(
-      `Company ${companyId} is ${company.status}; only a company that is not connected gets a magic link.`,
-      'company_connected',
-    );
+  refuseClosed(company);
   const link = await newMagicLink(companyId, company.partner);
   const previous = company.magic_link_token;
   // The old lookup item exists until TTL removes it (30 days after its expiry); revoke it while it does.
@@ -58,7 +55,11 @@ export async function reissueMagicLink(companyId: number, base: string): Promise
   try {
     await writeCompanyChange(
       companyId,
-      { magic_link_token: link.stored, updated_at: isoNow() },
+      // Checked again on the record the write is conditioned on: a deactivation meanwhile wins.
+      (current) => {
+        refuseClosed(current);
+        return { magic_link_token: link.stored, updated_at: isoNow() };
+      },
       {
         with: [
           { Put: { TableName: config().tableName, Item: link.item, ConditionExpression: 'attribute_not_exists(PK)' } },
@@ -72,4 +73,16 @@ export async function reissueMagicLink(companyId: number, base: string): Promise
     throw error;
   }
   return { ...toCompany({ ...company, magic_link_token: link.stored, updated_at: isoNow() }), magic_link: linkUrl(base, link.token) };
+}
+
+/** Throws the 409 for a company no link may act on (P271). */
+function refuseClosed(company: CompanyRecord): void {
+  if (linkOpenFor(company.status)) return;
+  const connected = company.status === 'active' || company.status === 'failing';
+  throw new ConflictError(
+    connected
+      ? `Company ${company.id} is ${company.status}; only a company that is not connected gets a magic link.`
+      : `Company ${company.id} is ${company.status}; set it invited first to send it a magic link.`,
+    connected ? 'company_connected' : 'company_inactive',
+  );
 }

@@ -6,7 +6,8 @@
  * - For showing in the Company object's `magic_link`, the company record keeps the token sealed
  *   (`#platform/secrets.js`, envelope encryption like the ATS credentials) with its hash and expiry, and
  *   nothing in plain text. Issuing a new link revokes the old one; using it (connect, request) spends it.
- * - `magic_link` is `{base}/connect/{token}` while the link is active and unexpired, else `null`.
+ * - `magic_link` is `{base}/connect/{token}` while the link is active and unexpired and the company is in a
+ *   state a link may act on (`invited`, `requested`), else `null` (P271).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -40,6 +41,16 @@ const TOKEN_BYTES = 32;
 export const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 /** Lookup items stay this long after the link expired (so an expired link answers 410, not 404), then TTL removes them. */
 const KEEP_AFTER_EXPIRY_SECONDS = 30 * 86_400;
+
+/**
+ * The company states a magic link may act on (D17, D20, P271): `invited`, and `requested` (a company that asked
+ * for an ATS without a connector may later connect a supported one, through a new link from `invite-link`).
+ * A connected company (`active`, `failing`) has no use for one, and a `deactivated` or `deleted` one is out of
+ * service by the operator's decision, which a link must never undo.
+ */
+export const LINK_OPEN_STATUSES: readonly string[] = ['invited', 'requested'];
+
+export const linkOpenFor = (status: string): boolean => LINK_OPEN_STATUSES.includes(status);
 
 /** `MAGIC_LINK_TTL_DAYS` (default 14): how long a link works. */
 export function magicLinkTtlDays(): number {
@@ -81,15 +92,19 @@ export function linkActive(stored: StoredMagicLink | null | undefined): stored i
   return !!stored && Date.parse(stored.expires_at) > now().getTime();
 }
 
-/** The `magic_link` URL of a company's active link, or `null` (expired, used, none, or not openable). */
+/**
+ * The `magic_link` URL of a company's active link, or `null`: none, expired, the company in a state no link acts
+ * on (P271), or not openable. A used or revoked link is never on the record: every write that spends or revokes
+ * one clears `magic_link_token` in the same transaction, so no lookup item is read here.
+ */
 export async function magicLinkUrl(
-  companyId: number,
-  stored: StoredMagicLink | null | undefined,
+  company: { id: number; status: string; magic_link_token?: StoredMagicLink | null },
   base: string | undefined,
 ): Promise<string | null> {
-  if (!linkActive(stored) || !base) return null;
+  const stored = company.magic_link_token;
+  if (!linkActive(stored) || !linkOpenFor(company.status) || !base) return null;
   try {
-    const token = await openSecret(stored.sealed, sealContext(companyId));
+    const token = await openSecret(stored.sealed, sealContext(company.id));
     return `${base.replace(/\/+$/, '')}/connect/${token}`;
   } catch (error) {
     if (error instanceof SecretUnavailableError) return null;
@@ -100,7 +115,11 @@ export async function magicLinkUrl(
 /** The lookup item of a token, or undefined for a malformed or unknown one. */
 export async function findMagicLink(token: string): Promise<(MagicLinkItem & { hash: string }) | undefined> {
   if (!TOKEN_PATTERN.test(token)) return undefined;
-  const hash = hashToken(token);
+  return findMagicLinkByHash(hashToken(token));
+}
+
+/** The lookup item of a token's hash (read consistently: it decides), or undefined. */
+export async function findMagicLinkByHash(hash: string): Promise<(MagicLinkItem & { hash: string }) | undefined> {
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.magicLink(hash), ConsistentRead: true }));
   if (!out.Item) return undefined;
   return { ...(out.Item as MagicLinkItem), hash };
@@ -121,4 +140,12 @@ export function spendMagicLinkUpdate(hash: string, state: Exclude<MagicLinkState
     ExpressionAttributeNames: { '#state': 'state' },
     ExpressionAttributeValues: { ':state': state, ':active': 'active', ':now': now().toISOString() },
   };
+}
+
+/**
+ * The transaction items that revoke the link `hash` if its lookup item is still `active` (none when it is used,
+ * revoked, or already removed by TTL). Its condition fails when the link is spent meanwhile: read again then.
+ */
+export async function revokeIfActive(hash: string): Promise<Record<string, unknown>[]> {
+  return (await findMagicLinkByHash(hash))?.state === 'active' ? [{ Update: spendMagicLinkUpdate(hash, 'revoked') }] : [];
 }

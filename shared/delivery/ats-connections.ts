@@ -6,11 +6,11 @@
  */
 import { atsBySlug, atsIntegrations } from '#companies/ats.js';
 import { requireCompany, writeCompanyChange } from '#companies/company-store.js';
-import { toCompany, type Company } from '#companies/company-schema.js';
+import { toCompany, type Company, type CompanyRecord } from '#companies/company-schema.js';
 import { config } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { ApiError, CompanyInactiveError, invalidField, isConditionFailure } from '#platform/errors.js';
-import { spendMagicLinkUpdate } from '#companies/magic-links.js';
+import { linkOpenFor, spendMagicLinkUpdate } from '#companies/magic-links.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
 import { connectorFor } from '#delivery/connectors/registry.js';
 import type { CredentialsCheck } from '#delivery/connectors/connector.js';
@@ -65,6 +65,11 @@ export async function connectCompany(
   const credentials = parseCredentials(connector, input);
   const company = await requireCompany(companyId);
   if (company.status === 'deleted') throw new CompanyInactiveError('This company has been deleted; it cannot be connected.');
+  // Through a magic link: only while the company is in a state a link acts on and the link is still its own,
+  // checked again on the record the write is conditioned on (an operator's deactivation wins, P271).
+  const linkStillOpen = (c: CompanyRecord) =>
+    !options.magicLinkHash || (linkOpenFor(c.status) && c.magic_link_token?.hash === options.magicLinkHash);
+  if (!linkStillOpen(company)) throw new MagicLinkGoneError();
   try {
     await connector.validateCredentials(credentials, { ...company, ats });
   } catch (error) {
@@ -91,7 +96,11 @@ export async function connectCompany(
     ? { Put: { TableName: config().tableName, Item: await credentialsItem(companyId, ats, credentials, now) } }
     : { Delete: deleteCredentialsInput(companyId) };
   const spend = options.magicLinkHash ? [{ Update: spendMagicLinkUpdate(options.magicLinkHash, 'used') }] : [];
-  const next = await writeCompanyChange(companyId, fields, { with: [credentialsWrite, ...spend] }).catch((error: unknown) => {
+  const change = (c: CompanyRecord) => {
+    if (!linkStillOpen(c)) throw new MagicLinkGoneError();
+    return fields;
+  };
+  const next = await writeCompanyChange(companyId, change, { with: [credentialsWrite, ...spend] }).catch((error: unknown) => {
     if (options.magicLinkHash && isConditionFailure(error)) throw new MagicLinkGoneError();
     throw error;
   });

@@ -9,7 +9,7 @@
 import { atsBySlug } from '#companies/ats.js';
 import { getCompanyRecord, setCompanyStatus } from '#companies/company-store.js';
 import type { CompanyRecord } from '#companies/company-schema.js';
-import { findMagicLink, magicLinkUsable, spendMagicLinkUpdate } from '#companies/magic-links.js';
+import { findMagicLink, findMagicLinkByHash, linkOpenFor, magicLinkUsable, spendMagicLinkUpdate } from '#companies/magic-links.js';
 import { getPartner } from '#companies/partners.js';
 import { isConditionFailure, ValidationError } from '#platform/errors.js';
 import { newEvent, outboxPut } from '#platform/events.js';
@@ -45,18 +45,38 @@ export type Invitation = { state: 'open'; hash: string; company: CompanyRecord; 
 
 /**
  * What a token opens. `not_valid` for every token that opens nothing: malformed, never issued, used, revoked,
- * expired, or its company connected or deleted meanwhile. One state, so the page cannot tell them apart
- * either (issue 25, P219).
+ * expired, or its company in a state no link acts on (connected, deactivated or deleted meanwhile, P271). One
+ * state, so the page cannot tell them apart either (issue 25, P219).
  */
 export async function openInvitation(token: string): Promise<Invitation> {
   const notValid = { state: 'not_valid' } as const;
   const link = await findMagicLink(token);
   if (!link || !magicLinkUsable(link)) return notValid;
   const company = await getCompanyRecord(link.company);
-  if (!company || ['active', 'failing', 'deleted'].includes(company.status) || company.magic_link_token?.hash !== link.hash)
-    return notValid;
+  if (!company || !stillOpen(company, link.hash)) return notValid;
   const partner = await getPartner(company.partner).catch(() => undefined);
   return { state: 'open', hash: link.hash, company, partnerName: partner?.name ?? '' };
+}
+
+/** Whether the company still takes its link `hash`: in a state a link acts on, and that link still its own. */
+const stillOpen = (company: CompanyRecord, hash: string) => linkOpenFor(company.status) && company.magic_link_token?.hash === hash;
+
+/**
+ * What became of a form sent twice (its nonce claimed already, P271): `connected` or `requested` when the link was
+ * spent by that and the company is still in that state, `pending` while the link is still open (the first
+ * submission is being checked, or was refused), else `not_valid`.
+ */
+export async function invitationOutcome(
+  invitation: Extract<Invitation, { state: 'open' }>,
+): Promise<{ state: 'connected' | 'requested'; company: CompanyRecord } | { state: 'pending' | 'not_valid' }> {
+  const company = await getCompanyRecord(invitation.company.id);
+  if (!company) return { state: 'not_valid' };
+  if (stillOpen(company, invitation.hash)) return { state: 'pending' };
+  const link = await findMagicLinkByHash(invitation.hash);
+  if (link?.state !== 'used' || link.company !== company.id) return { state: 'not_valid' };
+  if ((company.status === 'active' || company.status === 'failing') && company.ats_connection) return { state: 'connected', company };
+  if (company.status === 'requested') return { state: 'requested', company };
+  return { state: 'not_valid' };
 }
 
 /** Connects the invitation's company with the credentials entered (throws the connector's D2 error, or MagicLinkGoneError). */
@@ -94,6 +114,10 @@ export async function requestAtsThroughLink(invitation: Extract<Invitation, { st
   const companyId = invitation.company.id;
   try {
     await setCompanyStatus(companyId, 'requested', {
+      // Refused when the company left the states a link acts on meanwhile (deactivated, P271), or got a new link.
+      check: (current) => {
+        if (!stillOpen(current, invitation.hash)) throw new MagicLinkGoneError();
+      },
       fields: { ats, contact_name: request.contact_name, contact_email: request.contact_email, magic_link_token: null },
       transactItems: [
         { Update: spendMagicLinkUpdate(invitation.hash, 'used') },
