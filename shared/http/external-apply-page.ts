@@ -32,7 +32,10 @@ const NOT_FOUND: PageResult = {
     <p>This link is not valid.</p>`,
 };
 
-/** `GET /r/{token}/unsubscribe`: a page with one button; nothing changes on a GET (link scanners follow links). */
+/**
+ * `GET /r/{token}/unsubscribe`: a page with one button, saying what it will do (P271); nothing changes on a GET
+ * (link scanners follow links).
+ */
 export async function showExternalApplyUnsubscribe({ event }: PageRequest): Promise<PageResult> {
   const token = event.pathParameters?.token ?? '';
   if (!(await externalApplyUnsubscribe(token, false))) return NOT_FOUND;
@@ -40,7 +43,7 @@ export async function showExternalApplyUnsubscribe({ event }: PageRequest): Prom
     statusCode: 200,
     title: 'Stop reminders',
     body: html`<h1>Stop reminders</h1>
-      <p>You will get no more reminders about this application.</p>
+      <p>Nothing has changed yet. Press the button below, and we will send you no more reminders about this application.</p>
       <form method="post"><button type="submit">Stop reminders</button></form>`,
   };
 }

@@ -235,7 +235,11 @@ test('unsubscribe: GET shows a button and changes nothing; POST records it once;
   const url = `${api.url}/r/${externalApplyToken(created.id, 'unsubscribe')}/unsubscribe`;
   const page = await fetch(url);
   expect(page.status).toBe(200);
-  expect(await page.text()).toContain('<form method="post">');
+  const shown = (await page.text()).replace(/\s+/g, ' ');
+  expect(shown).toContain('<form method="post">');
+  // The page says what the button will do, not that it was done (P271).
+  expect(shown).toContain('Nothing has changed yet. Press the button below, and we will send you no more reminders');
+  expect(shown).not.toContain('You will get no more reminders');
   expect((await stored()).external_apply_unsubscribed_at).toBeUndefined();
   const post = await fetch(url, { method: 'POST' });
   expect(post.status).toBe(200);
