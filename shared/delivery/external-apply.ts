@@ -186,15 +186,25 @@ export function followUpMail(record: ApplicationRecord, job: JobRecord, company:
 }
 
 /**
+ * Whether the job still takes applications through its link (P271): the job `active`, its company neither
+ * `deactivated` nor `deleted` (D17). Otherwise the tracked link answers "no longer open" (410) and no e-mail
+ * (first or reminder) sends the candidate there.
+ */
+export function externalApplyOpen(company: Pick<CompanyRecord, 'status'>, job: Pick<JobRecord, 'status'>): boolean {
+  return job.status === 'active' && company.status !== 'deactivated' && company.status !== 'deleted';
+}
+
+/**
  * Sends the first follow-up e-mail and writes CONTACTED over NOTSENT with its event, in one transaction.
- * Nothing is written (NOTSENT stays) when the job has no http(s) `application_url`, or no public base is
- * configured. A failed send leaves NOTSENT and fails the sync attempt, so the sync message comes back (and the
- * application stays due for the sweeper) and tries again with the same Message-ID (P106, P267).
+ * Nothing is written (NOTSENT stays) when the job is no longer open (archived or deleted, P271) or has no
+ * http(s) `application_url`, or no public base is configured. A failed send leaves NOTSENT and fails the sync
+ * attempt, so the sync message comes back (and the application stays due for the sweeper) and tries again with
+ * the same Message-ID (P106, P267).
  */
 export async function contactCandidate(record: ApplicationRecord, company: CompanyRecord): Promise<void> {
   const job = await getJob(company.id, record.job);
   const url = job.application_url;
-  if (typeof url !== 'string' || !isHttpUrl(url)) return;
+  if (!externalApplyOpen(company, job) || typeof url !== 'string' || !isHttpUrl(url)) return;
   const base = linkBase();
   if (!base) {
     logger.warn('external apply follow-up skipped: PUBLIC_BASE_URL is not set', { applicationId: record.id });
@@ -247,23 +257,32 @@ export async function contactCandidate(record: ApplicationRecord, company: Compa
   record.event_sequence = previous + 1;
 }
 
+/** Where a tracked link leads: the job's own `application_url`, or `closed` (the job no longer takes applications). */
+export type FollowedLink = { url: string } | 'closed';
+
 /**
- * A click on the tracked link (P207): the job's own `application_url` to redirect to, or undefined (404) when
- * the token names no application that was contacted, the application was anonymized, or the job has no
- * http(s) `application_url` (any more). A click after CONTACTED or REMINDED writes ENGAGED with its event;
- * a repeated click writes nothing. Nothing of the request but the token is used.
+ * A click on the tracked link (P207): the job's own `application_url` to redirect to; `closed` (410) when the
+ * job is not `active` or its company is deactivated or deleted (P271), with nothing written; or undefined (404)
+ * when the token names no application that was contacted, the application was anonymized, or the job (or
+ * company) is gone or has no http(s) `application_url` (any more). A click after CONTACTED or REMINDED writes
+ * ENGAGED with its event; a repeated click writes nothing. Nothing of the request but the token is used.
  */
-export async function followExternalApplyLink(token: string): Promise<string | undefined> {
+export async function followExternalApplyLink(token: string): Promise<FollowedLink | undefined> {
   const id = verifyExternalApplyToken(token, 'redirect');
   if (id === undefined) return undefined;
   const record = await getApplicationRecord(id);
   if (!record || record.personal_data_deleted_at || record.status === 'anonymized') return undefined;
   if (record.external_apply_status === 'NOTSENT') return undefined;
-  const job = await getJob(record.company, record.job).catch((error: unknown) => {
-    if (error instanceof NotFoundError) return undefined;
-    throw error;
-  });
-  const url = job?.application_url;
+  const [job, company] = await Promise.all([
+    getJob(record.company, record.job).catch((error: unknown) => {
+      if (error instanceof NotFoundError) return undefined;
+      throw error;
+    }),
+    getCompanyRecord(record.company),
+  ]);
+  if (!job || !company) return undefined;
+  if (!externalApplyOpen(company, job)) return 'closed';
+  const url = job.application_url;
   if (typeof url !== 'string' || !isHttpUrl(url)) return undefined;
   let current: ApplicationRecord | undefined = record;
   for (let attempt = 0; current && attempt < 4; attempt++) {
@@ -284,7 +303,7 @@ export async function followExternalApplyLink(token: string): Promise<string | u
       current = await getApplicationRecord(id);
     }
   }
-  return url;
+  return { url };
 }
 
 /**
@@ -318,7 +337,8 @@ export async function externalApplyUnsubscribe(token: string, stop: boolean): Pr
 /**
  * Scheduled (P207): sends the one reminder of each application whose due item is past, CONTACTED → REMINDED
  * with its event, and deletes the due item in the same transaction. A due item whose application was clicked
- * (ENGAGED), unsubscribed, anonymized, or whose company or job no longer qualifies is deleted with nothing sent.
+ * (ENGAGED), unsubscribed, anonymized, or whose company or job no longer qualifies (the job closed or the company
+ * deactivated or deleted meanwhile, P271) is deleted with nothing sent.
  */
 export async function sendDueReminders(options: { limitPerShard?: number } = {}): Promise<{ reminded: number; dropped: number }> {
   const result = { reminded: 0, dropped: 0 };
@@ -356,6 +376,7 @@ export async function sendDueReminders(options: { limitPerShard?: number } = {})
         company.entitlements.includes('external_apply') &&
         !syncActive(company, 'candidate_sync') &&
         candidateEmail(record) !== undefined &&
+        externalApplyOpen(company, job) &&
         typeof job.application_url === 'string' &&
         isHttpUrl(job.application_url);
       if (!qualifies) {

@@ -1,27 +1,38 @@
 /**
  * `GET /r/{token}` and the unsubscribe page `/r/{token}/unsubscribe` (issue 23 item 3, P207): the tracked link of the external apply follow-up. 302 to the job's
- * own `application_url` (never a URL from the request), recording the click; else a small 404 page. The
- * token is never logged (the page wrapper logs route and status only).
+ * own `application_url` (never a URL from the request), recording the click; a 410 page when the job no longer
+ * takes applications (archived or deleted, or its company deactivated or deleted: P271), recording nothing; else a
+ * small 404 page. The token is never logged (the page wrapper logs route and status only).
  */
 import { externalApplyUnsubscribe, followExternalApplyLink } from '#delivery/external-apply.js';
 import { html, type PageRequest, type PageResult } from '#http/pages.js';
 
 export async function externalApplyRedirect({ event }: PageRequest): Promise<PageResult> {
   const token = event.pathParameters?.token ?? '';
-  const url = await followExternalApplyLink(token);
-  if (!url)
+  const followed = await followExternalApplyLink(token);
+  if (!followed)
     return {
       statusCode: 404,
       title: 'Link not found',
       body: html`<h1>Link not found</h1>
         <p>This link is not valid or no longer leads anywhere.</p>`,
     };
+  // 410 as the apply endpoint answers a closed job (P202): the link is genuine, what it led to takes no applications.
+  if (followed === 'closed')
+    return {
+      statusCode: 410,
+      title: 'No longer open',
+      body: html`<h1>This job is no longer open</h1>
+        <p>
+          The job this link leads to no longer takes applications, so there is nothing more to complete. You do not need to do anything.
+        </p>`,
+    };
   return {
     statusCode: 302,
     title: 'Redirecting',
-    headers: { Location: url },
+    headers: { Location: followed.url },
     body: html`<h1>Redirecting</h1>
-      <p><a href="${url}">Continue to the application</a></p>`,
+      <p><a href="${followed.url}">Continue to the application</a></p>`,
   };
 }
 
@@ -33,8 +44,9 @@ const NOT_FOUND: PageResult = {
 };
 
 /**
- * `GET /r/{token}/unsubscribe`: a page with one button, saying what it will do (P271); nothing changes on a GET
- * (link scanners follow links).
+ * `GET /r/{token}/unsubscribe`: a page with one button, saying what it does; nothing changes on a GET (link
+ * scanners follow links). Like the POST, it answers for a closed job or company too (P271): asking for less mail
+ * is always allowed, and the page names nothing of the application.
  */
 export async function showExternalApplyUnsubscribe({ event }: PageRequest): Promise<PageResult> {
   const token = event.pathParameters?.token ?? '';

@@ -10,6 +10,7 @@ import { config, db, sqs } from '#platform/clients.js';
 import { runWithClock } from '#platform/clock.js';
 import { keys } from '#platform/keys.js';
 import { importJobs } from '#jobs/job-store.js';
+import { setCompanyStatus } from '#companies/company-store.js';
 import { externalApplyToken, verifyExternalApplyToken } from '#delivery/external-apply.js';
 import { syncApplication } from '#delivery/sync.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
@@ -290,6 +291,98 @@ test('the reminder: due after EXTERNAL_APPLY_REMINDER_HOURS, once, REMINDED with
   // A click after the reminder: ENGAGED.
   expect((await fetch(`${api.url}/r/${externalApplyToken(waiting.id, 'redirect')}`, { redirect: 'manual' })).status).toBe(302);
   expect((await read(entitled, waiting.id)).external_apply_status).toBe('ENGAGED');
+});
+
+const storedApplication = async (id: number) =>
+  (await db().send(new GetCommand({ TableName: config().tableName, Key: keys.application(id) }))).Item!;
+
+test('a closed job, or a deactivated or deleted company: the link answers 410 "no longer open" and records nothing; unsubscribing still works (P271)', async () => {
+  const closing = await aCompany(partner.id, { name: 'Closing Works', entitlements: ['external_apply'] });
+  const feed = [
+    { external_id: 'C-1', title: 'Closing', application_url: 'https://careers.closing.example/1' },
+    { external_id: 'C-2', title: 'Staying', application_url: 'https://careers.closing.example/2' },
+  ];
+  await importJobs(closing.id, feed);
+  const onClosed = await apply(closing, await jobId(closing.id, 'C-1'), { email: 'closed@example.com', full_name: 'C L' });
+  const onStaying = await apply(closing, await jobId(closing.id, 'C-2'), { email: 'staying@example.com', full_name: 'S T' });
+  await work();
+  await events();
+  expect((await read(closing, onClosed.id)).external_apply_status).toBe('CONTACTED');
+  const click = (id: number) => fetch(`${api.url}/r/${externalApplyToken(id, 'redirect')}`, { redirect: 'manual' });
+  const expectClosed = async (id: number) => {
+    const answer = await click(id);
+    const text = (await answer.text()).replace(/\s+/g, ' ');
+    expect({ status: answer.status, location: answer.headers.get('location'), type: answer.headers.get('content-type') }).toEqual({
+      status: 410,
+      location: null,
+      type: 'text/html; charset=utf-8',
+    });
+    expect(text).toContain('<h1>This job is no longer open</h1>');
+    expect(text).not.toContain('careers.closing.example');
+    expect((await storedApplication(id)).external_apply_status).toBe('CONTACTED');
+  };
+
+  // The job archived (a complete feed without it): its link is closed, the other job's still leads on.
+  await importJobs(closing.id, [feed[1]]);
+  await expectClosed(onClosed.id);
+  // The company deactivated, then deleted: every link of it is closed.
+  await setCompanyStatus(closing.id, 'deactivated');
+  await expectClosed(onStaying.id);
+  await setCompanyStatus(closing.id, 'deleted');
+  await expectClosed(onStaying.id);
+  expect((await events()).filter((e) => [onClosed.id, onStaying.id].includes(e.data.application_id))).toEqual([]);
+  // Asking for no more mail is always allowed, even for a deleted company: the page and its button work.
+  const unsubscribe = `${api.url}/r/${externalApplyToken(onStaying.id, 'unsubscribe')}/unsubscribe`;
+  expect((await fetch(unsubscribe)).status).toBe(200);
+  expect((await fetch(unsubscribe, { method: 'POST' })).status).toBe(200);
+  expect(typeof (await storedApplication(onStaying.id)).external_apply_unsubscribed_at).toBe('string');
+  // Active again, the open job's link leads on and records the click.
+  await setCompanyStatus(closing.id, 'active');
+  const open = await click(onStaying.id);
+  expect(open.status).toBe(302);
+  expect(open.headers.get('location')).toBe('https://careers.closing.example/2');
+  expect((await read(closing, onStaying.id)).external_apply_status).toBe('ENGAGED');
+  await expectClosed(onClosed.id);
+});
+
+test('no follow-up leads to a closed job: none for an application to an archived job, no reminder once the job or company closed (P271)', async () => {
+  const shut = await aCompany(partner.id, { name: 'Shut Down Ltd', entitlements: ['external_apply'] });
+  const feed = [
+    { external_id: 'R-1', title: 'Archived later', application_url: 'https://careers.shut.example/1' },
+    { external_id: 'R-2', title: 'Archived before', application_url: 'https://careers.shut.example/2' },
+    { external_id: 'R-3', title: 'Open', application_url: 'https://careers.shut.example/3' },
+  ];
+  await importJobs(shut.id, feed);
+  const [laterJob, beforeJob, openJob] = await Promise.all(['R-1', 'R-2', 'R-3'].map((id) => jobId(shut.id, id)));
+  await importJobs(shut.id, [feed[0], feed[2]]);
+  const before = new Set(mails());
+  const onArchived = await apply(shut, beforeJob, { email: 'archived.before@example.com', full_name: 'A B' });
+  const onLater = await apply(shut, laterJob, { email: 'archived.later@example.com', full_name: 'A L' });
+  await work();
+  // An application to a job already archived gets no follow-up (it would lead to the "no longer open" page).
+  expect((await read(shut, onArchived.id)).external_apply_status).toBe('NOTSENT');
+  expect((await read(shut, onLater.id)).external_apply_status).toBe('CONTACTED');
+  const other = await aCompany(partner.id, { name: 'Paused Ltd', entitlements: ['external_apply'] });
+  await importJobs(other.id, [{ external_id: 'P-1', title: 'Paused', application_url: 'https://careers.paused.example/1' }]);
+  const onPaused = await apply(other, await jobId(other.id, 'P-1'), { email: 'paused@example.com', full_name: 'P A' });
+  const onOpen = await apply(shut, openJob, { email: 'still.open@example.com', full_name: 'S O' });
+  await work();
+  expect((await read(other, onPaused.id)).external_apply_status).toBe('CONTACTED');
+  // Then the job closes, and the other company is deactivated: their reminders are dropped, not sent.
+  await importJobs(shut.id, [feed[2]]);
+  await setCompanyStatus(other.id, 'deactivated');
+  await runWithClock(new Date(Date.now() + 49 * 3_600_000), () => api.runtime.scheduler.run('ExternalApplyReminder'));
+  // Dropped for good: reactivated, the company's application gets no reminder later either.
+  await setCompanyStatus(other.id, 'active');
+  await runWithClock(new Date(Date.now() + 51 * 3_600_000), () => api.runtime.scheduler.run('ExternalApplyReminder'));
+  const fresh = mails().filter((f) => !before.has(f));
+  const to = (id: number) => fresh.filter((f) => f.includes(`-${id}_`));
+  expect(to(onArchived.id)).toEqual([]);
+  expect(to(onLater.id).filter((f) => f.includes('reminder'))).toEqual([]);
+  expect(to(onPaused.id).filter((f) => f.includes('reminder'))).toEqual([]);
+  expect(to(onOpen.id).filter((f) => f.includes('reminder'))).toHaveLength(1);
+  expect((await read(shut, onLater.id)).external_apply_status).toBe('CONTACTED');
+  expect((await read(other, onPaused.id)).external_apply_status).toBe('CONTACTED');
 });
 
 // Last in the file: retention anonymizes every application of the runtime.
