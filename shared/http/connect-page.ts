@@ -215,23 +215,43 @@ export function fieldsPage(invitation: OpenInvitation, ats: OfferedAts, state: F
         label: f.label,
         help: f.help,
         type: f.secret ? 'password' : 'text',
+        // The company's ATS credentials are not the person's own: no browser should offer or store them.
+        autocomplete: 'off',
         keep: !f.secret,
         optional: f.default,
         choices: f.choices,
       }))
     : [
-        { name: 'contact_name', label: 'Your name', help: 'Whom we contact about the connection.', type: 'text', keep: true },
+        // The person's own name and address: named for autofill (WCAG 1.3.5, P271).
+        {
+          name: 'contact_name',
+          label: 'Your name',
+          help: 'Whom we contact about the connection.',
+          type: 'text',
+          autocomplete: 'name',
+          keep: true,
+        },
         {
           name: 'contact_email',
           label: 'Your e-mail address',
           help: 'Where we write once your ATS can be connected.',
           type: 'email',
+          autocomplete: 'email',
           keep: true,
         },
       ];
   const labels = new Map(fields.map((f) => [f.name, f.label]));
   const inputs = fields.map(
-    (f: { name: string; label: string; help: string; type: string; keep: boolean; optional?: string; choices?: readonly string[] }) => {
+    (f: {
+      name: string;
+      label: string;
+      help: string;
+      type: string;
+      autocomplete: string;
+      keep: boolean;
+      optional?: string;
+      choices?: readonly string[];
+    }) => {
       const error = errors.get(f.name);
       const describedBy = `${f.name}-help${error ? ` ${f.name}-error` : ''}`;
       const value = f.keep ? (values.get(f.name) ?? f.optional ?? '') : '';
@@ -250,7 +270,7 @@ export function fieldsPage(invitation: OpenInvitation, ats: OfferedAts, state: F
           name="${f.name}"
           value="${value}"
           ${f.optional === undefined ? html`required` : ''}
-          autocomplete="off"
+          autocomplete="${f.autocomplete}"
           spellcheck="false"
           aria-describedby="${describedBy}"
           ${error ? html` aria-invalid="true"` : ''}

@@ -102,6 +102,9 @@ test('invite → open the link → Greenhouse → a wrong board token shows the 
   await Promise.all([page.waitForURL(/\?ats=greenhouse$/), page.keyboard.press('Enter')]);
   expect(await page.getByRole('textbox', { name: 'Job board token' }).count()).toBe(1);
   expect(await page.getByLabel('Job Board API key').getAttribute('type')).toBe('password');
+  // The company's credentials are not the person's: no autofill offers or stores them (P271).
+  for (const label of ['Job board token', 'Job Board API key'])
+    expect(await page.getByLabel(label).getAttribute('autocomplete')).toBe('off');
   // The page says exactly what the check will prove, and what it cannot (issue 24).
   expect(await page.locator('main').innerText()).toContain('What the check proves');
   expect(await page.locator('main').innerText()).toContain('What it cannot prove');
@@ -213,6 +216,9 @@ test('an ATS without a connector ends `requested` with the contact', async () =>
   await page.getByRole('button', { name: 'Send request' }).click();
   await page.waitForSelector('#error-summary');
   await expectAccessible();
+  // The person's own name and address are named for autofill (WCAG 1.3.5, P271).
+  expect(await page.getByLabel('Your name').getAttribute('autocomplete')).toBe('name');
+  expect(await page.getByLabel('Your e-mail address').getAttribute('autocomplete')).toBe('email');
   await page.getByLabel('Your name').fill('Hanna HR');
   await page.getByLabel('Your e-mail address').fill('hanna@workday-user.example');
   await Promise.all([page.waitForLoadState('load'), page.getByRole('button', { name: 'Send request' }).click()]);
