@@ -44,7 +44,8 @@ export const STYLESHEET = `
 :root{color-scheme:light;--ink:#1b1f24;--muted:#4a5562;--accent:#0b57d0;--error:#b3261e;--line:#c4c9d0}
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--ink);background:#f6f7f9}
-main{max-width:40rem;margin:2rem auto;padding:2rem;background:#fff;border:1px solid var(--line);border-radius:8px}
+main{max-width:40rem;margin:2rem auto;padding:2rem;background:#fff;border:1px solid var(--line);border-radius:8px;overflow-wrap:anywhere;hyphens:auto}
+@media (max-width:30rem){main{margin:0;padding:1.25rem 1rem;border-width:0 0 1px;border-radius:0}}
 h1{font-size:1.5rem;margin-top:0}
 p.lead{color:var(--muted)}
 fieldset{border:0;padding:0;margin:0 0 1rem}
@@ -60,10 +61,12 @@ input[type=text],input[type=email],input[type=password],select{width:100%;paddin
 .summary h2{font-size:1.1rem;margin:0 0 .5rem;color:var(--error)}
 .summary a{color:var(--error)}
 button{margin-top:1.5rem;padding:.6rem 1.2rem;font:inherit;font-weight:600;color:#fff;background:var(--accent);border:0;border-radius:4px;cursor:pointer}
-button:focus-visible,input:focus-visible,select:focus-visible,a:focus-visible{outline:3px solid #f9ab00;outline-offset:2px}
+button:focus-visible,input:focus-visible,select:focus-visible,a:focus-visible{outline:3px solid var(--ink);outline-offset:2px}
 a{color:var(--accent)}
 `;
 
+// The CSP names the stylesheet by this hash, computed from the very text `layout` inlines: any change to
+// STYLESHEET moves both together (the browser test checks that the style applies).
 const styleHash = createHash('sha256').update(STYLESHEET).digest('base64');
 
 /** No script at all; the one inline stylesheet by its hash; forms post only to this origin; never framed. */

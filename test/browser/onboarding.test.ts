@@ -232,6 +232,89 @@ test('an ATS without a connector ends `requested` with the contact', async () =>
   });
 });
 
+test('at 320 CSS pixels a long single-word company name wraps: nothing scrolls sideways (WCAG 1.4.10, P271)', async () => {
+  const name = 'Donaudampfschifffahrtselektrizitätenhauptbetriebswerkbauunterbeamtengesellschaft';
+  const link = await invite(name);
+  const wide = page.viewportSize();
+  await page.setViewportSize({ width: 320, height: 640 });
+  try {
+    for (const url of [link, `${link}?ats=greenhouse`, `${link}?ats=workday`]) {
+      expect((await page.goto(url))!.status()).toBe(200);
+      expect(await page.locator('h1').innerText()).toContain(name);
+      const layout = await page.evaluate(() => {
+        const doc = (globalThis as any).document;
+        const main = doc.querySelector('main');
+        return {
+          // The stylesheet applied (the CSP allows it by its hash), and the page is no wider than the viewport.
+          wrap: (globalThis as any).getComputedStyle(main).overflowWrap,
+          scrollWidth: doc.documentElement.scrollWidth,
+          clientWidth: doc.documentElement.clientWidth,
+          mainScrollWidth: main.scrollWidth,
+          mainClientWidth: main.clientWidth,
+        };
+      });
+      expect(layout.wrap).toBe('anywhere');
+      expect(layout.clientWidth).toBe(320);
+      expect(layout.scrollWidth).toBeLessThanOrEqual(layout.clientWidth);
+      expect(layout.mainScrollWidth).toBeLessThanOrEqual(layout.mainClientWidth);
+      await expectAccessible();
+    }
+  } finally {
+    await page.setViewportSize(wide ?? { width: 1280, height: 720 });
+  }
+});
+
+test('the keyboard focus ring contrasts at least 3:1 with what it is drawn on, on every kind of control (WCAG 1.4.11, P271)', async () => {
+  const link = await invite('Focus Ring GmbH');
+  /** The focused element's outline, and its contrast with the background of the nearest ancestor that has one. */
+  const ring = () =>
+    page.evaluate(() => {
+      const g = globalThis as any;
+      const element = g.document.activeElement;
+      const style = g.getComputedStyle(element);
+      const rgba = (color: string) => {
+        const [r, gr, b, a = 1] = (color.match(/[\d.]+/g) ?? []).map(Number);
+        return { rgb: [r, gr, b], alpha: a };
+      };
+      let background = [255, 255, 255];
+      for (let node = element.parentElement; node; node = node.parentElement) {
+        const color = rgba(g.getComputedStyle(node).backgroundColor);
+        if (color.alpha > 0) {
+          background = color.rgb;
+          break;
+        }
+      }
+      const channel = (v: number) => (v / 255 <= 0.03928 ? v / 255 / 12.92 : ((v / 255 + 0.055) / 1.055) ** 2.4);
+      const luminance = ([r, gr, b]: number[]) => 0.2126 * channel(r) + 0.7152 * channel(gr) + 0.0722 * channel(b);
+      const [light, dark] = [luminance(rgba(style.outlineColor).rgb), luminance(background)].sort((x, y) => y - x);
+      return {
+        tag: `${element.tagName.toLowerCase()}${element.type ? `[${element.type}]` : ''}`,
+        style: style.outlineStyle,
+        width: parseFloat(style.outlineWidth),
+        contrast: Math.round(((light + 0.05) / (dark + 0.05)) * 100) / 100,
+      };
+    });
+  const seen: Awaited<ReturnType<typeof ring>>[] = [];
+  await page.goto(link);
+  await page.keyboard.press('Tab'); // the first ATS (a radio button)
+  seen.push(await ring());
+  await page.goto(`${link}?ats=greenhouse`);
+  await page.keyboard.press('Tab'); // the first credential field
+  seen.push(await ring());
+  await page.locator('button[type=submit]').focus();
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Tab'); // the button, reached by keyboard
+  seen.push(await ring());
+  await page.keyboard.press('Tab'); // "Choose another ATS"
+  seen.push(await ring());
+  expect(seen.map((s) => s.tag)).toEqual(['input[radio]', 'input[text]', 'button[submit]', 'a']);
+  for (const focus of seen) {
+    expect({ tag: focus.tag, style: focus.style }).toEqual({ tag: focus.tag, style: 'solid' });
+    expect(focus.width).toBeGreaterThanOrEqual(2);
+    expect({ tag: focus.tag, enough: focus.contrast >= 3 }).toEqual({ tag: focus.tag, enough: true });
+  }
+});
+
 test('/docs renders every operation of the interface', async () => {
   const response = await page.goto(`${api.url}/docs`);
   expect(response!.status()).toBe(200);
