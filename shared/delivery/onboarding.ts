@@ -9,7 +9,7 @@
 import { atsBySlug } from '#companies/ats.js';
 import { getCompanyRecord, setCompanyStatus } from '#companies/company-store.js';
 import type { CompanyRecord } from '#companies/company-schema.js';
-import { findMagicLink, findMagicLinkByHash, linkOpenFor, magicLinkUsable, spendMagicLinkUpdate } from '#companies/magic-links.js';
+import { findMagicLink, linkOpenFor, magicLinkUsable, spendMagicLinkUpdate } from '#companies/magic-links.js';
 import { getPartner } from '#companies/partners.js';
 import { isConditionFailure, ValidationError } from '#platform/errors.js';
 import { newEvent, outboxPut } from '#platform/events.js';
@@ -61,22 +61,35 @@ export async function openInvitation(token: string): Promise<Invitation> {
 /** Whether the company still takes its link `hash`: in a state a link acts on, and that link still its own. */
 const stillOpen = (company: CompanyRecord, hash: string) => linkOpenFor(company.status) && company.magic_link_token?.hash === hash;
 
-/**
- * What became of a form sent twice (its nonce claimed already, P271): `connected` or `requested` when the link was
- * spent by that and the company is still in that state, `pending` while the link is still open (the first
- * submission is being checked, or was refused), else `not_valid`.
- */
-export async function invitationOutcome(
-  invitation: Extract<Invitation, { state: 'open' }>,
-): Promise<{ state: 'connected' | 'requested'; company: CompanyRecord } | { state: 'pending' | 'not_valid' }> {
+/** Whether the invitation's company, read again, still takes its link (one read: a form sent twice waits on it, P271). */
+export async function invitationStillOpen(invitation: Extract<Invitation, { state: 'open' }>): Promise<boolean> {
   const company = await getCompanyRecord(invitation.company.id);
-  if (!company) return { state: 'not_valid' };
-  if (stillOpen(company, invitation.hash)) return { state: 'pending' };
-  const link = await findMagicLinkByHash(invitation.hash);
-  if (link?.state !== 'used' || link.company !== company.id) return { state: 'not_valid' };
-  if ((company.status === 'active' || company.status === 'failing') && company.ats_connection) return { state: 'connected', company };
-  if (company.status === 'requested') return { state: 'requested', company };
-  return { state: 'not_valid' };
+  return !!company && stillOpen(company, invitation.hash);
+}
+
+/** A link spent by a connection or a request, with its company still as that left it (P271). */
+export interface SettledInvitation {
+  state: 'connected' | 'requested';
+  hash: string;
+  company: CompanyRecord;
+  partnerName: string;
+}
+
+/**
+ * What a used link's submission left: `connected` while its company is connected (`active` or `failing`, with a
+ * connection), `requested` while it is `requested`; undefined for any other token, or when the company moved on
+ * since (an operator changed it). Only for a form sent again (its nonce claimed already): the page shows the
+ * outcome instead of "no longer valid" to whoever holds that very form (P271).
+ */
+export async function settledInvitation(token: string): Promise<SettledInvitation | undefined> {
+  const link = await findMagicLink(token);
+  if (link?.state !== 'used') return undefined;
+  const company = await getCompanyRecord(link.company);
+  if (!company) return undefined;
+  const connected = (company.status === 'active' || company.status === 'failing') && !!company.ats_connection;
+  if (!connected && company.status !== 'requested') return undefined;
+  const partner = await getPartner(company.partner).catch(() => undefined);
+  return { state: connected ? 'connected' : 'requested', hash: link.hash, company, partnerName: partner?.name ?? '' };
 }
 
 /** Connects the invitation's company with the credentials entered (throws the connector's D2 error, or MagicLinkGoneError). */

@@ -7,115 +7,49 @@
  * Security: the token is the only authority and acts on its own company only (`openInvitation`). The
  * POST carries a form token bound to the link by an HMAC and used once (a replayed form changes nothing);
  * attempts are counted per client address (every request) and per link (every POST) in fixed one-hour
- * windows in the table (TTL), beyond which a 429 page answers. Every token that opens nothing (malformed,
- * unknown, used, revoked, expired) gets the same plain 404 page, which names no company and not the case (P219).
+ * windows in the table (TTL), beyond which a 429 page answers (`connect-form.ts`). Every token that opens
+ * nothing (malformed, unknown, used, revoked, expired) gets the same plain 404 page, which names no company and
+ * not the case (P219); the one exception is the very form that used the link, sent again, which gets the
+ * outcome page again (P271). A body that is not a web form is 415, one over 16 KB 413 (D2).
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { config, db } from '#platform/clients.js';
-import { now } from '#platform/clock.js';
 import { ApiError } from '#platform/errors.js';
-import { expiringAt, keys } from '#platform/keys.js';
-import { derivedSecretKey } from '#platform/derived-keys.js';
 import { MagicLinkGoneError } from '#delivery/ats-connections.js';
 import {
   connectThroughLink,
+  invitationStillOpen,
   offeredAts,
   offeredAtss,
   openInvitation,
   parseAtsRequest,
   requestAtsThroughLink,
+  settledInvitation,
   type Invitation,
   type OfferedAts,
+  type SettledInvitation,
 } from '#delivery/onboarding.js';
+import {
+  addressScope,
+  attemptsPerAddress,
+  attemptsPerLink,
+  claimForm,
+  formFields,
+  formUse,
+  markFormRefused,
+  MAX_FORM_BYTES,
+  mintFormToken,
+  overLimit,
+  verifyFormToken,
+} from '#http/connect-form.js';
 import { html, type Html, type PageResult } from '#http/pages.js';
 
 type OpenInvitation = Extract<Invitation, { state: 'open' }>;
+/** What the outcome pages name: the company and the partner. */
+type Shown = Pick<OpenInvitation, 'company' | 'partnerName'>;
 
-const WINDOW_SECONDS = 3600;
-const FORM_TOKEN_SECONDS = 2 * 3600;
-const MAX_FORM_BYTES = 16 * 1024;
-
-const limit = (name: string, fallback: number) => {
-  const value = Number(process.env[name]);
-  return Number.isInteger(value) && value > 0 ? value : fallback;
-};
-/** `CONNECT_ATTEMPTS_PER_ADDRESS` (default 60): connect page requests per client address and hour. */
-export const attemptsPerAddress = () => limit('CONNECT_ATTEMPTS_PER_ADDRESS', 60);
-/** `CONNECT_ATTEMPTS_PER_LINK` (default 10): form submissions per magic link and hour. */
-export const attemptsPerLink = () => limit('CONNECT_ATTEMPTS_PER_LINK', 10);
-
-// ---------------------------------------------------------------------------------------------------
-// Attempt limits
-
-/** Counts one attempt in the current window; returns the seconds until the window ends when over the limit. */
-async function overLimit(scope: string, max: number): Promise<number | undefined> {
-  const nowSeconds = Math.floor(now().getTime() / 1000);
-  const window = Math.floor(nowSeconds / WINDOW_SECONDS);
-  const windowEnd = (window + 1) * WINDOW_SECONDS;
-  const ttl = expiringAt(windowEnd + 60);
-  const out = await db().send(
-    new UpdateCommand({
-      TableName: config().tableName,
-      Key: keys.attempts(scope, window),
-      UpdateExpression: 'ADD attempts :one SET expires_at = :exp',
-      ExpressionAttributeValues: { ':one': 1, ':exp': ttl.expires_at },
-      ReturnValues: 'UPDATED_NEW',
-    }),
-  );
-  return Number(out.Attributes?.attempts ?? 1) > max ? windowEnd - nowSeconds : undefined;
-}
-
-/** The client address, hashed: the counter's key never holds the address itself. */
-function addressScope(event: APIGatewayProxyEvent): string {
-  const address = event.requestContext?.identity?.sourceIp ?? 'unknown';
-  return `address#${createHash('sha256').update(address).digest('base64url')}`;
-}
-
-// ---------------------------------------------------------------------------------------------------
-// Form tokens (CSRF): `issued.nonce.mac`, the MAC over the link's hash, the time and the nonce.
-
-const key = () => derivedSecretKey('his-connect-form-v1');
-
-const mac = (linkHash: string, issued: string, nonce: string) =>
-  createHmac('sha256', key()).update(`${linkHash}.${issued}.${nonce}`).digest('base64url');
-
-export function mintFormToken(linkHash: string): string {
-  const issued = String(Math.floor(now().getTime() / 1000));
-  const nonce = randomBytes(16).toString('base64url');
-  return `${issued}.${nonce}.${mac(linkHash, issued, nonce)}`;
-}
-
-/** The form token's nonce and expiry when it is genuine, for this link, and fresh; else undefined. */
-export function verifyFormToken(linkHash: string, value: string | undefined): { nonce: string; expires: number } | undefined {
-  const parts = /^(\d{1,12})\.([A-Za-z0-9_-]{22})\.([A-Za-z0-9_-]{43})$/.exec(value ?? '');
-  if (!parts) return undefined;
-  const [, issued, nonce, given] = parts;
-  const expected = Buffer.from(mac(linkHash, issued, nonce));
-  if (!timingSafeEqual(expected, Buffer.from(given))) return undefined;
-  const expires = Number(issued) + FORM_TOKEN_SECONDS;
-  const nowSeconds = now().getTime() / 1000;
-  if (expires < nowSeconds || Number(issued) > nowSeconds + 60) return undefined;
-  return { nonce, expires };
-}
-
-/** Marks a form as sent; false when it was sent before (a replay). */
-async function claimForm(nonce: string, expires: number): Promise<boolean> {
-  try {
-    await db().send(
-      new PutCommand({
-        TableName: config().tableName,
-        Item: { ...keys.formUse(nonce), ...expiringAt(expires + 60) },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
-    throw error;
-  }
-}
+/** How long a form sent twice waits for the first submission's outcome (its credentials check) before saying it is still running. */
+const RESUBMIT_WAIT_MS = 3000;
+const RESUBMIT_POLL_MS = 250;
 
 // ---------------------------------------------------------------------------------------------------
 // Pages
@@ -139,6 +73,42 @@ const tooManyPage = (retryAfter: number): PageResult => ({
   headers: { 'Retry-After': String(retryAfter) },
   body: html`<h1>Too many attempts</h1>
     <p>Please wait ${Math.ceil(retryAfter / 60)} minutes and try again.</p>`,
+});
+
+/** A POST whose body is not a web form (JSON, multipart, none): 415 (D2), nothing read or saved. */
+const notAFormPage = (): PageResult => ({
+  statusCode: 415,
+  title: 'Form not readable',
+  body: html`<h1>This form could not be read</h1>
+    <p>It did not arrive as a web form from this page, so nothing was read and nothing was saved.</p>
+    <p><a href="?">Open the form again</a> and send it from there.</p>`,
+});
+
+/** A form body over 16 KB: 413 (D2), nothing read or saved. */
+const formTooLargePage = (): PageResult => ({
+  statusCode: 413,
+  title: 'Form too large',
+  body: html`<h1>This form is too large</h1>
+    <p>
+      A form may hold at most ${MAX_FORM_BYTES / 1024} KB, and this one held more, so nothing was read and nothing was saved. Check that
+      each field holds only the detail it asks for.
+    </p>
+    <p><a href="?">Open the form again</a> and send it from there.</p>`,
+});
+
+/** A form sent again while its first submission is still being checked with the ATS: 409, the second changes nothing. */
+const stillCheckingPage = (ats: OfferedAts | undefined): PageResult => ({
+  statusCode: 409,
+  title: 'Still being checked',
+  body: html`<h1>Your details are still being checked</h1>
+    <p>
+      This form was sent twice. The first submission is still being checked${ats ? html` with ${ats.name}` : ''}; sending it again changes
+      nothing.
+    </p>
+    <p>
+      Wait a minute, then <a href="?">open this link again</a>. If the connection worked, the link has been used up and says it is no longer
+      valid; otherwise it shows the form.
+    </p>`,
 });
 
 type Errors = Map<string, string[]>;
@@ -307,7 +277,7 @@ function checkSays(ats: OfferedAts) {
     ${ats.check.doesNotProve ? html`<p class="check"><strong>What it cannot prove:</strong> ${ats.check.doesNotProve}</p>` : ''}`;
 }
 
-function connectedPage(invitation: OpenInvitation, ats: OfferedAts): PageResult {
+function connectedPage(invitation: Shown, ats: OfferedAts): PageResult {
   const partner = invitation.partnerName || 'your partner';
   return {
     statusCode: 200,
@@ -323,7 +293,7 @@ function connectedPage(invitation: OpenInvitation, ats: OfferedAts): PageResult 
   };
 }
 
-function requestedPage(invitation: OpenInvitation, ats: OfferedAts): PageResult {
+function requestedPage(invitation: Shown, ats: OfferedAts): PageResult {
   return {
     statusCode: 200,
     title: 'Request received',
@@ -360,22 +330,65 @@ export async function showConnectPage({ event }: { event: APIGatewayProxyEvent }
   return fieldsPage(invitation, ats);
 }
 
-/** The urlencoded form body, by field name (a Map: names are the client's). */
-function formFields(event: APIGatewayProxyEvent): Map<string, string> | undefined {
-  const type = (Object.entries(event.headers ?? {}).find(([name]) => name.toLowerCase() === 'content-type')?.[1] ?? '').split(';')[0];
-  if (type.trim().toLowerCase() !== 'application/x-www-form-urlencoded') return undefined;
-  const raw = event.isBase64Encoded ? Buffer.from(event.body ?? '', 'base64').toString('utf8') : (event.body ?? '');
-  if (Buffer.byteLength(raw) > MAX_FORM_BYTES) return undefined;
-  const fields = new Map<string, string>();
-  for (const [name, value] of new URLSearchParams(raw)) if (!fields.has(name)) fields.set(name, value);
-  return fields;
+/** The page of a settled link: what its connection or request left. */
+function settledPage(settled: SettledInvitation): PageResult | undefined {
+  const ats = offeredAts(settled.company.ats ?? '');
+  if (!ats) return undefined;
+  return settled.state === 'connected' ? connectedPage(settled, ats) : requestedPage(settled, ats);
 }
 
-/** `POST /connect/{token}`: checks the form token, the limits, then connects or records the request. */
+/**
+ * A form sent again after its link was used (a reload of the answer, a second click that came late): when the
+ * form is genuine for this link and was sent before, the outcome page again, else undefined (the "no longer
+ * valid" page). Nothing is written.
+ */
+async function resentAfterUse(event: APIGatewayProxyEvent): Promise<PageResult | undefined> {
+  const form = formFields(event);
+  if (!(form instanceof Map)) return undefined;
+  const settled = await settledInvitation(tokenOf(event));
+  const formToken = settled && verifyFormToken(settled.hash, form.get('form_token'));
+  if (!formToken || !(await formUse(formToken.nonce))) return undefined;
+  return settledPage(settled);
+}
+
+/**
+ * A form whose nonce was claimed already (P271): two submissions of one form, say a double click. Waits up to
+ * RESUBMIT_WAIT_MS for the first to settle: the link used, then its outcome page (200, the same answer the first
+ * got); the first refused, then the form again (409); still running, the "still being checked" page (409).
+ */
+async function sentBefore(
+  event: APIGatewayProxyEvent,
+  invitation: OpenInvitation,
+  nonce: string,
+  ats: OfferedAts | undefined,
+  form: Map<string, string>,
+) {
+  const deadline = Date.now() + RESUBMIT_WAIT_MS;
+  for (;;) {
+    if (!(await invitationStillOpen(invitation))) {
+      const settled = await settledInvitation(tokenOf(event));
+      return (settled && settledPage(settled)) ?? linkNotValidPage();
+    }
+    if ((await formUse(nonce))?.refused) {
+      const replayed = 'This form was sent already; sending it again changes nothing. Please fill in the form below.';
+      return ats
+        ? fieldsPage(invitation, ats, { statusCode: 409, detail: replayed, values: form })
+        : choosePage(invitation, 409, new Map([['ats', [replayed]]]));
+    }
+    if (Date.now() >= deadline) return stillCheckingPage(ats);
+    await new Promise((resolve) => setTimeout(resolve, RESUBMIT_POLL_MS));
+  }
+}
+
+/** `POST /connect/{token}`: checks the body, the form token, the limits, then connects or records the request. */
 export async function submitConnectForm({ event }: { event: APIGatewayProxyEvent }): Promise<PageResult> {
-  const invitation = await openOrPage(event);
-  if (!('state' in invitation)) return invitation;
-  const form = formFields(event) ?? new Map<string, string>();
+  const wait = await overLimit(addressScope(event), attemptsPerAddress());
+  if (wait !== undefined) return tooManyPage(wait);
+  const invitation = await openInvitation(tokenOf(event));
+  if (invitation.state !== 'open') return (await resentAfterUse(event)) ?? linkNotValidPage();
+  const form = formFields(event);
+  if (form === 415) return notAFormPage();
+  if (form === 413) return formTooLargePage();
   const ats = offeredAts(form.get('ats') ?? '');
   const formToken = verifyFormToken(invitation.hash, form.get('form_token'));
   const expired = 'This form has expired or was not sent from this page. Nothing was saved; please fill it in again.';
@@ -384,15 +397,13 @@ export async function submitConnectForm({ event }: { event: APIGatewayProxyEvent
       ? fieldsPage(invitation, ats, { statusCode: 403, detail: expired, values: form })
       : choosePage(invitation, 403, new Map([['ats', [expired]]]));
   }
-  const wait = await overLimit(`link#${invitation.hash}`, attemptsPerLink());
-  if (wait !== undefined) return tooManyPage(wait);
-  if (!(await claimForm(formToken.nonce, formToken.expires))) {
-    const replayed = 'This form was sent already; sending it again changes nothing. Please fill in the form below.';
-    return ats
-      ? fieldsPage(invitation, ats, { statusCode: 409, detail: replayed, values: form })
-      : choosePage(invitation, 409, new Map([['ats', [replayed]]]));
+  const linkWait = await overLimit(`link#${invitation.hash}`, attemptsPerLink());
+  if (linkWait !== undefined) return tooManyPage(linkWait);
+  if (!(await claimForm(formToken.nonce, formToken.expires))) return sentBefore(event, invitation, formToken.nonce, ats, form);
+  if (!ats) {
+    await markFormRefused(formToken.nonce);
+    return choosePage(invitation, 400, new Map([['ats', ['Choose your ATS from the list.']]]));
   }
-  if (!ats) return choosePage(invitation, 400, new Map([['ats', ['Choose your ATS from the list.']]]));
   const input = Object.create(null) as Record<string, string>;
   for (const [name, value] of form) if (name !== 'form_token' && name !== 'ats') input[name] = value;
   try {
@@ -404,6 +415,8 @@ export async function submitConnectForm({ event }: { event: APIGatewayProxyEvent
     return requestedPage(invitation, ats);
   } catch (error) {
     if (error instanceof MagicLinkGoneError) return linkNotValidPage();
+    // Whatever else failed, a resend of this form shows the form again rather than waiting on it (P271).
+    await markFormRefused(formToken.nonce);
     if (error instanceof ApiError && error.statusCode < 500) {
       const errors: Errors = new Map(Object.entries(error.errors ?? {}));
       return fieldsPage(invitation, ats, { statusCode: 400, detail: pageDetail(error, ats), errors, values: form });

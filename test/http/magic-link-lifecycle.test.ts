@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
 import { keys } from '#platform/keys.js';
 import { inviteCompany } from '#companies/invites.js';
@@ -14,6 +14,7 @@ import { hashToken } from '#companies/magic-links.js';
 import { setCompanyFields, setCompanyStatus } from '#companies/company-store.js';
 import { MagicLinkGoneError } from '#delivery/ats-connections.js';
 import { connectThroughLink, openInvitation, requestAtsThroughLink } from '#delivery/onboarding.js';
+import { mintFormToken } from '#http/connect-form.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
@@ -60,12 +61,13 @@ async function invite(name: string) {
 }
 
 async function page(method: string, path: string, form?: Record<string, string>) {
-  const response = await fetch(`${api.url}${path}`, {
-    method,
-    headers: form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {},
-    body: form ? new URLSearchParams(form).toString() : undefined,
-  });
-  return { status: response.status, text: (await response.text()).replace(/\s+/g, ' ') };
+  return raw(method, path, form && { 'Content-Type': 'application/x-www-form-urlencoded' }, form && new URLSearchParams(form).toString());
+}
+
+/** A request with any body and headers; the answer's status, content type and text (whitespace normalised). */
+async function raw(method: string, path: string, headers: Record<string, string> = {}, body?: string | FormData) {
+  const response = await fetch(`${api.url}${path}`, { method, headers, body });
+  return { status: response.status, type: response.headers.get('content-type'), text: (await response.text()).replace(/\s+/g, ' ') };
 }
 
 const formToken = (html: string) => /name="form_token" value="([^"]+)"/.exec(html)![1];
@@ -163,5 +165,99 @@ describe('the link and the company lifecycle', () => {
     const next = tokenOf(again.json.magic_link);
     expect((await page('POST', `/connect/${next}`, await greenhouseForm(next))).status).toBe(200);
     expect(await listed(company.id)).toMatchObject({ status: 'active', ats: 'greenhouse', magic_link: null });
+  });
+});
+
+describe('the form: what is not a form, and a form sent twice', () => {
+  test('a body that is not a web form is 415, one over 16 KB is 413, each a page saying so; nothing is saved and the form still works', async () => {
+    const { company, token } = await invite('Form Bodies KG');
+    const form = await greenhouseForm(token);
+    const path = `/connect/${token}`;
+    const multipart = new FormData();
+    for (const [name, value] of Object.entries(form)) multipart.append(name, value);
+    const notForms = new Map([
+      ['json', await raw('POST', path, { 'Content-Type': 'application/json' }, JSON.stringify(form))],
+      ['multipart', await raw('POST', path, {}, multipart)],
+      ['text', await raw('POST', path, { 'Content-Type': 'text/plain' }, new URLSearchParams(form).toString())],
+      ['none', await raw('POST', path)],
+    ]);
+    for (const [name, answer] of notForms) {
+      expect({ name, status: answer.status, type: answer.type }).toEqual({ name, status: 415, type: 'text/html; charset=utf-8' });
+      expect(answer.text).toContain('<h1>This form could not be read</h1>');
+      expect(answer.text).toContain('nothing was saved');
+    }
+    const padded = new URLSearchParams({ ...form, note: 'x'.repeat(16 * 1024) }).toString();
+    const large = await raw('POST', path, { 'Content-Type': 'application/x-www-form-urlencoded; charset=UTF-8' }, padded);
+    expect({ status: large.status, type: large.type }).toEqual({ status: 413, type: 'text/html; charset=utf-8' });
+    expect(large.text).toContain('<h1>This form is too large</h1>');
+    expect(large.text).toContain('at most 16 KB');
+    expect(await listed(company.id)).toMatchObject({ status: 'invited', ats: null });
+    // None of them used the form: sent as a form, it connects.
+    const sent = await page('POST', path, form);
+    expect(sent.status).toBe(200);
+    expect(sent.text).toContain('is connected to Greenhouse');
+    // A used link keeps its one page for anything else (P219), whatever the body.
+    expect((await raw('POST', path, { 'Content-Type': 'application/json' }, '{}')).status).toBe(404);
+  });
+
+  test('two submissions of one form while the first is checked: both answer that it connected, and it connected once', async () => {
+    const { company, token } = await invite('Double Click GmbH');
+    const form = await greenhouseForm(token);
+    const board = greenhouse.boards.get('acme')!;
+    const checks = () => greenhouse.requestsTo(/^\/greenhouse\/v1\/boards\/acme\/jobs$/).filter((r) => r.method === 'GET').length;
+    const checksBefore = checks();
+    board.listDelayMs = 1200;
+    try {
+      const first = page('POST', `/connect/${token}`, form);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const second = await page('POST', `/connect/${token}`, form);
+      for (const answer of [await first, second]) {
+        expect(answer.status).toBe(200);
+        expect(answer.text).toContain('<h1>Double Click GmbH is connected to Greenhouse</h1>');
+      }
+    } finally {
+      board.listDelayMs = undefined;
+    }
+    // One credentials check reached Greenhouse: the second submission waited for the first instead.
+    expect(checks() - checksBefore).toBe(1);
+    expect(await listed(company.id)).toMatchObject({ status: 'active', ats: 'greenhouse', magic_link: null });
+    // Sent again later (a reload of the answer): the same page again; another genuine form of the link, never
+    // sent, gets the one "no longer valid" page (P219).
+    const reloaded = await page('POST', `/connect/${token}`, form);
+    expect(reloaded.status).toBe(200);
+    expect(reloaded.text).toContain('is connected to Greenhouse');
+    const unsent = { ...form, form_token: mintFormToken(hashToken(token)) };
+    expect((await page('POST', `/connect/${token}`, unsent)).status).toBe(404);
+  });
+
+  test('a request sent twice answers "request received" both times', async () => {
+    const { company, token } = await invite('Double Request AB');
+    const form = {
+      form_token: formToken((await page('GET', `/connect/${token}?ats=workday`)).text),
+      ats: 'workday',
+      contact_name: 'Dag',
+      contact_email: 'dag@double.example',
+    };
+    const answers = await Promise.all([page('POST', `/connect/${token}`, form), page('POST', `/connect/${token}`, form)]);
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.text).toContain('<h1>Request received</h1>');
+    }
+    expect(await listed(company.id)).toMatchObject({ status: 'requested', ats: 'workday', contact_name: 'Dag' });
+  });
+
+  test('a form sent again while the first submission is still running says so (409) and changes nothing', async () => {
+    const { company, token } = await invite('Slow Check SE');
+    const form = await greenhouseForm(token);
+    // The first submission has claimed the form and is still at the ATS (it never finishes here).
+    const nonce = form.form_token.split('.')[1];
+    await db().send(new PutCommand({ TableName: config().tableName, Item: { ...keys.formUse(nonce) } }));
+    const started = Date.now();
+    const second = await page('POST', `/connect/${token}`, form);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
+    expect(second.status).toBe(409);
+    expect(second.text).toContain('<h1>Your details are still being checked</h1>');
+    expect(second.text).toContain('The first submission is still being checked with Greenhouse');
+    expect(await listed(company.id)).toMatchObject({ status: 'invited', ats: null, magic_link: company.magic_link });
   });
 });

@@ -213,9 +213,12 @@ describe('the connect page', () => {
       job_sync_active: true,
       candidate_sync_active: true,
     });
-    // Used up: the page, and the same form sent again, answer the not-valid page and change nothing.
+    // Used up: the page answers the not-valid page; the very form that used it, sent again (a reload), gets the
+    // same answer again and changes nothing (P271).
     expect((await page('GET', `/connect/${token}`)).status).toBe(404);
-    expect((await page('POST', `/connect/${token}`, right)).status).toBe(404);
+    const reloaded = await page('POST', `/connect/${token}`, right);
+    expect(reloaded.status).toBe(200);
+    expect(reloaded.text).toContain('is connected to Greenhouse');
   });
 
   test('a form without a valid token is refused (403), a replayed form changes nothing (409)', async () => {
@@ -229,13 +232,13 @@ describe('the connect page', () => {
     const refused = await page('POST', `/connect/${token}`, { ...base, form_token: foreign });
     expect(refused.status).toBe(403);
     expect(refused.text).toContain('This form has expired or was not sent from this page');
-    // A form as a JSON body is not a form.
+    // A form as a JSON body is not a form (415, P271).
     const json = await fetch(`${api.url}/connect/${token}`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify(base),
     });
-    expect(json.status).toBe(403);
+    expect(json.status).toBe(415);
     expect(await listed(partner.key, company.id)).toMatchObject({ status: 'invited' });
 
     const sent = formToken((await page('GET', `/connect/${token}?ats=greenhouse`)).text);
