@@ -9,6 +9,7 @@ import type { AtsConnector } from '#delivery/connectors/connector.js';
 import { connectFlags, connectors } from '#delivery/connectors/registry.js';
 import { id, text } from './arguments.js';
 import type { Session } from './context.js';
+import { withFlagNames } from './output.js';
 import { withProgress } from './progress.js';
 
 const list = (value: string | undefined) =>
@@ -16,18 +17,6 @@ const list = (value: string | undefined) =>
     .split(',')
     .map((v) => v.trim())
     .filter(Boolean);
-
-/** A domain error's field names as the flags the operator typed. */
-async function withFlagNames<T>(work: () => Promise<T>, names: Record<string, string>): Promise<T> {
-  const { ApiError } = await import('#platform/errors.js');
-  try {
-    return await work();
-  } catch (error) {
-    if (!(error instanceof ApiError) || !error.errors) throw error;
-    const renamed = Object.fromEntries(Object.entries(error.errors).map(([field, messages]) => [names[field] ?? field, messages]));
-    throw new ApiError(error.statusCode, error.code, error.detail, renamed, error.headers);
-  }
-}
 
 /** Adds its commands to the `company` and `jobs` groups, which companies.ts and jobs.ts create. */
 export function connectionCommands(program: Command, session: Session, registry: readonly AtsConnector[] = connectors): void {

@@ -36,6 +36,22 @@ function describe(errors: Record<string, string[]>): string {
   return `Invalid values for ${fields.map((f) => `"${f}"`).join(', ')}.`;
 }
 
+/**
+ * A domain error's field names as the flags or arguments the operator typed (`board_token` → `--board-token`);
+ * a detail that named the fields is said again with the new names (P272).
+ */
+export async function withFlagNames<T>(work: () => Promise<T>, names: Record<string, string>): Promise<T> {
+  const { ApiError, ValidationError } = await import('#platform/errors.js');
+  try {
+    return await work();
+  } catch (error) {
+    if (!(error instanceof ApiError) || !error.errors) throw error;
+    const renamed = Object.fromEntries(Object.entries(error.errors).map(([field, messages]) => [names[field] ?? field, messages]));
+    const detail = error.detail === new ValidationError(error.errors).detail ? describe(renamed) : error.detail;
+    throw new ApiError(error.statusCode, error.code, detail, renamed, error.headers);
+  }
+}
+
 /** Writes a string as is, anything else as one pretty-printed JSON document; resolves once it is flushed. */
 export function write(stream: NodeJS.WriteStream, value: unknown): Promise<void> {
   const text = typeof value === 'string' ? value : `${JSON.stringify(value, null, 2)}\n`;

@@ -62,6 +62,12 @@ test('connect names missing and rejected credentials by their flags and saves no
   expect(missing.code).toBe(1);
   expect(missing.stdout).toBe('');
   expect(Object.keys(missing.json.errors).sort()).toEqual(['--api-key', '--board-token']);
+  // The detail names the flags too (P272), not the fields behind them.
+  expect(missing.json.detail).toBe(
+    `Invalid values for ${Object.keys(missing.json.errors)
+      .map((flag) => `"${flag}"`)
+      .join(', ')}.`,
+  );
 
   const wrong = await cli(
     'company',
@@ -142,6 +148,7 @@ test('entitle, jobs sync, set-status and disconnect', async () => {
   const unknown = await cli('company', 'set-status', String(company.id), 'asleep');
   expect(unknown.code).toBe(1);
   expect(Object.keys(unknown.json.errors)).toEqual(['STATUS']);
+  expect(unknown.json.detail).toBe(`Invalid value for "STATUS": ${unknown.json.errors.STATUS.join(' ')}`);
 
   expect((await cli('company', 'set-status', String(company.id), 'active')).json).toMatchObject({ status: 'active' });
   const disconnected = await cli('company', 'disconnect', String(company.id));
