@@ -58,6 +58,23 @@ export function write(stream: NodeJS.WriteStream, value: unknown): Promise<void>
   return new Promise((done) => stream.write(text, () => done()));
 }
 
+/**
+ * The SDK's errors that mean the AWS credentials are missing, expired or not accepted (P272): by name, since a
+ * message that merely says "credential" (a missing CREDENTIALS_KMS_KEY_ID, an ATS's) is no AWS credentials problem.
+ */
+const AWS_CREDENTIAL_ERRORS = new Set([
+  'CredentialsProviderError',
+  'TokenProviderError',
+  'ExpiredToken',
+  'ExpiredTokenException',
+  'InvalidClientTokenId',
+  'UnrecognizedClientException',
+  'InvalidSignatureException',
+  'SignatureDoesNotMatch',
+  'MissingAuthenticationToken',
+  'MissingAuthenticationTokenException',
+]);
+
 /** The error document and exit code for anything a command throws. `embeddedDataDir` is the data directory
  *  of embedded mode once its emulators are starting: dynalite's lock errors then mean another process has it. */
 export async function errorBody(error: unknown, embeddedDataDir: string | undefined): Promise<{ body: ErrorBody; exitCode: number }> {
@@ -69,7 +86,7 @@ export async function errorBody(error: unknown, embeddedDataDir: string | undefi
   const { ApiError } = await import('#platform/errors.js');
   if (error instanceof ApiError) return { body: error.body() as ErrorBody, exitCode: 1 };
   const e = error as Error;
-  if (e?.name === 'CredentialsProviderError' || /credential/i.test(e?.message ?? '')) {
+  if (AWS_CREDENTIAL_ERRORS.has(e?.name)) {
     return { body: { detail: `AWS credentials: ${e.message}`, code: 'aws_credentials' }, exitCode: 1 };
   }
   if (process.env.HIRING_ADMIN_DEBUG) process.stderr.write(`${e?.stack ?? String(error)}\n`);

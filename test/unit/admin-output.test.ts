@@ -1,9 +1,37 @@
 /**
- * The admin tool's error mapping (local/admin/output.ts, P272): a domain error's fields renamed to the flags the
- * operator typed, its detail with them.
+ * The admin tool's error mapping (local/admin/output.ts, P272): which errors are the AWS credentials' fault, and a
+ * domain error's fields renamed to the flags the operator typed, its detail with them.
  */
 import { ApiError, ValidationError, invalidField } from '#platform/errors.js';
-import { withFlagNames } from '../../local/admin/output.js';
+import { SecretUnavailableError } from '#platform/secrets.js';
+import { errorBody, withFlagNames } from '../../local/admin/output.js';
+
+const named = (name: string, message: string) => Object.assign(new Error(message), { name });
+
+test.each([
+  ['CredentialsProviderError', 'Could not load credentials from any providers'],
+  ['ExpiredTokenException', 'The security token included in the request is expired'],
+  ['UnrecognizedClientException', 'The security token included in the request is invalid.'],
+  ['InvalidClientTokenId', 'The security token included in the request is invalid.'],
+  ['InvalidSignatureException', 'The request signature we calculated does not match the signature you provided.'],
+])('%s is an AWS credentials problem', async (name, message) => {
+  expect(await errorBody(named(name, message), undefined)).toEqual({
+    body: { detail: `AWS credentials: ${message}`, code: 'aws_credentials' },
+    exitCode: 1,
+  });
+});
+
+test('an error that only mentions credentials is not an AWS credentials problem', async () => {
+  const missingKey = new SecretUnavailableError('neither CREDENTIALS_KMS_KEY_ID nor CREDENTIALS_KEY_FILE is set');
+  expect(await errorBody(missingKey, undefined)).toEqual({
+    body: {
+      detail: 'SecretUnavailableError: secret not available: neither CREDENTIALS_KMS_KEY_ID nor CREDENTIALS_KEY_FILE is set',
+      code: 'internal_error',
+    },
+    exitCode: 1,
+  });
+  expect((await errorBody(new Error('The ATS rejected the credentials'), undefined)).body.code).toBe('internal_error');
+});
 
 describe('withFlagNames', () => {
   const names = { board_token: '--board-token', api_key: '--api-key', status: 'STATUS' };
