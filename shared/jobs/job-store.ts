@@ -10,12 +10,12 @@ import { batchGetByKey, batchPut, queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { getCompanyRecord, setCompanyFields } from '#companies/company-store.js';
-import { NotFoundError } from '#platform/errors.js';
+import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
 import { keyAttributes, partitionKeyOf } from '#platform/table.js';
 import { newEvent, outboxPut, type ServiceEvent } from '#platform/events.js';
-import { itemBytes } from '#platform/item-size.js';
+import { ITEM_MAX_BYTES, itemBytes } from '#platform/item-size.js';
 import { JOB_FILTER_SLOTS, JOB_TOTALS_FILTERS, type JobSlotFilter } from '#jobs/job-filters.js';
 import { JOB_STATUSES, REMOTE_VALUES, canonicalJson, contentOf, fingerprintOf, parseJobFeed, type JobRecord } from '#jobs/job-schema.js';
 
@@ -260,6 +260,23 @@ export function* transactionChunks<T>(
 }
 
 /**
+ * Why a job's item would be refused by DynamoDB (P272), else undefined: the job must fit 400 KB as later runs may
+ * write it, archived and `run_frozen` (its other bookkeeping has a fixed width), or an archive would fail mid-run.
+ * Names the largest field, which is the one to shorten (`title_lc` and `city_lc` are copies of `title` and `city`).
+ */
+function tooLarge(job: JobRecord): [field: string, message: string] | undefined {
+  const bytes = itemBytes(toItem({ ...job, status: 'archived', run_frozen: true }));
+  if (bytes <= ITEM_MAX_BYTES) return undefined;
+  const [field, size] = Object.entries(job)
+    .map(([name, value]) => [name, itemBytes({ [name]: value })] as const)
+    .reduce((a, b) => (b[1] > a[1] ? b : a));
+  return [
+    field,
+    `Job "${job.external_id}" is too large: ${bytes} bytes stored, DynamoDB takes ${ITEM_MAX_BYTES} (400 KB); this field has ${size}.`,
+  ];
+}
+
+/**
  * One import run: new jobs are created, changed ones updated (content, fingerprint and
  * last_content_update_at move only when the fingerprint changes), every job in the feed gets the run's
  * id, and, when the feed is complete, jobs missing from it are archived.
@@ -352,6 +369,15 @@ export async function importJobs(
         result.archived += 1;
       } else if (!missing.run_frozen) updates.push(frozen(missing));
     }
+  // P272: every job of the feed that is written must fit an item, checked before anything is written: DynamoDB
+  // would refuse its transaction after the earlier ones had committed.
+  const toStore = new Map([...creates, ...updates].map((job) => [String(job.external_id), job]));
+  const oversize = fieldErrors();
+  inputs.forEach((input, i) => {
+    const problem = toStore.has(input.external_id) ? tooLarge(toStore.get(input.external_id)!) : undefined;
+    if (problem) oversize[`[${i}].${problem[0]}`] = [problem[1]];
+  });
+  if (Object.keys(oversize).length) throw new ValidationError(oversize);
 
   // D13 (P115): each job created, changed or archived by this run is written in a transaction with its
   // event in the outbox (unchanged jobs emit nothing). A transaction takes jobs in order while it stays

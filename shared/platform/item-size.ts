@@ -3,6 +3,9 @@
  * what a read or write costs (1 KB a write unit, 4 KB a read unit) where an emulator's own accounting is off
  * (P188). Items in the document client's form (native values).
  */
+/** DynamoDB's largest item: 400 KB, 409,600 bytes as `itemBytes` counts them. */
+export const ITEM_MAX_BYTES = 409_600;
+
 /**
  * DynamoDB stores a number as base-100 digits aligned on the decimal point (two decimal digits a byte,
  * leading and trailing zeros dropped), 1 byte of exponent, and 1 byte more when it is negative; zero is 1 byte.

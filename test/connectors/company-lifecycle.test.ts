@@ -320,6 +320,26 @@ describe('the scheduled job import (D14)', () => {
     expect(await getCompanyRecord(company.id)).toMatchObject({ status: 'active', job_import_failures: 0 });
   });
 
+  test('a job the feed gives that an item cannot hold fails the run before anything is written, naming the job (P272)', async () => {
+    const company = await aCompany(partner.id, { entitlements: ['job_sync'] });
+    // 60 jobs, more than one transaction takes (49 created); the 56th is stored larger than it arrives: its title
+    // and the title's lower-case copy are 420 KB together.
+    const feed = Array.from({ length: 60 }, (_, i) => ({ external_id: `O-${i}`, title: i === 55 ? 'X'.repeat(210_000) : `Job ${i}` }));
+    await setSandboxAts(company.id, { feed });
+    await expect(runJobImport(company.id)).rejects.toMatchObject({
+      code: 'job_import_invalid_feed',
+      detail: expect.stringMatching(
+        new RegExp(
+          `^The job import of company ${company.id} failed: the feed does not map to valid jobs \\(\\[55\\]\\.title: Job "O-55" is too large: \\d+ bytes stored, DynamoDB takes 409600 \\(400 KB\\); this field has 210005\\.\\)\\.$`,
+        ),
+      ),
+      failures: 1,
+    });
+    // As for any feed that does not map: the run changed no job (D14), not the 49 of its first transaction.
+    expect((await api.get('/jobs', { key: partner.key, companyId: company.id })).body.count).toBe(0);
+    expect(await getCompanyRecord(company.id)).toMatchObject({ status: 'active', job_import_failures: 1 });
+  });
+
   test('runJobImport (hiring-admin jobs sync) needs job sync active', async () => {
     const company = await createCompany({ partner: partner.id, name: 'Unconnected 2', ats: 'greenhouse', entitlements: ['job_sync'] });
     await expect(runJobImport(company.id)).rejects.toMatchObject({ code: 'invalid', errors: { job_sync_active: expect.any(Array) } });

@@ -335,7 +335,14 @@ describe('hiring-admin jobs import of jobs at the item size limit (P185)', () =>
     await importJobs(company.id, [shape('pp', '')]);
     const [probe] = await storedJobs();
     const rest = itemBytes(probe) - itemBytes({ id: probe.id }) + itemBytes({ id: 999_999 });
-    const largest = ITEM_LIMIT_BYTES - rest;
+    // The import keeps room in each item for what a later run adds to it (P272): a run without the job archives it
+    // and freezes its run (P192), in its status, its status slot and `run_frozen`.
+    await importJobs(company.id, []);
+    const [archivedProbe] = await storedJobs();
+    expect(archivedProbe).toMatchObject({ status: 'archived', run_frozen: true });
+    const HEADROOM_BYTES = itemBytes(archivedProbe) - itemBytes(probe);
+    expect(HEADROOM_BYTES).toBeGreaterThan(itemBytes({ run_frozen: true }));
+    const largest = ITEM_LIMIT_BYTES - HEADROOM_BYTES - rest;
     expect(largest).toBeGreaterThan(400_000);
 
     const feed = Array.from({ length: LARGE_JOBS }, (_, i) => shape(String(i).padStart(2, '0'), textOfBytes(largest, `Job ${i}. `)));
@@ -344,14 +351,14 @@ describe('hiring-admin jobs import of jobs at the item size limit (P185)', () =>
     const run = await cli(['jobs', 'import', '--company', String(company.id), '--file', jobsFile('jobs-large.json', feed)], dataDir);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.json).toEqual({ run_id: expect.any(String), created: LARGE_JOBS, updated: 0, unchanged: 0, archived: 1 });
+    expect(run.json).toEqual({ run_id: expect.any(String), created: LARGE_JOBS, updated: 0, unchanged: 0, archived: 0 });
 
     const items = (await storedJobs()).filter((item) => item.external_id !== 'big-pp');
     expect(items).toHaveLength(LARGE_JOBS);
     for (const item of items) {
       expect(item.id as number).toBeLessThan(999_999);
-      // Each item is at the limit, less what its id is narrower than the widest.
-      expect(itemBytes(item)).toBe(ITEM_LIMIT_BYTES - (itemBytes({ id: 999_999 }) - itemBytes({ id: item.id })));
+      // Each item is at the limit less the headroom, less what its id is narrower than the widest.
+      expect(itemBytes(item)).toBe(ITEM_LIMIT_BYTES - HEADROOM_BYTES - (itemBytes({ id: 999_999 }) - itemBytes({ id: item.id })));
     }
 
     const listed: any[] = [];
@@ -388,19 +395,67 @@ describe('hiring-admin jobs import of jobs at the item size limit (P185)', () =>
     expect(again.json).toEqual({ run_id: expect.any(String), created: 0, updated: LARGE_JOBS, unchanged: 0, archived: 0 });
     const updated = (await storedJobs()).filter((item) => item.external_id !== 'big-pp');
     for (const item of updated) {
-      expect(itemBytes(item)).toBe(ITEM_LIMIT_BYTES);
+      expect(itemBytes(item)).toBe(ITEM_LIMIT_BYTES - HEADROOM_BYTES);
       expect(item.run_id).toBe(again.json.run_id);
     }
     const count = await api.get('/jobs?status=active&page_size=1', { key: partner.key, companyId: company.id });
     expect(count.body.count).toBe(LARGE_JOBS);
 
-    // One byte more is over DynamoDB's limit: the run is refused and the job stays as it was.
+    // A later run archives one of them: archived and run_frozen, its item is now exactly at the limit.
+    const [first] = changed;
+    await expect(importJobs(company.id, changed.slice(1))).resolves.toMatchObject({ archived: 1, unchanged: LARGE_JOBS - 1 });
+    const [archived] = (await storedJobs()).filter((item) => item.external_id === first.external_id);
+    expect(archived).toMatchObject({ status: 'archived', run_frozen: true });
+    expect(itemBytes(archived)).toBe(ITEM_LIMIT_BYTES);
+
+    // One byte more would not leave that room: the run is refused before it writes anything, naming the job's
+    // largest field (P272), and the job stays as it was.
     const last = changed[changed.length - 1];
     const over = { ...last, description: `${last.description}x` };
-    await expect(importJobs(company.id, [over], { complete: false })).rejects.toThrow('Item size has exceeded the maximum allowed size');
+    await expect(importJobs(company.id, [over], { complete: false })).rejects.toMatchObject({
+      code: 'invalid',
+      errors: {
+        '[0].description': [
+          `Job "${last.external_id}" is too large: 409601 bytes stored, DynamoDB takes 409600 (400 KB); this field has ${Buffer.byteLength(over.description) + Buffer.byteLength('description')}.`,
+        ],
+      },
+    });
     const [kept] = (await storedJobs()).filter((item) => item.external_id === last.external_id);
     expect(kept.description === last.description).toBe(true);
   }, 300_000);
+});
+
+describe('hiring-admin jobs import refuses what it cannot write whole (P272)', () => {
+  let partner: Awaited<ReturnType<typeof aPartner>>;
+  beforeAll(async () => {
+    partner = await aPartner();
+  });
+  const jobItems = (companyId: number) =>
+    queryAll({
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
+      ExpressionAttributeValues: { ':pk': keys.company(companyId).PK, ':job': 'JOB#' },
+    });
+  const feedOf = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => ({ external_id: `${prefix}-${i}`, title: `Job ${i}` }));
+
+  test('one job too large for an item, among 60: the whole file is refused, naming the job, and nothing is written', async () => {
+    const company = await aCompany(partner.id);
+    const feed: Record<string, unknown>[] = feedOf('big', 60);
+    feed[55].description = 'x'.repeat(450_000);
+    const run = await cli(['jobs', 'import', '--company', String(company.id), '--file', jobsFile('jobs-oversize.json', feed)], dataDir);
+    expect(run.stdout).toBe('');
+    expect(run.code).toBe(1);
+    const message = expect.stringMatching(
+      /^Job "big-55" is too large: \d+ bytes stored, DynamoDB takes 409600 \(400 KB\); this field has 450011\.$/,
+    );
+    expect(run.json).toEqual({
+      detail: expect.stringMatching(/^Invalid value for "\[55\]\.description": Job "big-55"/),
+      code: 'invalid',
+      errors: { '[55].description': [message] },
+    });
+    // Not even the first 49 jobs, whose transaction would also have put their job.created events in the outbox.
+    expect(await jobItems(company.id)).toEqual([]);
+    expect((await api.get('/jobs', { key: partner.key, companyId: company.id })).body.count).toBe(0);
+  });
 });
 
 describe('hiring-admin with no server running (embedded emulators on DATA_DIR)', () => {
