@@ -21,8 +21,9 @@ export function jobsCommands(program: Command, session: Session): void {
       [
         '',
         'Every job needs an "external_id". Jobs are matched by it: new ones are created, changed ones updated,',
-        'and (unless --partial) active jobs missing from the file are archived. Any invalid job rejects the',
-        'whole file before anything is written; errors name the job, for example "[1].remote".',
+        'and (unless --partial) active jobs missing from the file are archived. Any invalid job (also one too',
+        'large to store, over 400 KB) rejects the whole file before anything is written; errors name the job,',
+        'for example "[1].remote". Refused for a deactivated or deleted company, and while a jobs sync of it runs.',
         'Prints {"run_id", "created", "updated", "unchanged", "archived"}. On a terminal a progress bar on stderr',
         'shows the jobs written; piped or redirected, nothing but the JSON is written.',
       ].join('\n'),
@@ -45,9 +46,9 @@ export function jobsCommands(program: Command, session: Session): void {
           } catch (error) {
             throw new ValidationError({ body: [`Not valid JSON: ${(error as Error).message}`] });
           }
-          const { importJobs } = await import('#jobs/job-store.js');
+          const { importJobFeed } = await import('#delivery/job-import.js');
           return withProgress('Writing jobs', (onProgress) =>
-            importJobs(options.company, feed, { complete: options.partial !== true, onProgress }),
+            importJobFeed(options.company, feed, { complete: options.partial !== true, onProgress }),
           );
         },
         { serviceIdBlocks: true },

@@ -18,6 +18,7 @@ import {
 } from '#companies/company-store.js';
 import { deliveryAllowed, syncActive, type CompanyRecord } from '#companies/company-schema.js';
 import { importJobs, type ImportResult } from '#jobs/job-store.js';
+import { parseJobFeed } from '#jobs/job-schema.js';
 import { config, sqs } from '#platform/clients.js';
 import { ApiError, CompanyInactiveError, ConflictError, ValidationError, invalidField } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
@@ -44,9 +45,11 @@ export class JobImportFailedError extends ApiError {
 /** How long a run's claim on its company holds (one run per company at a time). */
 const RUN_CLAIM_SECONDS = 15 * 60;
 
+const importsWait = (company: CompanyRecord) =>
+  new CompanyInactiveError(`Company ${company.id} is ${company.status}: its job imports wait until it is active again.`);
+
 function checkImportable(company: CompanyRecord): void {
-  if (!deliveryAllowed(company))
-    throw new CompanyInactiveError(`Company ${company.id} is ${company.status}: its job imports wait until it is active again.`);
+  if (!deliveryAllowed(company)) throw importsWait(company);
   if (!connectorFor(company.ats)) throw invalidField('ats', `The company's ATS (${company.ats ?? 'none'}) has no connector.`);
   if (!syncActive(company, 'job_sync'))
     throw invalidField('job_sync_active', 'Job sync is not active: the company needs the job_sync entitlement and a connected ATS.');
@@ -105,6 +108,31 @@ export async function runJobImport(
         `the feed does not map to valid jobs (${first ? `${first[0]}: ${first[1].join(' ')}` : error.detail}).`,
       );
     }
+  } finally {
+    await releaseJobImportRun(companyId);
+  }
+}
+
+/**
+ * `hiring-admin jobs import`: an import of a feed the operator gives, under the same claim as a run from the ATS,
+ * and refused as such a run is for a deactivated or deleted company (P272). Two runs of one company at a time would
+ * each create the jobs new to it (two jobs of one `external_id`), write back jobs the other had changed as they
+ * read them, and leave the totals of whichever ran last.
+ */
+export async function importJobFeed(
+  companyId: number,
+  feed: unknown,
+  options: { complete?: boolean; onProgress?: (done: number, total: number) => void } = {},
+): Promise<ImportResult> {
+  parseJobFeed(feed); // a bad file is told as such, whether or not a run holds the company
+  // D17: a deactivated or deleted company's imports wait, from a file as from its ATS. An invited or requested one,
+  // which has no ATS to import from yet, may be given its jobs from a file (it accepts applications to them).
+  const company = await requireCompany(companyId);
+  if (company.status === 'deactivated' || company.status === 'deleted') throw importsWait(company);
+  if (!(await claimJobImportRun(companyId, RUN_CLAIM_SECONDS)))
+    throw new ConflictError(`A job import of company ${companyId} is already running; try again once it has ended.`, 'job_import_running');
+  try {
+    return await importJobs(companyId, feed, options);
   } finally {
     await releaseJobImportRun(companyId);
   }

@@ -4,7 +4,9 @@
  * the Greenhouse simulator on loopback standing in for Greenhouse.
  */
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
@@ -145,6 +147,22 @@ test('entitle, jobs sync, set-status and disconnect', async () => {
   const refused = await cli('jobs', 'sync', '--company', String(company.id));
   expect(refused.code).toBe(1);
   expect(refused.json).toMatchObject({ code: 'company_inactive' });
+  // A jobs file for it waits as the sync does (D17, P272), and changes no job.
+  const file = join(mkdtempSync(join(tmpdir(), 'his-admin-connections-')), 'jobs.json');
+  writeFileSync(
+    file,
+    JSON.stringify([
+      { external_id: '7', title: 'Cook (from a file)' },
+      { external_id: 'file-1', title: 'Waiter' },
+    ]),
+  );
+  const imported = await cli('jobs', 'import', '--company', String(company.id), '--file', file);
+  expect(imported.code).toBe(1);
+  expect(imported.json).toEqual(refused.json);
+  rmSync(dirname(file), { recursive: true, force: true });
+  expect((await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results).toMatchObject([
+    { external_id: '7', title: 'Cook' },
+  ]);
   const unknown = await cli('company', 'set-status', String(company.id), 'asleep');
   expect(unknown.code).toBe(1);
   expect(Object.keys(unknown.json.errors)).toEqual(['STATUS']);

@@ -6,7 +6,8 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { getCompanyRecord } from '#companies/company-store.js';
+import { claimJobImportRun, getCompanyRecord, releaseJobImportRun } from '#companies/company-store.js';
+import { importJobFeed } from '#delivery/job-import.js';
 import { importJobs } from '#jobs/job-store.js';
 import { itemBytes } from '#platform/item-size.js';
 import { queryAll } from '#platform/batch.js';
@@ -455,6 +456,58 @@ describe('hiring-admin jobs import refuses what it cannot write whole (P272)', (
     // Not even the first 49 jobs, whose transaction would also have put their job.created events in the outbox.
     expect(await jobItems(company.id)).toEqual([]);
     expect((await api.get('/jobs', { key: partner.key, companyId: company.id })).body.count).toBe(0);
+  });
+
+  test('deactivated and deleted companies take no jobs (company_inactive, as jobs sync); an invited one does', async () => {
+    const [deactivated, deleted, invited] = await Promise.all(
+      (['deactivated', 'deleted', 'invited'] as const).map((status) => aCompany(partner.id, { status })),
+    );
+    const file = jobsFile('jobs-inactive.json', feedOf('inactive', 2));
+    const [a, b, c] = await Promise.all(
+      [deactivated, deleted, invited].map((company) => cli(['jobs', 'import', '--company', String(company.id), '--file', file], dataDir)),
+    );
+    expect([a.code, a.json]).toEqual([
+      1,
+      { detail: `Company ${deactivated.id} is deactivated: its job imports wait until it is active again.`, code: 'company_inactive' },
+    ]);
+    expect([b.code, b.json]).toEqual([
+      1,
+      { detail: `Company ${deleted.id} is deleted: its job imports wait until it is active again.`, code: 'company_inactive' },
+    ]);
+    expect(await jobItems(deactivated.id)).toEqual([]);
+    expect(await jobItems(deleted.id)).toEqual([]);
+    expect([c.code, c.json]).toEqual([0, expect.objectContaining({ created: 2 })]);
+  });
+
+  test('a file import holds the run claim of jobs sync: refused while a run holds it, and held while it writes', async () => {
+    const company = await aCompany(partner.id);
+    const file = jobsFile('jobs-claimed.json', feedOf('claimed', 3));
+    expect(await claimJobImportRun(company.id, 60)).toBe(true); // a scheduled run from the ATS, say
+    const refused = await cli(['jobs', 'import', '--company', String(company.id), '--file', file], dataDir);
+    expect(refused.code).toBe(1);
+    expect(refused.json).toEqual({
+      detail: `A job import of company ${company.id} is already running; try again once it has ended.`,
+      code: 'job_import_running',
+    });
+    expect(await jobItems(company.id)).toEqual([]);
+    await releaseJobImportRun(company.id);
+
+    const ran = await cli(['jobs', 'import', '--company', String(company.id), '--file', file], dataDir);
+    expect(ran.code).toBe(0);
+    expect(ran.json).toMatchObject({ created: 3 });
+    // Released at the end: a run may start now.
+    expect(await claimJobImportRun(company.id, 1)).toBe(true);
+    await releaseJobImportRun(company.id);
+
+    // While it writes, a run from the ATS cannot take the company.
+    let during: Promise<boolean> | undefined;
+    const result = await importJobFeed(company.id, feedOf('claimed', 4), {
+      onProgress: () => void (during ??= claimJobImportRun(company.id, 60)),
+    });
+    expect(result).toMatchObject({ created: 1, unchanged: 3 });
+    expect(await during).toBe(false);
+    expect(await claimJobImportRun(company.id, 1)).toBe(true);
+    await releaseJobImportRun(company.id);
   });
 });
 
