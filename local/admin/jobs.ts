@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { flag, id, text } from './arguments.js';
 import type { Session } from './context.js';
-import { UsageError } from './output.js';
+import { UsageError, withFlagNames } from './output.js';
 import { withProgress } from './progress.js';
 
 export function jobsCommands(program: Command, session: Session): void {
@@ -40,15 +40,21 @@ export function jobsCommands(program: Command, session: Session): void {
             });
           }
           const { ValidationError } = await import('#platform/errors.js');
+          const { importJobFeed } = await import('#delivery/job-import.js');
           let feed: unknown;
           try {
-            feed = JSON.parse(text);
+            // An editor's UTF-8 byte order mark is no part of the JSON.
+            feed = JSON.parse(text.replace(/^\uFEFF/, ''));
           } catch (error) {
-            throw new ValidationError({ body: [`Not valid JSON: ${(error as Error).message}`] });
+            throw new ValidationError({ '--file': [`Not valid JSON: ${(error as Error).message}`] });
           }
-          const { importJobFeed } = await import('#delivery/job-import.js');
-          return withProgress('Writing jobs', (onProgress) =>
-            importJobFeed(options.company, feed, { complete: options.partial !== true, onProgress }),
+          // The file's own problems are named `--file` (P272), its jobs' `[i].field`.
+          return withFlagNames(
+            () =>
+              withProgress('Writing jobs', (onProgress) =>
+                importJobFeed(options.company, feed, { complete: options.partial !== true, onProgress }),
+              ),
+            { body: '--file' },
           );
         },
         { serviceIdBlocks: true },

@@ -479,6 +479,32 @@ describe('hiring-admin jobs import refuses what it cannot write whole (P272)', (
     expect([c.code, c.json]).toEqual([0, expect.objectContaining({ created: 2 })]);
   });
 
+  test('a file that is not JSON, or not an array, is named --file; a UTF-8 byte order mark is no error', async () => {
+    const company = await aCompany(partner.id);
+    const notJson = join(work, 'jobs-not-json.json');
+    writeFileSync(notJson, '[{"external_id": "x-1",');
+    const withBom = join(work, 'jobs-bom.json');
+    writeFileSync(withBom, `\uFEFF${JSON.stringify(feedOf('bom', 1))}`);
+    const [broken, object, bom] = await Promise.all([
+      cli(['jobs', 'import', '--company', String(company.id), '--file', notJson], dataDir),
+      cli(['jobs', 'import', '--company', String(company.id), '--file', jobsFile('jobs-object.json', { jobs: [] })], dataDir),
+      cli(['jobs', 'import', '--company', String(company.id), '--file', withBom], dataDir),
+    ]);
+    expect(broken.code).toBe(1);
+    expect(broken.json).toEqual({
+      detail: expect.stringMatching(/^Invalid value for "--file": Not valid JSON: /),
+      code: 'invalid',
+      errors: { '--file': [expect.stringMatching(/^Not valid JSON: /)] },
+    });
+    expect(object.json).toEqual({
+      detail: 'Invalid value for "--file": Must be a JSON array of jobs.',
+      code: 'invalid',
+      errors: { '--file': ['Must be a JSON array of jobs.'] },
+    });
+    expect(bom.code).toBe(0);
+    expect(bom.json).toMatchObject({ created: 1 });
+  });
+
   test('a file import holds the run claim of jobs sync: refused while a run holds it, and held while it writes', async () => {
     const company = await aCompany(partner.id);
     const file = jobsFile('jobs-claimed.json', feedOf('claimed', 3));
