@@ -3,7 +3,8 @@ import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGetByKey } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
-import { ConflictError, invalidField } from '#platform/errors.js';
+import { CHANNEL_SLUG, CHANNEL_SLUG_RULE } from '#companies/entitlements.js';
+import { ConflictError, invalidField, isConditionFailure } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { keys } from '#platform/keys.js';
 import { isHttpUrl } from '#platform/web-formats.js';
@@ -26,7 +27,8 @@ export async function createChannel(
   /** Items put in the same transaction, new keys only (an apply channel's inbound side and sealed secret, P196). */
   alsoPut: (channel: TalentChannel) => Promise<Record<string, unknown>[]> = () => Promise.resolve([]),
 ): Promise<TalentChannel> {
-  if (!/^[a-z0-9][a-z0-9_-]*$/.test(input.slug)) throw invalidField('slug', 'Use lower-case letters, digits, "-" and "_".');
+  // One rule for every slug that comes in (P272): a key of DynamoDB's holds at most 2 KB, and apply channels take 64.
+  if (!CHANNEL_SLUG.test(input.slug)) throw invalidField('slug', CHANNEL_SLUG_RULE);
   if (!input.name.trim()) throw invalidField('name', 'This field is required.');
   // Handed out as `talent_channel_logo`: http(s) only, like every URL we store (P58).
   if (input.logo != null && !isHttpUrl(input.logo)) throw invalidField('logo', 'Must be a valid http or https URL.');
@@ -63,8 +65,8 @@ export async function createChannel(
       }),
     );
   } catch (error) {
-    if ((error as Error).name === 'TransactionCanceledException')
-      throw new ConflictError(`A channel with slug "${input.slug}" exists already.`);
+    // Taken only when a condition failed; any other cancellation (a conflict, throttling) is not a taken slug (P272).
+    if (isConditionFailure(error)) throw new ConflictError(`A channel with slug "${input.slug}" exists already.`);
     throw error;
   }
   return channel;

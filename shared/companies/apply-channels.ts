@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { CHANNEL_SLUG } from '#companies/entitlements.js';
+import { CHANNEL_SLUG, CHANNEL_SLUG_RULE } from '#companies/entitlements.js';
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
@@ -61,11 +61,7 @@ export function signingSecretFor(format: ApplyFormat, given: string | undefined)
 
 /** Checks what `channel create --format` adds before anything is written (slug rule, format, secret). */
 export function checkApplyChannelInput(input: { slug: string; format: string; secret?: string }) {
-  if (!CHANNEL_SLUG.test(input.slug))
-    throw invalidField(
-      'slug',
-      'An apply channel slug is 1 to 64 lower-case letters, digits, "-" and "_", starting with a letter or digit.',
-    );
+  if (!CHANNEL_SLUG.test(input.slug)) throw invalidField('slug', CHANNEL_SLUG_RULE);
   const format = parseApplyFormat(input.format);
   return { format, ...signingSecretFor(format, input.secret) };
 }
@@ -136,6 +132,7 @@ export async function missingApplyChannels(slugs: readonly string[]): Promise<st
  * the generation read, so two revocations never leave them apart.
  */
 export async function revokeApplyTokens(slug: string): Promise<ApplyChannel> {
+  if (!CHANNEL_SLUG.test(slug)) throw invalidField('slug', CHANNEL_SLUG_RULE); // no key is longer (P272)
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.applyChannelSlug(slug), ConsistentRead: true }));
   if (!out.Item) throw new NotFoundError(`No apply channel has the slug "${slug}".`);
   const current = fromItem(out.Item);

@@ -12,6 +12,7 @@ export type Entitlement = (typeof ENTITLEMENTS)[number] | ApplyEntitlement;
 export const APPLY_PREFIX = 'apply:';
 /** A channel slug (the rule of `channel create`). */
 export const CHANNEL_SLUG = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+export const CHANNEL_SLUG_RULE = 'A channel slug is 1 to 64 lower-case letters, digits, "-" and "_", starting with a letter or digit.';
 
 export function isEntitlement(value: string): value is Entitlement {
   return (ENTITLEMENTS as readonly string[]).includes(value) || applyChannelOf(value) !== undefined;

@@ -6,11 +6,13 @@
  */
 import { execFile } from 'node:child_process';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { getChannelBySlug } from '#applications/channels.js';
+import { createChannel, getChannelBySlug } from '#applications/channels.js';
+import { ConflictError } from '#platform/errors.js';
+import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { forgetCachedCompany } from '#companies/api-keys.js';
 import { loadApplyChannelSecret } from '#companies/apply-channels.js';
 import { applyToken, forgetCachedApplyChannels, verifyApplyToken } from '#jobs/apply-links.js';
-import { config, db } from '#platform/clients.js';
+import { config, db, dynamoClient } from '#platform/clients.js';
 import { keys } from '#platform/keys.js';
 import { aCompany, aJob, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -169,6 +171,62 @@ describe('channel create --format', () => {
     // Nothing was written: the slugs are still free.
     for (const slug of ['board-x', 'board-y', 'board-z', 'board-w']) expect(await getChannelBySlug(slug)).toBeUndefined();
     expect(await loadApplyChannelSecret(channelIds.get('indeed')!)).toBe(INDEED_SECRET);
+  });
+
+  test('a slug longer than 64 is invalid wherever it comes in, not a taken slug nor an internal error (P272)', async () => {
+    const long = 'a'.repeat(3000);
+    const rule = 'A channel slug is 1 to 64 lower-case letters, digits, "-" and "_", starting with a letter or digit.';
+    const [talent, apply, justOver, revoke] = await Promise.all([
+      cli('channel', 'create', '--slug', long, '--name', 'Long'),
+      cli('channel', 'create', '--slug', long, '--name', 'Long', '--format', 'generic'),
+      cli('channel', 'create', '--slug', 'b'.repeat(65), '--name', 'Just over'),
+      cli('channel', 'revoke-tokens', '--slug', long),
+    ]);
+    for (const result of [talent, apply, justOver, revoke]) {
+      expect(result.code).toBe(1);
+      expect(result.json).toEqual({ detail: `Invalid value for "slug": ${rule}`, code: 'invalid', errors: { slug: [rule] } });
+    }
+    expect(await getChannelBySlug('b'.repeat(65))).toBeUndefined();
+    // 64 is the most.
+    expect((await cli('channel', 'create', '--slug', 'c'.repeat(64), '--name', 'At the limit')).code).toBe(0);
+  });
+
+  test('a create cancelled for another reason than a taken slug is not reported as one (P272)', async () => {
+    // AWS cancels a transaction with an item it refuses (a key over 2,048 bytes, an item over 400 KB) with the reason
+    // ValidationError, where DynamoDB Local answers ValidationException: its documented answer, given in place of
+    // the call.
+    const reasons = [
+      { Code: 'None' },
+      { Code: 'ValidationError', Message: 'Item size has exceeded the maximum allowed size' },
+      { Code: 'None' },
+    ];
+    dynamoClient().middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+        throw new TransactionCanceledException({
+          message: 'Transaction cancelled [None, ValidationError, None]',
+          $metadata: {},
+          CancellationReasons: reasons,
+        });
+      },
+      { step: 'initialize', name: 'awsCancellation' },
+    );
+    let refused: unknown;
+    try {
+      refused = await createChannel({ slug: 'cancelled-board', name: 'Cancelled' }, () =>
+        Promise.resolve([{ PK: 'CANCELLED#1', SK: 'X' }]),
+      ).catch((error: unknown) => error);
+    } finally {
+      dynamoClient().middlewareStack.remove('awsCancellation');
+    }
+    expect(refused).not.toBeInstanceOf(ConflictError);
+    expect(refused).toBeInstanceOf(TransactionCanceledException);
+    // A slug that is taken still is a conflict.
+    await expect(createChannel({ slug: 'plain-board-2', name: 'Two' })).resolves.toMatchObject({ slug: 'plain-board-2' });
+    await expect(createChannel({ slug: 'plain-board-2', name: 'Two again' })).rejects.toMatchObject({
+      code: 'conflict',
+      detail: 'A channel with slug "plain-board-2" exists already.',
+    });
   });
 
   test('without --format a talent channel as before, which is no apply channel: entitling to it is refused', async () => {
