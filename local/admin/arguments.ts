@@ -35,10 +35,22 @@ function positiveInteger(value: string): number | Refused {
   return n;
 }
 
+/** The longest `--older-than`: ten years, far more than any event waits, and a date JavaScript and ISO 8601 still write (P272). */
+export const MAX_SECONDS = 10 * 365 * 86_400;
+
 function nonNegativeInteger(value: string): number | Refused {
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) return new Refused(['Must be a whole number of seconds (0 or more).']);
+  if (n > MAX_SECONDS) return new Refused([`Must be at most ${MAX_SECONDS} seconds (ten years).`]);
   return n;
+}
+
+/** The most `--limit` takes: what one DynamoDB Query page of attempts holds comfortably (P272). */
+export const MAX_LIMIT = 1000;
+
+function limitOf(value: string): number | Refused {
+  const n = positiveInteger(value);
+  return n instanceof Refused || n <= MAX_LIMIT ? n : new Refused([`Must be at most ${MAX_LIMIT}.`]);
 }
 
 /** The service's one rule for URLs it stores and hands out (web-formats.ts). */
@@ -51,7 +63,9 @@ function httpUrl(value: string): string | Refused {
 export const text = parser((v) => v);
 /** A positive integer (ids are positive integers below 2^53). */
 export const id = parser(positiveInteger);
-/** A duration in whole seconds, 0 or more. */
+/** A count of results, 1 to MAX_LIMIT. */
+export const limit = parser(limitOf);
+/** A duration in whole seconds, 0 to MAX_SECONDS. */
 export const seconds = parser(nonNegativeInteger);
 /** An http(s) URL. */
 export const url = parser(httpUrl);

@@ -29,7 +29,7 @@ export function outboxCommands(program: Command, session: Session): void {
   outbox
     .command('replay')
     .description('Publish the waiting events to the events topic through the relay, then delete them (idempotent).')
-    .option('--older-than <SECONDS>', 'Only events at least this old (default 0: every waiting event).', seconds)
+    .option('--older-than <SECONDS>', 'Only events at least this old, at most ten years (default 0: every waiting event).', seconds)
     .addHelpText(
       'after',
       [

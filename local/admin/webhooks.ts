@@ -1,6 +1,6 @@
 /** `hiring-admin webhook ...`: partners' webhook endpoints (D19) and their delivery attempts. */
 import type { Command } from 'commander';
-import { id, text } from './arguments.js';
+import { id, limit, text } from './arguments.js';
 import type { Session } from './context.js';
 
 export function webhookCommands(program: Command, session: Session): void {
@@ -56,7 +56,7 @@ export function webhookCommands(program: Command, session: Session): void {
     .command('deliveries')
     .description('The recent delivery attempts of an endpoint, newest first (kept 14 days).')
     .argument('<WEBHOOK_ID>', 'The id printed by `webhook create`.', id)
-    .option('--limit <N>', 'How many attempts (default 50).', id)
+    .option('--limit <N>', 'How many attempts, at most 1000 (default 50).', limit)
     .addHelpText(
       'after',
       '\nPrints {"webhook", "results": [{"at", "event_id", "event_type", "attempt", "status_code", "latency_ms", "error"}]}.',

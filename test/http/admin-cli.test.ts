@@ -195,6 +195,23 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
     expect(usageError(fraction).errors).toEqual({ '--older-than': ['Must be a whole number of seconds (0 or more).'] });
   });
 
+  test('numbers past what the command can use: --limit above 1,000, --older-than above ten years (P272)', async () => {
+    const [limit, olderThan, safeMax, zero] = await Promise.all([
+      cli('webhook', 'deliveries', '1', '--limit', '2147483648'),
+      cli('outbox', 'replay', '--older-than', '99999999999'),
+      cli('outbox', 'replay', '--older-than=9007199254740991'),
+      cli('webhook', 'deliveries', '1', '--limit', '0'),
+    ]);
+    expect(usageError(limit)).toEqual({
+      detail: 'Invalid value for "--limit": Must be at most 1000.',
+      code: 'invalid',
+      errors: { '--limit': ['Must be at most 1000.'] },
+    });
+    expect(usageError(olderThan).errors).toEqual({ '--older-than': ['Must be at most 315360000 seconds (ten years).'] });
+    expect(usageError(safeMax).errors).toEqual({ '--older-than': ['Must be at most 315360000 seconds (ten years).'] });
+    expect(usageError(zero).errors).toEqual({ '--limit': ['Must be a positive integer.'] });
+  });
+
   test('unknown options, options without their value, repeated options, surplus arguments', async () => {
     const [unknown, noValue, optionAsValue, flagValue, twice, surplus, neither, both, logo] = await Promise.all([
       cli('partner', 'create', '--name', 'Board', '--colour', 'red'),
