@@ -80,6 +80,26 @@ const findOption = (cmd: Command, flag: string) => cmd.options.find((o) => o.lon
 const commandName = (cmd: Command): string => (cmd.parent?.parent ? `${commandName(cmd.parent)} ${cmd.name()}` : cmd.name());
 
 /**
+ * The options of `cmd`'s part of the command line that commander would put in cmd.args (unknown ones, and a flag
+ * given `=value`), for a command line that stopped at its last word: an option whose value is missing.
+ */
+function unparsedOptions(cmd: Command, argv: string[]): string[] {
+  let depth = 0;
+  for (let c = cmd; c.parent; c = c.parent) depth += 1;
+  const words = argv.slice(depth, -1);
+  const found: string[] = [];
+  for (let i = 0; i < words.length; i += 1) {
+    if (!isOptionLike(words[i])) continue;
+    const [flag, ...value] = words[i].split('=');
+    const option = findOption(cmd, flag);
+    // As commander does: a known option that takes a value takes the next word, whatever it is.
+    if (option && !option.isBoolean()) i += value.length ? 0 : 1;
+    else if (!option || value.length) found.push(words[i]);
+  }
+  return found;
+}
+
+/**
  * The usage errors of a command line that stopped at `cmd`: `complaint` is commander's first complaint,
  * absent when commander accepted the command line (the value parsers may still have refused values).
  * `argv` is the whole command line, for the one complaint commander raises before it has parsed it all.
@@ -100,8 +120,9 @@ export function usageErrors(cmd: Command, argv: string[], complaint?: CommanderE
     add(findOption(cmd, flag)?.long ?? flag, 'Needs a value.');
   }
 
-  // Positional arguments come first in cmd.args; from the first unknown option on, the rest is unknown.
-  const args = parsedAll ? cmd.args : [];
+  // Positional arguments come first in cmd.args; from the first unknown option on, the rest is unknown. Stopped
+  // early, commander has not set cmd.args: its options are found in the command line (P42, P272).
+  const args = parsedAll ? cmd.args : unparsedOptions(cmd, argv);
   const firstUnknown = args.findIndex(isOptionLike);
   const operands = firstUnknown === -1 ? args : args.slice(0, firstUnknown);
   for (const arg of args.filter(isOptionLike)) {

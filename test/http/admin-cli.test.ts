@@ -212,6 +212,23 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
     expect(usageError(zero).errors).toEqual({ '--limit': ['Must be a positive integer.'] });
   });
 
+  test('an option without its value at the end: the problems before it are reported too (P42, P272)', async () => {
+    const [unknown, flagValue] = await Promise.all([
+      cli('company', 'create', '--partner', 'abc', '--bogus', '--name'),
+      cli('jobs', 'import', '--partial=yes', '--colour=red', '--company', '1', '--file'),
+    ]);
+    expect(usageError(unknown).errors).toEqual({
+      '--partner': ['Must be a positive integer.'],
+      '--bogus': ['Unknown option for "company create".'],
+      '--name': ['Needs a value.'],
+    });
+    expect(usageError(flagValue).errors).toEqual({
+      '--partial': ['Takes no value.'],
+      '--colour': ['Unknown option for "jobs import".'],
+      '--file': ['Needs a value.'],
+    });
+  });
+
   test('unknown options, options without their value, repeated options, surplus arguments', async () => {
     const [unknown, noValue, optionAsValue, flagValue, twice, surplus, neither, both, logo] = await Promise.all([
       cli('partner', 'create', '--name', 'Board', '--colour', 'red'),
