@@ -7,7 +7,7 @@
  * area is one more module in AREAS. The output contract is in output.ts, where a command runs in
  * context.ts, and how a bad command line becomes one usage error in arguments.ts.
  */
-import { Command, type CommanderError } from 'commander';
+import { Command, Help, type CommanderError } from 'commander';
 import { usageErrors, usageLine } from './arguments.js';
 import { channelCommands } from './channels.js';
 import { companyCommands } from './companies.js';
@@ -74,8 +74,16 @@ export function buildProgram(session: Session, stdout: string[]): Command {
     .configureOutput({ writeOut: (text) => stdout.push(text), writeErr: () => {}, outputError: () => {} })
     .configureHelp({
       optionTerm: (option) => option.flags.replace(/[<>]/g, ''),
+      // A command that takes nothing has the usage line " " (commander puts "[options]" for an empty one, P272).
+      commandUsage(this: Help, command: Command) {
+        return Help.prototype.commandUsage.call(this, command).trimEnd();
+      },
       subcommandTerm: (command) =>
-        [command.name(), ...command.registeredArguments.map((a) => a.name()), isLeaf(command) ? '[options]' : '<command>'].join(' '),
+        [
+          command.name(),
+          ...command.registeredArguments.map((a) => a.name()),
+          ...(!isLeaf(command) ? ['<command>'] : command.options.length ? ['[options]'] : []),
+        ].join(' '),
     })
     .addHelpText('afterAll', `\n${outputHelp}\n\n${whereHelp}\n`)
     .hook('preAction', (_program, command) => {
@@ -93,7 +101,7 @@ export function buildProgram(session: Session, stdout: string[]): Command {
     command.helpCommand(false);
     // Commander's generated usage is "[options] <COMPANY_ID>"; the tool's names the options.
     if (!isLeaf(command)) command.usage('<command> [options]');
-    else if (command.usage().startsWith('[options]')) command.usage(usageLine(command));
+    else if (command.usage().startsWith('[options]')) command.usage(usageLine(command) || ' ');
   }
   const leaves = [...commandsOf(program)].filter(isLeaf);
   program.addHelpText(

@@ -116,12 +116,21 @@ describe('--help', () => {
     expect(help.code).toBe(0);
     expect(help.stderr).toBe('');
     const [usage, ...rest] = help.stdout.split('\n');
-    expect(usage).toMatch(new RegExp(`^Usage: hiring-admin ${command} `));
+    expect(usage).toMatch(new RegExp(`^Usage: hiring-admin ${command}( |$)`));
     for (const name of names) expect(usage).toMatch(new RegExp(`[ (\\[]${name}([ )\\]]|$)`));
     // each option has a described line of its own
     for (const name of names.filter((n) => n.startsWith('--')))
       expect(rest.join('\n')).toMatch(new RegExp(`^  ${name} .*\\S\\s{2,}\\S`, 'm'));
     expect(help.stdout).toMatch(/^ {2}-h, --help\s+Show this help\./m);
+  });
+
+  test('a command without arguments or options shows none, not "[options]" (P272)', async () => {
+    const [top, group, own] = await Promise.all([cli('--help'), cli('outbox', '--help'), cli('outbox', 'status', '--help')]);
+    expect(top.stdout).toMatch(/^ {2}hiring-admin outbox status$/m);
+    expect(top.stdout).not.toContain('outbox status [options]');
+    expect(group.stdout).toMatch(/^ {2}status {2,}How many events wait/m);
+    expect(group.stdout).toMatch(/^ {2}replay \[options\] {2,}Publish/m);
+    expect(own.stdout).toMatch(/^Usage: hiring-admin outbox status\n/);
   });
 
   test('--help wins over a bad command line', async () => {
