@@ -252,7 +252,8 @@ async function failAttempt(record: ApplicationRecord, company: CompanyRecord, er
     // An ATS's wait past what a queue message can be delayed is cut to it: the attempt then comes back when SQS can bring it (P270).
     const delay = Math.min(Math.max(known?.retryAfterSeconds ?? 0, retryDelaySeconds(attempts)), MAX_QUEUE_DELAY_SECONDS);
     await Promise.all([releaseClaim(record.id, 'sync'), releaseForRetry(record, delay)]);
-    throw new RetryLater(delay, (error as Error).message);
+    // The worker logs this reason: an ATS's own text (which can echo the candidate) stays out of it (P284).
+    throw new RetryLater(delay, known ? `${known.name} (${known.kind})` : (error as Error).message);
   }
   // D17: rejected credentials break the company's connection: it turns `failing` until an operator reconnects it.
   if (known?.kind === 'credentials_rejected') await markCompanyFailing(record.company);
