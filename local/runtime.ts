@@ -32,6 +32,11 @@ export interface RuntimeOptions {
   poller?: boolean;
   /** Delete the table when stopping (a test runtime's table in the test run's shared DynamoDB Local). */
   dropTable?: boolean;
+  /**
+   * `PUBLIC_BASE_URL` when it is not configured: this server's own address (`npm start`), so that every link
+   * (magic links, `apply_webhooks`, the external-apply follow-up e-mail) has a base. Tests leave it unset.
+   */
+  publicBaseDefault?: boolean;
   /** Emulators already running (in another process, for `npm run bench:memory`); by default they start in this one. */
   emulators?: Emulators;
 }
@@ -83,6 +88,8 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
   });
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`;
+  // Listening on every interface, the server has no one address of its own: links then follow the request's Host.
+  if (options.publicBaseDefault && host !== '0.0.0.0' && !process.env.PUBLIC_BASE_URL) process.env.PUBLIC_BASE_URL = url;
   const runtimeFile = join(options.dataDir, RUNTIME_FILE);
   // The ATS hosts this server uses go along, so that the admin tool (connect, jobs sync) talks to the same ATSs.
   const atsUrls = Object.fromEntries(connectorSettings().flatMap(({ env }) => (process.env[env] ? [[env, process.env[env]!]] : [])));

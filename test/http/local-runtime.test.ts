@@ -2,8 +2,8 @@
  * The local runtime as `npm start` runs it: demo seeding on an empty data directory only, data kept across
  * restarts, the background poller taking a demo application to SUCCESS, and a clean exit on SIGTERM.
  */
-import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startRuntime } from '../../local/runtime.js';
@@ -76,17 +76,33 @@ test('seeds the demo once, keeps data across restarts, and syncs a demo applicat
   }
 });
 
-test('npm start prints the base URL and a curl, and exits cleanly on SIGTERM', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'his-start-'));
+/** `npm start` as a process on a free port with its own data directory; resolves once its banner is out. */
+async function npmStart(dir: string) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
-    env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'ERROR' },
+    env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'ERROR', PUBLIC_BASE_URL: '' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout.on('data', (chunk) => (output += chunk));
+  for (let i = 0; i < 900 && !output.includes('curl'); i++) await new Promise((r) => setTimeout(r, 100));
+  const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+  return { child, output, url };
+}
+
+/** The admin tool against the running `npm start` of `dir`, as an operator runs it; its printed object. */
+function admin(dir: string, ...args: string[]): Promise<any> {
+  const env = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: dir, LOG_LEVEL: 'SILENT' };
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args], { env }, (error, stdout, stderr) =>
+      error ? reject(new Error(`hiring-admin ${args[0]} ${args[1]}: ${stderr}`)) : resolve(JSON.parse(stdout)),
+    ),
+  );
+}
+
+test('npm start prints the base URL and a curl, and exits cleanly on SIGTERM', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'his-start-'));
+  const { child, output, url } = await npmStart(dir);
   try {
-    for (let i = 0; i < 300 && !output.includes('curl'); i++) await new Promise((r) => setTimeout(r, 100));
-    const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
     expect(url).toBeDefined();
     expect(output).toMatch(/curl -s -H "Authorization: Bearer \$KEY" -H "Company-Id: \d+" http:\/\/127\.0\.0\.1:\d+\/jobs/);
     const key = JSON.parse(readFileSync(join(dir, 'demo.json'), 'utf8')).partnerKey;
@@ -98,6 +114,52 @@ test('npm start prints the base URL and a curl, and exits cleanly on SIGTERM', a
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
     expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
+  } finally {
+    child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('under npm start without PUBLIC_BASE_URL, the external-apply follow-up e-mail links to the server itself (issue 42 item 6)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'his-start-links-'));
+  const { child, url } = await npmStart(dir);
+  try {
+    expect(url).toBeDefined();
+    const demo = JSON.parse(readFileSync(join(dir, 'demo.json'), 'utf8')) as { partnerId: number; partnerKey: string };
+    const company = await admin(
+      dir,
+      'company',
+      'create',
+      '--partner',
+      String(demo.partnerId),
+      '--name',
+      'Links GmbH',
+      '--entitle',
+      'external_apply',
+    );
+    writeFileSync(
+      join(dir, 'jobs.json'),
+      JSON.stringify([{ external_id: 'L-1', title: 'Welder', application_url: 'https://careers.links.example/1' }]),
+    );
+    await admin(dir, 'jobs', 'import', '--company', String(company.id), '--file', join(dir, 'jobs.json'));
+    const job = (await get(`${url}/jobs?external_id=L-1`, demo.partnerKey, company.id)).body.results[0].id;
+    const created = await contractFetch(`${url}/applications/`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${demo.partnerKey}`, 'Company-Id': String(company.id), 'Content-Type': 'application/json' },
+      body: JSON.stringify({ job, candidate: { email: 'links@example.com', full_name: 'Link Tester' } }),
+    });
+    expect(created.status).toBe(201);
+    const outbox = join(dir, 'outbox');
+    let mails: string[] = [];
+    for (let i = 0; i < 200 && mails.length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      mails = existsSync(outbox) ? readdirSync(outbox).filter((f) => f.endsWith('.eml')) : [];
+    }
+    expect(mails).toHaveLength(1);
+    // The body after the headers, Base64 (email.ts).
+    const eml = readFileSync(join(outbox, mails[0]), 'utf8');
+    const text = Buffer.from(eml.slice(eml.indexOf('\r\n\r\n') + 4), 'base64').toString('utf8');
+    expect(text).toMatch(new RegExp(`${url!.replace(/[.:/]/g, '\\$&')}/r/[A-Za-z0-9_-]+`));
   } finally {
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
