@@ -13,6 +13,8 @@ const runtime = await startRuntime({
   seed: process.env.DEMO !== '0',
   // SCHEDULES=0: no scheduled functions and no TTL reaper (bench:scale, whose 100k table a reaper Scan would hold).
   schedules: process.env.SCHEDULES !== '0',
+  // WORKERS=0: the API only; queued work waits, persisted under DATA_DIR, for a start with workers.
+  poller: process.env.WORKERS !== '0',
   // Every link, the external-apply follow-up e-mail's included, is built on this server's address unless
   // PUBLIC_BASE_URL says otherwise (issue 42 item 6).
   publicBaseDefault: true,

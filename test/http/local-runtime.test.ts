@@ -77,9 +77,9 @@ test('seeds the demo once, keeps data across restarts, and syncs a demo applicat
 });
 
 /** `npm start` as a process on a free port with its own data directory; resolves once its banner is out. */
-async function npmStart(dir: string) {
+async function npmStart(dir: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'local/server.ts'], {
-    env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'ERROR', PUBLIC_BASE_URL: '' },
+    env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'ERROR', PUBLIC_BASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -162,6 +162,52 @@ test('under npm start without PUBLIC_BASE_URL, the external-apply follow-up e-ma
     expect(text).toMatch(new RegExp(`${url!.replace(/[.:/]/g, '\\$&')}/r/[A-Za-z0-9_-]+`));
   } finally {
     child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an application created just before a kill -9 of npm start reaches SUCCESS after the restart (issue 42 item 5)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'his-kill-'));
+  // Without workers, the application's sync message and its attachment wait in fauxqs (SQLite and files under DATA_DIR).
+  const first = await npmStart(dir, { WORKERS: '0' });
+  let second: Awaited<ReturnType<typeof npmStart>> | undefined;
+  try {
+    const demo = JSON.parse(readFileSync(join(dir, 'demo.json'), 'utf8')) as { partnerKey: string; companyId: number };
+    const headers = {
+      Authorization: `Bearer ${demo.partnerKey}`,
+      'Company-Id': String(demo.companyId),
+      'Content-Type': 'application/json',
+    };
+    // A demo job the sandbox takes (one whose external id starts with closed- it calls unpublished).
+    const jobs = (await get(`${first.url}/jobs?status=active&page_size=10`, demo.partnerKey, demo.companyId)).body.results;
+    const job = jobs.find((j: { external_id: string }) => !j.external_id.startsWith('closed-')).id;
+    const pdf = Buffer.from('%PDF-1.5\nkill test\n%%EOF').toString('base64');
+    const created = await contractFetch(`${first.url}/applications/`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({
+        job,
+        candidate: { email: 'killed@example.com', full_name: 'Kill Nine' },
+        attachments: [{ type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: pdf }],
+      }),
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: number };
+    const exited = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await exited;
+
+    second = await npmStart(dir);
+    expect(second.url).toBeDefined();
+    let application: { sync_status?: string } = {};
+    for (let i = 0; i < 300 && application.sync_status !== 'SUCCESS'; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      application = (await get(`${second.url}/applications/${id}`, demo.partnerKey, demo.companyId)).body;
+    }
+    expect(application).toMatchObject({ id, sync_status: 'SUCCESS', failure_error: null });
+  } finally {
+    first.child.kill('SIGKILL');
+    second?.child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
   }
 });
