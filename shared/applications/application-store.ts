@@ -1,4 +1,5 @@
 /**
+ * @entity-store: one of the modules that may name index attributes (test/unit/architecture.test.ts).
  * The application store (issue 22, item 3): the layout of application items and their named writes.
  * The layout derives every key and index attribute from the record (`toApplicationItem`: the collections,
  * the e-mail and job lookups, the exact-filter slots, the date sorts, the sync-due index; and the lookup items

@@ -1,4 +1,5 @@
 /**
+ * @entity-store: one of the modules that may name index attributes (test/unit/architecture.test.ts).
  * The company item's layout (issue 11, issue 22 item 3; docs/access-patterns.md "Companies"): one place
  * derives a company item's keys, its list-index attributes (the filter slots, the ordering indexes' sort keys)
  * and its share of the partner's counters from the record, and strips them again

@@ -1,4 +1,5 @@
 /**
+ * @entity-store: one of the modules that may name index attributes (test/unit/architecture.test.ts).
  * The company store (issue 11, issue 22 item 3): the only code that writes company items. Reads by key; the
  * one writer of an existing company (`writeCompanyChange`, which keeps the index attributes, the partner's
  * counters and the search document in the same write); creation (admin only); and the named changes:

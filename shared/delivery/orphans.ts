@@ -7,22 +7,18 @@
  */
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { deleteAttachmentObjects } from '#applications/attachments.js';
-import { queryAll } from '#platform/batch.js';
+import { dueKeys } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
-import { PENDING_UPLOAD_SHARDS, keys } from '#platform/keys.js';
+import { PENDING_UPLOAD_SHARDS, dueSort, keys, pendingUploadShard } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
 
 const PREFIX = 'PENDINGUPLOAD#';
 
 export async function reconcilePendingUploads(now = Date.now()): Promise<{ deleted: number }> {
-  const due = String(Math.floor(now / 1000)).padStart(12, '0');
+  const due = dueSort(Math.floor(now / 1000));
   let deleted = 0;
   for (let shard = 0; shard < PENDING_UPLOAD_SHARDS; shard++) {
-    const markers = await queryAll({
-      IndexName: 'DUE',
-      KeyConditionExpression: 'DUEPK = :pk AND DUESK <= :due',
-      ExpressionAttributeValues: { ':pk': `${PREFIX}${shard}`, ':due': due },
-    });
+    const markers = await dueKeys(pendingUploadShard(shard), due);
     const objectKeys = markers.map((m) => String(m.PK).slice(PREFIX.length));
     if (!objectKeys.length) continue;
     // Objects first: a marker is removed only once its object is gone, so a crash here is simply retried.

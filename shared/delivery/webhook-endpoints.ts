@@ -10,13 +10,13 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { isLoopbackAddress, RefusedAddressError, resolveChecked, type AddressPolicy } from '#platform/addresses.js';
-import { queryAll, queryItemsByKeys } from '#platform/batch.js';
+import { collectionItems, queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { fieldErrors, NotFoundError, ValidationError } from '#platform/errors.js';
 import type { EventType } from '#platform/events.js';
 import { nextId } from '#platform/ids.js';
-import { indexKeys, keys } from '#platform/keys.js';
+import { indexKeys, keys, webhookCollectionEntry } from '#platform/keys.js';
 import { sealSecret } from '#platform/secrets.js';
 import { isHttpUrl } from '#platform/web-formats.js';
 
@@ -165,8 +165,7 @@ export async function createWebhookEndpoint(input: {
               TableName: config().tableName,
               Item: {
                 ...keys.webhook(input.partner, id),
-                GSI1PK: indexKeys.allWebhooks(),
-                GSI1SK: indexKeys.collectionSort(createdAt, id),
+                ...webhookCollectionEntry(createdAt, id),
                 // failing_since and disabled_at are absent until set (if_not_exists reads a stored null as set).
                 id,
                 partner: input.partner,
@@ -210,13 +209,7 @@ export async function partnerWebhookEndpoints(partner: number): Promise<WebhookE
 /** Endpoints of one partner, or of every partner in creation order. */
 export async function listWebhookEndpoints(partner?: number): Promise<WebhookEndpoint[]> {
   if (partner !== undefined) return partnerWebhookEndpoints(partner);
-  // COLLECTION holds keys only (P234): the endpoints are read by key.
-  const items = await queryItemsByKeys({
-    IndexName: 'COLLECTION',
-    KeyConditionExpression: 'GSI1PK = :pk',
-    ExpressionAttributeValues: { ':pk': indexKeys.allWebhooks() },
-  });
-  return items.map(toEndpoint);
+  return (await collectionItems(indexKeys.allWebhooks())).map(toEndpoint);
 }
 
 async function endpointPartner(id: number): Promise<number> {

@@ -1,4 +1,5 @@
 /**
+ * @entity-store: one of the modules that may name index attributes (test/unit/architecture.test.ts).
  * The job store (issue 22, item 3): the only code that writes job items. The layout derives a job item's keys,
  * index attributes (COLLECTION, LOOKUP, the filter slots, APPLIED/UPDATED, KEYS, SLIM) and the company's job counters
  * from the record (`toItem`, `jobSlot`, `writeJobTotals`); the reads by key and the import run of D14 that

@@ -12,6 +12,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
+import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
 
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
 
@@ -93,4 +94,24 @@ export async function queryItemsByKeys(
   input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
 ): Promise<Record<string, unknown>[]> {
   return itemsOf(await queryAll(input));
+}
+
+/** The keys of the DUE index's `partition` that are due by `dueSortKey` (its sort key at or before it), every page. */
+export async function dueKeys(partition: string, dueSortKey: string): Promise<Record<string, unknown>[]> {
+  return queryAll({
+    IndexName: 'DUE',
+    KeyConditionExpression: '#pk = :pk AND #sk <= :due',
+    ExpressionAttributeNames: { '#pk': partitionKeyOf('DUE'), '#sk': sortKeyOf('DUE') },
+    ExpressionAttributeValues: { ':pk': partition, ':due': dueSortKey },
+  });
+}
+
+/** Every item of a COLLECTION partition, in creation order (the index holds keys only, P234: the items are read by key). */
+export async function collectionItems(partition: string): Promise<Record<string, unknown>[]> {
+  return queryItemsByKeys({
+    IndexName: 'COLLECTION',
+    KeyConditionExpression: '#pk = :pk',
+    ExpressionAttributeNames: { '#pk': partitionKeyOf('COLLECTION') },
+    ExpressionAttributeValues: { ':pk': partition },
+  });
 }

@@ -157,9 +157,18 @@ export function expiringAt(epochSeconds: number): { expires_at: number } {
 export function pendingUploadDue(dueEpochSeconds: number, objectKey: string): { DUEPK: string; DUESK: string } {
   let hash = 0;
   for (const char of objectKey) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  const DUEPK = `PENDINGUPLOAD#${hash % PENDING_UPLOAD_SHARDS}`;
-  const DUESK = String(dueEpochSeconds).padStart(12, '0');
-  return { DUEPK, DUESK };
+  return { DUEPK: pendingUploadShard(hash % PENDING_UPLOAD_SHARDS), DUESK: dueSort(dueEpochSeconds) };
+}
+
+/** The DUE partition of one shard of the pending-upload markers. */
+export const pendingUploadShard = (shard: number) => `PENDINGUPLOAD#${shard}`;
+
+/** A DUE sort key: the epoch second, zero-padded so that keys sort as times. */
+export const dueSort = (epochSeconds: number) => String(epochSeconds).padStart(12, '0');
+
+/** The COLLECTION entry of a webhook endpoint: every endpoint, in creation order (`webhook list` without a partner). */
+export function webhookCollectionEntry(createdAt: string, id: number): { GSI1PK: string; GSI1SK: string } {
+  return { GSI1PK: indexKeys.allWebhooks(), GSI1SK: indexKeys.collectionSort(createdAt, id) };
 }
 
 /**
