@@ -121,7 +121,8 @@ export function usageErrors(cmd: Command, argv: string[], complaint?: CommanderE
   }
 
   // Positional arguments come first in cmd.args; from the first unknown option on, the rest is unknown. Stopped
-  // early, commander has not set cmd.args: its options are found in the command line (P42, P272).
+  // early, commander has not set cmd.args: its options are found in the command line (P287, formerly the second
+  // P42, in P272).
   const args = parsedAll ? cmd.args : unparsedOptions(cmd, argv);
   const firstUnknown = args.findIndex(isOptionLike);
   const operands = firstUnknown === -1 ? args : args.slice(0, firstUnknown);
