@@ -221,7 +221,7 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
     expect(usageError(zero).errors).toEqual({ '--limit': ['Must be a positive integer.'] });
   });
 
-  test('an option without its value at the end: the problems before it are reported too (P42, P272)', async () => {
+  test('an option without its value at the end: the problems before it are reported too (P287, P272)', async () => {
     const [unknown, flagValue] = await Promise.all([
       cli('company', 'create', '--partner', 'abc', '--bogus', '--name'),
       cli('jobs', 'import', '--partial=yes', '--colour=red', '--company', '1', '--file'),
