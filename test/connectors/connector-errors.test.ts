@@ -130,12 +130,14 @@ test.each([
   }
 });
 
-test('Greenhouse: a resume it does not accept is attachment_rejected (P210) before anything is sent', async () => {
-  const before = odd.requests.length;
+test('Greenhouse: a resume it does not accept is attachment_rejected (P210) before the application is sent', async () => {
+  // The job read (P280) answers a job without questions; no application POST follows.
+  oddReply = { status: 200, body: { id: 1, title: 'Job', questions: [] } };
+  const before = odd.requests.filter((r) => r.method === 'POST').length;
   await expect(
     greenhouseConnector.submitApplication(submission({ jobExternalId: '1' }, [{ name: 'cv.png' }]), { board_token: 'b', api_key: 'k' }),
   ).rejects.toMatchObject({ kind: 'attachment_rejected', name: 'AttachmentRejectedError' });
-  expect(odd.requests.length).toBe(before);
+  expect(odd.requests.filter((r) => r.method === 'POST').length).toBe(before);
 });
 
 test('timeouts and network errors are transient', async () => {
