@@ -70,7 +70,8 @@ const CONSENT_KEYS = [
 ];
 
 const URL_IN = /https?:\/\/|www\.|\b[a-z0-9-]+\.(com|net|org|io|de)\b/i;
-const extensionOk = (name: unknown) => typeof name === 'string' && FILE_EXTENSIONS.includes(name.split('.').pop()!.toLowerCase()) && name.includes('.');
+const extensionOk = (name: unknown) =>
+  typeof name === 'string' && FILE_EXTENSIONS.includes(name.split('.').pop()!.toLowerCase()) && name.includes('.');
 const isHttpUrl = (value: unknown) => typeof value === 'string' && /^https?:\/\/[^\s]+$/i.test(value);
 
 /** Unknown or misnamed keys: ASSUMED refused (the page lists the parameters; it does not say others are ignored). */
@@ -193,11 +194,15 @@ export function consent(input: ApplicationInput, compliance: GreenhouseComplianc
 
 /** educations, employments and demographic_answers in JSON, as Request Parameters describe each object. */
 export function nested(body: Record<string, unknown>): string | undefined {
-  const list = (key: string) => (body[key] === undefined ? [] : Array.isArray(body[key]) ? (body[key] as Record<string, unknown>[]) : undefined);
+  const list = (key: string) =>
+    body[key] === undefined ? [] : Array.isArray(body[key]) ? (body[key] as Record<string, unknown>[]) : undefined;
   const date = (v: unknown) => !!v && typeof v === 'object' && 'month' in v && 'year' in v;
   const educations = list('educations');
   // "Each education object should have five fields: school_name_id, degree_id, discipline_id, start_date, and end_date".
-  if (!educations || educations.some((e) => !e?.school_name_id || !e.degree_id || !e.discipline_id || !date(e.start_date) || !date(e.end_date)))
+  if (
+    !educations ||
+    educations.some((e) => !e?.school_name_id || !e.degree_id || !e.discipline_id || !date(e.start_date) || !date(e.end_date))
+  )
     return 'Invalid attributes: educations';
   const employments = list('employments');
   // "company_name, title, start_date, and current (must be true or false). If current is false, must have end_date."
@@ -205,13 +210,22 @@ export function nested(body: Record<string, unknown>): string | undefined {
     !employments ||
     employments.some((e) => {
       const current = String(e?.current);
-      return !e?.company_name || !e.title || !date(e.start_date) || !['true', 'false'].includes(current) || (current === 'false' && !date(e.end_date));
+      return (
+        !e?.company_name ||
+        !e.title ||
+        !date(e.start_date) ||
+        !['true', 'false'].includes(current) ||
+        (current === 'false' && !date(e.end_date))
+      );
     })
   )
     return 'Invalid attributes: employments';
   const demographic = list('demographic_answers');
   // "Each object must have a question_id field"; answer_options "may be empty, null, or omitted".
-  if (!demographic || demographic.some((d) => d?.question_id === undefined || (d.answer_options != null && !Array.isArray(d.answer_options))))
+  if (
+    !demographic ||
+    demographic.some((d) => d?.question_id === undefined || (d.answer_options != null && !Array.isArray(d.answer_options)))
+  )
     return 'Invalid attributes: demographic_answers';
   return undefined;
 }

@@ -124,7 +124,9 @@ function jobDetail(sim: GreenhouseSimulator, board: GreenhouseBoard, job: Greenh
 function applicationInput(req: RecordedRequest): ApplicationInput | undefined {
   if (req.headers['content-type']?.startsWith('application/json')) {
     const json = req.json;
-    return json && typeof json === 'object' && !Array.isArray(json) ? { json: true, body: json as Record<string, unknown>, files: [] } : undefined;
+    return json && typeof json === 'object' && !Array.isArray(json)
+      ? { json: true, body: json as Record<string, unknown>, files: [] }
+      : undefined;
   }
   if (req.headers['content-type']?.startsWith('multipart/form-data')) {
     const body = Object.create(null) as Record<string, unknown>;
@@ -137,10 +139,16 @@ function applicationInput(req: RecordedRequest): ApplicationInput | undefined {
 function apply(sim: GreenhouseSimulator, job: GreenhouseJobFixture, input: ApplicationInput): Reply {
   const { body } = input;
   const fields = (job.questions ?? []).flatMap((q) => q.fields);
-  const byId = new Map(fields.flatMap((f) => (/^question_(\d+)(\[\])?$/.exec(f.name) ? [[/^question_(\d+)/.exec(f.name)![1], f] as const] : [])));
+  const byId = new Map(
+    fields.flatMap((f) => (/^question_(\d+)(\[\])?$/.exec(f.name) ? [[/^question_(\d+)/.exec(f.name)![1], f] as const] : [])),
+  );
   const fileIds = new Set([...byId].filter(([, f]) => f.type === 'input_file').map(([id]) => id));
   const reason =
-    unknownKey(input) ?? personFields(body) ?? attachments(input, fileIds) ?? consent(input, job.dataCompliance ?? []) ?? (input.json ? nested(body) : undefined);
+    unknownKey(input) ??
+    personFields(body) ??
+    attachments(input, fileIds) ??
+    consent(input, job.dataCompliance ?? []) ??
+    (input.json ? nested(body) : undefined);
   if (reason) return refused(reason);
   const answers = new Map<string, unknown>();
   for (const [key, value] of Object.entries(body)) {
@@ -157,7 +165,10 @@ function apply(sim: GreenhouseSimulator, job: GreenhouseJobFixture, input: Appli
     const match = /^(resume|cover_letter|question_\d+)_(content|url)$/.exec(key);
     if (!match) continue;
     const filename = String(body[`${key}_filename`]);
-    files.set(match[1], match[2] === 'content' ? { filename, bytes: Buffer.from(String(body[key]), 'base64') } : { filename, url: String(body[key]) });
+    files.set(
+      match[1],
+      match[2] === 'content' ? { filename, bytes: Buffer.from(String(body[key]), 'base64') } : { filename, url: String(body[key]) },
+    );
   }
   for (const file of input.files as RecordedFile[]) files.set(file.field, { filename: file.filename, bytes: file.bytes });
   sim.applications.push({ jobId: job.id, body, answers, files, candidateId: randomUUID() });
@@ -178,7 +189,8 @@ export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
     const shown = board.jobs.filter((j) => j.live !== false);
     if (req.method === 'GET' && jobId === undefined) {
       if (board.listDelayMs) await new Promise((resolve) => setTimeout(resolve, board.listDelayMs));
-      if (board.listOverride !== undefined) return { status: 200, raw: board.listOverride, headers: { 'Content-Type': 'application/json' } };
+      if (board.listOverride !== undefined)
+        return { status: 200, raw: board.listOverride, headers: { 'Content-Type': 'application/json' } };
       const jobs = shown.map((j) => jobSummary(sim, board, j, req.query.get('content') === 'true'));
       return { status: 200, body: { jobs, meta: { total: jobs.length } } };
     }

@@ -49,7 +49,11 @@ type FileTarget = { attachment: SubmissionAttachment; prefix: string };
  * file to a file question of the job not answered otherwise, the one whose label names its type first, else
  * one for any further document. A file with no place is `attachment_rejected` before anything is sent.
  */
-function fileTargets(attachments: SubmissionAttachment[], fileQuestions: { id: string; label: string }[], taken: Set<string>): FileTarget[] {
+function fileTargets(
+  attachments: SubmissionAttachment[],
+  fileQuestions: { id: string; label: string }[],
+  taken: Set<string>,
+): FileTarget[] {
   const used = new Set(taken);
   const out: FileTarget[] = [];
   const free = (pattern: RegExp | undefined) => (pattern ? fileQuestions.find((q) => !used.has(q.id) && pattern.test(q.label)) : undefined);
@@ -156,7 +160,10 @@ export function consentAnswers(customFields: Record<string, unknown>, job: Green
     throw new ConnectorError('invalid_data', `${ATS} takes consent_decisions as booleans for ${CONSENT_KEYS.join(', ')}.`);
   const missing = required.filter((key) => !entries.some(([k]) => k === key));
   if (missing.length)
-    throw new ConnectorError('invalid_data', `${ATS}: the job asks for GDPR consent (${missing.join(', ')}), which consent_decisions lacks.`);
+    throw new ConnectorError(
+      'invalid_data',
+      `${ATS}: the job asks for GDPR consent (${missing.join(', ')}), which consent_decisions lacks.`,
+    );
   // Only the documented keys get here, so they are safe as object keys.
   return Object.fromEntries(entries) as Record<string, boolean>;
 }
@@ -175,7 +182,8 @@ export async function greenhouseApplicationBody(submission: Submission, job: Gre
   for (const { attachment, prefix } of fileTargets(submission.attachments, fileQuestions, answered)) {
     const bytes = await attachmentBytes(ATS, attachment, GREENHOUSE_ATTACHMENTS);
     // "File size must be > 0 bytes" (the page's Validations on POST Requests).
-    if (bytes.length === 0) throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files; the ${attachment.type} file is empty.`);
+    if (bytes.length === 0)
+      throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files; the ${attachment.type} file is empty.`);
     body[`${prefix}_content`] = bytes.toString('base64');
     body[`${prefix}_content_filename`] = attachment.name;
   }
