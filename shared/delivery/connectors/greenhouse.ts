@@ -73,6 +73,21 @@ async function readJob(credentials: AtsCredentials, jobId: string, query: Record
   return (await readJson(response, 'job')) as GreenhouseJob;
 }
 
+/**
+ * A 200 with an error body (reported, not documented). Its text can echo what we sent (a name, an address), so
+ * only a field it names, when it looks like one of Greenhouse's field names, goes into the message.
+ */
+function refusal(reason: string): ConnectorError {
+  if (/not live/i.test(reason)) return new ConnectorError('job_not_published', `${ATS}: the job application is not live.`);
+  const field = /\b(first_name|last_name|email|phone|(?:resume|cover_letter|question_\d{1,15})(?:_content|_url)?|data_compliance)\b/.exec(
+    reason,
+  )?.[1];
+  const named = field ? ` (${field})` : '';
+  if (/attachment|file type|empty file|\b(resume|cover_letter)/i.test(reason) || /_content|_url/.test(field ?? ''))
+    return new ConnectorError('attachment_rejected', `${ATS} refused a file${named}.`);
+  return new ConnectorError('invalid_data', `${ATS} answered 200 with an error${named}.`);
+}
+
 /** An application POST to a job of the board (JSON, HTTP Basic auth with the key as user name). */
 function postApplication(credentials: AtsCredentials, jobId: string, body: unknown): Promise<Response> {
   const init = {
@@ -161,8 +176,7 @@ export const greenhouseConnector: AtsConnector = {
     const answer = (await jsonBody(response)) as Record<string, unknown> | undefined;
     if (typeof answer?.success === 'string') return { externalId: null };
     const reason = [answer?.error, answer?.reason].filter((v) => typeof v === 'string').join(': ');
-    if (/not live/i.test(reason)) throw new ConnectorError('job_not_published', `${ATS}: ${reason.slice(0, 200)}.`);
-    if (reason) throw new ConnectorError('invalid_data', `${ATS} answered 200 with an error: ${reason.slice(0, 200)}.`);
+    if (reason) throw refusal(reason);
     // Neither success nor a known error: unconfirmed, so it is retried (Greenhouse has no duplicate error).
     throw new ConnectorError('transient', `${ATS} answered 200 without confirming the application.`);
   },
