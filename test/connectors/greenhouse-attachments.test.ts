@@ -195,6 +195,7 @@ describe('GDPR consent (P280)', () => {
     await connectCompany(company.id, 'greenhouse', credentials);
     await runJobImport(company.id);
     const job = (await findJobByExternalId(company.id, '5100'))!;
+    expect(job.language).toBe('en');
     expect((job.custom_fields as Record<string, unknown>).data_compliance).toEqual([
       {
         type: 'gdpr',
@@ -294,4 +295,14 @@ describe('answers typed by the job (P280)', () => {
     await expect(greenhouseConnector.submitApplication(submission(), credentials)).rejects.toMatchObject({ kind: 'job_not_published' });
     expect(posts().length).toBe(before);
   });
+});
+
+test('a job list shorter than its meta.total fails the import as invalid_data (no paging is documented; nothing is archived)', async () => {
+  publish([{}]);
+  greenhouse.boards.get(TOKEN)!.listOverride = JSON.stringify({ jobs: [{ id: 5100, title: 'Job 0' }], meta: { total: 2 } });
+  const company = { id: 1, ats: 'greenhouse' } as CompanyRecord;
+  const error = await rejection(greenhouseConnector.listPublishedJobs(company, credentials));
+  expect(error).toMatchObject({ kind: 'invalid_data', message: 'Greenhouse job list holds 1 of the 2 jobs it counts.' });
+  greenhouse.boards.get(TOKEN)!.listOverride = JSON.stringify({ jobs: [{ id: 5100, title: 'Job 0' }], meta: { total: 1 } });
+  expect((await greenhouseConnector.listPublishedJobs(company, credentials)).map((j) => j.external_id)).toEqual(['5100']);
 });
