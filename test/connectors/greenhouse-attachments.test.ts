@@ -304,5 +304,5 @@ test('a job list shorter than its meta.total fails the import as invalid_data (n
   const error = await rejection(greenhouseConnector.listPublishedJobs(company, credentials));
   expect(error).toMatchObject({ kind: 'invalid_data', message: 'Greenhouse job list holds 1 of the 2 jobs it counts.' });
   greenhouse.boards.get(TOKEN)!.listOverride = JSON.stringify({ jobs: [{ id: 5100, title: 'Job 0' }], meta: { total: 1 } });
-  expect((await greenhouseConnector.listPublishedJobs(company, credentials)).map((j) => j.external_id)).toEqual(['5100']);
+  expect((await greenhouseConnector.listPublishedJobs(company, credentials))?.map((j) => j.external_id)).toEqual(['5100']);
 });

@@ -9,8 +9,6 @@
  */
 import type { RecordedFile } from './server.js';
 
-const PAGE = 'https://developers.greenhouse.io/job-board.html';
-
 export type GreenhouseFieldFixture = { name: string; type: string; values?: { label: string; value: number | string }[] };
 export type GreenhouseQuestionFixture = { required: boolean; label: string; fields: GreenhouseFieldFixture[] };
 export type GreenhouseComplianceFixture = {
@@ -30,7 +28,7 @@ export interface ApplicationInput {
   files: RecordedFile[];
 }
 
-// `${PAGE}#submit-an-application`, Request Parameters; the JSON example adds the EEOC fields gender, race,
+// https://developers.greenhouse.io/job-board.html#submit-an-application, Request Parameters; the JSON example adds the EEOC fields gender, race,
 // veteran_status and disability_status, and the form example the hidden `id` of the job post.
 const STANDARD = new Set([
   'mapped_url_token',
@@ -52,7 +50,7 @@ const STANDARD = new Set([
   'disability_status',
   'id',
 ]);
-// `${PAGE}#submit-an-application`, Submitting Attachments: the four methods per file of the resume and the
+// https://developers.greenhouse.io/job-board.html#submit-an-application, Submitting Attachments: the four methods per file of the resume and the
 // cover letter; `resume`/`cover_letter` themselves only as multipart file parts.
 const FILE_KEYS = /^(resume|cover_letter)_(content|content_filename|url|url_filename|text)$/;
 // Custom question answers and their attachment forms (`question_{id}_content`, `_url`, …), and `question_{id}[]`
@@ -60,7 +58,7 @@ const FILE_KEYS = /^(resume|cover_letter)_(content|content_filename|url|url_file
 const QUESTION_KEY = /^question_(\d+)(_content|_content_filename|_url|_url_filename|\[\])?$/;
 // Multipart spellings of the nested parameters (the cURL example: `educations[][school_name_id]`, …).
 const FORM_NESTED = /^(educations|employments|demographic_answers)\[\](\[[a-z_]+\])+(\[\])?(\[[a-z_]+\])?$|^data_compliance\[[a-z_]+\]$/;
-// `${PAGE}#submit-an-application`, Validations on POST Requests: "Must be a supported file type (pdf, doc, docx, txt, rtf)".
+// https://developers.greenhouse.io/job-board.html#submit-an-application, Validations on POST Requests: "Must be a supported file type (pdf, doc, docx, txt, rtf)".
 export const FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'txt', 'rtf'];
 const CONSENT_KEYS = [
   'gdpr_consent_given',
@@ -74,7 +72,7 @@ const extensionOk = (name: unknown) =>
   typeof name === 'string' && FILE_EXTENSIONS.includes(name.split('.').pop()!.toLowerCase()) && name.includes('.');
 const isHttpUrl = (value: unknown) => typeof value === 'string' && /^https?:\/\/[^\s]+$/i.test(value);
 
-/** Unknown or misnamed keys: ASSUMED refused (the page lists the parameters; it does not say others are ignored). */
+/** Unknown or misnamed keys: ASSUMED refused (https://developers.greenhouse.io/job-board.html#submit-an-application lists the parameters; it does not say others are ignored). */
 export function unknownKey(input: ApplicationInput): string | undefined {
   for (const key of Object.keys(input.body)) {
     if (STANDARD.has(key) || FILE_KEYS.test(key)) continue;
@@ -89,7 +87,7 @@ export function unknownKey(input: ApplicationInput): string | undefined {
   return undefined;
 }
 
-/** `${PAGE}#submit-an-application`, Validations on POST Requests: Field validations. */
+/** https://developers.greenhouse.io/job-board.html#submit-an-application, Validations on POST Requests: Field validations. */
 export function personFields(body: Record<string, unknown>): string | undefined {
   for (const field of ['first_name', 'last_name', 'email']) {
     // "first_name, last_name, and email fields are required" and "cannot be greater than 255 characters long".
@@ -105,7 +103,7 @@ export function personFields(body: Record<string, unknown>): string | undefined 
   return undefined;
 }
 
-/** `${PAGE}#submit-an-application`, Submitting Attachments (each method's required fields) and Attachments validations. */
+/** https://developers.greenhouse.io/job-board.html#submit-an-application, Submitting Attachments (each method's required fields) and Attachments validations. */
 export function attachments(input: ApplicationInput, fileQuestionIds: Set<string>): string | undefined {
   const prefixes = new Set(['resume', 'cover_letter']);
   for (const key of Object.keys(input.body)) {
@@ -142,7 +140,7 @@ export function attachments(input: ApplicationInput, fileQuestionIds: Set<string
   return undefined;
 }
 
-/** "Field values must match the field type specified on the job post question" (Field validations). */
+/** https://developers.greenhouse.io/job-board.html#submit-an-application, Field validations: "Field values must match the field type specified on the job post question". */
 export function answerFits(field: GreenhouseFieldFixture, value: unknown, json: boolean): boolean {
   const allowed = new Set((field.values ?? []).map((v) => String(v.value)));
   const scalar = (v: unknown) => typeof v === 'number' || typeof v === 'string';
@@ -158,7 +156,7 @@ export function answerFits(field: GreenhouseFieldFixture, value: unknown, json: 
 }
 
 /**
- * `data_compliance` (Request Parameters): the documented consent keys, true or false (JSON) or "true"/"1"/"0"/"false"
+ * https://developers.greenhouse.io/job-board.html#submit-an-application, `data_compliance` (Request Parameters): the documented consent keys, true or false (JSON) or "true"/"1"/"0"/"false"
  * (a form's checkbox). ASSUMED refused: another key, another value, and a consent the job's `data_compliance`
  * asks for but the body lacks (the page says required *questions* are not enforced; it says nothing of consent).
  * Which answer a requirement asks for follows the page: `gdpr_consent_given` "if your organization doesn't have
@@ -192,7 +190,7 @@ export function consent(input: ApplicationInput, compliance: GreenhouseComplianc
   return missing ? `Invalid attributes: data_compliance[${missing}] is required` : undefined;
 }
 
-/** educations, employments and demographic_answers in JSON, as Request Parameters describe each object. */
+/** https://developers.greenhouse.io/job-board.html#submit-an-application: educations, employments and demographic_answers in JSON, as Request Parameters describe each object. */
 export function nested(body: Record<string, unknown>): string | undefined {
   const list = (key: string) =>
     body[key] === undefined ? [] : Array.isArray(body[key]) ? (body[key] as Record<string, unknown>[]) : undefined;
@@ -229,5 +227,3 @@ export function nested(body: Record<string, unknown>): string | undefined {
     return 'Invalid attributes: demographic_answers';
   return undefined;
 }
-
-export { PAGE };

@@ -87,7 +87,7 @@ export interface GreenhouseSimulator {
 const notFound: Reply = { status: 404, body: { status: 404, error: 'Job not found' } };
 const refused = (reason: string): Reply => ({ status: 200, body: { error: 'Failed to save person', reason } });
 
-/** #list-jobs: the documented job fields; `content=true` adds content, departments and offices. */
+/** https://developers.greenhouse.io/job-board.html#list-jobs: the documented job fields; `content=true` adds content, departments and offices. */
 function jobSummary(sim: GreenhouseSimulator, board: GreenhouseBoard, job: GreenhouseJobFixture, content: boolean) {
   return {
     id: job.id,
@@ -109,7 +109,7 @@ function jobSummary(sim: GreenhouseSimulator, board: GreenhouseBoard, job: Green
   };
 }
 
-/** #retrieve-a-job: the job's own fields (no departments or offices in the page's example), and what the query asks for. */
+/** https://developers.greenhouse.io/job-board.html#retrieve-a-job: the job's own fields (no departments or offices in the page's example), and what the query asks for. */
 function jobDetail(sim: GreenhouseSimulator, board: GreenhouseBoard, job: GreenhouseJobFixture, query: URLSearchParams) {
   const { departments: _d, offices: _o, ...own } = jobSummary(sim, board, job, true);
   return {
@@ -155,7 +155,7 @@ function apply(sim: GreenhouseSimulator, job: GreenhouseJobFixture, input: Appli
     const match = /^question_(\d+)(\[\])?$/.exec(key);
     if (!match) continue;
     const field = byId.get(match[1]);
-    // An answer to a question the job does not have: ASSUMED refused (the page is silent).
+    // An answer to a question the job does not have: ASSUMED refused (https://developers.greenhouse.io/job-board.html#submit-an-application is silent).
     if (!field) return refused(`Invalid attributes: ${key} is not a question of this job`);
     if (!answerFits(field, value, input.json)) return refused(`Invalid attributes: ${key}`);
     answers.set(match[1], value);
@@ -198,18 +198,18 @@ export async function startGreenhouseSimulator(): Promise<GreenhouseSimulator> {
       const job = shown.find((j) => j.id === jobId);
       return job ? { status: 200, body: jobDetail(sim, board, job, req.query) } : notFound;
     }
-    // The application endpoint is the job's path only (#submit-an-application, HTTP Request).
+    // The application endpoint is the job's path only (https://developers.greenhouse.io/job-board.html#submit-an-application, HTTP Request).
     if (req.method !== 'POST' || jobId === undefined) return notFound;
-    // #authentication: "the Basic Auth username is your API key … No password is required".
+    // https://developers.greenhouse.io/job-board.html#authentication: "the Basic Auth username is your API key … No password is required".
     const auth = basicUser(req);
     if (!auth || auth.user !== board.apiKey || auth.password !== '')
       return board.wrongKeyAnswer === 'json'
         ? { status: 401, body: { error: 'Failed to save person', status: 401 } }
         : { status: 401, raw: 'HTTP Basic: Access denied.\n', headers: { 'Content-Type': 'text/plain' } };
     const job = board.jobs.find((j) => j.id === jobId);
-    // Job validations: "The job post ID must exist on the job board with the supplied board_token".
+    // https://developers.greenhouse.io/job-board.html#submit-an-application, Job validations: "The job post ID must exist on the job board with the supplied board_token".
     if (!job) return board.unknownJobAnswer === 'error_200' ? refused('Job not found') : notFound;
-    // Job validations: "The job must be live and published".
+    // https://developers.greenhouse.io/job-board.html#submit-an-application, Job validations: "The job must be live and published".
     if (job.live === false || job.acceptsApplications === false)
       return board.notLiveAnswer === 'unauthorized_401'
         ? { status: 401, body: { error: 'Failed to save person', status: 401 } }
