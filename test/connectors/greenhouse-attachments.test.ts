@@ -141,9 +141,20 @@ describe('files (P280)', () => {
       filename: 'p one.pdf',
       url: 'https://files.example/work/p%20one.pdf',
     });
+    await greenhouseConnector.submitApplication(
+      submission({ screeningAnswers: [{ id: '74', answer: 'https://files.example/50%off.pdf' }] }),
+      credentials,
+    );
+    expect(greenhouse.applications.at(-1)!.files.get('question_74')?.filename).toBe('50%off.pdf');
     await expect(
       greenhouseConnector.submitApplication(submission({ screeningAnswers: [{ id: '74', answer: 'my portfolio' }] }), credentials),
     ).rejects.toMatchObject({ kind: 'invalid_data' });
+    await expect(
+      greenhouseConnector.submitApplication(
+        submission({ screeningAnswers: [{ id: '74', answer: 'https://files.example/me.png' }] }),
+        credentials,
+      ),
+    ).rejects.toMatchObject({ kind: 'attachment_rejected' });
   });
 
   test('end to end: a second CV Greenhouse has no field for fails AttachmentRejectedError and the e-mail carries both CVs', async () => {

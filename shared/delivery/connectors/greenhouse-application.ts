@@ -94,7 +94,13 @@ function optionOf(field: GreenhouseField, answer: string, id: string): unknown {
 function fileAnswer(id: string, answer: string): [string, unknown][] {
   const url = httpUrl(answer);
   if (!url) throw new ConnectorError('invalid_data', `${ATS} question ${id} takes a file: answer it with an http(s) URL of the file.`);
-  const filename = decodeURIComponent(new URL(url).pathname.split('/').pop() ?? '');
+  const last = new URL(url).pathname.split('/').pop() ?? '';
+  let filename = last;
+  try {
+    filename = decodeURIComponent(last);
+  } catch {
+    // A stray `%` stays as it is: the name is only the file's label at Greenhouse.
+  }
   const extension = filename.includes('.') ? filename.split('.').pop()!.toLowerCase() : '';
   if (!GREENHOUSE_FILE_EXTENSIONS.includes(extension))
     throw new ConnectorError(
