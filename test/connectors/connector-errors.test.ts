@@ -130,12 +130,29 @@ test.each([
   }
 });
 
-test('Greenhouse: a resume it does not accept is attachment_rejected (P210) before anything is sent', async () => {
-  const before = odd.requests.length;
+test.each([
+  ['an invalid e-mail', 'Invalid attributes: email sammy@example', 'invalid_data', 'Greenhouse answered 200 with an error (email).'],
+  ['a refused resume', 'Invalid resume attachment for Sammy McSamson', 'attachment_rejected', 'Greenhouse refused a file (resume).'],
+  ['something else', 'Sammy McSamson could not be saved', 'invalid_data', 'Greenhouse answered 200 with an error.'],
+])(
+  'Greenhouse: a 200 error body naming %s: the kind, and none of the echoed text in the message (P280)',
+  async (_name, reason, kind, message) => {
+    oddReply = { status: 200, body: { error: 'Failed to save person', reason } };
+    const error = await rejection(
+      greenhouseConnector.submitApplication(submission({ jobExternalId: '1' }), { board_token: 'b', api_key: 'k' }),
+    );
+    expect({ kind: error.kind, message: error.message }).toEqual({ kind, message });
+  },
+);
+
+test('Greenhouse: a resume it does not accept is attachment_rejected (P210) before the application is sent', async () => {
+  // The job read (P280) answers a job without questions; no application POST follows.
+  oddReply = { status: 200, body: { id: 1, title: 'Job', questions: [] } };
+  const before = odd.requests.filter((r) => r.method === 'POST').length;
   await expect(
     greenhouseConnector.submitApplication(submission({ jobExternalId: '1' }, [{ name: 'cv.png' }]), { board_token: 'b', api_key: 'k' }),
   ).rejects.toMatchObject({ kind: 'attachment_rejected', name: 'AttachmentRejectedError' });
-  expect(odd.requests.length).toBe(before);
+  expect(odd.requests.filter((r) => r.method === 'POST').length).toBe(before);
 });
 
 test('timeouts and network errors are transient', async () => {

@@ -182,7 +182,7 @@ test('a 401 for a job post that is not live (reported) while the key is good: EX
   const company = await greenhouseCompany('notlive401', ['job_sync', 'candidate_sync']);
   const board = greenhouse.boards.get('notlive401')!;
   board.notLiveAnswer = 'unauthorized_401';
-  board.jobs[0].live = false;
+  board.jobs[0].acceptsApplications = false;
   const created = await api.request('POST', '/applications/', {
     key: partner.key,
     companyId: company.id,

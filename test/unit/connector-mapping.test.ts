@@ -141,6 +141,25 @@ test('Greenhouse: content is entity-decoded, questions become screening question
   expect(parseJobFeed([job])).toHaveLength(1);
 });
 
+test('Greenhouse (P280): the language, and the consent a job asks for as data_compliance form fields', () => {
+  const gdpr = { type: 'gdpr', requires_consent: true, requires_processing_consent: false, requires_retention_consent: false };
+  const single = mapGreenhouseJob({ id: 1, title: 'A', language: 'de', data_compliance: [{ ...gdpr, retention_period: 30 }] });
+  expect(single).toMatchObject({ language: 'de', custom_fields: { data_compliance: [{ ...gdpr, retention_period: 30 }] } });
+  expect(single.application_form_fields!.map((f) => [f.name, f.type, f.required])).toEqual([
+    ['data_compliance[gdpr_consent_given]', 'consent', true],
+  ]);
+  // With single-purpose consent configured, the separate answers are asked and the single one is not.
+  const separate = mapGreenhouseJob({
+    id: 2,
+    title: 'B',
+    language: 'not a code',
+    data_compliance: [{ ...gdpr, requires_retention_consent: true }],
+  });
+  expect(separate.language).toBeNull();
+  expect(separate.application_form_fields!.map((f) => f.name)).toEqual(['data_compliance[gdpr_retention_consent_given]']);
+  expect(mapGreenhouseJob({ id: 3, title: 'C' }).custom_fields).not.toHaveProperty('data_compliance');
+});
+
 test('Lever: workplace type, commitment, salary range and the description sections', () => {
   const job = mapLeverPosting({
     id: 'abc-123',

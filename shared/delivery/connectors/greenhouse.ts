@@ -1,40 +1,30 @@
 /**
- * Greenhouse Job Board API (docs/connectors/greenhouse.md). Jobs: the board's list with `content=true`,
- * then each job with `questions=true&pay_transparency=true` (a few in parallel) for its questions and pay
- * ranges. Applications: JSON POST to the job with HTTP Basic auth (API key as user name, empty password),
- * resume and cover letter as Base64 content, answers as `question_{id}` (a multi-select as an array of its
- * options' values, as Greenhouse's JSON example sends it). Greenhouse can answer 200 with an error body: only a body that confirms success counts.
+ * Greenhouse Job Board API (docs/connectors/greenhouse.md; https://developers.greenhouse.io/job-board.html).
+ * Jobs: the board's list with `content=true`, then each job with `questions=true&pay_transparency=true` (a few
+ * in parallel) for its questions, consent requirements and pay ranges (greenhouse-jobs.ts). Applications: the
+ * job is read again with `questions=true` (its questions and `data_compliance` as they are now), then a JSON
+ * POST to it with HTTP Basic auth (API key as user name, empty password), built in greenhouse-application.ts
+ * (every file, answers, GDPR consent: P280). Greenhouse can answer 200 with an error body: only a body that
+ * confirms success counts.
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
-import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
-  type AttachmentLimits,
   type ConnectorPacing,
   type ConnectorSetting,
   type Submission,
 } from '#delivery/connectors/connector.js';
-import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody, mapLimited, segment } from '#delivery/connectors/http.js';
-import {
-  candidateName,
-  categoryFrom,
-  commitmentSchedule,
-  commitmentType,
-  decodeEntities,
-  httpUrl,
-  listAnswer,
-  locationParts,
-  remoteFrom,
-  text,
-  yesNo,
-} from '#delivery/connectors/mapping.js';
+import { atsBaseUrl, atsFetch, atsUrl, errorForStatus, jsonBody, mapLimited, segment } from '#delivery/connectors/http.js';
+import { GREENHOUSE_ATTACHMENTS, greenhouseApplicationBody } from '#delivery/connectors/greenhouse-application.js';
+import { mapGreenhouseJob, type GreenhouseJob } from '#delivery/connectors/greenhouse-jobs.js';
+
+export { GREENHOUSE_FILE_EXTENSIONS, greenhouseApplicationBody } from '#delivery/connectors/greenhouse-application.js';
+export { mapGreenhouseJob } from '#delivery/connectors/greenhouse-jobs.js';
 
 const ATS = 'Greenhouse';
-/** Greenhouse accepts these resume and cover letter formats. */
-export const GREENHOUSE_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'txt', 'rtf'];
-const ATTACHMENTS: AttachmentLimits = { maxBytes: 20 * 1024 * 1024, extensions: GREENHOUSE_FILE_EXTENSIONS };
+const ATTACHMENTS = GREENHOUSE_ATTACHMENTS;
 const API_URL: ConnectorSetting = {
   env: 'GREENHOUSE_API_URL',
   default: 'https://boards-api.greenhouse.io',
@@ -43,117 +33,6 @@ const API_URL: ConnectorSetting = {
 };
 // No rate limit is documented for the Job Board API; 10 per second keeps an import polite.
 const PACING: ConnectorPacing = { requestsPerSecond: 10, importConcurrency: 4, documented: 'none documented' };
-
-type GreenhouseField = { name?: unknown; type?: unknown; values?: { label?: unknown; value?: unknown }[] };
-type GreenhouseQuestion = { required?: unknown; label?: unknown; description?: unknown; fields?: GreenhouseField[] };
-type GreenhouseJob = Record<string, unknown> & {
-  id?: unknown;
-  location?: { name?: unknown };
-  departments?: { name?: unknown }[];
-  offices?: { name?: unknown; location?: unknown }[];
-  metadata?: { name?: unknown; value?: unknown }[] | null;
-  questions?: GreenhouseQuestion[];
-  pay_input_ranges?: { min_cents?: unknown; max_cents?: unknown; currency_type?: unknown; title?: unknown; blurb?: unknown }[];
-};
-
-const ANSWER_TYPES: Record<string, string> = {
-  input_text: 'text',
-  input_hidden: 'text',
-  textarea: 'textarea',
-  input_file: 'file',
-  multi_value_single_select: 'single_select',
-  multi_value_multi_select: 'multi_select',
-};
-
-/** `question_123` and `question_123[]` → `123`; standard fields (first_name, resume) → undefined. */
-const questionId = (name: string) => /^question_(\d+)(\[\])?$/.exec(name)?.[1];
-
-const options = (field: GreenhouseField) =>
-  (field.values ?? []).map((v) => ({ label: String(v?.label ?? ''), value: String(v?.value ?? '') }));
-
-function screeningQuestions(questions: GreenhouseQuestion[]): NonNullable<JobInput['screening_questions']> {
-  const out: NonNullable<JobInput['screening_questions']> = [];
-  for (const question of questions) {
-    for (const field of question.fields ?? []) {
-      const id = questionId(String(field.name ?? ''));
-      if (!id) continue;
-      const type = String(field.type ?? '');
-      const values = options(field);
-      const yesNo = type === 'multi_value_single_select' && values.length === 2 && values.every((v) => /^(0|1)$/.test(v.value));
-      out.push({
-        id,
-        question: text(question.label) ?? id,
-        answer_type: yesNo ? 'boolean' : Object.hasOwn(ANSWER_TYPES, type) ? ANSWER_TYPES[type] : 'text',
-        required: question.required === true,
-        options: values,
-      });
-    }
-  }
-  return out;
-}
-
-function formFields(questions: GreenhouseQuestion[]): NonNullable<JobInput['application_form_fields']> {
-  const out: NonNullable<JobInput['application_form_fields']> = [];
-  for (const question of questions) {
-    for (const field of question.fields ?? []) {
-      const name = String(field.name ?? '');
-      if (!name) continue;
-      out.push({
-        id: name,
-        name,
-        label: text(question.label) ?? name,
-        type: String(field.type ?? ''),
-        subtype: null,
-        required: question.required === true,
-        order: out.length + 1,
-        options: options(field),
-      });
-    }
-  }
-  return out;
-}
-
-const cents = (value: unknown) => (typeof value === 'number' && Number.isFinite(value) ? value / 100 : null);
-
-/** One job (with questions and pay ranges) → our Job fields (docs/connectors/greenhouse.md has the table). */
-export function mapGreenhouseJob(job: GreenhouseJob): JobInput {
-  const locationName = text(job.location?.name);
-  const { city, country } = locationParts(locationName);
-  const pay = job.pay_input_ranges?.[0];
-  const metadata = (job.metadata ?? []).filter((m) => m && typeof m.name === 'string');
-  const meta = (pattern: RegExp) => text(metadata.find((m) => pattern.test(String(m.name)))?.value);
-  const commitment = meta(/employment type|commitment/i);
-  const questions = job.questions ?? [];
-  const content = typeof job.content === 'string' ? decodeEntities(job.content) : null;
-  return {
-    external_id: String(job.id),
-    title: text(job.title),
-    description: content,
-    description_sections: content ? [{ id: 'content', type: 'html', order: 1, title: 'Description', content }] : [],
-    posting_url: httpUrl(job.absolute_url),
-    application_url: httpUrl(job.absolute_url),
-    location_name: locationName,
-    city,
-    country,
-    remote: remoteFrom(locationName, ...(job.offices ?? []).map((o) => text(o?.name))),
-    employment_type: commitment ? commitmentType(commitment) : null,
-    work_schedule: commitment ? commitmentSchedule(commitment) : null,
-    category: categoryFrom(...(job.departments ?? []).map((d) => d?.name)),
-    salary: pay ? (text(pay.title) ?? text(pay.blurb)) : null,
-    salary_from: pay ? cents(pay.min_cents) : null,
-    salary_to: pay ? cents(pay.max_cents) : null,
-    salary_currency: pay ? text(pay.currency_type) : null,
-    screening_questions: screeningQuestions(questions),
-    application_form_fields: formFields(questions),
-    custom_fields: {
-      ...(text(job.requisition_id) ? { requisition_id: text(job.requisition_id) } : {}),
-      ...(job.internal_job_id !== undefined && job.internal_job_id !== null ? { internal_job_id: String(job.internal_job_id) } : {}),
-      ...((job.departments ?? []).length ? { departments: (job.departments ?? []).map((d) => String(d?.name ?? '')) } : {}),
-    },
-    raw_values: job,
-    import_source: 'api',
-  };
-}
 
 function boardUrl(credentials: AtsCredentials, path = '', query: Record<string, string> = {}) {
   return atsUrl(atsBaseUrl(API_URL), `/v1/boards/${segment(credentials.board_token)}/jobs${path}`, query);
@@ -178,62 +57,35 @@ async function listBoard(credentials: AtsCredentials, query: Record<string, stri
     if (typeof id !== 'number' && typeof id !== 'string')
       throw new ConnectorError('invalid_data', `${ATS} job list has a job without an id.`);
   }
+  // No paging is documented; `meta.total` counts the board's posts: a list shorter than it lost jobs.
+  const total = (body.meta as { total?: unknown } | undefined)?.total;
+  if (typeof total === 'number' && total > body.jobs.length)
+    throw new ConnectorError('invalid_data', `${ATS} job list holds ${body.jobs.length} of the ${total} jobs it counts.`);
   return body.jobs as GreenhouseJob[];
 }
 
-function filePart(name: string, bytes: Buffer): { content: string; filename: string } {
-  if (bytes.length === 0) throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files.`);
-  return { content: bytes.toString('base64'), filename: name };
+/** One job of the board (https://developers.greenhouse.io/job-board.html#retrieve-a-job); undefined on 404. */
+async function readJob(credentials: AtsCredentials, jobId: string, query: Record<string, string>): Promise<GreenhouseJob | undefined> {
+  const url = boardUrl(credentials, `/${segment(jobId)}`, query);
+  const response = await atsFetch(ATS, url, { headers: { Accept: 'application/json' } }, PACING);
+  if (response.status === 404) return undefined;
+  if (!response.ok) throw errorForStatus(ATS, response);
+  return (await readJson(response, 'job')) as GreenhouseJob;
 }
-
-/** An option's value as Greenhouse's JSON example sends it: a number when it is one (option ids, yes/no's 1 and 0). */
-const optionValue = (value: string) => (/^\d{1,15}$/.test(value) ? Number(value) : value);
 
 /**
- * A screening answer as Greenhouse's JSON body takes it: a multi-select as an array under `question_{id}` (the
- * `[]` of `question_{id}[]` is form-data syntax; in JSON it would name no question), a select as its option's
- * value, yes/no as 1 or 0, text as it is.
+ * A 200 with an error body (reported, not documented). Its text can echo what we sent (a name, an address), so
+ * only a field it names, when it looks like one of Greenhouse's field names, goes into the message.
  */
-function answerValue(id: string, answer: Record<string, string>): unknown {
-  const value = String(answer.answer ?? '').trim();
-  switch (answer.answer_type) {
-    case 'multi_select':
-      return listAnswer(value).map(optionValue);
-    case 'single_select':
-      return optionValue(value);
-    case 'boolean': {
-      const yes = yesNo(value);
-      if (yes === undefined) throw new ConnectorError('invalid_data', `${ATS} question ${id} takes yes or no.`);
-      return yes ? 1 : 0;
-    }
-    default:
-      return String(answer.answer ?? '');
-  }
-}
-
-/** The JSON body of an application (exported for the document's example and the tests). */
-export async function greenhouseApplicationBody(submission: Submission): Promise<Record<string, unknown>> {
-  const name = candidateName(submission.candidate);
-  const phone = text(submission.candidate.phone);
-  const body: Record<string, unknown> = { first_name: name.first, last_name: name.last, email: String(submission.candidate.email ?? '') };
-  if (phone) body.phone = phone;
-  const resume = submission.attachments.find((a) => a.type === 'cv');
-  const cover = submission.attachments.find((a) => a.type === 'cover_letter');
-  if (resume) {
-    const part = filePart(resume.name, await attachmentBytes(ATS, resume, ATTACHMENTS));
-    body.resume_content = part.content;
-    body.resume_content_filename = part.filename;
-  }
-  if (cover) {
-    const part = filePart(cover.name, await attachmentBytes(ATS, cover, ATTACHMENTS));
-    body.cover_letter_content = part.content;
-    body.cover_letter_content_filename = part.filename;
-  }
-  for (const answer of submission.screeningAnswers) {
-    const id = /^\d+$/.test(String(answer.id ?? '')) ? String(answer.id) : questionId(String(answer.id ?? ''));
-    if (id) body[`question_${id}`] = answerValue(id, answer);
-  }
-  return body;
+function refusal(reason: string): ConnectorError {
+  if (/not live/i.test(reason)) return new ConnectorError('job_not_published', `${ATS}: the job application is not live.`);
+  const field = /\b(first_name|last_name|email|phone|(?:resume|cover_letter|question_\d{1,15})(?:_content|_url)?|data_compliance)\b/.exec(
+    reason,
+  )?.[1];
+  const named = field ? ` (${field})` : '';
+  if (/attachment|file type|empty file|\b(resume|cover_letter)/i.test(reason) || /_content|_url/.test(field ?? ''))
+    return new ConnectorError('attachment_rejected', `${ATS} refused a file${named}.`);
+  return new ConnectorError('invalid_data', `${ATS} answered 200 with an error${named}.`);
 }
 
 /** An application POST to a job of the board (JSON, HTTP Basic auth with the key as user name). */
@@ -299,22 +151,19 @@ export const greenhouseConnector: AtsConnector = {
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const listed = await listBoard(credentials, { content: 'true' });
     const detailed = await mapLimited(listed, PACING.importConcurrency, async (job) => {
-      const response = await atsFetch(
-        ATS,
-        boardUrl(credentials, `/${segment(String(job.id))}`, { questions: 'true', pay_transparency: 'true' }),
-        { headers: { Accept: 'application/json' } },
-        PACING,
-      );
+      const read = await readJob(credentials, String(job.id), { questions: 'true', pay_transparency: 'true' });
       // Closed between the list and this read: it is not published any more.
-      if (response.status === 404) return undefined;
-      if (!response.ok) throw errorForStatus(ATS, response);
-      return { ...job, ...(await readJson(response, 'job')) } as GreenhouseJob;
+      return read ? ({ ...job, ...read } as GreenhouseJob) : undefined;
     });
     return detailed.filter((job): job is GreenhouseJob => job !== undefined).map(mapGreenhouseJob);
   },
 
   async submitApplication(submission: Submission, credentials: AtsCredentials) {
-    const response = await postApplication(credentials, submission.jobExternalId, await greenhouseApplicationBody(submission));
+    // The job as it is now: its questions type the answers, its file questions take further files, its
+    // `data_compliance` asks for consent (P280). A job the board no longer shows is not published.
+    const job = await readJob(credentials, submission.jobExternalId, { questions: 'true' });
+    if (!job) throw new ConnectorError('job_not_published', `${ATS} does not know the job (404).`);
+    const response = await postApplication(credentials, submission.jobExternalId, await greenhouseApplicationBody(submission, job));
     // A 401 has also been reported for a job post that is not live (../shared/ats-apis-more.md): the key is
     // probed, and only a key Greenhouse refuses there too is a rejected credential (P263).
     if (response.status === 401 || response.status === 403) {
@@ -327,8 +176,7 @@ export const greenhouseConnector: AtsConnector = {
     const answer = (await jsonBody(response)) as Record<string, unknown> | undefined;
     if (typeof answer?.success === 'string') return { externalId: null };
     const reason = [answer?.error, answer?.reason].filter((v) => typeof v === 'string').join(': ');
-    if (/not live/i.test(reason)) throw new ConnectorError('job_not_published', `${ATS}: ${reason.slice(0, 200)}.`);
-    if (reason) throw new ConnectorError('invalid_data', `${ATS} answered 200 with an error: ${reason.slice(0, 200)}.`);
+    if (reason) throw refusal(reason);
     // Neither success nor a known error: unconfirmed, so it is retried (Greenhouse has no duplicate error).
     throw new ConnectorError('transient', `${ATS} answered 200 without confirming the application.`);
   },

@@ -68,8 +68,13 @@ function makeDriver(): Driver {
       expect(request.status).toBe(200);
     },
     checkRateLimited() {
-      const statuses = greenhouse.server.requests.filter((r) => r.method === 'POST').map((r) => r.status);
-      expect(statuses.slice(-2)).toEqual([429, 200]);
+      // The submission reads the job first (P280): that read met the 429, the retry read it and applied.
+      const calls = greenhouse.server.requests.filter((r) => /\/jobs\/\d+$/.test(r.path)).map((r) => [r.method, r.status]);
+      expect(calls.slice(-3)).toEqual([
+        ['GET', 429],
+        ['GET', 200],
+        ['POST', 200],
+      ]);
     },
     rawId: (key) => ({ id: Number(ids[key]) }),
   };
