@@ -36,15 +36,7 @@ beforeAll(async () => {
             repeatable: true,
             fields: [
               { id: 'language', label: 'Language', type: 'INPUT_TEXT', required: true },
-              {
-                id: 'level',
-                label: 'Level',
-                type: 'SINGLE_SELECT',
-                values: [
-                  { id: 'native', label: 'Native' },
-                  { id: 'fluent', label: 'Fluent' },
-                ],
-              },
+              { id: 'level', label: 'Level', type: 'SINGLE_SELECT', values: ['native', 'fluent'].map((id) => ({ id, label: id })) },
             ],
           },
         ],

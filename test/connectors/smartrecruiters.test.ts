@@ -469,24 +469,16 @@ describe('applications', () => {
   test('every type SmartRecruiters takes is sent, CV, cover letter and the others, each named by its type (P275)', async () => {
     const OLE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0x00]);
     const ZIP = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14]);
-    const files = [
-      { name: 'resume', type: 'cv', content_type: 'application/pdf', bytes: PDF },
-      { name: 'cover.doc', type: 'cover_letter', content_type: 'application/msword', bytes: OLE },
-      {
-        name: 'letter.DOCX',
-        type: 'other',
-        content_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-        bytes: ZIP,
-      },
-      { name: 'notes.rtf', type: 'certificate', content_type: 'text/rtf', bytes: Buffer.from('{\\rtf1 notes}') },
-      { name: 'photo.jpeg', type: 'photo', content_type: 'image/jpeg', bytes: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) },
-      {
-        name: 'sample.png',
-        type: 'work_sample',
-        content_type: 'image/png',
-        bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-      },
+    const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+    const specs: [string, string, string, Buffer][] = [
+      ['resume', 'cv', 'application/pdf', PDF],
+      ['cover.doc', 'cover_letter', 'application/msword', OLE],
+      ['letter.DOCX', 'other', DOCX, ZIP],
+      ['notes.rtf', 'certificate', 'text/rtf', Buffer.from('{\\rtf1 notes}')],
+      ['photo.jpeg', 'photo', 'image/jpeg', Buffer.from([0xff, 0xd8, 0xff, 0xe0])],
+      ['sample.png', 'work_sample', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
     ];
+    const files = specs.map(([name, type, content_type, bytes]) => ({ name, type, content_type, bytes }));
     await connector.submitApplication(
       submission({ candidate: { email: 'types@example.com', full_name: 'All Types' } }, files),
       credentials,
@@ -496,7 +488,7 @@ describe('applications', () => {
     expect(sent.map((a) => [a.fileName, a.mimeType])).toEqual([
       ['resume.pdf', 'application/pdf'],
       ['cover.doc', 'application/msword'],
-      ['letter.DOCX', 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'],
+      ['letter.DOCX', DOCX],
       ['notes.rtf', 'text/rtf'],
       ['photo.jpeg', 'image/jpeg'],
       ['sample.png', 'image/png'],
