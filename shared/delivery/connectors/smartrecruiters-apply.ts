@@ -70,6 +70,7 @@ async function attachmentsOf(submission: Submission) {
   }
   return out;
 }
+
 const CONSENT_KEYS = ['SMART_RECRUIT', 'SMART_CRM', 'SMART_MESSAGE_SMS', 'SMART_MESSAGE_WHATSAPP'];
 
 /**
