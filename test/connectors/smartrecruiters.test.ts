@@ -386,14 +386,14 @@ describe('applications', () => {
       email: 'ada.answers@example.com',
       phoneNumber: '+44 20 1234',
       location: { city: 'London', country: 'GB' },
-      web: { linkedin: 'https://linkedin.com/in/ada', website: 'https://github.com/ada' },
+      web: { linkedIn: 'https://linkedin.com/in/ada', website: 'https://github.com/ada' },
       consentDecisions: { SMART_RECRUIT: true, SMART_CRM: false },
       answers: [
-        { id: 'q-why', records: [{ why: ['Engines.'] }] },
-        { id: 'q-shift', records: [{ shift: ['s-late'] }] },
-        { id: 'q-tools', records: [{ tools: ['t-ts', 't-go'] }] },
-        { id: 'q-permit', records: [{ permit: ['true'] }] },
-        { id: 'q-lang', records: [{ language: ['English'], level: ['l-c1'] }] },
+        { id: 'q-why', records: [{ fields: { why: ['Engines.'] } }] },
+        { id: 'q-shift', records: [{ fields: { shift: ['s-late'] } }] },
+        { id: 'q-tools', records: [{ fields: { tools: ['t-ts', 't-go'] } }] },
+        { id: 'q-permit', records: [{ fields: { permit: ['true'] } }] },
+        { id: 'q-lang', records: [{ fields: { language: ['English'], level: ['l-c1'] } }] },
       ],
     });
   });
@@ -435,14 +435,14 @@ describe('applications', () => {
 
   test.each([
     ['over the 2 MB per-file limit', { name: 'cv.pdf', size: 2 * 1024 * 1024 + 1 }],
-    ['of a type it does not take', { name: 'cv.txt' }],
-    ['without an extension', { name: 'resume' }],
+    ['of a type it does not take', { name: 'cv.txt', content_type: 'text/plain' }],
+    ['of a type it does not take, whatever its name says', { name: 'cv.pdf', content_type: 'image/gif' }],
     ['empty', { name: 'cv.pdf', bytes: Buffer.alloc(0) }],
   ])('a file %s is attachment_rejected before anything is posted, naming no file', async (_name, file) => {
     const before = sim.server.requests.length;
     const error = await rejection(connector.submitApplication(submission({}, [{ name: 'ok.pdf' }, file]), credentials));
     expect(error).toMatchObject({ kind: 'attachment_rejected' });
-    expect(error.message).not.toMatch(/cv\.|resume|ok\.pdf/);
+    expect(error.message).not.toMatch(/cv\.|ok\.pdf|image\/gif|text\/plain/);
     expect(sim.server.requests.slice(before).filter((r) => r.method === 'POST')).toHaveLength(0);
   });
 
@@ -464,6 +464,36 @@ describe('applications', () => {
     );
     expect(error).toMatchObject({ kind: 'attachment_rejected' });
     expect(lastPost().status).toBe(400);
+  });
+
+  test('every type SmartRecruiters takes is sent, CV, cover letter and the others, each named by its type (P275)', async () => {
+    const OLE = Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0x00]);
+    const ZIP = Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14]);
+    const DOCX = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+    const specs: [string, string, string, Buffer][] = [
+      ['resume', 'cv', 'application/pdf', PDF],
+      ['cover.doc', 'cover_letter', 'application/msword', OLE],
+      ['letter.DOCX', 'other', DOCX, ZIP],
+      ['notes.rtf', 'certificate', 'text/rtf', Buffer.from('{\\rtf1 notes}')],
+      ['photo.jpeg', 'photo', 'image/jpeg', Buffer.from([0xff, 0xd8, 0xff, 0xe0])],
+      ['sample.png', 'work_sample', 'image/png', Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
+    ];
+    const files = specs.map(([name, type, content_type, bytes]) => ({ name, type, content_type, bytes }));
+    await connector.submitApplication(
+      submission({ candidate: { email: 'types@example.com', full_name: 'All Types' } }, files),
+      credentials,
+    );
+    expect(lastPost().status).toBe(201);
+    const sent = (lastPost().json as { attachments: { fileName: string; mimeType: string; fileContent: string }[] }).attachments;
+    expect(sent.map((a) => [a.fileName, a.mimeType])).toEqual([
+      ['resume.pdf', 'application/pdf'],
+      ['cover.doc', 'application/msword'],
+      ['letter.DOCX', DOCX],
+      ['notes.rtf', 'text/rtf'],
+      ['photo.jpeg', 'image/jpeg'],
+      ['sample.png', 'image/png'],
+    ]);
+    expect(sent.map((a) => Buffer.from(a.fileContent, 'base64'))).toEqual(files.map((f) => f.bytes));
   });
 
   test('the same e-mail on the same posting again is duplicate (409); a closed posting is job_not_published without a POST', async () => {

@@ -1,46 +1,40 @@
 /**
- * A SmartRecruiters simulator under `/smartrecruiters` (a path prefix). It follows what SmartRecruiters
- * documents (../../../shared/ats-apis-more.md, developers.smartrecruiters.com):
- * - Posting API, public (no key): `GET /v1/companies/{companyIdentifier}/postings?limit&offset` →
- *   `{offset, limit, totalFound, content}`, `limit` at most 100 (400 above), where list entries leave fields
- *   out (no `jobAd`, no URLs: "to get full object use ref"); `GET …/postings/{id or uuid}` → the full posting
+ * A SmartRecruiters simulator under `/smartrecruiters` (a path prefix). It follows SmartRecruiters' own pages,
+ * not our connector (P275):
+ * - Posting API, public (no key; dev.smartrecruiters.com/customer-api/posting-api/endpoints/postings/):
+ *   `GET /v1/companies/{companyIdentifier}/postings?limit&offset` → `{offset, limit, totalFound, content}`,
+ *   `limit` at most 100 (400 above), where list entries leave fields out (no `jobAd`, no URLs: "to get full
+ *   object use ref"); `GET …/postings/{id or uuid}` → the full posting
  *   (`jobAd.sections.{companyDescription,jobDescription,qualifications,additionalInformation}{title,text}`,
  *   `postingUrl`, `applyUrl`); 404 for an unknown or unpublished one.
- * - Application API with `X-SmartToken`: `GET /postings/{uuid}/configuration` →
- *   `{questions[{id,label,repeatable,fields[{id,label,type,required,complianceType,values[{id,label}]}]}],
- *   settings, privacyPolicies}`; `POST /postings/{uuid}/candidates` (JSON): `firstName`, `lastName`, `email`
- *   required, required screening questions enforced with the documented messages ("The following screening
- *   questions are required: …", "Values for the following screening questions' answers are incorrect: …"),
- *   `attachments[{fileName,mimeType,fileContent}]` Base64, 2 MB per file, PDF/DOC(X)/RTF/JPG/PNG, and the
- *   documented quirk that a file whose Base64 does not decode to its type fails as "failed to load PDF file".
+ * - Application API with `X-SmartToken` (developers.smartrecruiters.com/docs/application-api-1):
+ *   `GET /postings/{uuid}/configuration` → `{questions[{id,label,repeatable,fields[{id,label,type,required,
+ *   complianceType,values[{id,label}]}]}], settings, privacyPolicies}`
+ *   (developers.smartrecruiters.com/docs/partners-get-application-screening-questions-and-privacy-policies);
+ *   `POST /postings/{uuid}/candidates` (JSON), validated as ./smartrecruiters-rules.ts lists, each rule with its
+ *   page: the reference's properties only, `firstName`/`lastName`/`email` required, `web` keys `linkedIn`,
+ *   `facebook`, `twitter`, `website`, `skype`, `consentDecisions` in its two documented forms, answers as
+ *   `[{id, records: [{fields: {fieldId: [values]}}]}]` (a record without the `fields` wrapper is refused with
+ *   the documented "Values for the following screening questions' answers are incorrect: …"), required
+ *   questions ("The following screening questions are required: …"), and `attachments` as exactly
+ *   `{fileName, mimeType, fileContent}` (Base64), 2 MB per file, PDF/DOC(X)/RTF/JPG/PNG, with the documented
+ *   quirk that a file whose Base64 does not decode to its type fails as "failed to load PDF file".
  *   The key is checked before the posting is looked up.
- * - Rate limit: 10 requests per second per credential (the key, or the caller for the public Posting API);
- *   every response carries X-RateLimit-Limit/-Remaining and X-RateLimit-Concurrent-Limit/-Remaining; above it
- *   429 with no Retry-After (none is documented).
+ * - Rate limit (developers.smartrecruiters.com/docs/rate-limiting): 10 requests per second per credential (the
+ *   key, or the caller for the public Posting API); every response carries X-RateLimit-Limit/-Remaining and
+ *   X-RateLimit-Concurrent-Limit/-Remaining; above it 429 with no Retry-After (none is documented).
  * Not documented, chosen here (docs/connectors/smartrecruiters.md, "Assumptions"): success is 201
  * `{id, createdOn, candidatePortalUrl}`; a wrong key is 401; error bodies are `{code, message}` (auth, not
- * found) or `{errors: [{code, message}]}` (validation); a closed posting is 404; a second application of the
- * same e-mail to the same posting is 409 `DUPLICATE_CANDIDATE`; an unknown company identifier answers an
- * empty list; answers are `[{id, records: [{fieldId: [values]}]}]` with option ids for select fields.
+ * found) or `{errors: [{code, message}]}` (validation, 400); a property the reference does not list is
+ * refused (not silently dropped); a closed posting is 404; a second application of the same e-mail to the
+ * same posting is 409 `DUPLICATE_CANDIDATE`; an unknown company identifier answers an empty list.
  */
 import { randomUUID } from 'node:crypto';
+import { invalid, validateApplication, type SmartRecruitersQuestionFixture } from './smartrecruiters-rules.js';
 import { startSimulatorServer, type RecordedRequest, type Reply, type SimulatorServer } from './server.js';
 
-export interface SmartRecruitersFieldFixture {
-  id: string;
-  label: string;
-  type: string;
-  required?: boolean;
-  complianceType?: string;
-  values?: { id: string; label: string }[];
-}
-
-export interface SmartRecruitersQuestionFixture {
-  id: string;
-  label: string;
-  repeatable?: boolean;
-  fields: SmartRecruitersFieldFixture[];
-}
+export type { SmartRecruitersFieldFixture, SmartRecruitersQuestionFixture } from './smartrecruiters-rules.js';
+export { SMARTRECRUITERS_EXTENSIONS } from './smartrecruiters-rules.js';
 
 export interface SmartRecruitersPostingFixture {
   /** The posting id (Posting API). */
@@ -76,11 +70,7 @@ export interface SmartRecruitersApplication {
   candidateId: string;
 }
 
-export const SMARTRECRUITERS_EXTENSIONS = ['pdf', 'doc', 'docx', 'rtf', 'jpg', 'jpeg', 'png'];
-const MAX_FILE_BYTES = 2 * 1024 * 1024;
 const LIMIT_PER_SECOND = 10;
-/** The magic bytes a file of each type starts with (the "failed to load PDF file" quirk). */
-const MAGIC: Record<string, Buffer> = { pdf: Buffer.from('%PDF'), png: Buffer.from([0x89, 0x50, 0x4e, 0x47]) };
 
 export interface SmartRecruitersSimulator {
   server: SimulatorServer;
@@ -136,57 +126,6 @@ function summary(sim: SmartRecruitersSimulator, company: SmartRecruitersCompany,
 }
 
 const error = (status: number, code: string, message: string): Reply => ({ status, body: { code, message } });
-const invalid = (message: string, code = 'VALIDATION_ERROR'): Reply => ({ status: 400, body: { errors: [{ code, message }] } });
-
-/** Validates an application body against the posting's questions; returns the refusal, if any. */
-function validateApplication(posting: SmartRecruitersPostingFixture, body: Record<string, unknown>): Reply | undefined {
-  for (const field of ['firstName', 'lastName', 'email'])
-    if (typeof body[field] !== 'string' || !String(body[field]).trim()) return invalid(`${field} is required.`);
-  const answers = Array.isArray(body.answers) ? (body.answers as { id?: unknown; records?: unknown }[]) : [];
-  const questions = posting.questions ?? [];
-  const missing = questions
-    .filter((q) => q.fields.some((f) => f.required))
-    .filter((q) => !answers.some((a) => a?.id === q.id))
-    .map((q) => q.id);
-  if (missing.length) return invalid(`The following screening questions are required: ${missing.join(', ')}.`);
-  const incorrect: string[] = [];
-  for (const answer of answers) {
-    const question = questions.find((q) => q.id === answer?.id);
-    const records = answer?.records;
-    if (!question || !Array.isArray(records) || records.length === 0 || (records.length > 1 && !question.repeatable)) {
-      incorrect.push(String(answer?.id));
-      continue;
-    }
-    for (const record of records as Record<string, unknown>[]) {
-      const ok =
-        record &&
-        typeof record === 'object' &&
-        Object.entries(record).every(([fieldId, values]) => {
-          const field = question.fields.find((f) => f.id === fieldId);
-          if (!field || !Array.isArray(values) || values.some((v) => typeof v !== 'string')) return false;
-          if (field.values) return values.every((v) => field.values!.some((o) => o.id === v));
-          return values.every((v) => Buffer.byteLength(v as string) <= 4000);
-        }) &&
-        question.fields.filter((f) => f.required).every((f) => Object.hasOwn(record, f.id));
-      if (!ok) incorrect.push(question.id);
-    }
-  }
-  if (incorrect.length) return invalid(`Values for the following screening questions' answers are incorrect: ${incorrect.join(', ')}.`);
-  const attachments = body.attachments === undefined ? [] : body.attachments;
-  if (!Array.isArray(attachments)) return invalid('attachments must be an array.');
-  for (const file of attachments as Record<string, unknown>[]) {
-    const name = String(file?.fileName ?? '');
-    const extension = name.includes('.') ? name.split('.').pop()!.toLowerCase() : '';
-    if (typeof file?.mimeType !== 'string' || typeof file?.fileContent !== 'string') return invalid('Attachment is incomplete.');
-    if (!SMARTRECRUITERS_EXTENSIONS.includes(extension)) return invalid('Attachment type is not supported.', 'INVALID_ATTACHMENT');
-    const bytes = Buffer.from(file.fileContent, 'base64');
-    if (bytes.length > MAX_FILE_BYTES) return invalid('Attachment size exceeds 2 MB.', 'INVALID_ATTACHMENT');
-    const magic = Object.hasOwn(MAGIC, extension) ? MAGIC[extension] : undefined;
-    if (bytes.length === 0 || (magic && !bytes.subarray(0, magic.length).equals(magic)))
-      return invalid(`failed to load ${extension.toUpperCase()} file`, 'INVALID_ATTACHMENT');
-  }
-  return undefined;
-}
 
 export async function startSmartRecruitersSimulator(): Promise<SmartRecruitersSimulator> {
   const sim = {
@@ -260,7 +199,7 @@ export async function startSmartRecruitersSimulator(): Promise<SmartRecruitersSi
     if (!(req.headers['content-type'] ?? '').startsWith('application/json') || !req.json || typeof req.json !== 'object')
       return invalid('The body must be a JSON object.');
     const body = req.json as Record<string, unknown>;
-    const refused = validateApplication(posting, body);
+    const refused = validateApplication(posting.questions ?? [], body);
     if (refused) return refused;
     const email = String(body.email).trim().toLowerCase();
     if (sim.applications.some((a) => a.uuid === posting.uuid && String(a.body.email).trim().toLowerCase() === email))

@@ -4,8 +4,9 @@
  * posting its full object (`/postings/{id}`, the list leaves fields out) and its application configuration
  * (`GET /postings/{uuid}/configuration`, with the key) for the screening questions. Applications: the
  * Application API, `POST /postings/{uuid}/candidates` as JSON with `X-SmartToken`, files Base64 in
- * `attachments` (2 MB each; PDF, DOC(X), RTF, JPG, PNG), screening answers as `answers[{id, records}]` against
- * the posting's configuration, GDPR consent as the documented `consentDecisions`. SmartRecruiters answers 429
+ * `attachments` (2 MB each; PDF, DOC(X), RTF, JPG, PNG), screening answers as
+ * `answers[{id, records: [{fields}]}]` against the posting's configuration, GDPR consent as the documented
+ * `consentDecisions` (the body: smartrecruiters-apply.ts). SmartRecruiters answers 429
  * above 10 requests per second per credential without a Retry-After: the connector backs off itself.
  * The posting and configuration shapes and their mapping onto our fields are in smartrecruiters-jobs.ts.
  */
@@ -15,7 +16,6 @@ import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
-  type AttachmentLimits,
   type ConnectorPacing,
   type ConnectorSetting,
   type Submission,
@@ -24,31 +24,21 @@ import {
   atsBaseUrl,
   atsFetch,
   atsUrl,
-  attachmentBytes,
   errorForStatus,
   jsonBody,
   mapLimited,
   retryAfterSeconds,
   segment,
 } from '#delivery/connectors/http.js';
-import { candidateName, httpUrl, text, yesNo } from '#delivery/connectors/mapping.js';
+import { text } from '#delivery/connectors/mapping.js';
+import { ATTACHMENTS, smartrecruitersApplicationBody } from '#delivery/connectors/smartrecruiters-apply.js';
 import {
-  answerableFields,
-  answerType,
   mapSmartRecruitersPosting,
-  type ConfigField,
   type SmartRecruitersConfiguration,
   type SmartRecruitersPosting,
 } from '#delivery/connectors/smartrecruiters-jobs.js';
 
 const ATS = 'SmartRecruiters';
-/** The files the Application API takes (PDF, DOC(X), RTF, JPG, PNG), by extension. */
-export const SMARTRECRUITERS_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'rtf', 'jpg', 'jpeg', 'png'];
-/** "The current limit is 2 MB per file" (read as 2 MiB of file, before Base64). */
-export const SMARTRECRUITERS_MAX_FILE_BYTES = 2 * 1024 * 1024;
-/** text, textarea and currency answers: at most 4000 bytes of UTF-8. */
-export const SMARTRECRUITERS_MAX_TEXT_BYTES = 4000;
-const ATTACHMENTS: AttachmentLimits = { maxBytes: SMARTRECRUITERS_MAX_FILE_BYTES, extensions: SMARTRECRUITERS_FILE_EXTENSIONS };
 const API_URL: ConnectorSetting = {
   env: 'SMARTRECRUITERS_API_URL',
   default: 'https://api.smartrecruiters.com',
@@ -180,133 +170,7 @@ async function configuration(credentials: AtsCredentials, uuid: string): Promise
   return body as SmartRecruitersConfiguration;
 }
 
-// ---- applications -------------------------------------------------------------------------------------
-
-const CONSENT_KEYS = ['SMART_RECRUIT', 'SMART_CRM', 'SMART_MESSAGE_SMS', 'SMART_MESSAGE_WHATSAPP'];
-
-/**
- * The candidate's GDPR decisions in SmartRecruiters' documented model, from the application's
- * `custom_fields.consent_decisions`: either `{"SINGLE": bool}` or up to four of SMART_RECRUIT, SMART_CRM,
- * SMART_MESSAGE_SMS, SMART_MESSAGE_WHATSAPP (missing ones are false at SmartRecruiters). Absent: nothing is
- * declared (every decision false). Anything else is refused, never guessed.
- */
-export function consentDecisions(customFields: Record<string, unknown>): Record<string, boolean> | undefined {
-  if (!Object.hasOwn(customFields, 'consent_decisions')) return undefined;
-  const value = customFields.consent_decisions;
-  const invalid = () =>
-    new ConnectorError(
-      'invalid_data',
-      `${ATS} takes consent_decisions as {"SINGLE": true|false} or booleans for ${CONSENT_KEYS.join(', ')}.`,
-    );
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalid();
-  const entries = Object.entries(value as Record<string, unknown>);
-  if (entries.length === 0 || entries.some(([, v]) => typeof v !== 'boolean')) throw invalid();
-  const single = entries.length === 1 && entries[0][0] === 'SINGLE';
-  if (!single && !entries.every(([k]) => CONSENT_KEYS.includes(k))) throw invalid();
-  // Only the documented keys get here, so they are safe as object keys.
-  return Object.fromEntries(entries) as Record<string, boolean>;
-}
-
-const utf8Bytes = (value: string) => Buffer.byteLength(value, 'utf8');
-
-/** One answer's values for a field: option ids for selects (a label is resolved to its id), text otherwise. */
-function answerValues(field: ConfigField, answer: string, questionId: string): string[] {
-  const type = answerType(field);
-  const values = type === 'multi_select' ? answer.split(',').map((v) => v.trim()) : [answer.trim()];
-  const nonEmpty = values.filter((v) => v !== '');
-  if (type === 'single_select' || type === 'multi_select') {
-    const known = field.values ?? [];
-    return nonEmpty.map((value) => {
-      const byId = known.find((o) => String(o?.id) === value);
-      const byLabel = known.find((o) => typeof o?.label === 'string' && o.label.trim().toLowerCase() === value.toLowerCase());
-      const option = byId ?? byLabel;
-      if (!option) throw new ConnectorError('invalid_data', `${ATS} screening question ${questionId} has no option matching the answer.`);
-      return String(option.id);
-    });
-  }
-  if (type === 'boolean') {
-    const yes = yesNo(answer);
-    if (yes !== undefined) return [String(yes)];
-    throw new ConnectorError('invalid_data', `${ATS} screening question ${questionId} takes a yes/no answer.`);
-  }
-  for (const value of nonEmpty)
-    if (utf8Bytes(value) > SMARTRECRUITERS_MAX_TEXT_BYTES)
-      throw new ConnectorError(
-        'invalid_data',
-        `${ATS} takes at most ${SMARTRECRUITERS_MAX_TEXT_BYTES} bytes per answer; the answer to ${questionId} is longer.`,
-      );
-  return nonEmpty;
-}
-
-/**
- * Our screening answers → SmartRecruiters' `answers`: one entry per question, `records` with one object per
- * answer block holding `{fieldId: [values]}`. An answer id is a question id (one-field questions) or
- * `{question id}:{field id}`, as the job's screening_questions list them; answers to questions the posting
- * does not ask are not sent.
- */
-export function screeningAnswers(submission: Submission, config: SmartRecruitersConfiguration | undefined) {
-  const fields = answerableFields(config);
-  const byQuestion = new Map<string, { id: string; record: Map<string, string[]> }>();
-  for (const answer of submission.screeningAnswers) {
-    const id = String(answer.id ?? '');
-    const target = fields.find((f) => f.id === id);
-    if (!target) continue;
-    const values = answerValues(target.field, String(answer.answer ?? ''), id);
-    if (values.length === 0) continue;
-    const questionId = String(target.question.id);
-    const entry = byQuestion.get(questionId) ?? { id: questionId, record: new Map<string, string[]>() };
-    entry.record.set(String(target.field.id), values);
-    byQuestion.set(questionId, entry);
-  }
-  return [...byQuestion.values()].map((entry) => {
-    // Field ids come from the ATS: a prototype-less object carries them.
-    const record = Object.create(null) as Record<string, string[]>;
-    for (const [fieldId, values] of entry.record) record[fieldId] = values;
-    return { id: entry.id, records: [record] };
-  });
-}
-
-const WEB_FIELDS: [RegExp, string][] = [
-  [/linkedin/i, 'linkedin'],
-  [/facebook/i, 'facebook'],
-  [/twitter|^x$/i, 'twitter'],
-  [/skype/i, 'skype'],
-  [/website|portfolio|homepage|github|blog/i, 'website'],
-];
-
-/** The JSON body of an application (exported for the document's example and the tests). */
-export async function smartrecruitersApplicationBody(
-  submission: Submission,
-  config: SmartRecruitersConfiguration | undefined,
-): Promise<Record<string, unknown>> {
-  const name = candidateName(submission.candidate);
-  const body: Record<string, unknown> = { firstName: name.first, lastName: name.last, email: String(submission.candidate.email ?? '') };
-  const phone = text(submission.candidate.phone);
-  if (phone) body.phoneNumber = phone;
-  const place = (submission.candidate.location ?? {}) as Record<string, unknown>;
-  const city = text(place.city);
-  const country = text(place.country);
-  if (city || country) body.location = { ...(city ? { city } : {}), ...(country ? { country } : {}) };
-  const web = new Map<string, string>();
-  for (const [platform, url] of Object.entries(submission.socialLinks)) {
-    const field = WEB_FIELDS.find(([pattern]) => pattern.test(platform))?.[1];
-    if (field && httpUrl(url) && !web.has(field)) web.set(field, url);
-  }
-  if (web.size) body.web = Object.fromEntries(web);
-  const consent = consentDecisions(submission.customFields);
-  if (consent) body.consentDecisions = consent;
-  const answers = screeningAnswers(submission, config);
-  if (answers.length) body.answers = answers;
-  const attachments = [];
-  for (const attachment of submission.attachments) {
-    const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
-    if (bytes.length === 0)
-      throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files; the ${attachment.type} file is empty.`);
-    attachments.push({ fileName: attachment.name, mimeType: attachment.content_type, fileContent: bytes.toString('base64') });
-  }
-  if (attachments.length) body.attachments = attachments;
-  return body;
-}
+// ---- applications: the body is built in smartrecruiters-apply.ts ------------------------------------
 
 /** An Application API error answer → our kind (docs/connectors/smartrecruiters.md, "Errors"). */
 async function failure(response: Response): Promise<ConnectorError> {

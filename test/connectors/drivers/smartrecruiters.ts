@@ -73,7 +73,7 @@ function makeDriver(): Driver {
         lastName: 'Hopper',
         email,
         phoneNumber: '+49 30 1234',
-        answers: [{ id: '123', records: [{ 'f-123': ['Because.'] }] }],
+        answers: [{ id: '123', records: [{ fields: { 'f-123': ['Because.'] } }] }],
         attachments: [
           { fileName: 'cv.pdf', mimeType: 'application/pdf', fileContent: PDF.toString('base64') },
           { fileName: 'cover.pdf', mimeType: 'application/pdf', fileContent: COVER.toString('base64') },
