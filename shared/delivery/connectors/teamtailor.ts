@@ -25,16 +25,7 @@ import {
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
-import {
-  atsBaseUrl,
-  atsFetch,
-  atsUrl,
-  errorForStatus,
-  jsonBody,
-  mapLimited,
-  retryAfterSeconds,
-  segment,
-} from '#delivery/connectors/http.js';
+import { atsBaseUrl, atsFetch, atsUrl, errorForStatus, jsonBody, mapLimited, retryAfterSeconds } from '#delivery/connectors/http.js';
 import { candidateName, httpUrl, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 import { includedIndex, linkages, mapTeamtailorJob, type PickedQuestion, type Resource } from '#delivery/connectors/teamtailor-jobs.js';
 
@@ -246,12 +237,7 @@ async function fileUrl(attachment: SubmissionAttachment): Promise<string> {
     );
   if (attachment.size === 0) throw new ConnectorError('attachment_rejected', `${ATS}: the ${attachment.type} file is empty.`);
   const url = attachment.url ? await attachment.url() : undefined;
-  let protocol = '';
-  try {
-    protocol = url ? new URL(url).protocol : '';
-  } catch {
-    protocol = '';
-  }
+  const protocol = url && URL.canParse(url) ? new URL(url).protocol : '';
   if (protocol !== 'https:' && protocol !== 'http:')
     throw new ConnectorError('attachment_rejected', `${ATS} takes files by URL only; the ${attachment.type} file has no http(s) URL.`);
   return url!;
