@@ -126,13 +126,14 @@ export function teamtailorJobResource(sim: TeamtailorSimulator, job: TeamtailorJ
       pitch: `Join us as ${job.title}.`,
       status: job.status ?? 'open',
       'human-status': job.status === 'archived' ? 'archived' : 'published',
-      'employment-type': job.employmentType ?? 'fulltime',
       'remote-status': job.remoteStatus ?? 'hybrid',
+      'created-at': '2026-01-01T00:00:00.000+01:00',
+      // DOCS#jobs documents the attributes above; the ones below are not in the vendor's docs (ASSUMED, P277).
+      'employment-type': job.employmentType ?? 'fulltime',
       'min-salary': job.salary?.min ?? null,
       'max-salary': job.salary?.max ?? null,
       currency: job.salary?.currency ?? null,
       'salary-time-unit': job.salary?.unit ?? null,
-      'created-at': '2026-01-01T00:00:00.000+01:00',
       'updated-at': '2026-01-02T00:00:00.000+01:00',
     },
     relationships: {
@@ -334,8 +335,11 @@ export async function startTeamtailorSimulator(): Promise<TeamtailorSimulator> {
       if (!question) return error(422, 'must exist', { pointer: '/data/relationships/question' });
       const refusal = answerProblem(question.type, attributes);
       if (refusal) return refusal;
-      const answer = { id: newId(), candidateId: candidate.id, questionId: question.id, attributes };
-      sim.answers.push(answer);
+      // DOCS#create-answer: "If the candidate already has answered the question, the answer will be updated."
+      const known = sim.answers.find((a) => a.candidateId === candidate.id && a.questionId === question.id);
+      const answer = known ?? { id: newId(), candidateId: candidate.id, questionId: question.id, attributes };
+      answer.attributes = attributes;
+      if (!known) sim.answers.push(answer);
       // DOCS#create-answer "Example response": every typed attribute, null where not given.
       const typed = { boolean: null, choices: [], range: null, text: null, 'video-token': null, ...attributes };
       return {
