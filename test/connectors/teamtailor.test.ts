@@ -516,6 +516,19 @@ describe('applications', () => {
   });
 });
 
+test('a presigned attachment URL names its one object and never lives longer than an hour; fauxqs serves it', async () => {
+  await s3().send(new PutObjectCommand({ Bucket: 'teamtailor-test-bucket', Key: 'companies/9/applications/9/one', Body: PDF }));
+  for (const [asked, signed] of [
+    [7200, '3600'],
+    [60, '60'],
+  ] as const) {
+    const url = new URL(await attachmentUrl('companies/9/applications/9/one', asked));
+    expect(url.searchParams.get('X-Amz-Expires')).toBe(signed);
+    expect(url.pathname).toBe('/teamtailor-test-bucket/companies/9/applications/9/one');
+    expect(Buffer.from(await (await fetch(url)).arrayBuffer())).toEqual(PDF);
+  }
+});
+
 test('the documents: a one-word name goes as both names; no files, answers or notes: only the candidate and the application', async () => {
   const documents = await teamtailorApplicationDocuments(
     submission({ candidate: { email: 'cher@example.com', full_name: 'Cher' }, screeningAnswers: [{ id: 'not-a-number', answer: 'x' }] }),
