@@ -48,7 +48,7 @@ const REGION = 'us-east-1';
 export const SHARED_DYNAMODB_VARIABLE = 'DYNAMODB_LOCAL_ENDPOINT';
 
 /** fauxqs listens on every interface; ours must listen on loopback only, so its one listen call is steered. */
-async function startFauxqsOnLoopback(options: Parameters<typeof startFauxqs>[0]) {
+export async function startFauxqsOnLoopback(options: Parameters<typeof startFauxqs>[0]) {
   const listen = net.Server.prototype.listen;
   net.Server.prototype.listen = function (this: net.Server, ...args: any[]) {
     if (args[0] && typeof args[0] === 'object' && (args[0] as net.ListenOptions).host === '0.0.0.0')

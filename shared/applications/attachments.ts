@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config, s3 } from '#platform/clients.js';
 import { keys, pendingUploadDue } from '#platform/keys.js';
 import { fieldErrors, type FieldErrors } from '#platform/errors.js';
@@ -189,6 +190,19 @@ export async function deleteAttachmentObjects(keys: string[]): Promise<void> {
 export async function openAttachment(key: string): Promise<Readable> {
   const out = await s3().send(new GetObjectCommand({ Bucket: config().bucketName, Key: key }));
   return out.Body as Readable;
+}
+
+/** The longest life of a presigned attachment URL (issue 41: at most one hour). */
+export const ATTACHMENT_URL_MAX_SECONDS = 3600;
+
+/**
+ * A presigned S3 GET URL of one stored attachment, for an ATS that fetches files by URL (Teamtailor, P277):
+ * it names that one object, expires within `seconds` (at most an hour) and carries its own signature, so it is
+ * a credential of a sort: never log it, store it or put it in an error.
+ */
+export async function attachmentUrl(key: string, seconds = ATTACHMENT_URL_MAX_SECONDS): Promise<string> {
+  const expiresIn = Math.max(1, Math.min(Math.floor(seconds), ATTACHMENT_URL_MAX_SECONDS));
+  return getSignedUrl(s3(), new GetObjectCommand({ Bucket: config().bucketName, Key: key }), { expiresIn });
 }
 
 /** An attachment's bytes in memory (the e-mail fallback attaches them to one message). */

@@ -24,7 +24,7 @@ import {
   syncSweepMarks,
 } from '#applications/application-store.js';
 import { isConditionFailure } from '#platform/errors.js';
-import { openAttachment, readAttachment } from '#applications/attachments.js';
+import { attachmentUrl, openAttachment, readAttachment } from '#applications/attachments.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { deliveryAllowed, syncActive, type CompanyRecord } from '#companies/company-schema.js';
@@ -187,6 +187,7 @@ function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: J
       content_type: a.content_type,
       size: a.size,
       open: () => openAttachment(a.key),
+      url: () => attachmentUrl(a.key),
     })),
   };
 }

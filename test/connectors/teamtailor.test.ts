@@ -1,10 +1,18 @@
 /**
- * The Teamtailor connector straight against its simulator (no storage involved): the credentials check,
- * the region's host, paging, the mapping of jobs and picked questions, the application's four requests
- * (merge, files as data: URIs, typed answers), file limits, and the mapping of Teamtailor's answers onto
- * our error kinds.
+ * The Teamtailor connector straight against its simulator: the credentials check, the region's host, paging
+ * (jobs and every page of picked questions), the mapping of jobs and questions, the application's four requests
+ * (merge, files as presigned S3 URLs of fauxqs that the simulator downloads, typed answers), pacing by the
+ * rate-limit headers, file limits, and the mapping of Teamtailor's answers onto our error kinds (P277).
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { CompanyRecord } from '#companies/company-schema.js';
+import { ATTACHMENT_URL_MAX_SECONDS, attachmentUrl } from '#applications/attachments.js';
+import type { Submission } from '#delivery/connectors/connector.js';
+import { resetClients, s3 } from '#platform/clients.js';
+import { startFauxqsOnLoopback } from '../../local/emulators.js';
 import {
   TEAMTAILOR_NA_API_URL,
   teamtailorApplicationDocuments,
@@ -24,19 +32,48 @@ let oddReply: { status: number; body?: unknown; headers?: Record<string, string>
 let account: TeamtailorAccount;
 const credentials = { api_key: 'tt-edge-admin-key', region: 'eu' };
 
-const submission = submissionFactory({
+const plainSubmission = submissionFactory({
   company,
   pdf: PDF,
   jobExternalId: '501',
   candidate: { email: 'ada.edge@example.com', first_name: 'Ada', last_name: 'Lovelace' },
 });
+let fauxqs: Awaited<ReturnType<typeof startFauxqsOnLoopback>>;
+let stored = 0;
+
+/** Each file as sync.ts hands it over: stored in (fauxqs') S3, with `url()` presigning its object. */
+const submission = (overrides?: Partial<Submission>, files?: Parameters<typeof plainSubmission>[1]): Submission => {
+  const made = plainSubmission(overrides, files);
+  return {
+    ...made,
+    attachments: made.attachments.map((a) => ({
+      ...a,
+      url: async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of await a.open()) chunks.push(chunk as Buffer);
+        const key = `companies/1/applications/1/${++stored}`;
+        await s3().send(
+          new PutObjectCommand({ Bucket: process.env.BUCKET_NAME, Key: key, Body: Buffer.concat(chunks), ContentType: a.content_type }),
+        );
+        return attachmentUrl(key);
+      },
+    })),
+  };
+};
 
 beforeAll(async () => {
-  [sim, odd] = await Promise.all([
+  [sim, odd, fauxqs] = await Promise.all([
     startTeamtailorSimulator(),
     startSimulatorServer(() => ({ status: oddReply.status, body: oddReply.body, headers: oddReply.headers })),
+    startFauxqsOnLoopback({ port: 0, logger: false, s3StorageDir: mkdtempSync(join(tmpdir(), 'tt-s3-')) }),
   ]);
-  Object.assign(process.env, sim.env);
+  Object.assign(process.env, sim.env, {
+    AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${fauxqs.port}`,
+    BUCKET_NAME: 'teamtailor-test-bucket',
+    TABLE_NAME: process.env.TABLE_NAME ?? 'teamtailor-test-table-unused',
+  });
+  resetClients();
+  await s3().send(new CreateBucketCommand({ Bucket: 'teamtailor-test-bucket' }));
   account = {
     apiKey: credentials.api_key,
     scope: 'admin',
@@ -63,8 +100,10 @@ beforeAll(async () => {
               { id: 'a2', title: 'English' },
             ],
           },
-          { id: '33', title: 'Years of Ruby', type: 'Number' },
+          { id: '33', title: 'Years of Ruby', type: 'Range' },
           { id: '34', title: 'Tell us more', type: 'Text' },
+          { id: '35', title: 'Your city', type: 'Text', singleLine: true },
+          { id: '36', title: 'A video', type: 'Video' },
         ],
       },
       { id: '502', title: 'Office Manager', body: '<p>Run things</p>' },
@@ -73,7 +112,13 @@ beforeAll(async () => {
   };
   sim.accounts.push(account);
 });
-afterAll(() => Promise.all([sim.server.stop(), odd.stop()]));
+afterAll(async () => {
+  delete process.env.AWS_ENDPOINT_URL_S3;
+  delete process.env.BUCKET_NAME;
+  if (process.env.TABLE_NAME === 'teamtailor-test-table-unused') delete process.env.TABLE_NAME;
+  resetClients();
+  await Promise.all([sim.server.stop(), odd.stop(), fauxqs.stop()]);
+});
 
 describe('credentials check', () => {
   test('an Admin key is accepted with two reads; nothing is created', async () => {
@@ -188,16 +233,43 @@ describe('jobs', () => {
       },
       { id: '33', question: 'Years of Ruby', answer_type: 'number', required: false, options: [] },
       { id: '34', question: 'Tell us more', answer_type: 'textarea', required: false, options: [] },
+      { id: '35', question: 'Your city', answer_type: 'text', required: false, options: [] },
+      { id: '36', question: 'A video', answer_type: 'file', required: false, options: [] },
     ]);
     expect(job.application_form_fields!.map((f) => [f.name, f.type, f.required, f.order])).toEqual([
       ['question_31', 'boolean', true, 1],
       ['question_32', 'multi_select', false, 2],
       ['question_33', 'number', false, 3],
       ['question_34', 'textarea', false, 4],
+      ['question_35', 'text', false, 5],
+      ['question_36', 'file', false, 6],
     ]);
     expect(job.raw_values).toMatchObject({ id: '501', type: 'jobs', attributes: { title: 'Backend Developer' } });
     const plain = jobs!.find((j) => j.external_id === '502')!;
     expect(plain).toMatchObject({ remote: 'hybrid', city: null, location_name: null, screening_questions: [] });
+  });
+
+  test('every page of a job’s picked questions is read from /v1/picked-questions: the 11th question is kept', async () => {
+    const questions = Array.from({ length: 11 }, (_, i) => ({ id: String(900 + i), title: `Question ${i + 1}`, type: 'Text' as const }));
+    account.jobs.push({ id: '504', title: 'Many Questions', body: '<p>Q</p>', questions });
+    process.env.TEAMTAILOR_PAGE_SIZE = '10';
+    const before = sim.server.requests.length;
+    try {
+      const jobs = await teamtailorConnector.listPublishedJobs(company, credentials);
+      const many = jobs!.find((j) => j.external_id === '504')!;
+      expect(many.screening_questions!.map((q) => q.id)).toEqual(questions.map((q) => q.id));
+    } finally {
+      delete process.env.TEAMTAILOR_PAGE_SIZE;
+      account.jobs.pop();
+    }
+    const reads = sim.server.requests
+      .slice(before)
+      .filter((r) => r.path === '/teamtailor/v1/picked-questions' && r.query.get('filter[job]') === '504');
+    expect(reads.map((r) => [r.query.get('page[number]'), r.query.get('page[size]'), r.query.get('include')])).toEqual([
+      ['1', '10', 'question'],
+      ['2', '10', 'question'],
+    ]);
+    expect(sim.server.requests.slice(before).some((r) => /\/jobs\/[^/]+\/picked-questions$/.test(r.path))).toBe(false);
   });
 
   test('a malformed feed is invalid_data', async () => {
@@ -247,15 +319,30 @@ describe('applications', () => {
     const application = sim.applications.find((a) => a.id === result.externalId)!;
     expect(application).toMatchObject({ jobId: '501', attributes: { sourced: false, 'cover-letter': 'Available from May.' } });
     const candidate = sim.candidates.find((c) => c.id === application.candidateId)!;
-    expect(candidate.attributes).toMatchObject({ 'linkedin-url': 'https://www.linkedin.com/in/ada', sourced: false });
+    expect(candidate.attributes).toMatchObject({ 'linkedin-url': 'https://www.linkedin.com/in/ada' });
+    expect(candidate.attributes).not.toHaveProperty('sourced');
     expect(candidate.resume!.bytes).toEqual(PDF);
+    // The files went as presigned GET URLs of their stored objects (fauxqs), which the simulator downloaded.
+    const urls = sim.downloads.slice(-2).map((u) => new URL(u));
+    for (const url of urls) {
+      expect(url.origin).toBe(process.env.AWS_ENDPOINT_URL_S3);
+      expect(url.pathname).toMatch(/^\/teamtailor-test-bucket\/companies\/1\/applications\/1\/\d+$/);
+      expect(url.searchParams.get('X-Amz-Algorithm')).toBe('AWS4-HMAC-SHA256');
+      expect(url.searchParams.get('X-Amz-SignedHeaders')).toBe('host');
+      expect(Number(url.searchParams.get('X-Amz-Expires'))).toBeLessThanOrEqual(ATTACHMENT_URL_MAX_SECONDS);
+    }
+    expect(urls[0].pathname).not.toBe(urls[1].pathname);
+    const uploadPost = made.find((r) => r.path.endsWith('/uploads'))!;
+    expect((JSON.parse(uploadPost.body.toString('utf8')) as { data: unknown }).data).toMatchObject({
+      relationships: { candidate: { data: { type: 'candidates', id: candidate.id } }, job: { data: { type: 'jobs', id: '501' } } },
+    });
     expect(sim.uploads.filter((u) => u.candidateId === candidate.id).map((u) => [u.file.filename, u.file.bytes])).toEqual([
       ['cert.png', Buffer.from([0x89, 0x50, 0x4e, 0x47])],
     ]);
     expect(sim.answers.filter((a) => a.candidateId === candidate.id).map((a) => [a.questionId, a.attributes])).toEqual([
       ['31', { boolean: true }],
       ['32', { choices: ['a1', 'a2'] }],
-      ['33', { number: 7 }],
+      ['33', { range: 7 }],
       ['34', { text: 'Engines.' }],
     ]);
   });
@@ -279,29 +366,61 @@ describe('applications', () => {
     for (const request of sim.server.requests.slice(before)) {
       expect(request.headers).toMatchObject({
         authorization: `Token token=${credentials.api_key}`,
-        'x-api-version': '20240404',
+        'x-api-version': '20161108',
         'content-type': 'application/vnd.api+json',
         accept: 'application/vnd.api+json',
       });
     }
   });
 
-  test('a file over 10 MB or of a type not taken is attachment_rejected before anything is sent', async () => {
+  test('a file over 10 MB, an empty one, or one without an http(s) URL is attachment_rejected before anything is sent', async () => {
     const before = sim.server.requests.length;
     const big = await rejection(
       teamtailorConnector.submitApplication(submission({}, [{ name: 'huge-cv-of-ada.pdf', size: 10 * 1024 * 1024 + 1 }]), credentials),
     );
     expect(big.kind).toBe('attachment_rejected');
     expect(big.message).not.toContain('huge-cv-of-ada');
-    const exe = await rejection(
-      teamtailorConnector.submitApplication(submission({}, [{ name: 'work.exe', type: 'work_sample' }]), credentials),
-    );
-    expect(exe.kind).toBe('attachment_rejected');
     const empty = await rejection(
       teamtailorConnector.submitApplication(submission({}, [{ name: 'cv.pdf', bytes: Buffer.alloc(0) }]), credentials),
     );
     expect(empty.kind).toBe('attachment_rejected');
+    // Without a URL (storage that cannot presign) or with another scheme, Teamtailor cannot take the file.
+    const bare = plainSubmission({}, [{ name: 'cv.pdf' }]);
+    expect((await rejection(teamtailorConnector.submitApplication(bare, credentials))).kind).toBe('attachment_rejected');
+    const dataUri = plainSubmission({}, [{ name: 'cv.pdf' }]);
+    dataUri.attachments[0].url = async () => `data:application/pdf;base64,${PDF.toString('base64')}`;
+    const refused = await rejection(teamtailorConnector.submitApplication(dataUri, credentials));
+    expect(refused.kind).toBe('attachment_rejected');
+    expect(refused.message).not.toContain('data:');
     expect(sim.server.requests.length).toBe(before);
+  });
+
+  test('every attachment type goes (extra CVs as uploads); one Teamtailor refuses is attachment_rejected at its url', async () => {
+    const sent = await teamtailorConnector.submitApplication(
+      submission({ candidate: { email: 'all.files@example.com', full_name: 'All Files' } }, [
+        { name: 'cv.pdf' },
+        { name: 'cv-en.docx', content_type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
+        { name: 'letter.pdf', type: 'cover_letter' },
+        { name: 'photo.jpg', type: 'photo', content_type: 'image/jpeg', bytes: Buffer.from([0xff, 0xd8, 0xff, 0xe0]) },
+        { name: 'notes.txt', type: 'other', content_type: 'text/plain', bytes: Buffer.from('notes') },
+      ]),
+      credentials,
+    );
+    const candidateId = sim.applications.find((a) => a.id === sent.externalId)!.candidateId;
+    expect(sim.candidates.find((c) => c.id === candidateId)!.resume!.bytes).toEqual(PDF);
+    expect(sim.uploads.filter((u) => u.candidateId === candidateId).map((u) => u.file.filename)).toEqual([
+      'cv-en.docx',
+      'letter.pdf',
+      'photo.jpg',
+      'notes.txt',
+    ]);
+    // Teamtailor documents no list of types: a type its downloader refuses (the simulator's knob) is a clear refusal.
+    const error = await rejection(
+      teamtailorConnector.submitApplication(submission({}, [{ name: 'cv.pdf' }, { name: 'work.exe', type: 'work_sample' }]), credentials),
+    );
+    expect(error).toMatchObject({ kind: 'attachment_rejected' });
+    expect(error.message).toContain('/data/attributes/url');
+    expect(error.message).not.toMatch(/X-Amz|work\.exe/);
   });
 
   test('a file Teamtailor itself refuses (422 at the resume) is attachment_rejected, never dropped', async () => {
@@ -362,6 +481,24 @@ describe('applications', () => {
     }
   });
 
+  test('pacing by the headers: when X-Rate-Limit-Remaining reaches 0 the next request waits for X-Rate-Limit-Reset', async () => {
+    const paced = { api_key: 'tt-paced-admin-key', region: 'eu' };
+    sim.accounts.push({ apiKey: paced.api_key, scope: 'admin', permission: 'read-write', jobs: [] });
+    sim.limitPer10s = 3;
+    sim.windowMs = 1500;
+    const before = sim.server.requests.length;
+    try {
+      // Four reads: at 4 a second they would all fall within the 1.5 s window, the fourth above its limit of 3.
+      await teamtailorConnector.validateCredentials(paced, company);
+      await teamtailorConnector.validateCredentials(paced, company);
+    } finally {
+      sim.limitPer10s = 50;
+      sim.windowMs = 10_000;
+    }
+    const made = sim.server.requests.slice(before);
+    expect(made.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+  });
+
   test.each([
     ['503', 'transient', { status: 503, body: {} }],
     ['201 without an id', 'transient', { status: 201, body: { data: {} } }],
@@ -379,6 +516,19 @@ describe('applications', () => {
   });
 });
 
+test('a presigned attachment URL names its one object and never lives longer than an hour; fauxqs serves it', async () => {
+  await s3().send(new PutObjectCommand({ Bucket: 'teamtailor-test-bucket', Key: 'companies/9/applications/9/one', Body: PDF }));
+  for (const [asked, signed] of [
+    [7200, '3600'],
+    [60, '60'],
+  ] as const) {
+    const url = new URL(await attachmentUrl('companies/9/applications/9/one', asked));
+    expect(url.searchParams.get('X-Amz-Expires')).toBe(signed);
+    expect(url.pathname).toBe('/teamtailor-test-bucket/companies/9/applications/9/one');
+    expect(Buffer.from(await (await fetch(url)).arrayBuffer())).toEqual(PDF);
+  }
+});
+
 test('the documents: a one-word name goes as both names; no files, answers or notes: only the candidate and the application', async () => {
   const documents = await teamtailorApplicationDocuments(
     submission({ candidate: { email: 'cher@example.com', full_name: 'Cher' }, screeningAnswers: [{ id: 'not-a-number', answer: 'x' }] }),
@@ -387,7 +537,7 @@ test('the documents: a one-word name goes as both names; no files, answers or no
     candidate: {
       data: {
         type: 'candidates',
-        attributes: { 'first-name': 'Cher', 'last-name': 'Cher', email: 'cher@example.com', sourced: false, merge: true },
+        attributes: { 'first-name': 'Cher', 'last-name': 'Cher', email: 'cher@example.com', merge: true },
       },
     },
     uploads: [],

@@ -1,31 +1,43 @@
 /**
- * A Teamtailor API v1 simulator under `/teamtailor` (a path prefix). It follows what Teamtailor documents
- * (shared/ats-apis-more.md, docs/connectors/teamtailor.md) and, where the docs leave gaps, the assumptions
- * that document lists:
- * - JSON:API: answers are `application/vnd.api+json`; a POST with another Content-Type is 415; errors are
- *   `{"errors": [{"status", "title", "detail", "source": {"pointer"}}]}`.
- * - Auth: `Authorization: Token token=<key>` (401 otherwise); a dated `X-Api-Version` header is required
- *   (406 without it) and echoed. Keys have a scope (`admin` reads candidates and writes; `public` reads jobs
- *   only: 403) and a permission (`read` keys get 403 on every POST).
- * - Rate limit: 50 requests per 10 seconds per key; every answer carries `X-Rate-Limit-Limit`,
- *   `X-Rate-Limit-Remaining`, `X-Rate-Limit-Reset` (seconds); above it, 429.
- * - Jobs: `GET /v1/jobs` with `filter[status]` (published by default), `page[size]` (default 10, at most 30)
- *   and `page[number]`, `include=department,locations`; `links.next` only while pages remain; `meta`
- *   `record-count`/`page-count`. `GET /v1/jobs/{id}/picked-questions?include=question`.
- * - Applications: `POST /v1/candidates` (email required; a known e-mail is 422 `has already been taken`
- *   unless `merge: true`, which returns the known candidate), the CV as the `resume` attribute (a URL; here a
- *   `data:` URI is decoded), `POST /v1/uploads` (`url`, `file-name`), `POST /v1/answers` (candidate +
- *   question), `POST /v1/job-applications` (candidate + job: an unknown job 404, a job not open 422 at
- *   `/data/relationships/job`, a second application of the candidate to the job 422 at
- *   `/data/relationships/candidate`). Files above `maxFileBytes` or of another extension: 422 at the
- *   file's attribute.
+ * A Teamtailor API v1 simulator under `/teamtailor` (a path prefix), as strict as the vendor's documentation
+ * (docs.teamtailor.com, from github.com/Teamtailor/docs; the rules and their pages are in teamtailor-rules.ts):
+ * - JSON:API documents in and out (`application/vnd.api+json`; another Content-Type on a POST: 415, ASSUMED);
+ *   errors are JSON:API `{"errors": [{"status", "title", "code"?, "detail"?, "source": {"pointer"}?}]}`.
+ * - Auth `Authorization: Token token=<key>` (DOCS#authentication; a wrong key 401, ASSUMED). Scopes and
+ *   permissions (DOCS#permissions): `admin` reads candidates and writes them, `public` reads jobs only (403,
+ *   ASSUMED); a `read` key gets 403 on every POST (ASSUMED).
+ * - `X-Api-Version` required and echoed (DOCS#versioning; 406 without it, ASSUMED).
+ * - Rate limit: `X-Rate-Limit-Limit`/`-Remaining`/`-Reset` (seconds left in the period) on every answer
+ *   (DOCS#rate-limit); 50 requests per 10 seconds per key, 429 above (Teamtailor's help centre as issue 41
+ *   cites it; the page itself was not readable: ASSUMED numbers).
+ * - Lists page at 10 by default, 30 at most (DOCS#pagination): `/v1/jobs` (`filter[status]`, published by
+ *   default; `include=department,locations`), `/v1/picked-questions` (`filter[job]` ASSUMED; `include=question`),
+ *   the job's related `/v1/jobs/{id}/picked-questions` (the related link of DOCS#jobs), `/v1/candidates`.
+ * - Creates (`POST /v1/candidates|uploads|answers|job-applications`): unknown or read-only attributes 400
+ *   "Param not allowed" (ASSUMED, see WRITABLE); files only by a public http(s) `url`/`resume` the simulator
+ *   downloads, as Teamtailor does (a `data:` URI or a failed download: 422 at the attribute, ASSUMED); answers
+ *   typed by the question (`boolean`, `choices`, `range`, `text`; DOCS#answers); a known e-mail is 422 unless
+ *   `merge: true` (DOCS#create-candidate); a job application needs candidate and job (DOCS#create-job-application;
+ *   unknown job 404, job not open 422 at `/data/relationships/job`, a second application 422 at
+ *   `/data/relationships/candidate`: ASSUMED).
  */
 import { startSimulatorServer, type RecordedRequest, type Reply, type SimulatorServer } from './server.js';
+import {
+  answerProblem,
+  jsonApiError as error,
+  MEDIA_TYPE,
+  notPublicUrl,
+  paged,
+  unknownMember,
+  versionProblem,
+} from './teamtailor-rules.js';
 
 export interface TeamtailorQuestionFixture {
   id: string;
   title: string;
-  type: 'Boolean' | 'Choice' | 'Date' | 'File' | 'Number' | 'Range' | 'Text' | 'Video';
+  /** The five documented types (DOCS#questions). */
+  type: 'Boolean' | 'Choice' | 'Range' | 'Text' | 'Video';
+  singleLine?: boolean;
   mandatory?: boolean;
   multiple?: boolean;
   alternatives?: { id: string; title: string }[];
@@ -87,20 +99,17 @@ export interface TeamtailorSimulator {
   rateLimitNext: number;
   /** X-Rate-Limit-Reset of a forced 429, in seconds. */
   rateLimitResetSeconds: number;
-  /** Requests per 10 seconds per key. */
+  /** Requests per window per key (50 per 10 s). */
   limitPer10s: number;
+  /** The rate-limit window, ms (10 000). */
+  windowMs: number;
+  /** Every file URL the simulator downloaded, in order. */
+  downloads: string[];
   maxFileBytes: number;
   fileExtensions: string[];
   env: { TEAMTAILOR_API_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
 }
-
-const MEDIA_TYPE = 'application/vnd.api+json';
-
-const error = (status: number, title: string, pointer?: string, detail?: string): Reply => ({
-  status,
-  body: { errors: [{ status: String(status), title, ...(detail ? { detail } : {}), ...(pointer ? { source: { pointer } } : {}) }] },
-});
 
 export function teamtailorJobResource(sim: TeamtailorSimulator, job: TeamtailorJobFixture) {
   return {
@@ -117,13 +126,14 @@ export function teamtailorJobResource(sim: TeamtailorSimulator, job: TeamtailorJ
       pitch: `Join us as ${job.title}.`,
       status: job.status ?? 'open',
       'human-status': job.status === 'archived' ? 'archived' : 'published',
-      'employment-type': job.employmentType ?? 'fulltime',
       'remote-status': job.remoteStatus ?? 'hybrid',
+      'created-at': '2026-01-01T00:00:00.000+01:00',
+      // DOCS#jobs documents the attributes above; the ones below are not in the vendor's docs (ASSUMED, P277).
+      'employment-type': job.employmentType ?? 'fulltime',
       'min-salary': job.salary?.min ?? null,
       'max-salary': job.salary?.max ?? null,
       currency: job.salary?.currency ?? null,
       'salary-time-unit': job.salary?.unit ?? null,
-      'created-at': '2026-01-01T00:00:00.000+01:00',
       'updated-at': '2026-01-02T00:00:00.000+01:00',
     },
     relationships: {
@@ -132,12 +142,6 @@ export function teamtailorJobResource(sim: TeamtailorSimulator, job: TeamtailorJ
       'picked-questions': { links: { related: `${sim.server.url}/teamtailor/v1/jobs/${job.id}/picked-questions` } },
     },
   };
-}
-
-/** Decodes a `data:` URI (the only kind of URL this simulator can "download"). */
-function decodeDataUri(value: unknown): { contentType: string; bytes: Buffer } | undefined {
-  const match = typeof value === 'string' ? /^data:([\w.+-]+\/[\w.+-]+);base64,([A-Za-z0-9+/=]*)$/.exec(value) : null;
-  return match ? { contentType: match[1], bytes: Buffer.from(match[2], 'base64') } : undefined;
 }
 
 const EXTENSIONS_BY_TYPE: Record<string, string> = {
@@ -149,6 +153,12 @@ const EXTENSIONS_BY_TYPE: Record<string, string> = {
   'image/jpeg': 'jpg',
 };
 
+type Data = {
+  type?: string;
+  attributes?: Record<string, unknown>;
+  relationships?: Record<string, { data?: { type?: string; id?: string } }>;
+};
+
 export async function startTeamtailorSimulator(): Promise<TeamtailorSimulator> {
   const sim = {
     accounts: [],
@@ -157,165 +167,212 @@ export async function startTeamtailorSimulator(): Promise<TeamtailorSimulator> {
     answers: [],
     applications: [],
     postStatuses: [],
+    downloads: [],
     rateLimitNext: 0,
     rateLimitResetSeconds: 1,
     limitPer10s: 50,
+    windowMs: 10_000,
     maxFileBytes: 10 * 1024 * 1024,
     fileExtensions: ['pdf', 'doc', 'docx', 'odt', 'rtf', 'txt', 'png', 'jpg', 'jpeg'],
   } as unknown as TeamtailorSimulator;
   const windows = new Map<string, number[]>();
   let nextId = 1000;
   const newId = () => String(nextId++);
+  const base = () => `${sim.server.url}/teamtailor/v1`;
+  const listLink = (path: string, extra: string) => (n: number, size: number) =>
+    `${base()}${path}?${extra}page%5Bnumber%5D=${n}&page%5Bsize%5D=${size}`;
 
-  function handle(req: RecordedRequest, key: string): Reply {
-    if (!(req.headers['x-api-version'] ?? '').match(/^\d{8}$/))
-      return error(406, 'Not Acceptable', undefined, 'X-Api-Version header missing or invalid');
+  /** Downloads a file's URL as Teamtailor does (DOCS#create-a-upload: "A public url is required for the file"). */
+  async function download(value: unknown, pointer: string, filename: string | null): Promise<TeamtailorFile | Reply> {
+    if (notPublicUrl(value)) return error(422, 'is invalid', { pointer, detail: 'must be a public URL' });
+    sim.downloads.push(value as string);
+    let response: Response;
+    try {
+      response = await fetch(value as string, { redirect: 'follow' });
+    } catch {
+      return error(422, 'is invalid', { pointer, detail: 'could not download the file' });
+    }
+    if (!response.ok) return error(422, 'is invalid', { pointer, detail: 'could not download the file' });
+    const bytes = Buffer.from(await response.arrayBuffer());
+    const contentType = (response.headers.get('content-type') ?? 'application/octet-stream').split(';')[0].trim();
+    const extension = filename ? (filename.split('.').pop() ?? '').toLowerCase() : (EXTENSIONS_BY_TYPE[contentType] ?? 'pdf');
+    if (!sim.fileExtensions.includes(extension)) return error(422, 'is invalid', { pointer, detail: 'file type is not allowed' });
+    if (bytes.length === 0 || bytes.length > sim.maxFileBytes) return error(422, 'is invalid', { pointer, detail: 'file size is invalid' });
+    return { filename, contentType, bytes };
+  }
+
+  const questionResource = (q: TeamtailorQuestionFixture) => ({
+    id: q.id,
+    type: 'questions',
+    links: { self: `${base()}/questions/${q.id}` },
+    // DOCS#questions "Question Object".
+    attributes: {
+      alternatives: q.type === 'Choice' ? (q.alternatives ?? []) : null,
+      'end-with': q.type === 'Range' ? 10 : null,
+      multiple: q.type === 'Choice' ? (q.multiple ?? false) : null,
+      'question-type': q.type,
+      'start-with': q.type === 'Range' ? 0 : null,
+      title: q.title,
+      unit: q.type === 'Range' ? 'years' : null,
+      'single-line': q.type === 'Text' ? (q.singleLine ?? false) : null,
+    },
+  });
+
+  /** Picked questions (DOCS#picked-questions), paged (DOCS#pagination), with their questions when asked. */
+  function pickedList(req: RecordedRequest, jobs: TeamtailorJobFixture[], link: (n: number, size: number) => string): Reply {
+    const all = jobs.flatMap((job) => (job.questions ?? []).map((q) => ({ job, q })));
+    const { page, meta, links } = paged(all, req.query, link);
+    const include = (req.query.get('include') ?? '').split(',').includes('question');
+    return {
+      status: 200,
+      body: {
+        data: page.map(({ job, q }) => ({
+          id: `${job.id}${q.id}`,
+          type: 'picked-questions',
+          links: { self: `${base()}/picked-questions/${job.id}${q.id}` },
+          attributes: { mandatory: q.mandatory ?? false },
+          relationships: { question: { data: { type: 'questions', id: q.id } } },
+        })),
+        ...(include ? { included: page.map(({ q }) => questionResource(q)) } : {}),
+        meta,
+        links,
+      },
+    };
+  }
+
+  async function handle(req: RecordedRequest, key: string): Promise<Reply> {
+    const versionRefusal = versionProblem(req.headers['x-api-version']);
+    if (versionRefusal) return versionRefusal;
     const account = sim.accounts.find((a) => a.apiKey === key);
-    if (!account) return error(401, 'Unauthorized', undefined, 'Invalid API key');
+    if (!account) return error(401, 'Unauthorized', { detail: 'Invalid API key' });
     const path = req.path.replace(/^\/teamtailor/, '');
+    const open = account.jobs.filter((j) => (j.status ?? 'open') === 'open');
     if (req.method === 'GET' && path === '/v1/jobs') return listJobs(req, account);
-    const picked = /^\/v1\/jobs\/([^/]+)\/picked-questions$/.exec(path);
-    if (req.method === 'GET' && picked) {
-      const job = account.jobs.find((j) => j.id === decodeURIComponent(picked[1]) && (j.status ?? 'open') === 'open');
+    if (req.method === 'GET' && path === '/v1/picked-questions') {
+      const jobId = req.query.get('filter[job]');
+      const jobs = jobId === null ? account.jobs : account.jobs.filter((j) => j.id === jobId);
+      return pickedList(req, jobs, listLink('/picked-questions', jobId === null ? '' : `filter%5Bjob%5D=${encodeURIComponent(jobId)}&`));
+    }
+    const related = /^\/v1\/jobs\/([^/]+)\/picked-questions$/.exec(path);
+    if (req.method === 'GET' && related) {
+      // The related link of a job's `picked-questions` (DOCS#jobs "Job Object"): paged like every list.
+      const job = open.find((j) => j.id === decodeURIComponent(related[1]));
       if (!job) return error(404, 'Record not found');
-      const questions = job.questions ?? [];
-      return {
-        status: 200,
-        body: {
-          data: questions.map((q, i) => ({
-            id: `${job.id}-${q.id}`,
-            type: 'picked-questions',
-            attributes: { mandatory: q.mandatory ?? false, 'row-order': i },
-            relationships: { question: { data: { type: 'questions', id: q.id } } },
-          })),
-          ...(req.query.get('include') === 'question'
-            ? {
-                included: questions.map((q) => ({
-                  id: q.id,
-                  type: 'questions',
-                  attributes: {
-                    title: q.title,
-                    'question-type': q.type,
-                    ...(q.type === 'Choice' ? { multiple: q.multiple ?? false, alternatives: q.alternatives ?? [] } : {}),
-                  },
-                })),
-              }
-            : {}),
-        },
-      };
+      return pickedList(req, [job], listLink(`/jobs/${job.id}/picked-questions`, ''));
     }
     if (req.method === 'GET' && path === '/v1/candidates') {
-      if (account.scope !== 'admin') return error(403, 'Forbidden', undefined, 'This API key does not have access to candidates');
+      // DOCS#candidates: "Required scope: Admin".
+      if (account.scope !== 'admin') return error(403, 'Forbidden', { detail: 'This API key does not have access to candidates' });
       const own = sim.candidates.filter((c) => c.apiKey === account.apiKey);
-      const size = Math.min(Number(req.query.get('page[size]') ?? 10) || 10, 30);
-      return { status: 200, body: { data: own.slice(0, size).map((c) => ({ id: c.id, type: 'candidates', attributes: c.attributes })) } };
+      const { page, meta, links } = paged(own, req.query, listLink('/candidates', ''));
+      return { status: 200, body: { data: page.map((c) => ({ id: c.id, type: 'candidates', attributes: c.attributes })), meta, links } };
     }
     if (req.method !== 'POST') return error(404, 'Not found');
     if (!(req.headers['content-type'] ?? '').startsWith(MEDIA_TYPE)) return error(415, 'Unsupported Media Type');
+    // DOCS#permissions: only an Admin write key "Can create new jobs, candidates and job applications".
     if (account.scope !== 'admin' || account.permission !== 'read-write')
-      return error(403, 'Forbidden', undefined, 'This API key may not write');
-    let document: {
-      data?: {
-        type?: string;
-        attributes?: Record<string, unknown>;
-        relationships?: Record<string, { data?: { type?: string; id?: string } }>;
-      };
-    };
+      return error(403, 'Forbidden', { detail: 'This API key may not write' });
+    let data: Data;
     try {
-      document = JSON.parse(req.body.toString('utf8')) as typeof document;
+      data = ((JSON.parse(req.body.toString('utf8')) as { data?: Data }).data ?? {}) as Data;
     } catch {
-      return error(400, 'Bad Request', undefined, 'Body is not JSON');
+      return error(400, 'Bad Request', { detail: 'Body is not JSON' });
     }
-    const data = document.data ?? {};
+    const type = /^\/v1\/(candidates|uploads|answers|job-applications)$/.exec(path)?.[1];
+    if (!type) return error(404, 'Not found');
+    if (data.type !== type)
+      return error(409, 'Type mismatch', { code: '110', detail: `${String(data.type)} is not a valid type for this operation.` });
+    const unknown = unknownMember(type, data);
+    if (unknown) return unknown;
     const attributes = data.attributes ?? {};
-    const related = (name: string) => data.relationships?.[name]?.data?.id;
-    const file = (value: unknown, pointer: string, filename: string | null): TeamtailorFile | Reply => {
-      const decoded = decodeDataUri(value);
-      if (!decoded) return error(422, 'is invalid', pointer, 'could not download the file');
-      const extension = filename ? (filename.split('.').pop() ?? '').toLowerCase() : (EXTENSIONS_BY_TYPE[decoded.contentType] ?? '');
-      if (!sim.fileExtensions.includes(extension)) return error(422, 'is invalid', pointer, 'file type is not allowed');
-      if (decoded.bytes.length === 0 || decoded.bytes.length > sim.maxFileBytes)
-        return error(422, 'is invalid', pointer, 'file size is invalid');
-      return { filename, contentType: decoded.contentType, bytes: decoded.bytes };
-    };
-    const ownCandidate = (id: string | undefined) => sim.candidates.find((c) => c.id === id && c.apiKey === account.apiKey);
+    const relatedId = (name: string) => data.relationships?.[name]?.data?.id;
+    const ownCandidate = () => sim.candidates.find((c) => c.id === relatedId('candidate') && c.apiKey === account.apiKey);
 
-    if (path === '/v1/candidates' && data.type === 'candidates') {
+    if (type === 'candidates') {
       const email = typeof attributes.email === 'string' ? attributes.email.trim().toLowerCase() : '';
-      if (!email && attributes.sourced !== true) return error(422, "can't be blank", '/data/attributes/email');
+      // DOCS#create-candidate: "A unique email is a required attribute unless sourced is set to true".
+      if (!email && attributes.sourced !== true) return error(422, "can't be blank", { pointer: '/data/attributes/email' });
+      const known = sim.candidates.find((c) => c.apiKey === account.apiKey && String(c.attributes.email).toLowerCase() === email);
+      // DOCS#create-candidate: `merge` merges into the candidate with the same e-mail; without it the e-mail is taken.
+      if (known && attributes.merge !== true) return error(422, 'has already been taken', { pointer: '/data/attributes/email' });
       let resume: TeamtailorFile | undefined;
       if (attributes.resume !== undefined) {
-        const checked = file(attributes.resume, '/data/attributes/resume', null);
+        const checked = await download(attributes.resume, '/data/attributes/resume', null);
         if ('status' in checked) return checked;
         resume = checked;
       }
-      const known = sim.candidates.find((c) => c.apiKey === account.apiKey && String(c.attributes.email).toLowerCase() === email);
       const { merge: _merge, resume: _resume, ...stored } = attributes;
-      if (known && attributes.merge !== true) return error(422, 'has already been taken', '/data/attributes/email');
-      if (known) {
-        Object.assign(known.attributes, stored);
-        if (resume) known.resume = resume;
-        return { status: 201, body: { data: { id: known.id, type: 'candidates', attributes: known.attributes } } };
-      }
-      const candidate: TeamtailorCandidate = { id: newId(), apiKey: account.apiKey, attributes: stored, ...(resume ? { resume } : {}) };
-      sim.candidates.push(candidate);
+      const candidate = known ?? { id: newId(), apiKey: account.apiKey, attributes: {} };
+      Object.assign(candidate.attributes, stored);
+      if (resume) candidate.resume = resume;
+      if (!known) sim.candidates.push(candidate);
       return { status: 201, body: { data: { id: candidate.id, type: 'candidates', attributes: candidate.attributes } } };
     }
-    if (path === '/v1/uploads' && data.type === 'uploads') {
-      const candidate = ownCandidate(related('candidate'));
-      if (!candidate) return error(422, 'must exist', '/data/relationships/candidate');
-      const checked = file(
-        attributes.url,
-        '/data/attributes/url',
-        typeof attributes['file-name'] === 'string' ? attributes['file-name'] : '',
-      );
+    const candidate = ownCandidate();
+    if (!candidate) return error(422, 'must exist', { pointer: '/data/relationships/candidate' });
+    if (type === 'uploads') {
+      const fileName = typeof attributes['file-name'] === 'string' ? attributes['file-name'] : '';
+      const checked = await download(attributes.url, '/data/attributes/url', fileName);
       if ('status' in checked) return checked;
       const upload = { id: newId(), candidateId: candidate.id, file: checked, attributes };
       sim.uploads.push(upload);
-      return {
-        status: 201,
-        body: { data: { id: upload.id, type: 'uploads', attributes: { 'file-name': checked.filename, internal: attributes.internal } } },
-      };
-    }
-    if (path === '/v1/answers' && data.type === 'answers') {
-      const candidate = ownCandidate(related('candidate'));
-      if (!candidate) return error(422, 'must exist', '/data/relationships/candidate');
-      const questionId = related('question');
-      if (!account.jobs.some((j) => (j.questions ?? []).some((q) => q.id === questionId)))
-        return error(422, 'must exist', '/data/relationships/question');
-      const answer = { id: newId(), candidateId: candidate.id, questionId: questionId!, attributes };
-      sim.answers.push(answer);
-      return { status: 201, body: { data: { id: answer.id, type: 'answers', attributes } } };
-    }
-    if (path === '/v1/job-applications' && data.type === 'job-applications') {
-      const candidate = ownCandidate(related('candidate'));
-      if (!candidate) return error(422, 'must exist', '/data/relationships/candidate');
-      const job = account.jobs.find((j) => j.id === related('job'));
-      if (!job) return error(404, 'Record not found', '/data/relationships/job');
-      if ((job.status ?? 'open') !== 'open') return error(422, 'is invalid', '/data/relationships/job', 'job is not open for applications');
-      if (sim.applications.some((a) => a.candidateId === candidate.id && a.jobId === job.id))
-        return error(422, 'has already been taken', '/data/relationships/candidate', 'candidate has already applied to this job');
-      const application: TeamtailorApplication = { id: newId(), candidateId: candidate.id, jobId: job.id, attributes };
-      sim.applications.push(application);
+      // DOCS#create-a-upload "Example response".
       return {
         status: 201,
         body: {
-          data: { id: application.id, type: 'job-applications', attributes: { ...attributes, 'created-at': new Date().toISOString() } },
+          data: {
+            id: upload.id,
+            type: 'uploads',
+            links: { self: `${base()}/uploads/${upload.id}` },
+            attributes: { url: `${base()}/uploads/${upload.id}/file`, 'file-name': fileName, internal: attributes.internal ?? false },
+          },
         },
       };
     }
-    return error(404, 'Not found');
+    if (type === 'answers') {
+      // DOCS#create-answer: "The relations question and candidate are required".
+      const question = account.jobs.flatMap((j) => j.questions ?? []).find((q) => q.id === relatedId('question'));
+      if (!question) return error(422, 'must exist', { pointer: '/data/relationships/question' });
+      const refusal = answerProblem(question.type, attributes);
+      if (refusal) return refusal;
+      // DOCS#create-answer: "If the candidate already has answered the question, the answer will be updated."
+      const known = sim.answers.find((a) => a.candidateId === candidate.id && a.questionId === question.id);
+      const answer = known ?? { id: newId(), candidateId: candidate.id, questionId: question.id, attributes };
+      answer.attributes = attributes;
+      if (!known) sim.answers.push(answer);
+      // DOCS#create-answer "Example response": every typed attribute, null where not given.
+      const typed = { boolean: null, choices: [], range: null, text: null, 'video-token': null, ...attributes };
+      return {
+        status: 201,
+        body: { data: { id: answer.id, type: 'answers', attributes: { ...typed, 'updated-at': new Date().toISOString() } } },
+      };
+    }
+    // DOCS#create-job-application: "The relations candidate and job are required".
+    const job = account.jobs.find((j) => j.id === relatedId('job'));
+    if (!job) return error(404, 'Record not found', { pointer: '/data/relationships/job' });
+    if ((job.status ?? 'open') !== 'open')
+      return error(422, 'is invalid', { pointer: '/data/relationships/job', detail: 'job is not open for applications' });
+    if (sim.applications.some((a) => a.candidateId === candidate.id && a.jobId === job.id))
+      return error(422, 'has already been taken', {
+        pointer: '/data/relationships/candidate',
+        detail: 'candidate has already applied to this job',
+      });
+    const application: TeamtailorApplication = { id: newId(), candidateId: candidate.id, jobId: job.id, attributes };
+    sim.applications.push(application);
+    return {
+      status: 201,
+      body: {
+        data: { id: application.id, type: 'job-applications', attributes: { ...attributes, 'created-at': new Date().toISOString() } },
+      },
+    };
   }
 
   function listJobs(req: RecordedRequest, account: TeamtailorAccount): Reply {
     if (account.listOverride !== undefined) return { status: 200, raw: account.listOverride, headers: { 'Content-Type': MEDIA_TYPE } };
+    // DOCS#list-jobs: `filter[status]` defaults to published.
     const status = req.query.get('filter[status]') ?? 'published';
     const jobs = account.jobs.filter((j) => status === 'all' || ((j.status ?? 'open') === 'open') === (status === 'published'));
-    const size = Math.max(1, Math.min(Number(req.query.get('page[size]') ?? 10) || 10, 30));
-    const number = Math.max(1, Number(req.query.get('page[number]') ?? 1) || 1);
-    const pageCount = Math.max(1, Math.ceil(jobs.length / size));
-    const page = jobs.slice((number - 1) * size, number * size);
-    const link = (n: number) => `${sim.server.url}/teamtailor/v1/jobs?page%5Bnumber%5D=${n}&page%5Bsize%5D=${size}`;
+    const { page, meta, links } = paged(jobs, req.query, listLink('/jobs', ''));
     const include = (req.query.get('include') ?? '').split(',');
     const included = [
       ...(include.includes('department')
@@ -335,37 +392,38 @@ export async function startTeamtailorSimulator(): Promise<TeamtailorSimulator> {
     ];
     return {
       status: 200,
-      body: {
-        data: page.map((j) => teamtailorJobResource(sim, j)),
-        ...(included.length ? { included } : {}),
-        meta: { 'record-count': jobs.length, 'page-count': pageCount },
-        links: { first: link(1), ...(number < pageCount ? { next: link(number + 1) } : {}), last: link(pageCount) },
-      },
+      body: { data: page.map((j) => teamtailorJobResource(sim, j)), ...(included.length ? { included } : {}), meta, links },
     };
   }
 
-  sim.server = await startSimulatorServer((req) => {
+  sim.server = await startSimulatorServer(async (req) => {
     const key = /^Token token=(.+)$/.exec(req.headers.authorization ?? '')?.[1] ?? '';
     const now = Date.now();
-    const recent = (windows.get(key) ?? []).filter((t) => now - t < 10_000);
+    const recent = (windows.get(key) ?? []).filter((t) => now - t < sim.windowMs);
     recent.push(now);
     windows.set(key, recent);
+    // DOCS#rate-limit: X-Rate-Limit-Reset is "The number of seconds left in the current period".
     const rateHeaders = (remaining: number, reset: number) => ({
       'Content-Type': MEDIA_TYPE,
-      'X-Api-Version': req.headers['x-api-version'] ?? '',
       'X-Rate-Limit-Limit': String(sim.limitPer10s),
       'X-Rate-Limit-Remaining': String(Math.max(0, remaining)),
       'X-Rate-Limit-Reset': String(reset),
     });
+    const secondsLeft = Math.max(1, Math.ceil((recent[0] + sim.windowMs - now) / 1000));
     let reply: Reply;
     if (sim.rateLimitNext > 0) {
       sim.rateLimitNext -= 1;
       reply = { ...error(429, 'Too Many Requests'), headers: rateHeaders(0, sim.rateLimitResetSeconds) };
     } else if (recent.length > sim.limitPer10s) {
-      reply = { ...error(429, 'Too Many Requests'), headers: rateHeaders(0, Math.ceil((recent[0] + 10_000 - now) / 1000)) };
+      reply = { ...error(429, 'Too Many Requests'), headers: rateHeaders(0, secondsLeft) };
     } else {
-      const answer = handle(req, key);
-      reply = { ...answer, headers: { ...rateHeaders(sim.limitPer10s - recent.length, 10), ...(answer.headers ?? {}) } };
+      const answer = await handle(req, key);
+      // DOCS#versioning: "Successful API requests will have the used API version in the response header".
+      const version: Record<string, string> = answer.status < 400 ? { 'X-Api-Version': req.headers['x-api-version'] ?? '' } : {};
+      reply = {
+        ...answer,
+        headers: { ...rateHeaders(sim.limitPer10s - recent.length, secondsLeft), ...version, ...(answer.headers ?? {}) },
+      };
     }
     if (req.method === 'POST') sim.postStatuses.push(reply.status);
     return reply;

@@ -52,6 +52,12 @@ export interface SubmissionAttachment {
   size: number;
   /** Streams the file from storage when the connector sends it. */
   open(): Promise<Readable>;
+  /**
+   * A presigned GET URL of this one stored file, valid for at most an hour, for an ATS that fetches files by
+   * URL (Teamtailor, P277). A credential of a sort: never logged, stored or put in an error. Absent where the
+   * storage cannot presign.
+   */
+  url?(): Promise<string>;
 }
 
 export interface Submission {

@@ -42,14 +42,15 @@ export function includedIndex(included: unknown): Map<string, Resource> {
 
 export type PickedQuestion = { picked: Resource; question: Resource | undefined };
 
-/** Teamtailor's question types → our screening answer types. */
+/**
+ * Teamtailor's question types → our screening answer types. Documented (docs.teamtailor.com "Questions"):
+ * Boolean, Choice (below), Text (`single-line` → text, else textarea), Range (an integer), Video (no answer by
+ * API: "It is not possible to create file or video answer via API"). Any other type reads as text (P277).
+ */
 const QUESTION_TYPES: Record<string, string> = {
   Boolean: 'boolean',
   Text: 'textarea',
-  Number: 'number',
-  Date: 'date',
   Range: 'number',
-  File: 'file',
   Video: 'file',
 };
 
@@ -76,9 +77,11 @@ function screeningQuestions(picked: PickedQuestion[]): NonNullable<JobInput['scr
           ? attr(question, 'multiple') === true
             ? 'multi_select'
             : 'single_select'
-          : Object.hasOwn(QUESTION_TYPES, type)
-            ? QUESTION_TYPES[type]
-            : 'text';
+          : type === 'Text' && attr(question, 'single-line') === true
+            ? 'text'
+            : Object.hasOwn(QUESTION_TYPES, type)
+              ? QUESTION_TYPES[type]
+              : 'text';
       return {
         id: String(question!.id),
         question: text(attr(question, 'title')) ?? String(question!.id),

@@ -1,17 +1,20 @@
 /**
- * Teamtailor API v1 (JSON:API; docs/connectors/teamtailor.md). Every request carries
- * `Authorization: Token token=<key>`, a dated `X-Api-Version` and `application/vnd.api+json`.
- * Jobs: `GET /v1/jobs?filter[status]=published&include=department,locations` page by page
- * (`page[size]`/`page[number]` until `links.next` is gone), then each job's picked questions
- * (`GET /v1/jobs/{id}/picked-questions?include=question`). Applications: the candidate first
- * (`POST /v1/candidates` with `merge: true`, the CV as the `resume` attribute), then the other files
- * (`POST /v1/uploads`), the screening answers (`POST /v1/answers`) and last the job application that links
- * the candidate to the job (`POST /v1/job-applications`), whose id is the application's `external_id`.
- * Teamtailor takes files by URL only: they go as `data:` URIs (an assumption the document records).
- * The job's resources and their mapping onto our fields are in teamtailor-jobs.ts.
+ * Teamtailor API v1 (JSON:API; docs/connectors/teamtailor.md, which cites the vendor's page for every field).
+ * Every request carries `Authorization: Token token=<key>`, the dated `X-Api-Version` the docs name and
+ * `application/vnd.api+json`. Jobs: `GET /v1/jobs?filter[status]=published&include=department,locations` page
+ * by page (`page[size]`/`page[number]` until `links.next` is gone), then each job's picked questions from the
+ * documented list `GET /v1/picked-questions?filter[job]={id}&include=question`, every page of it (P277).
+ * Applications: the candidate first (`POST /v1/candidates` with `merge: true`, the CV as the `resume` URL), then
+ * the other files (`POST /v1/uploads` with a `url`), the screening answers (`POST /v1/answers`: `boolean`,
+ * `choices`, `range` or `text`) and last the job application that links the candidate to the job
+ * (`POST /v1/job-applications`), whose id is the application's `external_id`. Teamtailor downloads files from a
+ * public URL: each goes as a presigned S3 GET URL of the stored object, valid for at most an hour and never
+ * logged (P277). Pacing: 4 requests a second ahead of the 50 per 10 s, and a wait for `X-Rate-Limit-Reset`
+ * whenever `X-Rate-Limit-Remaining` reaches 0 (teamtailor-pacing below). The job's resources and their mapping
+ * onto our fields are in teamtailor-jobs.ts.
  */
+import { createHash } from 'node:crypto';
 import type { CompanyRecord } from '#companies/company-schema.js';
-import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,
@@ -22,27 +25,22 @@ import {
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
-import {
-  atsBaseUrl,
-  atsFetch,
-  atsUrl,
-  attachmentBytes,
-  errorForStatus,
-  jsonBody,
-  mapLimited,
-  retryAfterSeconds,
-  segment,
-} from '#delivery/connectors/http.js';
+import { atsBaseUrl, atsFetch, atsUrl, errorForStatus, jsonBody, mapLimited, retryAfterSeconds } from '#delivery/connectors/http.js';
 import { candidateName, httpUrl, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 import { includedIndex, linkages, mapTeamtailorJob, type PickedQuestion, type Resource } from '#delivery/connectors/teamtailor-jobs.js';
 
 const ATS = 'Teamtailor';
-/** The dated API version every request names (Teamtailor answers in that version's format). */
-export const TEAMTAILOR_API_VERSION = '20240404';
+/**
+ * The dated API version every request names: the current version the vendor's docs name
+ * (github.com/Teamtailor/docs config.rb `api_version`, docs.teamtailor.com "Versioning"; P277).
+ */
+export const TEAMTAILOR_API_VERSION = '20161108';
 const MEDIA_TYPE = 'application/vnd.api+json';
-/** The files we send (by extension); Teamtailor documents no list or size: see the document's assumptions. */
-export const TEAMTAILOR_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'odt', 'rtf', 'txt', 'png', 'jpg', 'jpeg'];
-const ATTACHMENTS: AttachmentLimits = { maxBytes: 10 * 1024 * 1024, extensions: TEAMTAILOR_FILE_EXTENSIONS };
+/**
+ * Teamtailor documents no list of file types and no size for `resume` or uploads (it downloads the URL), so
+ * every type we store goes (P277: Teamtailor's own refusal is `attachment_rejected`); 10 MB is ours (assumed).
+ */
+const ATTACHMENTS: AttachmentLimits = { maxBytes: 10 * 1024 * 1024 };
 const API_URL: ConnectorSetting = {
   env: 'TEAMTAILOR_API_URL',
   default: 'https://api.teamtailor.com',
@@ -52,14 +50,16 @@ const API_URL: ConnectorSetting = {
 };
 /** The NA stack's host, used for region `na` when TEAMTAILOR_API_URL is not set. */
 export const TEAMTAILOR_NA_API_URL = 'https://api.na.teamtailor.com';
-// 50 requests per 10 seconds per key (see the document's assumptions): 4 per second leaves room for a second process.
+// 50 requests per 10 seconds per key (Teamtailor's help centre, as the issue cites it): 4 a second is 40 per 10 s.
 const PACING: ConnectorPacing = {
   requestsPerSecond: 4,
   importConcurrency: 2,
-  documented: '50 requests per 10 seconds per API key (429 above)',
+  documented: '50 requests per 10 seconds per API key (429 above); X-Rate-Limit-Limit/-Remaining/-Reset on every answer',
 };
 const MAX_PAGES = 500;
-/** Page size of the job list: Teamtailor's maximum is 30. */
+/** The longest wait for `X-Rate-Limit-Reset` (its documented period is 10 seconds). */
+const MAX_RESET_SECONDS = 10;
+/** Page size of the lists: Teamtailor's default is 10, its maximum 30 (docs.teamtailor.com "Pagination"). */
 const pageSize = () => Number(process.env.TEAMTAILOR_PAGE_SIZE ?? 30);
 
 type Document = { data?: unknown; included?: unknown; links?: Record<string, unknown>; meta?: unknown; errors?: unknown };
@@ -114,17 +114,8 @@ function failure(response: Response, body: unknown, step: 'candidate' | 'upload'
       undefined,
       'api_key',
     );
-  if (status === 429) {
-    const reset = Number(response.headers.get('x-rate-limit-reset'));
-    // X-Rate-Limit-Reset: seconds until the window resets (an epoch second is also understood).
-    const fromReset =
-      Number.isFinite(reset) && reset > 0
-        ? reset > 1e9
-          ? Math.max(0, Math.ceil(reset - Date.now() / 1000))
-          : Math.ceil(reset)
-        : undefined;
-    return new ConnectorError('rate_limited', `${ATS} is rate limiting (429).`, retryAfterSeconds(response) ?? fromReset);
-  }
+  if (status === 429)
+    return new ConnectorError('rate_limited', `${ATS} is rate limiting (429).`, retryAfterSeconds(response) ?? resetSeconds(response));
   if (status >= 500) return new ConnectorError('transient', `${ATS} answered ${status}.`);
   if (step === 'application') {
     if (status === 404 || at(/^\/data\/relationships\/job/) || /job.*(not open|closed|unpublished|archived|not published)/i.test(texts))
@@ -145,8 +136,37 @@ async function readDocument(response: Response, what: string): Promise<Document>
   return body as Document;
 }
 
+/** `X-Rate-Limit-Reset`: "the number of seconds left in the current period" (docs.teamtailor.com "Rate Limit"). */
+function resetSeconds(response: Response): number | undefined {
+  const value = response.headers.get('x-rate-limit-reset')?.trim() ?? '';
+  return /^\d+$/.test(value) ? Number(value) : undefined;
+}
+
+/**
+ * Per API key (by a digest: the key itself is no map key), the time before which no request leaves: set when
+ * an answer says `X-Rate-Limit-Remaining: 0`, to its `X-Rate-Limit-Reset` (at most MAX_RESET_SECONDS; P277).
+ */
+const resetAt = new Map<string, number>();
+const keyDigest = (credentials: AtsCredentials) =>
+  createHash('sha256')
+    .update(`${teamtailorBaseUrl(credentials)}\u0000${credentials.api_key}`)
+    .digest('base64url');
+
+/** One request: paced by the shared bucket (PACING) and by the rate-limit headers of the key's last answer. */
+async function send(credentials: AtsCredentials, url: string, init: RequestInit): Promise<Response> {
+  const digest = keyDigest(credentials);
+  const wait = (resetAt.get(digest) ?? 0) - Date.now();
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+  const response = await atsFetch(ATS, url, init, PACING);
+  const remaining = response.headers.get('x-rate-limit-remaining')?.trim();
+  const reset = resetSeconds(response);
+  if (remaining === '0' && reset !== undefined) resetAt.set(digest, Date.now() + Math.min(reset, MAX_RESET_SECONDS) * 1000);
+  else resetAt.delete(digest);
+  return response;
+}
+
 async function get(credentials: AtsCredentials, path: string, query: Record<string, string | number>): Promise<Response> {
-  return atsFetch(ATS, atsUrl(teamtailorBaseUrl(credentials), path, query), { headers: headers(credentials) }, PACING);
+  return send(credentials, atsUrl(teamtailorBaseUrl(credentials), path, query), { headers: headers(credentials) });
 }
 
 // --- Jobs -------------------------------------------------------------------------------------------
@@ -171,47 +191,76 @@ async function jobPage(credentials: AtsCredentials, number: number, size: number
   return { jobs: document.data as Resource[], included: includedIndex(document.included), next: typeof next === 'string' && next !== '' };
 }
 
-/** A job's picked questions with their questions; undefined when the job is gone (404) since the list read. */
-async function pickedQuestions(credentials: AtsCredentials, jobId: string): Promise<PickedQuestion[] | undefined> {
-  const response = await get(credentials, `/v1/jobs/${segment(jobId)}/picked-questions`, { include: 'question' });
-  if (response.status === 404) return undefined;
-  if (!response.ok) throw failure(response, await jsonBody(response), 'read');
-  const document = await readDocument(response, 'picked question list');
-  if (!Array.isArray(document.data)) throw new ConnectorError('invalid_data', `${ATS} picked question list has no data array.`);
-  const included = includedIndex(document.included);
-  return (document.data as Resource[])
-    .filter((p) => p && typeof p === 'object')
-    .map((picked) => {
-      const link = linkages(picked, 'question')[0];
-      return { picked, question: link ? included.get(`questions:${link.id}`) : undefined };
+/**
+ * A job's picked questions with their questions, every page: the documented list `/v1/picked-questions` pages
+ * at 10 by default (docs.teamtailor.com "Pagination"), so it is read at the maximum size until `links.next` is
+ * gone (P277). The `filter[job]` that narrows it to the job is assumed (the docs list no filter for it).
+ */
+async function pickedQuestions(credentials: AtsCredentials, jobId: string): Promise<PickedQuestion[]> {
+  const size = pageSize();
+  const picked: PickedQuestion[] = [];
+  for (let number = 1; number <= MAX_PAGES; number++) {
+    const response = await get(credentials, '/v1/picked-questions', {
+      'filter[job]': jobId,
+      include: 'question',
+      'page[size]': size,
+      'page[number]': number,
     });
+    if (!response.ok) throw failure(response, await jsonBody(response), 'read');
+    const document = await readDocument(response, 'picked question list');
+    if (!Array.isArray(document.data)) throw new ConnectorError('invalid_data', `${ATS} picked question list has no data array.`);
+    const included = includedIndex(document.included);
+    for (const pick of document.data as Resource[]) {
+      if (!pick || typeof pick !== 'object') continue;
+      const link = linkages(pick, 'question')[0];
+      picked.push({ picked: pick, question: link ? included.get(`questions:${link.id}`) : undefined });
+    }
+    const next = document.links && typeof document.links === 'object' ? document.links.next : undefined;
+    if (typeof next !== 'string' || next === '' || document.data.length === 0) return picked;
+  }
+  throw new ConnectorError('invalid_data', `${ATS} picked question list did not end after ${MAX_PAGES} pages.`);
 }
 
 // --- Applications -----------------------------------------------------------------------------------
 
-/** A file as an RFC 2397 `data:` URI (Teamtailor takes files by URL only). Empty files are refused. */
-async function dataUri(attachment: SubmissionAttachment): Promise<string> {
-  const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
-  if (bytes.length === 0) throw new ConnectorError('attachment_rejected', `${ATS}: the ${attachment.type} file is empty.`);
-  const type = /^[\w.+-]+\/[\w.+-]+$/.test(attachment.content_type) ? attachment.content_type : 'application/octet-stream';
-  return `data:${type};base64,${bytes.toString('base64')}`;
+/**
+ * A file as the public URL Teamtailor downloads it from ("A public `url` is required for the file",
+ * docs.teamtailor.com "Create a upload"): the presigned S3 GET URL of the stored object (P277), http(s) only.
+ * A file above our size limit, an empty one, or one we cannot hand out by URL is `attachment_rejected` before
+ * anything is sent. The URL is a credential of a sort: it goes into the request body only, never a message.
+ */
+async function fileUrl(attachment: SubmissionAttachment): Promise<string> {
+  if (attachment.size > ATTACHMENTS.maxBytes)
+    throw new ConnectorError(
+      'attachment_rejected',
+      `${ATS}: files go up to ${ATTACHMENTS.maxBytes} bytes; the ${attachment.type} file has ${attachment.size}.`,
+    );
+  if (attachment.size === 0) throw new ConnectorError('attachment_rejected', `${ATS}: the ${attachment.type} file is empty.`);
+  const url = attachment.url ? await attachment.url() : undefined;
+  const protocol = url && URL.canParse(url) ? new URL(url).protocol : '';
+  if (protocol !== 'https:' && protocol !== 'http:')
+    throw new ConnectorError('attachment_rejected', `${ATS} takes files by URL only; the ${attachment.type} file has no http(s) URL.`);
+  return url!;
 }
 
-/** One screening answer → the typed attribute of Teamtailor's answer, by our answer type. */
+/** A choice's value: the alternative's id, a number where it is one (the documented example sends `[3, 4]`). */
+const choice = (value: string) => (/^\d{1,15}$/.test(value) ? Number(value) : value);
+
+/**
+ * One screening answer → the typed attribute of Teamtailor's answer (docs.teamtailor.com "Answers": `boolean`,
+ * `choices`, `range` (integer), `text`; there is no `number` or `date`, P277). A number that is no integer and a
+ * date go as `text`, the candidate's words kept.
+ */
 function answerAttributes(answer: Record<string, string>): Record<string, unknown> {
   const value = String(answer.answer ?? '');
   switch (answer.answer_type) {
     case 'boolean':
       return { boolean: yesNo(value) === true };
     case 'number':
-      return /^-?\d+(\.\d+)?$/.test(value.trim()) ? { number: Number(value.trim()) } : { text: value };
-    case 'date':
-      return { date: value.trim() };
+      return /^-?\d{1,15}$/.test(value.trim()) ? { range: Number(value.trim()) } : { text: value };
     case 'single_select':
     case 'multi_select':
-      return {
-        choices: listAnswer(value),
-      };
+      return { choices: listAnswer(value).map(choice) };
     default:
       return { text: value };
   }
@@ -232,8 +281,7 @@ export async function teamtailorApplicationDocuments(submission: Submission) {
         email: String(submission.candidate.email ?? ''),
         ...(phone ? { phone } : {}),
         ...(linkedin ? { 'linkedin-url': linkedin[1] } : {}),
-        ...(resume ? { resume: await dataUri(resume) } : {}),
-        sourced: false,
+        ...(resume ? { resume: await fileUrl(resume) } : {}),
         merge: true,
       },
     },
@@ -241,7 +289,7 @@ export async function teamtailorApplicationDocuments(submission: Submission) {
   const uploads: { attributes: Record<string, unknown> }[] = [];
   for (const attachment of submission.attachments) {
     if (attachment === resume) continue;
-    uploads.push({ attributes: { url: await dataUri(attachment), 'file-name': attachment.name, internal: false } });
+    uploads.push({ attributes: { url: await fileUrl(attachment), 'file-name': attachment.name, internal: false } });
   }
   const answers = submission.screeningAnswers
     .filter((a) => /^\d+$/.test(String(a.id ?? '')) && a.answer_type !== 'file')
@@ -252,12 +300,11 @@ export async function teamtailorApplicationDocuments(submission: Submission) {
 }
 
 async function post(credentials: AtsCredentials, path: string, document: unknown, step: Parameters<typeof failure>[2]): Promise<Resource> {
-  const response = await atsFetch(
-    ATS,
-    atsUrl(teamtailorBaseUrl(credentials), path),
-    { method: 'POST', headers: headers(credentials, true), body: JSON.stringify(document) },
-    PACING,
-  );
+  const response = await send(credentials, atsUrl(teamtailorBaseUrl(credentials), path), {
+    method: 'POST',
+    headers: headers(credentials, true),
+    body: JSON.stringify(document),
+  });
   const body = await jsonBody(response);
   if (!response.ok) throw failure(response, body, step);
   const data = (body as Document | undefined)?.data as Resource | undefined;
@@ -310,12 +357,9 @@ export const teamtailorConnector: AtsConnector = {
       const page = await jobPage(credentials, number, size);
       for (const job of page.jobs) listed.push({ job, included: page.included });
       if (!page.next || page.jobs.length === 0) {
-        const mapped = await mapLimited(listed, PACING.importConcurrency, async ({ job, included }) => {
-          const picked = await pickedQuestions(credentials, String(job.id));
-          // Gone between the list and this read: it is not published any more.
-          return picked === undefined ? undefined : mapTeamtailorJob(job, included, picked);
-        });
-        return mapped.filter((job): job is JobInput => job !== undefined);
+        return mapLimited(listed, PACING.importConcurrency, async ({ job, included }) =>
+          mapTeamtailorJob(job, included, await pickedQuestions(credentials, String(job.id))),
+        );
       }
     }
     throw new ConnectorError('invalid_data', `${ATS} job list did not end after ${MAX_PAGES} pages.`);
@@ -331,7 +375,14 @@ export const teamtailorConnector: AtsConnector = {
       await post(
         credentials,
         '/v1/uploads',
-        { data: { type: 'uploads', ...upload, relationships: { candidate: rel('candidates', candidateId) } } },
+        {
+          data: {
+            type: 'uploads',
+            ...upload,
+            // `job`: "The job for which this upload was created" (docs.teamtailor.com "Uploads").
+            relationships: { candidate: rel('candidates', candidateId), job: rel('jobs', submission.jobExternalId) },
+          },
+        },
         'upload',
       );
     for (const answer of documents.answers)

@@ -3,7 +3,12 @@ import { COVER, PDF, type Driver, type DriverModule } from './driver.js';
 
 let teamtailor: TeamtailorSimulator;
 
-const VERSION = '20240404';
+// The current version the vendor's docs name (docs.teamtailor.com "Versioning"; P277).
+const VERSION = '20161108';
+/** A presigned S3 GET URL of a stored object (fauxqs on loopback), valid for at most an hour (P277). */
+const presigned = expect.stringMatching(
+  /^http:\/\/127\.0\.0\.1:\d+\/[^?]+\/companies\/\d+\/applications\/\d+\/[\w-]+\?.*X-Amz-Expires=(\d{1,3}|[0-2]\d{3}|3[0-5]\d\d|3600)&/,
+);
 
 function makeDriver(): Driver {
   const account: TeamtailorAccount = { apiKey: 'tt-key-contract-admin-1', scope: 'admin', permission: 'read-write', jobs: [] };
@@ -69,24 +74,27 @@ function makeDriver(): Driver {
             'last-name': 'Hopper',
             email,
             phone: '+49 30 1234',
-            resume: `data:application/pdf;base64,${PDF.toString('base64')}`,
-            sourced: false,
+            resume: presigned,
             merge: true,
           },
         },
       });
       const candidate = teamtailor.candidates.find((c) => c.attributes.email === email)!;
-      expect(candidate.resume).toEqual({ filename: null, contentType: 'application/pdf', bytes: PDF });
+      // The simulator downloaded the URL as Teamtailor does: the stored CV's bytes.
+      expect(candidate.resume).toMatchObject({ filename: null, bytes: PDF });
       const upload = posts('uploads').pop()!;
       expect(json(upload.body)).toEqual({
         data: {
           type: 'uploads',
-          attributes: { url: `data:application/pdf;base64,${COVER.toString('base64')}`, 'file-name': 'cover.pdf', internal: false },
-          relationships: { candidate: { data: { type: 'candidates', id: candidate.id } } },
+          attributes: { url: presigned, 'file-name': 'cover.pdf', internal: false },
+          relationships: {
+            candidate: { data: { type: 'candidates', id: candidate.id } },
+            job: { data: { type: 'jobs', id: externalJobId } },
+          },
         },
       });
-      expect(teamtailor.uploads.filter((u) => u.candidateId === candidate.id).map((u) => u.file)).toEqual([
-        { filename: 'cover.pdf', contentType: 'application/pdf', bytes: COVER },
+      expect(teamtailor.uploads.filter((u) => u.candidateId === candidate.id).map((u) => [u.file.filename, u.file.bytes])).toEqual([
+        ['cover.pdf', COVER],
       ]);
       expect(json(posts('answers').pop()!.body)).toEqual({
         data: {
