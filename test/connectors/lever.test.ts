@@ -49,7 +49,7 @@ afterAll(() => Promise.all([api.stop(), lever.server.stop(), echo.stop()]));
 
 const base = () => `${lever.env.LEVER_API_URL}/v0/postings/leverdemo`;
 const posting = '5ac21346-8e0c-4494-8e7a-3eb92ff77902';
-const apply = (body: BodyInit, contentType?: string, key = 'leverdemo-key-1') =>
+const apply = (body: string | FormData, contentType?: string, key = 'leverdemo-key-1') =>
   fetch(`${base()}/${posting}?key=${key}`, { method: 'POST', body, ...(contentType ? { headers: { 'Content-Type': contentType } } : {}) });
 // One second between POSTs: the replays must not meet the documented 2-per-second limit unless they test it.
 const settle = () => new Promise((resolve) => setTimeout(resolve, 1100));
