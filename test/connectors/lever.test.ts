@@ -5,14 +5,13 @@
  * one file, `resume`; a second CV or any other file is `attachment_rejected` before anything is sent, and
  * end to end the application ends `FAILURE` with `AttachmentRejectedError` and goes by e-mail with every file.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { connectCompany } from '#delivery/ats-connections.js';
 import { runJobImport } from '#delivery/job-import.js';
 import { leverConnector } from '#delivery/connectors/lever.js';
 import type { CompanyRecord } from '#companies/company-schema.js';
 import { createCompany } from '#companies/company-store.js';
 import { findJobByExternalId } from '#jobs/job-store.js';
+import { applyAndDeliver, outboxWatch } from '../helpers/delivery.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
@@ -238,9 +237,7 @@ describe('the connector: every file Lever takes, and a clear refusal of the rest
 });
 
 describe('end to end: a file Lever has no field for ends FAILURE and goes by e-mail (P210, P281)', () => {
-  const mails = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.eml')) : []);
-
-  async function leverCompany(site: string, entitlements: string[]) {
+  async function applyWithCover(site: string, entitlements: string[]) {
     lever.sites.set(site, { site, apiKey: `${site}-key-1`, postings: [{ id: 'e2e-1', text: 'Designer', description: 'Design' }] });
     const created = await createCompany({
       partner: partner.id,
@@ -251,45 +248,29 @@ describe('end to end: a file Lever has no field for ends FAILURE and goes by e-m
     });
     await connectCompany(created.id, 'lever', { site, api_key: `${site}-key-1` });
     await runJobImport(created.id);
-    return { id: created.id, job: (await findJobByExternalId(created.id, 'e2e-1'))!.id };
-  }
-
-  async function applyWithCover(company: { id: number; job: number }) {
-    const created = await api.request('POST', '/applications/', {
-      key: partner.key,
-      companyId: company.id,
-      body: {
-        job: company.job,
-        candidate: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
-        attachments: [
-          { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') },
-          { type: 'cover_letter', name: 'cover.pdf', content_type: 'application/pdf', data: COVER.toString('base64') },
-        ],
-      },
+    return applyAndDeliver(api, partner.key, created.id, {
+      job: (await findJobByExternalId(created.id, 'e2e-1'))!.id,
+      candidate: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+      attachments: [
+        { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') },
+        { type: 'cover_letter', name: 'cover.pdf', content_type: 'application/pdf', data: COVER.toString('base64') },
+      ],
     });
-    expect(created.status).toBe(201);
-    await api.runtime.poller.drain();
-    return (await api.get(`/applications/${created.body.id}`, { key: partner.key, companyId: company.id })).body;
   }
 
   test('with the e-mail fallback: FAILURE AttachmentRejectedError, nothing POSTed to Lever, the e-mail carries both files', async () => {
-    const company = await leverCompany('leverfilesmail', ['job_sync', 'candidate_sync', 'email_fallback']);
-    const outbox = join(api.runtime.dataDir, 'outbox');
-    const before = new Set(mails(outbox));
-    const posts = () => lever.requestsTo(/^\/lever\/v0\/postings\/leverfilesmail\//).filter((r) => r.method === 'POST').length;
-    const app = await applyWithCover(company);
+    const outbox = outboxWatch(api);
+    const app = await applyWithCover('leverfilesmail', ['job_sync', 'candidate_sync', 'email_fallback']);
     expect(app).toMatchObject({ sync_status: 'FAILURE', failure_error: 'AttachmentRejectedError', email_sync_status: 'SUCCESS' });
-    expect(posts()).toBe(0);
-    const sent = mails(outbox).filter((f) => !before.has(f));
+    expect(lever.requestsTo(/^\/lever\/v0\/postings\/leverfilesmail\//).filter((r) => r.method === 'POST')).toHaveLength(0);
+    const sent = outbox.sent();
     expect(sent).toHaveLength(1);
-    const eml = readFileSync(join(outbox, sent[0]), 'utf8').replace(/\r\n/g, '');
-    expect(eml).toContain(PDF.toString('base64'));
-    expect(eml).toContain(COVER.toString('base64'));
+    expect(sent[0]).toContain(PDF.toString('base64'));
+    expect(sent[0]).toContain(COVER.toString('base64'));
   });
 
   test('without it: FAILURE AttachmentRejectedError, e-mail NOTSENT, both files kept', async () => {
-    const company = await leverCompany('leverfilesonly', ['job_sync', 'candidate_sync']);
-    const app = await applyWithCover(company);
+    const app = await applyWithCover('leverfilesonly', ['job_sync', 'candidate_sync']);
     expect(app).toMatchObject({ sync_status: 'FAILURE', failure_error: 'AttachmentRejectedError', email_sync_status: 'NOTSENT' });
     expect(app.attachments).toHaveLength(2);
   });

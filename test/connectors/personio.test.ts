@@ -5,14 +5,13 @@
  * field and every document category it sends, and a file type Personio does not list, refused before any
  * upload and, end to end, delivered by the e-mail fallback with every file.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { connectCompany } from '#delivery/ats-connections.js';
 import { runJobImport } from '#delivery/job-import.js';
 import { personioConnector } from '#delivery/connectors/personio.js';
 import type { CompanyRecord } from '#companies/company-schema.js';
 import { createCompany } from '#companies/company-store.js';
 import { findJobByExternalId } from '#jobs/job-store.js';
+import { applyAndDeliver, outboxWatch } from '../helpers/delivery.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
@@ -291,15 +290,14 @@ describe('the connector: every field and file category Personio documents (P282)
 });
 
 describe('end to end: a file type Personio refuses ends FAILURE and goes by e-mail (P210, P282)', () => {
-  const mails = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith('.eml')) : []);
-
   test('FAILURE AttachmentRejectedError, nothing uploaded, the e-mail carries both files', async () => {
     personio.accounts.set('personiomail', personioAccount('personiomail', { positions: [{ id: '77', name: 'Designer' }] }));
+    const entitlements = ['job_sync', 'candidate_sync', 'email_fallback'];
     const created = await createCompany({
       partner: partner.id,
       name: 'Personio mail',
       ats: 'personio',
-      entitlements: ['job_sync', 'candidate_sync', 'email_fallback'],
+      entitlements,
       contact_email: 'hr@personiomail.example',
     });
     await connectCompany(created.id, 'personio', {
@@ -308,32 +306,21 @@ describe('end to end: a file type Personio refuses ends FAILURE and goes by e-ma
       token: 'papi-personiomail-token',
     });
     await runJobImport(created.id);
-    const job = (await findJobByExternalId(created.id, '77'))!;
-    const outbox = join(api.runtime.dataDir, 'outbox');
-    const before = new Set(mails(outbox));
-    const uploads = () => personio.requestsTo(/\/documents$/).length;
-    const uploadsBefore = uploads();
-    const response = await api.request('POST', '/applications/', {
-      key: partner.key,
-      companyId: created.id,
-      body: {
-        job: job.id,
-        candidate: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
-        attachments: [
-          { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') },
-          { type: 'photo', name: 'me.webp', content_type: 'image/webp', data: WEBP.toString('base64') },
-        ],
-      },
+    const outbox = outboxWatch(api);
+    const uploadsBefore = personio.requestsTo(/\/documents$/).length;
+    const app = await applyAndDeliver(api, partner.key, created.id, {
+      job: (await findJobByExternalId(created.id, '77'))!.id,
+      candidate: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+      attachments: [
+        { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') },
+        { type: 'photo', name: 'me.webp', content_type: 'image/webp', data: WEBP.toString('base64') },
+      ],
     });
-    expect(response.status).toBe(201);
-    await api.runtime.poller.drain();
-    const app = (await api.get(`/applications/${response.body.id}`, { key: partner.key, companyId: created.id })).body;
     expect(app).toMatchObject({ sync_status: 'FAILURE', failure_error: 'AttachmentRejectedError', email_sync_status: 'SUCCESS' });
-    expect(uploads()).toBe(uploadsBefore);
-    const sent = mails(outbox).filter((f) => !before.has(f));
+    expect(personio.requestsTo(/\/documents$/)).toHaveLength(uploadsBefore);
+    const sent = outbox.sent();
     expect(sent).toHaveLength(1);
-    const eml = readFileSync(join(outbox, sent[0]), 'utf8').replace(/\r\n/g, '');
-    expect(eml).toContain(PDF.toString('base64'));
-    expect(eml).toContain(WEBP.toString('base64'));
+    expect(sent[0]).toContain(PDF.toString('base64'));
+    expect(sent[0]).toContain(WEBP.toString('base64'));
   });
 });
