@@ -196,7 +196,7 @@ test('Personio: a file above 20 MB is refused before upload; a file type Personi
   expect(personio.applications).toHaveLength(0);
 });
 
-test('Personio: a one-word name goes as both names; the application without files has no files field', async () => {
+test('Personio: a one-word name goes as both names; the application without files has no files field, and its date is the day it was made (P282)', async () => {
   await personioConnector.submitApplication(
     submission({ jobExternalId: '7', candidate: { email: 'cher@example.com', full_name: 'Cher' } }),
     personioCredentials,
@@ -206,6 +206,7 @@ test('Personio: a one-word name goes as both names; the application without file
     last_name: 'Cher',
     email: 'cher@example.com',
     job_position_id: 7,
+    application_date: '2026-01-01',
   });
 });
 

@@ -94,7 +94,7 @@ describe.each(drivers)('%s connector', (ats, driverModule) => {
         attachments: [
           { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') },
           { type: 'cover_letter', name: 'cover.pdf', content_type: 'application/pdf', data: COVER.toString('base64') },
-        ],
+        ].filter((a) => driver.attachmentTypes?.includes(a.type) ?? true),
       },
     });
     expect(created.status).toBe(201);

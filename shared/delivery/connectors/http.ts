@@ -131,6 +131,17 @@ export async function jsonBody(response: Response): Promise<unknown> {
  * never its name or content.
  */
 export async function attachmentBytes(ats: string, attachment: SubmissionAttachment, limits: AttachmentLimits): Promise<Buffer> {
+  checkAttachment(ats, attachment, limits);
+  const chunks: Buffer[] = [];
+  for await (const chunk of await attachment.open()) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks);
+}
+
+/**
+ * `attachmentBytes`'s checks without reading the file: a connector that sends files in several requests
+ * checks every file first, so that nothing is sent for an application one of whose files will be refused.
+ */
+export function checkAttachment(ats: string, attachment: SubmissionAttachment, limits: AttachmentLimits): void {
   if (attachment.size > limits.maxBytes)
     throw new ConnectorError(
       'attachment_rejected',
@@ -142,9 +153,6 @@ export async function attachmentBytes(ats: string, attachment: SubmissionAttachm
       'attachment_rejected',
       `${ats} accepts only ${limits.extensions.join(', ')} files; the ${attachment.type} file is not one.`,
     );
-  const chunks: Buffer[] = [];
-  for await (const chunk of await attachment.open()) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
-  return Buffer.concat(chunks);
 }
 
 /** Runs `work` over `items` with at most `limit` in flight, keeping the order of the results. */

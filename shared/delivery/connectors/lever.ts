@@ -1,7 +1,8 @@
 /**
- * Lever Postings API (docs/connectors/lever.md). Jobs: `GET /v0/postings/{site}?mode=json&skip=&limit=`
- * until a short page. Applications: multipart POST to the posting with the `resume` file part and the API
- * key as the `key` query parameter. Lever answers 429 above 2 application POSTs per second per key, so the
+ * Lever Postings API (docs/connectors/lever.md; https://github.com/lever/postings-api/blob/master/README.md).
+ * Jobs: `GET /v0/postings/{site}?mode=json&skip=&limit=` until a short page. Applications: multipart POST to
+ * the posting with the `resume` file part (the only file Lever takes: a second CV or another file is
+ * `attachment_rejected`, P281) and the API key as the `key` query parameter. Lever answers 429 above 2 application POSTs per second per key, so the
  * connector paces its POSTs per key (in this process) and retries a 429 with backoff. Lever merges
  * candidates by e-mail: it has no duplicate error.
  */
@@ -146,8 +147,34 @@ async function paced(key: string): Promise<void> {
   if (wait > 0) await sleep(wait);
 }
 
+/** Lever's README, "Apply to a job posting": the fields of the application POST (P281). */
+export const LEVER_README = 'https://github.com/lever/postings-api/blob/master/README.md#apply-to-a-job-posting';
+const DOCUMENTED_FIELDS = ['name', 'email', 'resume', 'phone', 'org', 'urls', 'comments', 'silent', 'source', 'ip', 'timezone'];
+
+/**
+ * The one file Lever's apply endpoint takes is `resume` ("Should be a file", multipart only; LEVER_README).
+ * A second CV or any other file has no documented field: the application is refused here, before a byte
+ * is read or sent, as `attachment_rejected` (P210, P281), and the e-mail fallback carries every file.
+ */
+function resumeOf(submission: Submission): Submission['attachments'][number] | undefined {
+  const cvs = submission.attachments.filter((a) => a.type === 'cv');
+  if (cvs.length > 1)
+    throw new ConnectorError(
+      'attachment_rejected',
+      `${ATS}'s Postings API takes one résumé (the \`resume\` file); the application has ${cvs.length} CVs.`,
+    );
+  const other = submission.attachments.find((a) => a.type !== 'cv');
+  if (other)
+    throw new ConnectorError(
+      'attachment_rejected',
+      `${ATS}'s Postings API takes only the résumé as a file; it has no field for the ${other.type} file.`,
+    );
+  return cvs[0];
+}
+
 /** The multipart body of an application (exported for the tests). */
 export async function leverApplicationForm(submission: Submission): Promise<FormData> {
+  const resume = resumeOf(submission);
   const name = candidateName(submission.candidate);
   const form = new FormData();
   form.append('name', name.full);
@@ -157,14 +184,14 @@ export async function leverApplicationForm(submission: Submission): Promise<Form
   for (const [platform, url] of Object.entries(submission.socialLinks)) {
     if (httpUrl(url)) form.append(`urls[${platform.replace(/[[\]]/g, '')}]`, url);
   }
-  // Lever's postings API has no field for free answers; they go to `comments`, one per line.
+  // Lever's postings API has no field for free answers ("does not expose custom questions"); they go to
+  // `comments` ("Additional information from the candidate"), one per line.
   const comments = [
     ...submission.screeningAnswers.map((a) => `${a.question ?? a.id}: ${a.answer ?? ''}`),
     ...(submission.notes ? [submission.notes] : []),
   ];
   if (comments.length) form.append('comments', comments.join('\n'));
   if (submission.source) form.append('source', submission.source);
-  const resume = submission.attachments.find((a) => a.type === 'cv');
   if (resume) {
     const bytes = await attachmentBytes(ATS, resume, ATTACHMENTS);
     form.append('resume', new Blob([bytes], { type: resume.content_type }), resume.name);
@@ -172,17 +199,30 @@ export async function leverApplicationForm(submission: Submission): Promise<Form
   return form;
 }
 
+/**
+ * What of Lever's `{ok: false, error}` text may go into a message: only the documented field names it
+ * mentions. The text itself can echo what the candidate typed (an e-mail address, a name), so it never
+ * goes into `failure_error` or a log.
+ */
+function mentioned(message: string): string {
+  const fields = DOCUMENTED_FIELDS.filter((f) => new RegExp(`\\b${f}\\b`, 'i').test(message));
+  return fields.length ? `; Lever's message names ${fields.map((f) => `\`${f}\``).join(', ')}` : '';
+}
+
 function failure(response: Response, body: unknown): ConnectorError {
-  const message = typeof (body as { error?: unknown })?.error === 'string' ? String((body as { error: string }).error).slice(0, 200) : '';
+  const message = typeof (body as { error?: unknown })?.error === 'string' ? String((body as { error: string }).error) : '';
   const status = response.status;
+  const about = `${status}${mentioned(message)}`;
   // The key first: "API key not found" is about the key, not the posting.
   if (status === 401 || status === 403 || (status < 500 && /api key|\bkey\b|unauthori[sz]ed|forbidden/i.test(message)))
-    return new ConnectorError('credentials_rejected', `${ATS} rejected the API key (${status}${message ? `: ${message}` : ''}).`);
+    return new ConnectorError('credentials_rejected', `${ATS} rejected the API key (${status}).`);
   if (status === 404 || (status < 500 && /posting|not found|closed|no longer|unpublished|not accepting/i.test(message)))
-    return new ConnectorError('job_not_published', `${ATS}: the posting is unknown or closed (${status}${message ? `: ${message}` : ''}).`);
-  if (status >= 200 && status < 300)
-    return new ConnectorError('invalid_data', `${ATS} refused the application${message ? `: ${message}` : '.'}`);
-  return errorForStatus(ATS, response, message);
+    return new ConnectorError('job_not_published', `${ATS}: the posting is unknown or closed (${status}).`);
+  // Lever documents no file error; a 413, or a refusal that names the résumé or a file, is the file (P281).
+  if (status === 413 || (status !== 429 && status < 500 && /\bresume\b|\bfile\b/i.test(message)))
+    return new ConnectorError('attachment_rejected', `${ATS} refused the résumé file (${about}).`);
+  if (status >= 200 && status < 300) return new ConnectorError('invalid_data', `${ATS} refused the application (${about}).`);
+  return errorForStatus(ATS, response, mentioned(message).replace(/^; /, ''));
 }
 
 export const leverConnector: AtsConnector = {

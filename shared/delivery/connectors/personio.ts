@@ -1,12 +1,10 @@
 /**
- * Personio (docs/connectors/personio.md). Jobs come from the company's public XML feed (one document, no
- * paging); applications go to the Recruiting API: each attachment is uploaded first as a document, then
- * the application is created with the returned uuids. Auth: `Authorization: Bearer <token>` plus
- * `X-Company-ID`.
+ * Personio (docs/connectors/personio.md). Jobs come from the company's public XML feed (personio-jobs.ts: one
+ * document, no paging); applications go to the Recruiting API: each attachment is uploaded first as a
+ * document, then the application is created with the returned uuids. Auth: `Authorization: Bearer <token>`
+ * plus `X-Company-ID`. The source is Personio's own OpenAPI (PERSONIO_OPENAPI), P95 and P282.
  */
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { CompanyRecord } from '#companies/company-schema.js';
-import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,
@@ -16,29 +14,76 @@ import {
   type ConnectorSetting,
   type Submission,
 } from '#delivery/connectors/connector.js';
-import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody } from '#delivery/connectors/http.js';
-import { candidateName, categoryFrom, httpUrl, text } from '#delivery/connectors/mapping.js';
+import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, checkAttachment, errorForStatus, jsonBody } from '#delivery/connectors/http.js';
+import { candidateName, text } from '#delivery/connectors/mapping.js';
+import {
+  PERSONIO_DEFAULT_LANGUAGE,
+  PERSONIO_FEED_LANGUAGES,
+  PERSONIO_FEED_URL,
+  mapPersonioPosition,
+  parsePersonioFeed,
+  personioFeedRequestUrl,
+  personioFeedUrl,
+} from '#delivery/connectors/personio-jobs.js';
+
+export { mapPersonioPosition, parsePersonioFeed, personioFeedUrl };
+
+/** Personio's own OpenAPI of the Recruiting API and the feed (github:personio/api-docs). */
+export const PERSONIO_OPENAPI = 'https://github.com/personio/api-docs/blob/master/personio-recruiting-api.yaml';
 
 const ATS = 'Personio';
-/** Personio's documented upload limit per document. */
+/** Personio's documented upload limit per document ("Maximum file size: 20MB", PERSONIO_OPENAPI). */
 export const PERSONIO_MAX_FILE_BYTES = 20 * 1024 * 1024;
-const ATTACHMENTS: AttachmentLimits = { maxBytes: PERSONIO_MAX_FILE_BYTES };
+/**
+ * The documents endpoint's file types ("Must be one of the supported types: …", PERSONIO_OPENAPI), plus
+ * `jpeg` and `tiff`, the other names of its `jpg` and `tif` (an assumption, P282). Checked before any upload,
+ * so a refused file leaves no orphan document in Personio.
+ */
+export const PERSONIO_FILE_TYPES = [
+  'pdf',
+  'pptx',
+  'xlsx',
+  'docx',
+  'doc',
+  'xls',
+  'ppt',
+  'ods',
+  'odt',
+  '7z',
+  'gz',
+  'rar',
+  'zip',
+  'bmp',
+  'gif',
+  'jpg',
+  'png',
+  'tif',
+  'csv',
+  'txt',
+  'rtf',
+  'mp4',
+  '3gp',
+  'mov',
+  'avi',
+  'wmv',
+  'jpeg',
+  'tiff',
+] as const;
+const ATTACHMENTS: AttachmentLimits = { maxBytes: PERSONIO_MAX_FILE_BYTES, extensions: PERSONIO_FILE_TYPES };
 const API_URL: ConnectorSetting = {
   env: 'PERSONIO_API_URL',
   default: 'https://api.personio.de',
   context: 'personioApiUrl',
   about: 'the Recruiting API',
 };
-const FEED_URL: ConnectorSetting = {
-  env: 'PERSONIO_FEED_URL',
-  default: 'https://{subdomain}.jobs.personio.de/xml',
-  context: 'personioFeedUrl',
-  about: 'the public XML job feed',
-};
-// 2,000 requests per minute per IP: 30 per second stays under it.
+// 2,000 requests per minute per IP (https://developer.personio.de/changelog/ip-address-based-rate-limiting-v1-endpoints):
+// 30 per second stays under it.
 const PACING: ConnectorPacing = { requestsPerSecond: 30, importConcurrency: 1, documented: '2,000 requests per minute per IP (v1)' };
 
-/** Our attachment `type` → Personio's document `category`. */
+/**
+ * Our attachment `type` → Personio's document `category` (`files[].category`: cv, cover-letter,
+ * employment-reference, certificate, work-sample, other; PERSONIO_OPENAPI). Every one of our types has one.
+ */
 export const PERSONIO_CATEGORIES: Record<string, string> = {
   cv: 'cv',
   cover_letter: 'cover-letter',
@@ -48,101 +93,18 @@ export const PERSONIO_CATEGORIES: Record<string, string> = {
   other: 'other',
 };
 
-const EMPLOYMENT_TYPES: Record<string, JobInput['employment_type']> = {
-  permanent: 'permanent',
-  intern: 'intern',
-  trainee: 'apprenticeship',
-  freelance: 'freelance',
-};
-const SCHEDULES: Record<string, JobInput['work_schedule']> = {
-  'full-time': 'full_time',
-  'part-time': 'part_time',
-  'full-or-part-time': 'flexible',
-};
-const SENIORITY: Record<string, JobInput['senority']> = {
-  student: 'unexperienced',
-  'entry-level': 'junior',
-  experienced: 'mid_level',
-  executive: 'executive',
-};
-
-const pick = <T>(map: Record<string, T>, value: unknown): T | null =>
-  typeof value === 'string' && Object.hasOwn(map, value) ? map[value] : null;
-
-export function personioFeedUrl(subdomain: string): string {
-  return atsBaseUrl(FEED_URL, { subdomain });
-}
-
-const parser = new XMLParser({
-  ignoreAttributes: true,
-  parseTagValue: false,
-  trimValues: true,
-  isArray: (_name, jpath) => jpath === 'workzag-jobs.position' || jpath === 'workzag-jobs.position.jobDescriptions.jobDescription',
-});
-
-type Position = Record<string, unknown> & { jobDescriptions?: { jobDescription?: { name?: unknown; value?: unknown }[] } };
-
-/** Parses the XML feed; anything that is not a `workzag-jobs` document is a malformed feed. */
-export function parsePersonioFeed(xml: string): Position[] {
-  if (XMLValidator.validate(xml) !== true) throw new ConnectorError('invalid_data', `${ATS} feed is not well-formed XML.`);
-  const document = parser.parse(xml) as Record<string, unknown>;
-  const root = document['workzag-jobs'];
-  if (root === undefined) throw new ConnectorError('invalid_data', `${ATS} feed has no workzag-jobs root element.`);
-  const positions = (root && typeof root === 'object' ? (root as { position?: unknown }).position : undefined) ?? [];
-  if (!Array.isArray(positions)) throw new ConnectorError('invalid_data', `${ATS} feed is malformed.`);
-  for (const position of positions) {
-    if (!position || typeof position !== 'object' || !text((position as Position).id))
-      throw new ConnectorError('invalid_data', `${ATS} feed has a position without an id.`);
-  }
-  return positions as Position[];
-}
-
-/** One feed position → our Job fields (docs/connectors/personio.md has the table). */
-export function mapPersonioPosition(position: Position, feedUrl: string): JobInput {
-  const id = text(position.id)!;
-  const sections = (position.jobDescriptions?.jobDescription ?? []).map((section, i) => ({
-    id: `section-${i + 1}`,
-    type: 'html',
-    order: i + 1,
-    title: text(section.name) ?? '',
-    content: typeof section.value === 'string' ? section.value : '',
-  }));
-  const office = text(position.office);
-  const custom: Record<string, string> = {};
-  for (const [field, name] of [
-    ['subcompany', 'subcompany'],
-    ['department', 'department'],
-    ['recruitingCategory', 'recruiting_category'],
-    ['occupation', 'occupation'],
-    ['occupationCategory', 'occupation_category'],
-    ['yearsOfExperience', 'years_of_experience'],
-  ] as const) {
-    const value = text(position[field]);
-    if (value) custom[name] = value;
-  }
-  return {
-    external_id: id,
-    title: text(position.name),
-    description: sections.length ? sections.map((s) => `<h3>${s.title}</h3>\n${s.content}`).join('\n') : null,
-    description_sections: sections,
-    posting_url: httpUrl(`${feedUrl.replace(/\/xml\/?$/, '')}/job/${encodeURIComponent(id)}`),
-    location_name: office,
-    city: office,
-    employment_type: pick(EMPLOYMENT_TYPES, position.employmentType) ?? (text(position.employmentType) ? 'other' : null),
-    work_schedule: pick(SCHEDULES, position.schedule),
-    senority: pick(SENIORITY, position.seniority),
-    category: categoryFrom(position.occupationCategory, position.recruitingCategory, position.department, position.occupation),
-    custom_fields: custom,
-    raw_values: position,
-    import_source: 'api',
-  };
-}
+/** Our candidate `gender` → Personio's `gender` system attribute (male / female / diverse / undefined). */
+const GENDERS: Record<string, string> = { male: 'male', female: 'female', diverse: 'diverse', not_specified: 'undefined' };
 
 function headers(credentials: AtsCredentials): Record<string, string> {
   return { Authorization: `Bearer ${credentials.token}`, 'X-Company-ID': credentials.personio_company_id, Accept: 'application/json' };
 }
 
-/** The reasons and titles of Personio's two documented error shapes. */
+/**
+ * The error codes (`reason`) and HTTP titles of Personio's two documented error shapes (`error_response`,
+ * PERSONIO_OPENAPI). Only code-like values are kept: a `detail` or an odd title can echo what the candidate
+ * sent, and never goes into a message.
+ */
 function errorReasons(body: unknown): string[] {
   const reasons: string[] = [];
   const errors = (body as { errors?: unknown })?.errors;
@@ -150,10 +112,13 @@ function errorReasons(body: unknown): string[] {
   for (const error of errors as Record<string, unknown>[]) {
     if (Array.isArray(error?.errors))
       for (const inner of error.errors as Record<string, unknown>[]) reasons.push(String(inner?.reason ?? ''));
-    for (const name of ['id', 'title', 'detail']) if (typeof error?.[name] === 'string') reasons.push(error[name] as string);
+    if (typeof error?.title === 'string') reasons.push(error.title);
   }
-  return reasons.filter(Boolean);
+  return reasons.filter((r) => /^[A-Za-z0-9 ._-]{1,80}$/.test(r) && !/@|\d{4,}/.test(r));
 }
+
+/** The documented reasons that mean the company's access, not the application: its connection is broken. */
+const ACCESS_REASONS = ['feature.public-api.disabled', 'feature.recruiting.disabled'];
 
 async function failure(response: Response): Promise<ConnectorError> {
   const raw = await response.text();
@@ -169,15 +134,12 @@ async function failure(response: Response): Promise<ConnectorError> {
   const detail = reasons.join('; ').slice(0, 300);
   if (reasons.includes('errors.applicant-already-exists'))
     return new ConnectorError('duplicate', `${ATS}: the applicant already exists (errors.applicant-already-exists).`);
-  if (reasons.some((r) => /posting-not-found|not published/i.test(r)))
+  if (reasons.some((r) => /posting-not-found|job-position\.not-published|not published/i.test(r)))
     return new ConnectorError('job_not_published', `${ATS}: the job position is not found or not published (${detail}).`);
-  if (reasons.includes('feature.public-api.disabled'))
-    return new ConnectorError(
-      'credentials_rejected',
-      `${ATS}: the Recruiting API is disabled for this company (feature.public-api.disabled).`,
-    );
-  if (response.status === 413 || reasons.includes('errors.file-too-big'))
-    return new ConnectorError('attachment_rejected', `${ATS} refused a file as too large.`);
+  const access = reasons.find((r) => ACCESS_REASONS.includes(r));
+  if (access) return new ConnectorError('credentials_rejected', `${ATS}: this company has no access to the Recruiting API (${access}).`);
+  if (response.status === 413 || reasons.some((r) => /^errors\.(file-too-big|invalid-file-type)$/.test(r)))
+    return new ConnectorError('attachment_rejected', `${ATS} refused a file (${response.status}: ${detail}).`);
   return errorForStatus(ATS, response, detail);
 }
 
@@ -195,6 +157,7 @@ async function uploadDocument(
     { method: 'POST', headers: headers(credentials), body: form },
     PACING,
   );
+  // 422: "The document you provided could not be processed" (PERSONIO_OPENAPI, the documents endpoint).
   if (response.status === 422)
     throw new ConnectorError('attachment_rejected', `${ATS} could not process the ${attachment.type} file (422).`);
   if (!response.ok) throw await failure(response);
@@ -204,6 +167,57 @@ async function uploadDocument(
     uuid: body.uuid,
     original_filename: attachment.name,
     category: Object.hasOwn(PERSONIO_CATEGORIES, attachment.type) ? PERSONIO_CATEGORIES[attachment.type] : 'other',
+  };
+}
+
+/**
+ * The system attributes Personio documents (`attributes[].id`: birthday, gender, location, phone, …;
+ * PERSONIO_OPENAPI) that we hold a value for.
+ */
+function attributesOf(candidate: Record<string, unknown>): { id: string; value: string }[] {
+  const attributes: { id: string; value: string }[] = [];
+  const phone = text(candidate.phone);
+  if (phone) attributes.push({ id: 'phone', value: phone });
+  const birthday = text(candidate.birthdate);
+  if (birthday && /^\d{4}-\d{2}-\d{2}$/.test(birthday)) attributes.push({ id: 'birthday', value: birthday });
+  const gender = text(candidate.gender);
+  if (gender && Object.hasOwn(GENDERS, gender)) attributes.push({ id: 'gender', value: GENDERS[gender] });
+  const place = (candidate.location ?? {}) as Record<string, unknown>;
+  const location = [text(place.street), [text(place.postcode), text(place.city)].filter(Boolean).join(' '), text(place.country)]
+    .filter(Boolean)
+    .join(', ');
+  if (location) attributes.push({ id: 'location', value: location });
+  return attributes;
+}
+
+/**
+ * The JSON body of `POST /v1/recruiting/applications` (`submit_application`, PERSONIO_OPENAPI; exported for
+ * the tests). `files` are the uploaded documents. `job_position_id` is documented as an integer: a job id
+ * that is not one cannot name a Personio position.
+ */
+export function personioApplicationBody(submission: Submission, files: { uuid: string; original_filename: string; category: string }[]) {
+  const jobId = submission.jobExternalId;
+  if (!/^\d{1,15}$/.test(jobId))
+    throw new ConnectorError('invalid_data', `${ATS} job position ids are integers; this job's id is not one.`);
+  const name = candidateName(submission.candidate);
+  const attributes = attributesOf(submission.candidate);
+  // `message`: "The applicant supplied free-text message": the notes, after the screening answers as
+  // `question: answer` lines (Personio has no field for answers but company-specific custom attributes), P282.
+  const message = [
+    ...submission.screeningAnswers.map((a) => `${a.question ?? a.id}: ${a.answer ?? ''}`),
+    ...(submission.notes ? [submission.notes] : []),
+  ].join('\n');
+  // `application_date` (yyyy-mm-dd, "cannot be a date in the future"): the day the candidate applied, in UTC.
+  const applied = /^\d{4}-\d{2}-\d{2}/.exec(submission.appliedAt)?.[0];
+  return {
+    first_name: name.first,
+    last_name: name.last,
+    email: String(submission.candidate.email ?? ''),
+    job_position_id: Number(jobId),
+    ...(message ? { message } : {}),
+    ...(applied ? { application_date: applied } : {}),
+    ...(attributes.length ? { attributes } : {}),
+    ...(files.length ? { files } : {}),
   };
 }
 
@@ -236,8 +250,18 @@ export const personioConnector: AtsConnector = {
       help: 'Settings → Integrations → API credentials: generate a Recruiting API access token.',
       pattern: /^[\x21-\x7e]{8,512}$/,
     },
+    {
+      name: 'feed_language',
+      flag: '--feed-language',
+      description: 'the language of the job feed (`language`, one of de, en, fr, es, nl, it, pt)',
+      label: 'Job feed language',
+      help: 'The career site language to import the jobs in; postings not written in it come in the default language.',
+      pattern: /^(de|en|fr|es|nl|it|pt)$/,
+      default: PERSONIO_DEFAULT_LANGUAGE,
+      choices: PERSONIO_FEED_LANGUAGES,
+    },
   ],
-  settings: [API_URL, FEED_URL],
+  settings: [API_URL, PERSONIO_FEED_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
   check: {
@@ -248,37 +272,30 @@ export const personioConnector: AtsConnector = {
   },
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
-    const feedUrl = personioFeedUrl(credentials.subdomain);
-    const response = await atsFetch(ATS, feedUrl, { headers: { Accept: 'application/xml' } }, PACING);
+    const response = await atsFetch(ATS, personioFeedRequestUrl(credentials), { headers: { Accept: 'application/xml' } }, PACING);
     if (response.status === 404)
       throw new ConnectorError('credentials_rejected', `${ATS} has no job feed for that subdomain (404).`, undefined, 'subdomain');
     if (!response.ok) throw errorForStatus(ATS, response);
+    const feedUrl = personioFeedUrl(credentials.subdomain);
     return parsePersonioFeed(await response.text()).map((position) => mapPersonioPosition(position, feedUrl));
   },
 
   async submitApplication(submission: Submission, credentials: AtsCredentials) {
     const base = atsBaseUrl(API_URL);
+    // Nothing is uploaded for an application Personio cannot take: the body is checked, and every file's
+    // size and type, before the first document goes out (P210, P282).
+    personioApplicationBody(submission, []);
+    for (const attachment of submission.attachments) checkAttachment(ATS, attachment, ATTACHMENTS);
     // Documents first: the application refers to them by uuid.
     const files = [];
     for (const attachment of submission.attachments) files.push(await uploadDocument(base, credentials, attachment));
-    const name = candidateName(submission.candidate);
-    const phone = text(submission.candidate.phone);
-    const jobId = submission.jobExternalId;
-    const body = {
-      first_name: name.first,
-      last_name: name.last,
-      email: String(submission.candidate.email ?? ''),
-      job_position_id: /^\d+$/.test(jobId) ? Number(jobId) : jobId,
-      ...(phone ? { attributes: [{ id: 'phone', value: phone }] } : {}),
-      ...(files.length ? { files } : {}),
-    };
     const response = await atsFetch(
       ATS,
       atsUrl(base, '/v1/recruiting/applications'),
       {
         method: 'POST',
         headers: { ...headers(credentials), 'Content-Type': 'application/json' },
-        body: JSON.stringify(body),
+        body: JSON.stringify(personioApplicationBody(submission, files)),
       },
       PACING,
     );

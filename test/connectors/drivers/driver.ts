@@ -32,6 +32,11 @@ export interface Driver {
   /** Asserts that the ATS saw a 429 and then accepted. */
   checkRateLimited(): void;
   rawId(key: Key): unknown;
+  /**
+   * The attachment types the contract's application carries (default: a CV and a cover letter). An ATS
+   * that takes fewer (Lever: the CV only, P281) names them; its own test shows the others refused.
+   */
+  attachmentTypes?: readonly string[];
 }
 
 /** What a driver module's simulator gives the runtime: the environment to point the connector at it. */

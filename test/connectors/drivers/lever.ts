@@ -57,12 +57,16 @@ function makeDriver(): Driver {
       expect(request.files.map((f) => [f.field, f.filename, f.contentType, f.bytes])).toEqual([
         ['resume', 'cv.pdf', 'application/pdf', PDF],
       ]);
+      // Nothing Lever's README does not document (and Lever would drop).
+      expect(lever.applications.at(-1)!.ignored).toEqual([]);
     },
     checkRateLimited() {
       // The connector retried the 429 itself, within the same attempt.
       expect(lever.postStatuses.slice(-2)).toEqual([429, 200]);
     },
     rawId: (key) => ({ id: ids[key] }),
+    // Lever takes only the résumé as a file (P281): a cover letter is refused, shown in lever.test.ts.
+    attachmentTypes: ['cv'],
   };
 }
 

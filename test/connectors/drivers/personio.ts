@@ -75,12 +75,17 @@ function makeDriver(): Driver {
         last_name: 'Hopper',
         email,
         job_position_id: Number(externalJobId),
+        message: 'Why us?: Because.',
+        application_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
         attributes: [{ id: 'phone', value: '+49 30 1234' }],
         files: [
           { uuid: application.documents[0].uuid, original_filename: 'cv.pdf', category: 'cv' },
           { uuid: application.documents[1].uuid, original_filename: 'cover.pdf', category: 'cover-letter' },
         ],
       });
+      expect(application.ignored).toEqual([]);
+      // The feed was read in the connection's language (the default, German).
+      expect(personio.requestsTo(/\/acme-contract\/xml$/).every((r) => r.query.get('language') === 'de')).toBe(true);
     },
     checkRateLimited() {
       const statuses = personio.server.requests.filter((r) => r.method === 'POST').map((r) => r.status);

@@ -1,0 +1,34 @@
+/**
+ * End-to-end delivery helpers for the connector tests: create an application through the API, let the sync
+ * worker deliver it, and read it back; and the e-mails the fallback wrote since a point in time.
+ */
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { expect } from '@jest/globals';
+import type { TestRuntime } from './runtime.js';
+
+/** POSTs the application body, drains the worker, and returns the application as the API shows it. */
+export async function applyAndDeliver(
+  api: TestRuntime,
+  partnerKey: string,
+  companyId: number,
+  body: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const created = await api.request('POST', '/applications/', { key: partnerKey, companyId, body });
+  expect(created.status).toBe(201);
+  await api.runtime.poller.drain();
+  return (await api.get(`/applications/${created.body.id}`, { key: partnerKey, companyId })).body;
+}
+
+/** The outbox now; `sent()` then gives the text of each e-mail written since (line breaks removed). */
+export function outboxWatch(api: TestRuntime): { sent(): string[] } {
+  const outbox = join(api.runtime.dataDir, 'outbox');
+  const mails = () => (existsSync(outbox) ? readdirSync(outbox).filter((f) => f.endsWith('.eml')) : []);
+  const before = new Set(mails());
+  return {
+    sent: () =>
+      mails()
+        .filter((f) => !before.has(f))
+        .map((f) => readFileSync(join(outbox, f), 'utf8').replace(/\r\n/g, '')),
+  };
+}
