@@ -174,6 +174,7 @@ function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: J
     reference,
     company,
     jobExternalId: String(job.external_id),
+    ...(job.ats_apply_key ? { jobApplyKey: job.ats_apply_key } : {}),
     candidate: record.candidate ?? {},
     screeningAnswers: record.screening_questions ?? [],
     customFields: record.custom_fields ?? {},
