@@ -169,7 +169,8 @@ async function releaseForRetry(record: ApplicationRecord, delaySeconds: number):
 /** Nothing more to do: the application is no longer sync-due. */
 const settle = (id: number) => leaveSyncDue(id);
 
-function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: JobRecord, reference: string): Submission {
+/** The connector's view of one application to one job (exported for the tests). */
+export function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: JobRecord, reference: string): Submission {
   return {
     reference,
     company,
