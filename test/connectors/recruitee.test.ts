@@ -15,7 +15,7 @@ const PDF = Buffer.from('%PDF-1.5\nrecruitee edge\n%%EOF');
 const company = { id: 1, ats: 'recruitee' } as CompanyRecord;
 const credentials = { company: 'edge' };
 
-const submission = submissionFactory({
+const base = submissionFactory({
   company,
   pdf: PDF,
   jobExternalId: '501',
@@ -23,6 +23,9 @@ const submission = submissionFactory({
   files: [{ name: 'cv.pdf' }],
   recordOpened: true,
 });
+/** An application to offer 501, whose slug the import stored as the job's ats_apply_key (P276). */
+const submission: typeof base = (overrides = {}, files) => base({ jobApplyKey: 'platform-engineer', ...overrides }, files);
+const posts = (from: number) => sim.server.requests.slice(from).filter((r) => r.method === 'POST');
 
 let sim: RecruiteeSimulator;
 let odd: SimulatorServer;
@@ -204,6 +207,8 @@ describe('jobs', () => {
       salary_frequency: 'monthly',
       custom_fields: { slug: 'data-analyst', department: 'Data & Analytics', tags: ['berlin'], min_hours: 32, max_hours: 40 },
       import_source: 'api',
+      // P276: the apply path names the offer by its slug; external_id stays the id.
+      ats_apply_key: 'data-analyst',
     });
     expect(job.raw_values).toEqual(raw);
     // Phone and cover letter are switched off on this offer; the CV is optional.
@@ -226,7 +231,10 @@ describe('jobs', () => {
     ]);
     const candidate = { email: 'nophone@example.com', full_name: 'Ada Nophone' };
     const error = await rejection(
-      recruiteeConnector.submitApplication(submission({ jobExternalId: '78', candidate, screeningAnswers: [] }), credentials),
+      recruiteeConnector.submitApplication(
+        submission({ jobExternalId: '78', jobApplyKey: 'support-lead', candidate, screeningAnswers: [] }),
+        credentials,
+      ),
     );
     expect(error).toMatchObject({ kind: 'invalid_data', message: expect.stringContaining('phone') });
   });
@@ -336,22 +344,33 @@ describe('jobs', () => {
 });
 
 describe('applications', () => {
-  test('answers go in the format of their kind: flag, multi_content[], content, remote_file_url; 201 gives the candidate id', async () => {
+  test('answers go in the format of their kind: flag, multi_content[], content, and a file as the file question’s `file`; 201 gives the candidate id', async () => {
+    const portfolio = Buffer.from('%PDF-1.5\nportfolio\n%%EOF');
+    const before = sim.server.requests.length;
     const result = await recruiteeConnector.submitApplication(
-      submission({
-        screeningAnswers: answers([
-          { id: '11', answer_type: 'text', answer: 'One month' },
-          { id: '13', answer_type: 'multi_select', answer: 'Go, Rust' },
-          { id: 'open_question_14', answer_type: 'single_select', answer: 'B2B' },
-          { id: '16', answer_type: 'file', answer: 'https://files.example.com/portfolio.pdf' },
-          { id: 'not-a-recruitee-question', answer_type: 'text', answer: 'ignored' },
-        ]),
-      }),
+      submission(
+        {
+          screeningAnswers: answers([
+            { id: '11', answer_type: 'text', answer: 'One month' },
+            { id: '13', answer_type: 'multi_select', answer: 'Go, Rust' },
+            { id: 'open_question_14', answer_type: 'single_select', answer: 'B2B' },
+            // The file question's text answer is not sent: the work sample below is its answer.
+            { id: '16', answer_type: 'file', answer: 'portfolio.pdf' },
+            { id: 'not-a-recruitee-question', answer_type: 'text', answer: 'ignored' },
+          ]),
+        },
+        [{ name: 'cv.pdf' }, { name: 'portfolio.pdf', type: 'work_sample', bytes: portfolio }],
+      ),
       credentials,
     );
     const created = sim.candidates.filter((c) => c.company === 'edge').pop()!;
     expect(result).toEqual({ externalId: String(created.id) });
-    const request = sim.requestsTo(/\/recruitee\/edge\/api\/offers\/501\/candidates$/).pop()!;
+    // The offers list is read once for the offer's file questions, then the application goes to the slug.
+    expect(sim.server.requests.slice(before).map((r) => [r.method, r.path])).toEqual([
+      ['GET', '/recruitee/edge/api/offers/'],
+      ['POST', '/recruitee/edge/api/offers/platform-engineer/candidates'],
+    ]);
+    const request = sim.requestsTo(/\/recruitee\/edge\/api\/offers\/platform-engineer\/candidates$/).pop()!;
     const a = 'candidate[open_question_answers_attributes]';
     expect(request.fields).toEqual({
       'candidate[name]': ['Ada Lovelace'],
@@ -368,10 +387,27 @@ describe('applications', () => {
       [`${a}[4][open_question_id]`]: ['14'],
       [`${a}[4][content]`]: ['B2B'],
       [`${a}[5][open_question_id]`]: ['16'],
-      [`${a}[5][remote_file_url]`]: ['https://files.example.com/portfolio.pdf'],
     });
-    expect(request.files.map((f) => [f.field, f.filename, f.bytes])).toEqual([['candidate[cv]', 'cv.pdf', PDF]]);
+    expect(request.files.map((f) => [f.field, f.filename, f.bytes])).toEqual([
+      ['candidate[cv]', 'cv.pdf', PDF],
+      [`${a}[5][file]`, 'portfolio.pdf', portfolio],
+    ]);
     expect(created.answers).toHaveLength(6);
+    expect(created.answers[5]).toMatchObject({ open_question_id: '16', file: { bytes: portfolio } });
+  });
+
+  test('a file question answered with text (a URL) and no file of the application is invalid_data, and nothing is sent', async () => {
+    const before = sim.server.requests.length;
+    const error = await rejection(
+      recruiteeConnector.submitApplication(
+        submission({ screeningAnswers: answers([{ id: '16', answer_type: 'file', answer: 'https://files.example.com/portfolio.pdf' }]) }),
+        credentials,
+      ),
+    );
+    expect(error).toMatchObject({ kind: 'invalid_data' });
+    expect(error.message).toMatch(/question 16 has a text answer/);
+    expect(error.message).not.toContain('files.example.com');
+    expect(posts(before)).toEqual([]);
   });
 
   test('the quirk: a boolean question answered with content is refused by Recruitee (422), so the connector sends flag', async () => {
@@ -410,19 +446,119 @@ describe('applications', () => {
     expect(request.fields['candidate[phone]']).toBeUndefined();
   });
 
-  test('the CV and the cover letter go as file parts; a second application with the same e-mail is accepted (no duplicate error)', async () => {
-    const cover = Buffer.from('%PDF-1.5\ncover\n%%EOF');
-    const files = [{ name: 'cv.pdf' }, { name: 'letter.pdf', type: 'cover_letter', bytes: cover }];
+  test('a cover letter that is text goes as the text candidate[cover_letter]; a second application with the same e-mail is accepted (no duplicate error)', async () => {
+    const letter = 'Dear team,\nI would love to build your platform. – Ada';
+    const files = [
+      { name: 'cv.pdf' },
+      { name: 'cover-letter.txt', type: 'cover_letter', content_type: 'text/plain', bytes: Buffer.from(letter) },
+    ];
     const candidate = { email: 'twice@example.com', full_name: 'Ada Twice', phone: '+31 20 556' };
+    const before = sim.server.requests.length;
     const first = await recruiteeConnector.submitApplication(submission({ candidate, screeningAnswers: answers() }, files), credentials);
     const second = await recruiteeConnector.submitApplication(submission({ candidate, screeningAnswers: answers() }, files), credentials);
     expect(second.externalId).not.toBe(first.externalId);
+    // One CV and a text cover letter need no file question: no offers list is read.
+    expect(sim.server.requests.slice(before).map((r) => r.method)).toEqual(['POST', 'POST']);
     const request = sim.requestsTo(/\/candidates$/).pop()!;
-    expect(request.files.map((f) => [f.field, f.filename, f.bytes])).toEqual([
-      ['candidate[cv]', 'cv.pdf', PDF],
-      ['candidate[cover_letter_file]', 'letter.pdf', cover],
+    // multipart/form-data carries line breaks as CRLF (the HTML form encoding), as a careers-site form would.
+    const sent = letter.replace(/\n/g, '\r\n');
+    expect(request.fields['candidate[cover_letter]']).toEqual([sent]);
+    expect(request.files.map((f) => [f.field, f.filename, f.bytes])).toEqual([['candidate[cv]', 'cv.pdf', PDF]]);
+    const created = sim.candidates.find((c) => String(c.id) === second.externalId)!;
+    expect(created.coverLetter).toBe(sent);
+    expect(created.possibleDuplicateOf).toBe(Number(first.externalId));
+  });
+
+  test('a cover-letter document goes as the file answer of the offer’s cover-letter question; without one it is attachment_rejected before any POST', async () => {
+    const cover = Buffer.from('%PDF-1.5\ncover\n%%EOF');
+    const files = [{ name: 'cv.pdf' }, { name: 'letter.pdf', type: 'cover_letter', bytes: cover }];
+    const before = sim.server.requests.length;
+    const error = await rejection(recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }, files), credentials));
+    expect(error).toMatchObject({ kind: 'attachment_rejected', name: 'AttachmentRejectedError' });
+    expect(error.message).toMatch(/cover letter as text.*no file question for the cover_letter file/);
+    expect(error.message).not.toContain('letter.pdf');
+    expect(posts(before)).toEqual([]);
+
+    site.offers[0].questions!.push({ id: 17, kind: 'file', body: 'Motivation letter' });
+    await recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }, files), credentials);
+    const request = sim.requestsTo(/\/candidates$/).pop()!;
+    expect(request.fields['candidate[cover_letter]']).toBeUndefined();
+    expect(request.fields['candidate[open_question_answers_attributes][2][open_question_id]']).toEqual(['17']);
+    expect(request.files.map((f) => [f.field, f.bytes])).toEqual([
+      ['candidate[cv]', PDF],
+      ['candidate[open_question_answers_attributes][2][file]', cover],
     ]);
-    expect(sim.candidates.find((c) => String(c.id) === second.externalId)!.possibleDuplicateOf).toBe(Number(first.externalId));
+  });
+
+  test.each([
+    ['not UTF-8', Buffer.from([0xff, 0xfe, 0x00, 0x41]), /not UTF-8 text/],
+    ['over 64 KiB', Buffer.alloc(64 * 1024 + 1, 'a'), /up to 65536 bytes/],
+  ])('a text cover letter %s is attachment_rejected before any POST', async (_name, bytes, message) => {
+    const before = sim.server.requests.length;
+    const files = [{ name: 'cv.pdf' }, { name: 'letter.txt', type: 'cover_letter', content_type: 'text/plain', bytes }];
+    const error = await rejection(recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }, files), credentials));
+    expect(error).toMatchObject({ kind: 'attachment_rejected' });
+    expect(error.message).toMatch(message);
+    expect(posts(before)).toEqual([]);
+  });
+});
+
+describe('the offer’s slug (P276)', () => {
+  test('a job imported without a stored slug: the offers list is read once for it, and the application goes to the slug', async () => {
+    const before = sim.server.requests.length;
+    await expect(
+      recruiteeConnector.submitApplication(submission({ jobApplyKey: undefined, screeningAnswers: answers() }), credentials),
+    ).resolves.toEqual({ externalId: expect.any(String) });
+    expect(sim.server.requests.slice(before).map((r) => [r.method, r.path, r.status])).toEqual([
+      ['GET', '/recruitee/edge/api/offers/', 200],
+      ['POST', '/recruitee/edge/api/offers/platform-engineer/candidates', 201],
+    ]);
+  });
+
+  test('without a stored slug, an offer missing from the list is job_not_published and a careers site gone is credentials_rejected; nothing is posted', async () => {
+    const before = sim.server.requests.length;
+    await expect(
+      recruiteeConnector.submitApplication(submission({ jobApplyKey: undefined, jobExternalId: '999' }), credentials),
+    ).rejects.toMatchObject({ kind: 'job_not_published' });
+    site.gone = true;
+    await expect(recruiteeConnector.submitApplication(submission({ jobApplyKey: undefined }), credentials)).rejects.toMatchObject({
+      kind: 'credentials_rejected',
+      field: 'company',
+    });
+    expect(posts(before)).toEqual([]);
+  });
+
+  test('the numeric id is never the path: Recruitee (the simulator) answers 404 to it', async () => {
+    const before = sim.server.requests.length;
+    await expect(
+      recruiteeConnector.submitApplication(submission({ jobApplyKey: '501', screeningAnswers: answers() }), credentials),
+    ).resolves.toEqual({ externalId: expect.any(String) });
+    // A stored "slug" that is the id answers 404; the list names the offer's real slug, and the application goes there once.
+    expect(sim.server.requests.slice(before).map((r) => [r.method, r.path, r.status])).toEqual([
+      ['POST', '/recruitee/edge/api/offers/501/candidates', 404],
+      ['GET', '/recruitee/edge/api/offers/', 200],
+      ['POST', '/recruitee/edge/api/offers/platform-engineer/candidates', 201],
+    ]);
+  });
+
+  test('a slug changed with the title since the import: one more POST to the new slug, one candidate', async () => {
+    site.offers[0].slug = 'platform-engineer-berlin';
+    const before = sim.server.requests.length;
+    const count = sim.candidates.length;
+    await recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }), credentials);
+    expect(posts(before).map((r) => [r.path, r.status])).toEqual([
+      ['/recruitee/edge/api/offers/platform-engineer/candidates', 404],
+      ['/recruitee/edge/api/offers/platform-engineer-berlin/candidates', 201],
+    ]);
+    expect(sim.candidates.length).toBe(count + 1);
+  });
+
+  test('an offers list whose offer has no usable slug is invalid_data, and nothing is posted', async () => {
+    useOdd();
+    oddReply = { status: 200, body: { offers: [{ id: 501, title: 'Platform Engineer', slug: 'a/b' }] } };
+    const error = await rejection(recruiteeConnector.submitApplication(submission({ jobApplyKey: undefined }), credentials));
+    expect(error).toMatchObject({ kind: 'invalid_data', message: 'Recruitee lists the offer without a slug to apply to.' });
+    expect(odd.requests.filter((r) => r.method === 'POST')).toEqual([]);
   });
 });
 
@@ -431,20 +567,20 @@ describe('attachments', () => {
     ['a file over 10 MB (refused before it is read)', [{ name: 'cv.pdf', size: 10 * 1024 * 1024 + 1 }], /up to 10485760 bytes/],
     ['a type Recruitee does not take', [{ name: 'cv.exe' }], /accepts only pdf, doc, docx, odt, rtf, txt/],
     [
-      'a file type with no field on the careers site',
+      'a file type the offer has no file question for',
       [{ name: 'cv.pdf' }, { name: 'cert.pdf', type: 'certificate' }],
-      /certificate file has no field/,
+      /no file question for the certificate file/,
     ],
-    ['a second CV', [{ name: 'cv.pdf' }, { name: 'cv2.pdf' }], /second cv file has no field/],
+    ['a second CV', [{ name: 'cv.pdf' }, { name: 'cv2.pdf' }], /no file question for the cv file/],
     ['an empty file', [{ name: 'cv.pdf', bytes: Buffer.alloc(0) }], /empty/],
-  ])('%s is attachment_rejected and nothing is sent', async (_name, files, message) => {
+  ])('%s is attachment_rejected and nothing is posted', async (_name, files, message) => {
     const before = sim.server.requests.length;
     const sub = submission({ screeningAnswers: answers() }, files);
     const error = await rejection(recruiteeConnector.submitApplication(sub, credentials));
     expect(error).toMatchObject({ kind: 'attachment_rejected', name: 'AttachmentRejectedError' });
     expect(error.message).toMatch(message);
     for (const f of files) expect(error.message).not.toContain(f.name);
-    expect(sim.server.requests.length).toBe(before);
+    expect(posts(before)).toEqual([]);
     if ('size' in files[0]) expect(sub.opened).toEqual([]);
   });
 
@@ -462,7 +598,9 @@ describe('error mapping', () => {
     await expect(recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }), credentials)).rejects.toMatchObject({
       kind: 'job_not_published',
     });
-    await expect(recruiteeConnector.submitApplication(submission({ jobExternalId: '999999' }), credentials)).rejects.toMatchObject({
+    await expect(
+      recruiteeConnector.submitApplication(submission({ jobExternalId: '999999', jobApplyKey: 'no-such-offer' }), credentials),
+    ).rejects.toMatchObject({
       kind: 'job_not_published',
     });
   });
@@ -475,7 +613,7 @@ describe('error mapping', () => {
       field: 'company',
     });
     expect(sim.server.requests.slice(before).map((r) => [r.method, r.path])).toEqual([
-      ['POST', '/recruitee/edge/api/offers/501/candidates'],
+      ['POST', '/recruitee/edge/api/offers/platform-engineer/candidates'],
       ['GET', '/recruitee/edge/api/offers/'],
     ]);
   });
