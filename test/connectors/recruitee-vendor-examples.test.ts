@@ -94,6 +94,14 @@ function formExample(): FormData {
   return form;
 }
 
+/** R's form-data example with one more answer (question `id`, its `key` and `value`) as answer 3. */
+function withAnswer(id: string, key: string, value: string): FormData {
+  const form = formExample();
+  form.append('candidate[open_question_answers_attributes][3][open_question_id]', id);
+  form.append(`candidate[open_question_answers_attributes][3][${key}]`, value);
+  return form;
+}
+
 describe('Recruitee simulator: the documented examples', () => {
   test('R: GET /offers carries each offer’s open_questions as documented ({id, kind, required, position, body, open_question_options})', async () => {
     const res = await fetch(`${base()}/offers/`);
@@ -202,12 +210,17 @@ describe('Recruitee simulator: what the pages do not allow is refused', () => {
   });
 
   test('a file answer as `remote_file_url` (the connector’s old multipart shape, and C’s old JSON example) is refused (422): R documents `file`', async () => {
-    const form = formExample();
-    form.append('candidate[open_question_answers_attributes][3][open_question_id]', '11');
-    form.append('candidate[open_question_answers_attributes][3][remote_file_url]', 'https://site.example.com/files/additional_file.jpg');
+    const form = new FormData();
+    form.append('candidate[name]', 'John Smith');
+    form.append('candidate[email]', 'john.smith@example.com');
+    form.append('candidate[phone]', '987654321');
+    form.append('candidate[open_question_answers_attributes][0][open_question_id]', '11');
+    form.append('candidate[open_question_answers_attributes][0][remote_file_url]', 'https://site.example.com/files/additional_file.jpg');
     const multipart = await post('/offers/operations-manager/candidates', form);
     expect(multipart.status).toBe(422);
-    expect(((await multipart.json()) as { error: string[] }).error).toContain('Remote file url is not a permitted field');
+    expect(await multipart.json()).toEqual({
+      error: ['Remote file url is not a permitted field', "Open question answers file can't be blank"],
+    });
     const json = await post('/offers/operations-manager/candidates', jsonExample());
     expect(json.status).toBe(422);
     expect(((await json.json()) as { error: string[] }).error).toEqual([
@@ -218,16 +231,10 @@ describe('Recruitee simulator: what the pages do not allow is refused', () => {
   });
 
   test('R: a boolean question takes `flag`; answered with `content` it is refused (422)', async () => {
-    const form = formExample();
-    form.append('candidate[open_question_answers_attributes][3][open_question_id]', '300001');
-    form.append('candidate[open_question_answers_attributes][3][content]', 'Yes');
-    const res = await post('/offers/sales-manager/candidates', form);
+    const res = await post('/offers/sales-manager/candidates', withAnswer('300001', 'content', 'Yes'));
     expect(res.status).toBe(422);
     expect(await res.json()).toEqual({ error: ["Open question answers flag can't be blank"] });
-    const fixed = formExample();
-    fixed.append('candidate[open_question_answers_attributes][3][open_question_id]', '300001');
-    fixed.append('candidate[open_question_answers_attributes][3][flag]', 'true');
-    expect((await post('/offers/sales-manager/candidates', fixed)).status).toBe(201);
+    expect((await post('/offers/sales-manager/candidates', withAnswer('300001', 'flag', 'true'))).status).toBe(201);
   });
 
   test('an undocumented candidate field (an unknown key) is refused (422), never silently dropped', async () => {
