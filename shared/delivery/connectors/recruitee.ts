@@ -144,7 +144,8 @@ export async function recruiteeApplicationForm(submission: Submission, questions
     const type = String(answer.answer_type ?? '');
     if (type === 'file' || type === 'video') {
       // A file question takes only an uploaded `file` (not a URL, not text): a file of the application fills it.
-      if (filled.has(id)) continue;
+      // An empty answer carries nothing to lose.
+      if (filled.has(id) || !value.trim()) continue;
       throw new ConnectorError(
         'invalid_data',
         `${ATS} takes the answer to a file question only as an uploaded file; question ${id} has a text answer and no file of the application fits it.`,
