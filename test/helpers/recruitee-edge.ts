@@ -46,9 +46,11 @@ export interface Edge {
 export function recruiteeEdge(): Edge {
   const edge = {
     oddReply: { status: 200, body: { offers: [] } },
-    useOdd: () => (process.env.RECRUITEE_API_URL = `${edge.odd.url}/odd/{company}`),
+    useOdd: () => {
+      process.env.RECRUITEE_API_URL = `${edge.odd.url}/odd/{company}`;
+    },
     posts: (from: number) => edge.sim.server.requests.slice(from).filter((r) => r.method === 'POST'),
-  } as Edge;
+  } as unknown as Edge;
   beforeAll(async () => {
     edge.sim = await startRecruiteeSimulator();
     edge.odd = await startSimulatorServer(async () => {
