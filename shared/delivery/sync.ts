@@ -169,11 +169,13 @@ async function releaseForRetry(record: ApplicationRecord, delaySeconds: number):
 /** Nothing more to do: the application is no longer sync-due. */
 const settle = (id: number) => leaveSyncDue(id);
 
-function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: JobRecord, reference: string): Submission {
+/** The connector's view of one application to one job (exported for the tests). */
+export function submissionFor(record: ApplicationRecord, company: CompanyRecord, job: JobRecord, reference: string): Submission {
   return {
     reference,
     company,
     jobExternalId: String(job.external_id),
+    ...(job.ats_apply_key ? { jobApplyKey: job.ats_apply_key } : {}),
     candidate: record.candidate ?? {},
     screeningAnswers: record.screening_questions ?? [],
     customFields: record.custom_fields ?? {},

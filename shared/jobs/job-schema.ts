@@ -174,6 +174,12 @@ export const jobInputSchema = {
     custom_fields: freeFormObject(),
     raw_values: rawValuesObject(),
     import_source: str,
+    /**
+     * Internal (P276): the id or slug the ATS's apply call needs when it differs from `external_id` (Recruitee
+     * applies by the offer's slug). Set by a connector's job mapping, stored with the job record, compared by the
+     * import; never in the Job API response, the OpenAPI document or the typed client.
+     */
+    ats_apply_key: { type: 'string', minLength: 1, maxLength: 255 },
   },
 } as const;
 
@@ -228,6 +234,8 @@ export type JobRecord = { [K in ContentField]: unknown } & {
   status: (typeof JOB_STATUSES)[number];
   raw_values: Record<string, unknown>;
   import_source: string;
+  /** Internal (P276): what the ATS's apply call names the job by, when not `external_id`; absent otherwise. Not in `toJob`. */
+  ats_apply_key?: string;
   /**
    * The run the job last arrived on, as stored. A job that arrived unchanged is not written again (P192): unless
    * `run_frozen`, its run is the company's last complete run (`resolveRunIds`), kept on the jobs counter item.

@@ -277,6 +277,12 @@ function tooLarge(job: JobRecord): [field: string, message: string] | undefined 
   ];
 }
 
+/** The record without its ATS apply key (P276): an update sets the feed's key, or none when the feed has none. */
+function withoutApplyKey(job: JobRecord): JobRecord {
+  const { ats_apply_key: _key, ...rest } = job;
+  return rest;
+}
+
 /**
  * One import run: new jobs are created, changed ones updated (content, fingerprint and
  * last_content_update_at move only when the fingerprint changes), every job in the feed gets the run's
@@ -330,6 +336,7 @@ export async function importJobs(
         status,
         raw_values: input.raw_values ?? {},
         import_source: source,
+        ...(input.ats_apply_key ? { ats_apply_key: input.ats_apply_key } : {}),
         run_id: runId,
         ...(complete ? {} : { run_frozen: true }),
         fingerprint,
@@ -344,15 +351,17 @@ export async function importJobs(
       contentChanged ||
       previous.status !== status ||
       canonicalJson(previous.raw_values) !== canonicalJson(input.raw_values ?? {}) ||
-      previous.import_source !== source;
+      previous.import_source !== source ||
+      (previous.ats_apply_key ?? null) !== (input.ats_apply_key ?? null);
     if (changed)
       updates.push(
         arrived({
-          ...previous,
+          ...withoutApplyKey(previous),
           ...(contentChanged ? content : {}),
           status,
           raw_values: input.raw_values ?? {},
           import_source: source,
+          ...(input.ats_apply_key ? { ats_apply_key: input.ats_apply_key } : {}),
           fingerprint,
           updated_at: now,
           last_content_update_at: contentChanged ? now : previous.last_content_update_at,

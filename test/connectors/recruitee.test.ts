@@ -1,76 +1,21 @@
 /**
  * The Recruitee connector straight against its simulator (no storage involved): the careers-site check
  * (no credentials: what it accepts and each way it refuses), the one-call offers list, the open_questions
- * mapping, the answer formats by question kind, the file limits, and the mapping of Recruitee's answers to
- * the error kinds the sync worker acts on. Odd answers come from a bare loopback server.
+ * mapping, and the mapping of Recruitee's answers to the error kinds the sync worker acts on. The application
+ * body (answers, files, the slug) is in recruitee-applications.test.ts. Odd answers come from a bare loopback server.
  */
-import type { CompanyRecord } from '#companies/company-schema.js';
 import { mapRecruiteeOffer, recruiteeConnector, recruiteeEmploymentType } from '#delivery/connectors/recruitee.js';
 import { connectorFor } from '#delivery/connectors/registry.js';
-import { rejection, submissionFactory } from '../helpers/submissions.js';
-import { startSimulatorServer, type Reply, type SimulatorServer } from '../simulators/server.js';
-import { recruiteeOfferJson, startRecruiteeSimulator, type RecruiteeSimulator, type RecruiteeSite } from '../simulators/recruitee.js';
+import { answers, company, credentials, recruiteeEdge, submission } from '../helpers/recruitee-edge.js';
+import { rejection } from '../helpers/submissions.js';
+import type { Reply } from '../simulators/server.js';
+import { recruiteeOfferJson, type RecruiteeSimulator, type RecruiteeSite } from '../simulators/recruitee.js';
 
-const PDF = Buffer.from('%PDF-1.5\nrecruitee edge\n%%EOF');
-const company = { id: 1, ats: 'recruitee' } as CompanyRecord;
-const credentials = { company: 'edge' };
-
-const submission = submissionFactory({
-  company,
-  pdf: PDF,
-  jobExternalId: '501',
-  candidate: { email: 'ada.edge@example.com', first_name: 'Ada', last_name: 'Lovelace', phone: '+31 20 555' },
-  files: [{ name: 'cv.pdf' }],
-  recordOpened: true,
-});
-
+const edge = recruiteeEdge();
 let sim: RecruiteeSimulator;
-let odd: SimulatorServer;
-let oddReply: Reply & { delayMs?: number } = { status: 200, body: { offers: [] } };
 let site: RecruiteeSite;
-const simUrl = () => sim.env.RECRUITEE_API_URL;
-const useOdd = () => (process.env.RECRUITEE_API_URL = `${odd.url}/odd/{company}`);
-
-beforeAll(async () => {
-  sim = await startRecruiteeSimulator();
-  odd = await startSimulatorServer(async () => {
-    if (oddReply.delayMs) await new Promise((r) => setTimeout(r, oddReply.delayMs));
-    return oddReply;
-  });
-});
-afterAll(() => Promise.all([sim.server.stop(), odd.stop()]));
-
-beforeEach(() => {
-  process.env.RECRUITEE_API_URL = simUrl();
-  sim.rateLimitNext = 0;
-  sim.maxBytes = 10 * 1024 * 1024;
-  sim.nextApplyReply = undefined;
-  site = {
-    company: 'edge',
-    offers: [
-      {
-        id: 501,
-        title: 'Platform Engineer',
-        optionsPhone: 'required',
-        questions: [
-          { id: 11, kind: 'string', body: 'Notice period?' },
-          { id: 12, kind: 'boolean', body: 'Do you need a visa?', required: true },
-          { id: 13, kind: 'multi_choice', body: 'Languages', options: ['Go', 'TypeScript', 'Rust'] },
-          { id: 14, kind: 'single_choice', body: 'Contract', options: ['B2B', 'Employment'] },
-          { id: 15, kind: 'legal', body: 'I agree to the privacy policy', required: true },
-          { id: 16, kind: 'file', body: 'Portfolio' },
-        ],
-      },
-    ],
-  };
-  sim.sites.set('edge', site);
-});
-
-const answers = (extra: Record<string, string>[] = []) => [
-  { id: '12', question: 'Do you need a visa?', answer_type: 'boolean', answer: 'No' },
-  { id: '15', question: 'I agree to the privacy policy', answer_type: 'consent', answer: 'yes' },
-  ...extra,
-];
+beforeEach(() => ({ sim, site } = edge));
+const useOdd = () => edge.useOdd();
 
 describe('credentials check (the careers site: no credentials)', () => {
   test('an existing careers site is accepted with one GET of the offers list, and nothing is created', async () => {
@@ -97,7 +42,7 @@ describe('credentials check (the careers site: no credentials)', () => {
     ['403 from the careers site', { status: 403, raw: 'Forbidden', headers: { 'Content-Type': 'text/plain' } }],
   ])('%s is not taken for proof: credentials_rejected naming company', async (_name, reply) => {
     useOdd();
-    oddReply = reply as Reply;
+    edge.oddReply = reply as Reply;
     await expect(recruiteeConnector.validateCredentials(credentials, company)).rejects.toMatchObject({
       kind: 'credentials_rejected',
       field: 'company',
@@ -108,15 +53,15 @@ describe('credentials check (the careers site: no credentials)', () => {
     process.env.RECRUITEE_API_URL = 'http://127.0.0.1:1/recruitee/{company}';
     await expect(recruiteeConnector.validateCredentials(credentials, company)).rejects.toMatchObject({ kind: 'transient' });
     useOdd();
-    oddReply = { status: 502, raw: 'Bad gateway', headers: { 'Content-Type': 'text/plain' } };
+    edge.oddReply = { status: 502, raw: 'Bad gateway', headers: { 'Content-Type': 'text/plain' } };
     await expect(recruiteeConnector.validateCredentials(credentials, company)).rejects.toMatchObject({ kind: 'transient' });
-    oddReply = { status: 429, body: {}, headers: { 'Retry-After': '30' } };
+    edge.oddReply = { status: 429, body: {}, headers: { 'Retry-After': '30' } };
     await expect(recruiteeConnector.validateCredentials(credentials, company)).rejects.toMatchObject({
       kind: 'rate_limited',
       retryAfterSeconds: 30,
     });
     process.env.ATS_TIMEOUT_MS = '100';
-    oddReply = { status: 200, body: { offers: [] }, delayMs: 400 };
+    edge.oddReply = { status: 200, body: { offers: [] }, delayMs: 400 };
     try {
       await expect(recruiteeConnector.validateCredentials(credentials, company)).rejects.toMatchObject({ kind: 'transient' });
     } finally {
@@ -153,7 +98,10 @@ describe('jobs', () => {
   test('an offer the list carries with another status than published is left out', async () => {
     useOdd();
     const offer = recruiteeOfferJson(site, { id: 7, title: 'Draft' });
-    oddReply = { status: 200, body: { offers: [offer, { ...offer, id: 8, status: 'closed' }, { ...offer, id: 9, status: undefined }] } };
+    edge.oddReply = {
+      status: 200,
+      body: { offers: [offer, { ...offer, id: 8, status: 'closed' }, { ...offer, id: 9, status: undefined }] },
+    };
     expect((await recruiteeConnector.listPublishedJobs(company, credentials))!.map((j) => j.external_id)).toEqual(['7', '9']);
   });
 
@@ -204,6 +152,8 @@ describe('jobs', () => {
       salary_frequency: 'monthly',
       custom_fields: { slug: 'data-analyst', department: 'Data & Analytics', tags: ['berlin'], min_hours: 32, max_hours: 40 },
       import_source: 'api',
+      // P276: the apply path names the offer by its slug; external_id stays the id.
+      ats_apply_key: 'data-analyst',
     });
     expect(job.raw_values).toEqual(raw);
     // Phone and cover letter are switched off on this offer; the CV is optional.
@@ -226,7 +176,10 @@ describe('jobs', () => {
     ]);
     const candidate = { email: 'nophone@example.com', full_name: 'Ada Nophone' };
     const error = await rejection(
-      recruiteeConnector.submitApplication(submission({ jobExternalId: '78', candidate, screeningAnswers: [] }), credentials),
+      recruiteeConnector.submitApplication(
+        submission({ jobExternalId: '78', jobApplyKey: 'support-lead', candidate, screeningAnswers: [] }),
+        credentials,
+      ),
     );
     expect(error).toMatchObject({ kind: 'invalid_data', message: expect.stringContaining('phone') });
   });
@@ -322,7 +275,7 @@ describe('jobs', () => {
     ['a top-level array', { status: 200, body: [{ id: 1 }] }],
   ])('a malformed feed (%s) is invalid_data', async (_name, reply) => {
     useOdd();
-    oddReply = reply as Reply;
+    edge.oddReply = reply as Reply;
     await expect(recruiteeConnector.listPublishedJobs(company, credentials)).rejects.toMatchObject({ kind: 'invalid_data' });
   });
 
@@ -335,134 +288,15 @@ describe('jobs', () => {
   });
 });
 
-describe('applications', () => {
-  test('answers go in the format of their kind: flag, multi_content[], content, remote_file_url; 201 gives the candidate id', async () => {
-    const result = await recruiteeConnector.submitApplication(
-      submission({
-        screeningAnswers: answers([
-          { id: '11', answer_type: 'text', answer: 'One month' },
-          { id: '13', answer_type: 'multi_select', answer: 'Go, Rust' },
-          { id: 'open_question_14', answer_type: 'single_select', answer: 'B2B' },
-          { id: '16', answer_type: 'file', answer: 'https://files.example.com/portfolio.pdf' },
-          { id: 'not-a-recruitee-question', answer_type: 'text', answer: 'ignored' },
-        ]),
-      }),
-      credentials,
-    );
-    const created = sim.candidates.filter((c) => c.company === 'edge').pop()!;
-    expect(result).toEqual({ externalId: String(created.id) });
-    const request = sim.requestsTo(/\/recruitee\/edge\/api\/offers\/501\/candidates$/).pop()!;
-    const a = 'candidate[open_question_answers_attributes]';
-    expect(request.fields).toEqual({
-      'candidate[name]': ['Ada Lovelace'],
-      'candidate[email]': ['ada.edge@example.com'],
-      'candidate[phone]': ['+31 20 555'],
-      [`${a}[0][open_question_id]`]: ['12'],
-      [`${a}[0][flag]`]: ['false'],
-      [`${a}[1][open_question_id]`]: ['15'],
-      [`${a}[1][flag]`]: ['true'],
-      [`${a}[2][open_question_id]`]: ['11'],
-      [`${a}[2][content]`]: ['One month'],
-      [`${a}[3][open_question_id]`]: ['13'],
-      [`${a}[3][multi_content][]`]: ['Go', 'Rust'],
-      [`${a}[4][open_question_id]`]: ['14'],
-      [`${a}[4][content]`]: ['B2B'],
-      [`${a}[5][open_question_id]`]: ['16'],
-      [`${a}[5][remote_file_url]`]: ['https://files.example.com/portfolio.pdf'],
-    });
-    expect(request.files.map((f) => [f.field, f.filename, f.bytes])).toEqual([['candidate[cv]', 'cv.pdf', PDF]]);
-    expect(created.answers).toHaveLength(6);
-  });
-
-  test('the quirk: a boolean question answered with content is refused by Recruitee (422), so the connector sends flag', async () => {
-    // Sent the way a plain text answer goes, Recruitee refuses it …
-    await expect(
-      recruiteeConnector.submitApplication(
-        submission({ screeningAnswers: [{ id: '12', answer_type: 'text', answer: 'No' }, answers()[1]] }),
-        credentials,
-      ),
-    ).rejects.toMatchObject({ kind: 'invalid_data' });
-    // … and with its kind's answer_type it goes as flag and is accepted.
-    await expect(recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }), credentials)).resolves.toEqual({
-      externalId: expect.any(String),
-    });
-  });
-
-  test('consent is never invented: a required legal question answered "no" is refused as invalid_data', async () => {
-    const error = await rejection(
-      recruiteeConnector.submitApplication(
-        submission({ screeningAnswers: [answers()[0], { ...answers()[1], answer: 'no' }] }),
-        credentials,
-      ),
-    );
-    expect(error).toMatchObject({ kind: 'invalid_data' });
-    expect(error.message).toMatch(/^Recruitee refused the application \(422: screening answers\)/);
-  });
-
-  test('a one-word name goes as it is; without a phone there is no phone field', async () => {
-    site.offers[0].optionsPhone = 'optional';
-    await recruiteeConnector.submitApplication(
-      submission({ candidate: { email: 'solo@example.com', full_name: 'Cher' }, screeningAnswers: answers() }),
-      credentials,
-    );
-    const request = sim.requestsTo(/\/candidates$/).pop()!;
-    expect(request.fields['candidate[name]']).toEqual(['Cher']);
-    expect(request.fields['candidate[phone]']).toBeUndefined();
-  });
-
-  test('the CV and the cover letter go as file parts; a second application with the same e-mail is accepted (no duplicate error)', async () => {
-    const cover = Buffer.from('%PDF-1.5\ncover\n%%EOF');
-    const files = [{ name: 'cv.pdf' }, { name: 'letter.pdf', type: 'cover_letter', bytes: cover }];
-    const candidate = { email: 'twice@example.com', full_name: 'Ada Twice', phone: '+31 20 556' };
-    const first = await recruiteeConnector.submitApplication(submission({ candidate, screeningAnswers: answers() }, files), credentials);
-    const second = await recruiteeConnector.submitApplication(submission({ candidate, screeningAnswers: answers() }, files), credentials);
-    expect(second.externalId).not.toBe(first.externalId);
-    const request = sim.requestsTo(/\/candidates$/).pop()!;
-    expect(request.files.map((f) => [f.field, f.filename, f.bytes])).toEqual([
-      ['candidate[cv]', 'cv.pdf', PDF],
-      ['candidate[cover_letter_file]', 'letter.pdf', cover],
-    ]);
-    expect(sim.candidates.find((c) => String(c.id) === second.externalId)!.possibleDuplicateOf).toBe(Number(first.externalId));
-  });
-});
-
-describe('attachments', () => {
-  test.each([
-    ['a file over 10 MB (refused before it is read)', [{ name: 'cv.pdf', size: 10 * 1024 * 1024 + 1 }], /up to 10485760 bytes/],
-    ['a type Recruitee does not take', [{ name: 'cv.exe' }], /accepts only pdf, doc, docx, odt, rtf, txt/],
-    [
-      'a file type with no field on the careers site',
-      [{ name: 'cv.pdf' }, { name: 'cert.pdf', type: 'certificate' }],
-      /certificate file has no field/,
-    ],
-    ['a second CV', [{ name: 'cv.pdf' }, { name: 'cv2.pdf' }], /second cv file has no field/],
-    ['an empty file', [{ name: 'cv.pdf', bytes: Buffer.alloc(0) }], /empty/],
-  ])('%s is attachment_rejected and nothing is sent', async (_name, files, message) => {
-    const before = sim.server.requests.length;
-    const sub = submission({ screeningAnswers: answers() }, files);
-    const error = await rejection(recruiteeConnector.submitApplication(sub, credentials));
-    expect(error).toMatchObject({ kind: 'attachment_rejected', name: 'AttachmentRejectedError' });
-    expect(error.message).toMatch(message);
-    for (const f of files) expect(error.message).not.toContain(f.name);
-    expect(sim.server.requests.length).toBe(before);
-    if ('size' in files[0]) expect(sub.opened).toEqual([]);
-  });
-
-  test('a file Recruitee itself refuses (422 on the file) is attachment_rejected', async () => {
-    sim.maxBytes = 8;
-    await expect(recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }), credentials)).rejects.toMatchObject({
-      kind: 'attachment_rejected',
-    });
-  });
-});
-
 describe('error mapping', () => {
   test('an offer that is closed or unknown (404, careers site still there) is job_not_published', async () => {
     site.offers[0].status = 'closed';
     await expect(recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }), credentials)).rejects.toMatchObject({
       kind: 'job_not_published',
     });
-    await expect(recruiteeConnector.submitApplication(submission({ jobExternalId: '999999' }), credentials)).rejects.toMatchObject({
+    await expect(
+      recruiteeConnector.submitApplication(submission({ jobExternalId: '999999', jobApplyKey: 'no-such-offer' }), credentials),
+    ).rejects.toMatchObject({
       kind: 'job_not_published',
     });
   });
@@ -475,7 +309,7 @@ describe('error mapping', () => {
       field: 'company',
     });
     expect(sim.server.requests.slice(before).map((r) => [r.method, r.path])).toEqual([
-      ['POST', '/recruitee/edge/api/offers/501/candidates'],
+      ['POST', '/recruitee/edge/api/offers/platform-engineer/candidates'],
       ['GET', '/recruitee/edge/api/offers/'],
     ]);
   });
@@ -540,7 +374,7 @@ describe('error mapping', () => {
 
   test('a timeout while applying is transient', async () => {
     useOdd();
-    oddReply = { status: 201, body: { candidate: { id: 1 } }, delayMs: 400 };
+    edge.oddReply = { status: 201, body: { candidate: { id: 1 } }, delayMs: 400 };
     process.env.ATS_TIMEOUT_MS = '100';
     try {
       await expect(recruiteeConnector.submitApplication(submission(), credentials)).rejects.toMatchObject({ kind: 'transient' });

@@ -67,6 +67,11 @@ export interface Submission {
   company: CompanyRecord;
   /** The ATS's id of the job to apply to. */
   jobExternalId: string;
+  /**
+   * What the ATS's apply call names the job by when that is not `jobExternalId` (P276: Recruitee's offer slug),
+   * as the job's import stored it; absent for a job imported without one (for example before the key existed).
+   */
+  jobApplyKey?: string;
   candidate: Record<string, unknown>;
   screeningAnswers: Record<string, string>[];
   customFields: Record<string, unknown>;

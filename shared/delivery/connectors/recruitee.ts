@@ -1,312 +1,164 @@
 /**
- * Recruitee Careers Site API (docs/connectors/recruitee.md). No credentials: the API lives on the company's
- * careers-site address (`https://{company}.recruitee.com/api/...`) and needs no authorization, so the one
- * credential field is the careers-site subdomain. Jobs: `GET /api/offers/`, one answer with every published
- * offer (no paging is documented), screening questions inside each offer as `open_questions`.
- * Applications: multipart POST to `/api/offers/{offer id}/candidates` with `candidate[name]`, `[email]`,
- * `[phone]`, the CV as the `candidate[cv]` file part and answers as
- * `candidate[open_question_answers_attributes][i][…]` (`content`, `multi_content[]`, `flag` or
- * `remote_file_url` by question kind); 201 `{candidate:{id}}`. A careers site that no longer exists (404 on
- * the company) is this connector's "rejected credentials": the company's connection is broken until fixed.
+ * Recruitee Careers Site API (docs/connectors/recruitee.md; P213, P276). No credentials: the API lives on the
+ * company's careers-site address (`https://{company}.recruitee.com/api/...`) and needs no authorization, so the
+ * one credential field is the careers-site subdomain. Jobs: `GET /api/offers/` (recruitee-jobs.ts).
+ *
+ * Applications, as docs.recruitee.com/reference/offersoffer_idcandidates and career.recruitee.com/docs/index.html
+ * document them: multipart POST to `/api/offers/{offer_slug}/candidates`, the offer named by its **slug** (the
+ * job's `ats_apply_key`, stored at import; a job imported before that has none and the offers list is read once
+ * to find it), with `candidate[name]`, `[email]`, `[phone]`, the text `candidate[cover_letter]`, the CV as the
+ * `candidate[cv]` file and answers as `candidate[open_question_answers_attributes][i][…]` with `open_question_id`
+ * and `content`, `multi_content[]`, `flag` or `file` by question kind; 201 `{candidate:{id}}`. Recruitee
+ * documents no cover-letter file: a cover letter that is text goes as `cover_letter`, and every other file
+ * (a cover-letter document, certificates, work samples, a photo, a second CV) goes as the `file` answer of a
+ * matching file question of the offer, else it is refused as attachment_rejected (P210), never dropped. A
+ * careers site that no longer exists (404 on the company) is this connector's "rejected credentials".
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
-import type { JobInput } from '#jobs/job-schema.js';
 import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
   type AttachmentLimits,
-  type ConnectorPacing,
-  type ConnectorSetting,
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
-import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody, segment } from '#delivery/connectors/http.js';
-import { candidateName, categoryFrom, httpUrl, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
+import { atsFetch, attachmentBytes, errorForStatus, jsonBody, segment } from '#delivery/connectors/http.js';
+import { candidateName, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
+import {
+  API_URL,
+  ATS,
+  PACING,
+  listOffers,
+  mapRecruiteeOffer,
+  openQuestions,
+  siteUrl,
+  slugOf,
+  type Offer,
+  type OpenQuestion,
+} from '#delivery/connectors/recruitee-jobs.js';
 
-const ATS = 'Recruitee';
+export { mapRecruiteeOffer, recruiteeEmploymentType } from '#delivery/connectors/recruitee-jobs.js';
+
 /**
  * Recruitee documents no size or type limit for the Careers Site API. 10 MB and the usual CV formats are
  * assumptions (docs/connectors/recruitee.md, "Assumptions"): a file outside them is refused before sending.
  */
 export const RECRUITEE_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'odt', 'rtf', 'txt'];
 const ATTACHMENTS: AttachmentLimits = { maxBytes: 10 * 1024 * 1024, extensions: RECRUITEE_FILE_EXTENSIONS };
-const API_URL: ConnectorSetting = {
-  env: 'RECRUITEE_API_URL',
-  default: 'https://{company}.recruitee.com',
-  context: 'recruiteeApiUrl',
-  about: 'the Careers Site API (the company’s careers-site address)',
+/** A cover letter that is text goes in the `cover_letter` text field; 64 KiB of text is our bound (assumed, P276). */
+const COVER_LETTER_TEXT: AttachmentLimits = { maxBytes: 64 * 1024 };
+
+/**
+ * Which file question of the offer takes a file of our type (the first CV goes to `candidate[cv]`, a text
+ * cover letter to `candidate[cover_letter]`). Matched on the question's `body`, the text the careers site shows.
+ */
+const QUESTION_FOR: Record<string, RegExp> = {
+  cv: /\b(cv|resume|résumé|lebenslauf)\b/i,
+  cover_letter: /cover|letter|motivation|anschreiben/i,
+  certificate: /certific|diploma|degree|zeugnis|transcript/i,
+  work_sample: /portfolio|sample|work/i,
+  photo: /photo|picture|foto|image/i,
+  other: /other|additional|document|attachment|upload/i,
 };
-// No rate limit is documented for the Careers Site API; an import is one request, and 5 per second keeps
-// the application POSTs polite.
-const PACING: ConnectorPacing = { requestsPerSecond: 5, importConcurrency: 1, documented: 'none documented' };
+const isText = (a: SubmissionAttachment) => /^text\/plain\b/i.test(a.content_type);
 
-/** Our attachment `type` → the multipart file field it goes in. Any other type has no field (attachment_rejected). */
-const FILE_FIELDS: Record<string, string> = { cv: 'candidate[cv]', cover_letter: 'candidate[cover_letter_file]' };
-
-type OpenQuestionOption = { id?: unknown; body?: unknown; position?: unknown };
-type OpenQuestion = {
-  id?: unknown;
-  kind?: unknown;
-  required?: unknown;
-  position?: unknown;
-  body?: unknown;
-  open_question_options?: OpenQuestionOption[] | null;
-};
-type Offer = Record<string, unknown> & {
-  id?: unknown;
-  status?: unknown;
-  salary?: { min?: unknown; max?: unknown; currency?: unknown; period?: unknown } | null;
-  open_questions?: OpenQuestion[] | null;
-};
-
-/** Recruitee's open question `kind` → our screening `answer_type`. */
-const ANSWER_TYPES: Record<string, string> = {
-  string: 'text',
-  text: 'textarea',
-  single_choice: 'single_select',
-  multi_choice: 'multi_select',
-  boolean: 'boolean',
-  legal: 'consent',
-  date: 'date',
-  number: 'number',
-  salary: 'salary',
-  file: 'file',
-  video: 'video',
-};
-
-const PERIODS: Record<string, string> = { year: 'annual', month: 'monthly', week: 'weekly', day: 'daily', hour: 'hourly' };
-
-const num = (value: unknown): number | null => {
-  if (typeof value === 'number' && Number.isFinite(value)) return value;
-  if (typeof value === 'string' && /^\d+(\.\d+)?$/.test(value.trim())) return Number(value.trim());
-  return null;
-};
-
-const questionOptions = (question: OpenQuestion) =>
-  [...(Array.isArray(question.open_question_options) ? question.open_question_options : [])]
-    .filter((o) => o && text(o.body))
-    .sort((a, b) => (num(a.position) ?? 0) - (num(b.position) ?? 0))
-    // Recruitee takes the option's text as the answer (`content` / `multi_content`), so label and value are the text.
-    .map((o) => ({ label: text(o.body)!, value: text(o.body)! }));
-
-const openQuestions = (offer: Offer): OpenQuestion[] =>
-  (Array.isArray(offer.open_questions) ? offer.open_questions : [])
-    .filter((q) => q && (typeof q.id === 'number' || typeof q.id === 'string'))
-    .sort((a, b) => (num(a.position) ?? 0) - (num(b.position) ?? 0));
-
-const answerType = (kind: unknown) => (typeof kind === 'string' && Object.hasOwn(ANSWER_TYPES, kind) ? ANSWER_TYPES[kind] : 'text');
-
-function screeningQuestions(offer: Offer): NonNullable<JobInput['screening_questions']> {
-  return openQuestions(offer).map((q) => ({
-    id: String(q.id),
-    question: text(q.body) ?? String(q.id),
-    answer_type: answerType(q.kind),
-    required: q.required === true,
-    options: questionOptions(q),
-  }));
+/** Where each file goes: the CV field, the cover-letter text, or the `file` answer of one of the offer's file questions. */
+interface Placement {
+  cv?: SubmissionAttachment;
+  coverLetter?: SubmissionAttachment;
+  answers: { question: string; attachment: SubmissionAttachment }[];
 }
 
-/** The careers-site form: name and e-mail always, phone/CV/cover letter/photo by the offer's `options_*` (else Recruitee's defaults), then the questions. */
-function formFields(offer: Offer): NonNullable<JobInput['application_form_fields']> {
-  const out: NonNullable<JobInput['application_form_fields']> = [
-    { id: 'name', name: 'candidate[name]', label: 'Full name', type: 'string', subtype: null, required: true, order: 1, options: [] },
-    { id: 'email', name: 'candidate[email]', label: 'Email', type: 'email', subtype: null, required: true, order: 2, options: [] },
-  ];
-  // Without its setting in the feed, a field has Recruitee's default: phone and CV required, the others off.
-  const standard: [string, string, string, string, string][] = [
-    ['options_phone', 'phone', 'Phone', 'string', 'required'],
-    ['options_cv', 'cv', 'CV', 'file', 'required'],
-    ['options_cover_letter', 'cover_letter', 'Cover letter', 'text', 'off'],
-    ['options_photo', 'photo', 'Photo', 'file', 'off'],
-  ];
-  for (const [option, id, label, type, byDefault] of standard) {
-    const setting = text(offer[option]) ?? byDefault;
-    if (setting === 'off') continue;
-    out.push({
-      id,
-      name: `candidate[${id}]`,
-      label,
-      type,
-      subtype: null,
-      required: setting === 'required',
-      order: out.length + 1,
-      options: [],
-    });
+/** The files an application can carry without the offer's file questions: one CV and one cover letter that is text. */
+function placeWithoutQuestions(attachments: readonly SubmissionAttachment[]) {
+  const cv = attachments.find((a) => a.type === 'cv');
+  const coverLetter = attachments.find((a) => a.type === 'cover_letter' && isText(a));
+  return { cv, coverLetter, rest: attachments.filter((a) => a !== cv && a !== coverLetter) };
+}
+
+/** Places every file, or refuses the first that has no place (P210): decided before a byte is read. */
+function placeFiles(attachments: readonly SubmissionAttachment[], questions: readonly OpenQuestion[]): Placement {
+  const { cv, coverLetter, rest } = placeWithoutQuestions(attachments);
+  const free = questions.filter((q) => q.kind === 'file');
+  const answers: Placement['answers'] = [];
+  for (const attachment of rest) {
+    const pattern = Object.hasOwn(QUESTION_FOR, attachment.type) ? QUESTION_FOR[attachment.type] : QUESTION_FOR.other;
+    const question = free.find((q) => pattern.test(String(q.body ?? '')));
+    if (!question)
+      throw new ConnectorError(
+        'attachment_rejected',
+        `${ATS}’s careers site takes one CV file, the cover letter as text, and other files only as answers to the offer’s file questions; the offer has no file question for the ${attachment.type} file.`,
+      );
+    free.splice(free.indexOf(question), 1);
+    answers.push({ question: String(question.id), attachment });
   }
-  for (const q of openQuestions(offer)) {
-    out.push({
-      id: `open_question_${String(q.id)}`,
-      name: `open_question_${String(q.id)}`,
-      label: text(q.body) ?? String(q.id),
-      type: typeof q.kind === 'string' ? q.kind : 'string',
-      subtype: null,
-      required: q.required === true,
-      order: out.length + 1,
-      options: questionOptions(q),
-    });
+  return { cv, coverLetter, answers };
+}
+
+async function fileBlob(attachment: SubmissionAttachment): Promise<Blob> {
+  const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
+  if (bytes.length === 0)
+    throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files; the ${attachment.type} file is empty.`);
+  return new Blob([bytes], { type: attachment.content_type });
+}
+
+async function coverLetterText(attachment: SubmissionAttachment): Promise<string> {
+  const bytes = await attachmentBytes(ATS, attachment, COVER_LETTER_TEXT);
+  try {
+    const letter = new TextDecoder('utf-8', { fatal: true }).decode(bytes).trim();
+    if (letter) return letter;
+  } catch {
+    // not UTF-8: refused below
   }
-  return out;
+  throw new ConnectorError(
+    'attachment_rejected',
+    `${ATS} takes the cover letter as text; the cover_letter file is empty or not UTF-8 text.`,
+  );
 }
 
-/** `employment_type_code` ("fulltime_permanent", "parttime", "internship", "freelance", …) → our employment type. */
-export function recruiteeEmploymentType(code: string): JobInput['employment_type'] {
-  if (/intern/i.test(code)) return 'intern';
-  if (/freelance/i.test(code)) return 'freelance';
-  if (/apprentice|trainee/i.test(code)) return 'apprenticeship';
-  if (/volunteer/i.test(code)) return 'volunteer';
-  if (/temporary|seasonal/i.test(code)) return 'temporary';
-  if (/contract|fixed_term|fixed-term/i.test(code)) return 'contract';
-  if (/permanent|full_?time|part_?time/i.test(code)) return 'permanent';
-  return 'other';
-}
-
-function schedule(code: string): JobInput['work_schedule'] {
-  if (/part_?time/i.test(code)) return 'part_time';
-  if (/full_?time/i.test(code)) return 'full_time';
-  return null;
-}
-
-function seniority(code: string | null): JobInput['senority'] {
-  if (!code) return null;
-  if (/student|intern/i.test(code)) return 'unexperienced';
-  if (/entry|junior/i.test(code)) return 'junior';
-  if (/mid/i.test(code)) return 'mid_level';
-  if (/executive/i.test(code)) return 'executive';
-  if (/director/i.test(code)) return 'director';
-  if (/manager/i.test(code)) return 'manager';
-  if (/lead/i.test(code)) return 'lead';
-  if (/senior|experienced/i.test(code)) return 'senior';
-  return null;
-}
-
-function workMode(offer: Offer): JobInput['remote'] {
-  if (offer.hybrid === true) return 'hybrid';
-  if (offer.remote === true) return 'remote';
-  if (offer.on_site === true) return 'on-site';
-  return null;
-}
-
-/** One offer → our Job fields (docs/connectors/recruitee.md has the table). */
-export function mapRecruiteeOffer(offer: Offer): JobInput {
-  const description = typeof offer.description === 'string' && offer.description.trim() ? offer.description : null;
-  const requirements = typeof offer.requirements === 'string' && offer.requirements.trim() ? offer.requirements : null;
-  const sections = [
-    ...(description ? [{ id: 'description', type: 'html', title: 'Description', content: description }] : []),
-    ...(requirements ? [{ id: 'requirements', type: 'html', title: 'Requirements', content: requirements }] : []),
-  ].map((s, i) => ({ ...s, order: i + 1 }));
-  const code = text(offer.employment_type_code);
-  const salary = offer.salary && typeof offer.salary === 'object' ? offer.salary : null;
-  const period = text(salary?.period);
-  const tags = Array.isArray(offer.tags) ? offer.tags.filter((t): t is string => typeof t === 'string') : [];
-  return {
-    external_id: String(offer.id),
-    title: text(offer.title),
-    description: sections.length
-      ? sections.map((s) => (s.id === 'description' ? s.content : `<h3>${s.title}</h3>\n${s.content}`)).join('\n')
-      : null,
-    description_sections: sections,
-    posting_url: httpUrl(offer.careers_url),
-    application_url: httpUrl(offer.careers_apply_url) ?? httpUrl(offer.careers_url),
-    location_name: text(offer.location),
-    city: text(offer.city),
-    country: text(offer.country_code) ?? text(offer.country),
-    postcode: text(offer.postal_code),
-    remote: workMode(offer),
-    employment_type: code ? recruiteeEmploymentType(code) : null,
-    work_schedule: code ? schedule(code) : null,
-    senority: seniority(text(offer.experience_code)),
-    education: text(offer.education_code),
-    category: categoryFrom(offer.department, offer.category_code),
-    salary_from: salary ? num(salary.min) : null,
-    salary_to: salary ? num(salary.max) : null,
-    salary_currency: salary ? text(salary.currency) : null,
-    salary_frequency: period ? (Object.hasOwn(PERIODS, period) ? PERIODS[period] : period) : null,
-    screening_questions: screeningQuestions(offer),
-    application_form_fields: formFields(offer),
-    custom_fields: {
-      ...(text(offer.slug) ? { slug: text(offer.slug) } : {}),
-      ...(text(offer.department) ? { department: text(offer.department) } : {}),
-      ...(tags.length ? { tags } : {}),
-      ...(num(offer.min_hours) !== null ? { min_hours: num(offer.min_hours) } : {}),
-      ...(num(offer.max_hours) !== null ? { max_hours: num(offer.max_hours) } : {}),
-    },
-    raw_values: offer,
-    import_source: 'api',
-  };
-}
-
-function siteUrl(credentials: AtsCredentials, path: string): string {
-  return atsUrl(atsBaseUrl(API_URL, credentials), path);
-}
-
-const siteGone = () =>
-  new ConnectorError('credentials_rejected', `${ATS} knows no careers site with that company name (404).`, undefined, 'company');
-
-/** The careers site's offers: 404 is a careers site that does not exist (the company field). */
-async function listOffers(credentials: AtsCredentials): Promise<Offer[]> {
-  const response = await atsFetch(ATS, siteUrl(credentials, '/api/offers/'), { headers: { Accept: 'application/json' } }, PACING);
-  if (response.status === 404) {
-    await response.arrayBuffer().catch(() => undefined);
-    throw siteGone();
-  }
-  if (!response.ok) throw errorForStatus(ATS, response);
-  const body = (await jsonBody(response)) as { offers?: unknown } | undefined;
-  if (!body || typeof body !== 'object' || Array.isArray(body) || !Array.isArray(body.offers))
-    throw new ConnectorError('invalid_data', `${ATS} offers list is not a JSON object with an offers array.`);
-  for (const offer of body.offers as Offer[]) {
-    if (!offer || typeof offer !== 'object' || (typeof offer.id !== 'number' && typeof offer.id !== 'string') || offer.id === '')
-      throw new ConnectorError('invalid_data', `${ATS} offers list has an offer without an id.`);
-  }
-  return body.offers as Offer[];
-}
-
-/** The multipart body of an application (exported for the tests). Files outside the limits are refused first. */
-export async function recruiteeApplicationForm(submission: Submission): Promise<FormData> {
-  const name = candidateName(submission.candidate);
+/**
+ * The multipart body of an application (exported for the tests). `questions` are the offer's open questions,
+ * needed only when a file goes as a question's `file` answer. Files without a place are refused first.
+ */
+export async function recruiteeApplicationForm(submission: Submission, questions: readonly OpenQuestion[] = []): Promise<FormData> {
+  const placed = placeFiles(submission.attachments, questions);
+  const filled = new Set(placed.answers.map((a) => a.question));
   const form = new FormData();
-  form.append('candidate[name]', name.full);
+  form.append('candidate[name]', candidateName(submission.candidate).full);
   form.append('candidate[email]', String(submission.candidate.email ?? ''));
   const phone = text(submission.candidate.phone);
   if (phone) form.append('candidate[phone]', phone);
-  // Files: one CV and one cover letter have a field; anything else is refused, never dropped (P210).
-  const files: { field: string; attachment: SubmissionAttachment }[] = [];
-  const used = new Set<string>();
-  for (const attachment of submission.attachments) {
-    const field = Object.hasOwn(FILE_FIELDS, attachment.type) ? FILE_FIELDS[attachment.type] : undefined;
-    if (!field || used.has(field))
-      throw new ConnectorError(
-        'attachment_rejected',
-        `${ATS}’s careers site takes one CV and one cover letter file; the ${field ? `second ${attachment.type}` : attachment.type} file has no field.`,
-      );
-    used.add(field);
-    files.push({ field, attachment });
-  }
-  for (const { field, attachment } of files) {
-    const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
-    if (bytes.length === 0)
-      throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files; the ${attachment.type} file is empty.`);
-    form.append(field, new Blob([bytes], { type: attachment.content_type }), attachment.name);
-  }
+  if (placed.coverLetter) form.append('candidate[cover_letter]', await coverLetterText(placed.coverLetter));
+  if (placed.cv) form.append('candidate[cv]', await fileBlob(placed.cv), placed.cv.name);
   let index = 0;
+  const next = (id: string) => {
+    const base = `candidate[open_question_answers_attributes][${index++}]`;
+    form.append(`${base}[open_question_id]`, id);
+    return base;
+  };
   for (const answer of submission.screeningAnswers) {
     const id = String(answer.id ?? '').replace(/^open_question_/, '');
     if (!/^\d+$/.test(id)) continue;
     const value = String(answer.answer ?? '');
-    const base = `candidate[open_question_answers_attributes][${index++}]`;
-    form.append(`${base}[open_question_id]`, id);
     const type = String(answer.answer_type ?? '');
-    if (type === 'multi_select') {
-      for (const choice of listAnswer(value)) form.append(`${base}[multi_content][]`, choice);
-    } else if (type === 'boolean' || type === 'consent') {
-      // Boolean and legal (consent) questions take `flag`; Recruitee refuses `content` for them.
-      form.append(`${base}[flag]`, yesNo(value) ? 'true' : 'false');
-    } else if ((type === 'file' || type === 'video') && httpUrl(value)) {
-      form.append(`${base}[remote_file_url]`, value);
-    } else {
-      form.append(`${base}[content]`, value);
+    if (type === 'file' || type === 'video') {
+      // A file question takes only an uploaded `file` (not a URL, not text): a file of the application fills it.
+      // An empty answer carries nothing to lose.
+      if (filled.has(id) || !value.trim()) continue;
+      throw new ConnectorError(
+        'invalid_data',
+        `${ATS} takes the answer to a file question only as an uploaded file; question ${id} has a text answer and no file of the application fits it.`,
+      );
     }
+    const base = next(id);
+    if (type === 'multi_select') for (const choice of listAnswer(value)) form.append(`${base}[multi_content][]`, choice);
+    // Boolean and legal (consent) questions take `flag`.
+    else if (type === 'boolean' || type === 'consent') form.append(`${base}[flag]`, yesNo(value) ? 'true' : 'false');
+    else form.append(`${base}[content]`, value);
   }
+  for (const { question, attachment } of placed.answers)
+    form.append(`${next(question)}[file]`, await fileBlob(attachment), attachment.name);
   return form;
 }
 
@@ -372,6 +224,23 @@ function failure(response: Response, body: unknown): ConnectorError {
   return errorForStatus(ATS, response, fields.slice(2));
 }
 
+const notPublished = () => new ConnectorError('job_not_published', `${ATS} does not publish the offer (404).`);
+
+/** The offer of the job in the careers site's list, by its numeric id; absent when the offer is not published. */
+const offerOf = (offers: readonly Offer[], submission: Submission) => offers.find((o) => String(o.id) === submission.jobExternalId);
+
+/** Does the application carry a file that only one of the offer's file questions can take? */
+const needsFileQuestions = (submission: Submission) => placeWithoutQuestions(submission.attachments).rest.length > 0;
+
+async function postApplication(credentials: AtsCredentials, slug: string, form: FormData): Promise<Response> {
+  return atsFetch(
+    ATS,
+    siteUrl(credentials, `/api/offers/${segment(slug)}/candidates`),
+    { method: 'POST', headers: { Accept: 'application/json' }, body: form },
+    PACING,
+  );
+}
+
 export const recruiteeConnector: AtsConnector = {
   slug: 'recruitee',
   name: 'Recruitee',
@@ -403,26 +272,36 @@ export const recruiteeConnector: AtsConnector = {
   },
 
   async submitApplication(submission: Submission, credentials: AtsCredentials) {
-    const form = await recruiteeApplicationForm(submission);
-    const response = await atsFetch(
-      ATS,
-      siteUrl(credentials, `/api/offers/${segment(submission.jobExternalId)}/candidates`),
-      { method: 'POST', headers: { Accept: 'application/json' }, body: form },
-      PACING,
-    );
+    // The offers list, read at most once before the POST: for the slug of a job imported without one (P276),
+    // and for the offer's file questions when a file can go nowhere else.
+    let offer: Offer | undefined;
+    if (!submission.jobApplyKey || needsFileQuestions(submission)) {
+      offer = offerOf(await listOffers(credentials), submission);
+      if (!offer) throw notPublished();
+    }
+    let slug = submission.jobApplyKey ?? (offer ? slugOf(offer) : null);
+    if (!slug) throw new ConnectorError('invalid_data', `${ATS} lists the offer without a slug to apply to.`);
+    const form = await recruiteeApplicationForm(submission, offer ? openQuestions(offer) : []);
+    let response = await postApplication(credentials, slug, form);
+    if (response.status === 404) {
+      await response.arrayBuffer().catch(() => undefined);
+      // The offer is gone, the careers site is (the list answers 404: credentials_rejected), or the slug changed
+      // with the title since the import: then the same application goes once more to the offer's new slug.
+      const listed = offerOf(await listOffers(credentials), submission);
+      const current = listed ? slugOf(listed) : null;
+      if (!current || current === slug) throw notPublished();
+      slug = current;
+      response = await postApplication(credentials, slug, form);
+      if (response.status === 404) {
+        await response.arrayBuffer().catch(() => undefined);
+        throw notPublished();
+      }
+    }
     const body = await jsonBody(response);
     if (response.ok) {
       const id = (body as { candidate?: { id?: unknown } } | undefined)?.candidate?.id;
       // 201 Created confirms the application; the id is kept when the body carries it.
       return { externalId: typeof id === 'number' || typeof id === 'string' ? String(id) : null };
-    }
-    if (response.status === 404) {
-      // Either the offer is gone or the whole careers site is: the offers list tells which.
-      const list = await atsFetch(ATS, siteUrl(credentials, '/api/offers/'), { headers: { Accept: 'application/json' } }, PACING);
-      await list.arrayBuffer().catch(() => undefined);
-      if (list.status === 404) throw siteGone();
-      if (!list.ok) throw errorForStatus(ATS, list);
-      throw new ConnectorError('job_not_published', `${ATS} does not publish the offer (404).`);
     }
     throw failure(response, body);
   },

@@ -1,4 +1,4 @@
-import { startRecruiteeSimulator, type RecruiteeSimulator, type RecruiteeSite } from '../../simulators/recruitee.js';
+import { recruiteeSlug, startRecruiteeSimulator, type RecruiteeSimulator, type RecruiteeSite } from '../../simulators/recruitee.js';
 import { COVER, PDF, type Driver, type DriverModule } from './driver.js';
 
 let recruitee: RecruiteeSimulator;
@@ -22,7 +22,11 @@ function makeDriver(): Driver {
         employmentTypeCode: 'fulltime_permanent',
         hybrid: true,
         optionsPhone: 'required',
-        questions: [{ id: 123, kind: 'text', body: 'Why us?', required: true }],
+        // The careers site takes a cover-letter document only as the answer to a file question (P276).
+        questions: [
+          { id: 123, kind: 'text', body: 'Why us?', required: true },
+          { id: 124, kind: 'file', body: 'Cover letter' },
+        ],
       }));
     },
     async breakFeed() {
@@ -45,8 +49,10 @@ function makeDriver(): Driver {
     // Recruitee documents no duplicate error: a known e-mail is accepted (and flagged as a possible duplicate in its UI).
     duplicateOutcome: { sync_status: 'SUCCESS', failure_error: null },
     async checkSubmission(email, externalJobId) {
+      // Recruitee applies by the offer's slug (the job's stored ats_apply_key), not by its numeric id.
+      const slug = recruiteeSlug(site.offers.find((o) => String(o.id) === externalJobId)!);
       const request = recruitee
-        .requestsTo(new RegExp(`^/recruitee/acme-contract/api/offers/${externalJobId}/candidates$`))
+        .requestsTo(new RegExp(`^/recruitee/acme-contract/api/offers/${slug}/candidates$`))
         .filter((r) => r.method === 'POST' && r.status === 201)
         .pop()!;
       expect(request.headers.authorization).toBeUndefined();
@@ -58,17 +64,30 @@ function makeDriver(): Driver {
         'candidate[phone]': ['+49 30 1234'],
         'candidate[open_question_answers_attributes][0][open_question_id]': ['123'],
         'candidate[open_question_answers_attributes][0][content]': ['Because.'],
+        'candidate[open_question_answers_attributes][1][open_question_id]': ['124'],
       });
       expect(request.files.map((f) => [f.field, f.filename, f.contentType, f.bytes])).toEqual([
         ['candidate[cv]', 'cv.pdf', 'application/pdf', PDF],
-        ['candidate[cover_letter_file]', 'cover.pdf', 'application/pdf', COVER],
+        ['candidate[open_question_answers_attributes][1][file]', 'cover.pdf', 'application/pdf', COVER],
       ]);
       const candidate = recruitee.candidates.filter((c) => c.email === email).pop()!;
-      expect(candidate).toMatchObject({ offerId: Number(externalJobId), answers: [{ open_question_id: '123', content: 'Because.' }] });
+      expect(candidate).toMatchObject({
+        offerId: Number(externalJobId),
+        answers: [{ open_question_id: '123', content: 'Because.' }, { open_question_id: '124' }],
+      });
+      expect(candidate.answers[1].file?.bytes).toEqual(COVER);
     },
     checkRateLimited() {
-      const statuses = recruitee.server.requests.filter((r) => r.method === 'POST').map((r) => r.status);
-      expect(statuses.slice(-2)).toEqual([429, 201]);
+      // The 429 may meet the offers-list read that comes first (the cover letter needs the offer's file question); after it, one POST succeeds.
+      const requests = recruitee.server.requests;
+      const limited = requests.map((r) => r.status).lastIndexOf(429);
+      expect(limited).toBeGreaterThanOrEqual(0);
+      expect(
+        requests
+          .slice(limited + 1)
+          .filter((r) => r.method === 'POST')
+          .map((r) => r.status),
+      ).toEqual([201]);
     },
     rawId: (key) => ({ id: Number(ids[key]) }),
   };
