@@ -433,6 +433,52 @@ describe('applications', () => {
     },
   );
 
+  test('files go through the presigned upload (P279): a handle per file, the file to its URL without the key, the handle in the JSON submit', async () => {
+    const before = ashby.server.requests.length;
+    const cover = Buffer.from('%PDF-1.5\ncover\n%%EOF');
+    await ashbyConnector.submitApplication(
+      submission(
+        { candidate: { email: 'upload@example.com', full_name: 'Up Load' }, screeningAnswers: [{ id: 'q-relocate', answer: 'no' }] },
+        [{ name: 'cv.pdf' }, { name: 'cover.pdf', type: 'cover_letter', bytes: cover }],
+      ),
+      credentials(),
+    );
+    const made = ashby.server.requests.slice(before);
+    expect(made.map((r) => r.path)).toEqual([
+      '/ashby/jobPosting.info',
+      '/ashby/file.createFileUploadHandle',
+      '/ashby-storage/upload',
+      '/ashby/file.createFileUploadHandle',
+      '/ashby-storage/upload',
+      '/ashby/applicationForm.submit',
+    ]);
+    expect(made[1].json).toEqual({
+      fileUploadContext: 'ApplicationForm',
+      fileName: 'cv.pdf',
+      contentType: 'application/pdf',
+      contentLength: PDF.length,
+    });
+    // The presigned POST carries no Ashby credentials; the file is the part named `file`.
+    expect(made[2].headers.authorization).toBeUndefined();
+    expect(made[2].files.map((f) => [f.field, f.filename, f.bytes])).toEqual([['file', 'cv.pdf', PDF]]);
+    const values = lastForm().fieldSubmissions;
+    expect(ashby.uploads.get(String(values.find((v) => v.path === COVER_LETTER_PATH)!.value))!.file!.bytes).toEqual(cover);
+  });
+
+  test.each([
+    [403, 'attachment_rejected'],
+    [503, 'transient'],
+  ])('the file storage answering %s is %s, and nothing is submitted; the message has no URL', async (status, kind) => {
+    const before = submits().length;
+    ashby.storageStatusNext = status;
+    const error = await rejection(
+      ashbyConnector.submitApplication(submission({ candidate: { email: 'storage@example.com', full_name: 'S S' } }), credentials()),
+    );
+    expect(error.kind).toBe(kind);
+    expect(error.message).not.toMatch(/http|ashby-storage|fh_/);
+    expect(submits()).toHaveLength(before);
+  });
+
   test('an unpublished posting is job_not_published (sent with allowSubmissionForUnpublishedJobPosting=false); an unknown one too', async () => {
     await expect(ashbyConnector.submitApplication(submission({ jobExternalId: CLOSED }), credentials())).rejects.toMatchObject({
       kind: 'job_not_published',

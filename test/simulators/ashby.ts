@@ -111,6 +111,8 @@ export interface AshbySimulator {
   boards: Map<string, AshbyBoard>;
   applications: AshbyApplication[];
   uploads: Map<string, AshbyUpload>;
+  /** Forces the storage's next answer to this status (a refused or failing upload). */
+  storageStatusNext?: number;
   rateLimitNext: number;
   env: { ASHBY_API_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
@@ -274,6 +276,11 @@ function storageUpload(sim: AshbySimulator, req: RecordedRequest): Reply {
     raw: `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`,
     headers: { 'Content-Type': 'application/xml' },
   });
+  if (sim.storageStatusNext !== undefined) {
+    const status = sim.storageStatusNext;
+    sim.storageStatusNext = undefined;
+    return s3Error(status, status >= 500 ? 'InternalError' : 'AccessDenied');
+  }
   if (!(req.headers['content-type'] ?? '').startsWith('multipart/form-data')) return s3Error(400, 'InvalidArgument');
   if (req.headers.authorization) return s3Error(400, 'InvalidArgument'); // a presigned POST carries no Authorization
   const key = req.fields.key?.[0] ?? '';
