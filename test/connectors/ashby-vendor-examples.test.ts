@@ -25,14 +25,19 @@ const rpc = async (method: string, body: unknown, h: Record<string, string> = he
   return { status: response.status, body: (await response.json()) as Record<string, any> };
 };
 
-/** Steps 1 and 2 of https://developers.ashbyhq.com/docs/filecreatefileuploadhandle; the handle. */
-async function uploaded(bytes: Buffer, context = 'ApplicationForm', name = 'resume.pdf'): Promise<string> {
-  const created = await rpc('file.createFileUploadHandle', {
-    fileUploadContext: context,
-    fileName: name,
+/** Step 1 of https://developers.ashbyhq.com/docs/filecreatefileuploadhandle, with the documented metadata. */
+const createHandle = (contentLength: number, fileUploadContext = 'ApplicationForm', overrides: Record<string, unknown> = {}) =>
+  rpc('file.createFileUploadHandle', {
+    fileUploadContext,
+    fileName: 'resume.pdf',
     contentType: 'application/pdf',
-    contentLength: bytes.length,
+    contentLength,
+    ...overrides,
   });
+
+/** Steps 1 and 2; the handle. */
+async function uploaded(bytes: Buffer, context = 'ApplicationForm', name = 'resume.pdf'): Promise<string> {
+  const created = await createHandle(bytes.length, context, { fileName: name });
   expect(created.status).toBe(200);
   const { handle, url, fields } = created.body.results as { handle: string; url: string; fields: Record<string, string> };
   const form = new FormData();
@@ -81,38 +86,19 @@ describe('public job board (https://developers.ashbyhq.com/docs/public-job-posti
 
 describe('presigned uploads (https://developers.ashbyhq.com/docs/filecreatefileuploadhandle)', () => {
   test('createFileUploadHandle answers {handle, url, fields}; fileUploadContext must be one of the three documented values', async () => {
-    const created = await rpc('file.createFileUploadHandle', {
-      fileUploadContext: 'ApplicationForm',
-      fileName: 'resume.pdf',
-      contentType: 'application/pdf',
-      contentLength: 10,
-    });
+    const created = await createHandle(10);
     expect(created.body).toMatchObject({
       success: true,
       results: { handle: expect.any(String), url: expect.stringMatching(/^https?:\/\//), fields: expect.any(Object) },
     });
-    const wrong = await rpc('file.createFileUploadHandle', {
-      fileUploadContext: 'Application',
-      fileName: 'resume.pdf',
-      contentType: 'application/pdf',
-      contentLength: 10,
-    });
+    const wrong = await createHandle(10, 'Application');
     expect(wrong.body).toMatchObject({ success: false, errorInfo: { code: 'invalid_input' } });
-    const noName = await rpc('file.createFileUploadHandle', {
-      fileUploadContext: 'ApplicationForm',
-      contentType: 'application/pdf',
-      contentLength: 1,
-    });
+    const noName = await createHandle(1, 'ApplicationForm', { fileName: undefined });
     expect(noName.body).toMatchObject({ success: false, errorInfo: { code: 'invalid_input' } });
   });
 
   test('the storage takes the file only with every returned field and the declared size', async () => {
-    const created = await rpc('file.createFileUploadHandle', {
-      fileUploadContext: 'ApplicationForm',
-      fileName: 'resume.pdf',
-      contentType: 'application/pdf',
-      contentLength: 4,
-    });
+    const created = await createHandle(4);
     const { url, fields } = created.body.results as { url: string; fields: Record<string, string> };
     const post = async (withFields: Record<string, string>, bytes: Buffer) => {
       const form = new FormData();
@@ -162,14 +148,7 @@ describe('applicationForm.submit (https://developers.ashbyhq.com/docs/applicatio
 
   test('JSON refuses a multipart-style reference, a handle of another context and a handle never uploaded (success: false, invalid_input)', async () => {
     const resumeContext = await uploaded(Buffer.from('%PDF-1.5\n%%EOF'), 'CandidateResume');
-    const notUploaded = (
-      await rpc('file.createFileUploadHandle', {
-        fileUploadContext: 'ApplicationForm',
-        fileName: 'resume.pdf',
-        contentType: 'application/pdf',
-        contentLength: 3,
-      })
-    ).body.results.handle as string;
+    const notUploaded = (await createHandle(3)).body.results.handle as string;
     for (const value of ['file_1', resumeContext, notUploaded]) {
       const answer = await rpc('applicationForm.submit', {
         jobPostingId: POSTING,

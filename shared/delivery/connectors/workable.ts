@@ -25,16 +25,7 @@ import {
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
-import {
-  atsBaseUrl,
-  atsFetch,
-  atsUrl,
-  attachmentBytes,
-  jsonBody,
-  mapLimited,
-  pace,
-  segment,
-} from '#delivery/connectors/http.js';
+import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, jsonBody, mapLimited, pace, segment } from '#delivery/connectors/http.js';
 import { candidateName, httpUrl, text } from '#delivery/connectors/mapping.js';
 import { holdUntil, noteRateLimit, resetAt, secondsUntil, tokenId, waitForSlot } from '#delivery/connectors/workable-pacing.js';
 import {
