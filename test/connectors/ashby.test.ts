@@ -30,7 +30,9 @@ const submission = submissionFactory({
 
 const credentials = () => ({ job_board_name: board.name, api_key: board.apiKey });
 const submits = () => ashby.requestsTo(/\/applicationForm\.submit$/);
-const lastForm = () => JSON.parse(submits().pop()!.fields.applicationForm[0]) as { fieldSubmissions: { path: string; value: unknown }[] };
+type SubmitBody = { applicationForm: { fieldSubmissions: { path: string; value: unknown }[] } } & Record<string, unknown>;
+const lastBody = () => submits().pop()!.json as SubmitBody;
+const lastForm = () => lastBody().applicationForm;
 
 beforeAll(async () => {
   ashby = await startAshbySimulator();
@@ -70,17 +72,69 @@ afterAll(async () => {
 });
 
 describe('credentials check', () => {
-  test('a board and a key with the permissions are accepted, and the check creates nothing', async () => {
+  test('a key whose apiKey.info lists its permissions: board + apiKey.info, nothing created', async () => {
+    ashby.boards.set('listed', ashbyBoard('listed', { apiKeyInfoScopes: true }));
     const before = ashby.server.requests.length;
-    await expect(ashbyConnector.validateCredentials(credentials(), company)).resolves.toBeUndefined();
+    await expect(
+      ashbyConnector.validateCredentials({ job_board_name: 'listed', api_key: 'ashby-key-listed' }, company),
+    ).resolves.toBeUndefined();
     const made = ashby.server.requests.slice(before);
-    expect(made.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /ashby/posting-api/job-board/acme', 'POST /ashby/apiKey.info']);
-    expect(made[1].headers.authorization).toBe(`Basic ${Buffer.from(`${board.apiKey}:`).toString('base64')}`);
+    expect(made.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /ashby/posting-api/job-board/listed', 'POST /ashby/apiKey.info']);
+    expect(made[1].headers.authorization).toBe(`Basic ${Buffer.from('ashby-key-listed:').toString('base64')}`);
     expect(ashby.applications).toHaveLength(0);
   });
 
+  test('apiKey.info without a scopes list (as Ashby documents it, P279): jobPosting.info of a board posting proves the key and jobsRead', async () => {
+    const before = ashby.server.requests.length;
+    await expect(ashbyConnector.validateCredentials(credentials(), company)).resolves.toBeUndefined();
+    const made = ashby.server.requests.slice(before);
+    expect(made.map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /ashby/posting-api/job-board/acme',
+      'POST /ashby/apiKey.info',
+      'POST /ashby/jobPosting.info',
+    ]);
+    expect(made[2].json).toEqual({ jobPostingId: POSTING });
+    expect(ashby.applications).toHaveLength(0);
+    // What the check cannot then prove is declared for the connect result.
+    expect(ashbyConnector.check.doesNotProve).toMatch(/candidatesWrite/);
+    expect(ashbyConnector.check.doesNotProve).toMatch(/missing_endpoint_permission/);
+  });
+
+  test('a key without apiKeysRead (403 missing_endpoint_permission on apiKey.info) falls back to jobPosting.info, or jobPosting.list on an empty board', async () => {
+    ashby.boards.set(
+      'nokeysread',
+      ashbyBoard('nokeysread', { scopes: ['candidatesWrite', 'jobsRead'], postings: [{ id: POSTING, title: 'x' }] }),
+    );
+    ashby.boards.set('emptyboard', ashbyBoard('emptyboard', { scopes: ['candidatesWrite', 'jobsRead'] }));
+    for (const name of ['nokeysread', 'emptyboard']) {
+      const before = ashby.server.requests.length;
+      await expect(
+        ashbyConnector.validateCredentials({ job_board_name: name, api_key: `ashby-key-${name}` }, company),
+      ).resolves.toBeUndefined();
+      const made = ashby.server.requests.slice(before).map((r) => `${r.path} ${r.status}`);
+      expect(made[1]).toBe('/ashby/apiKey.info 403');
+      expect(made[2]).toBe(name === 'emptyboard' ? '/ashby/jobPosting.list 200' : '/ashby/jobPosting.info 200');
+    }
+  });
+
+  test('the fallback refuses a key without jobsRead, and a key of another organization than the board', async () => {
+    ashby.boards.set('noread2', ashbyBoard('noread2', { scopes: ['candidatesWrite'], postings: [{ id: POSTING, title: 'x' }] }));
+    const noRead = await rejection(
+      ashbyConnector.validateCredentials({ job_board_name: 'noread2', api_key: 'ashby-key-noread2' }, company),
+    );
+    expect(noRead).toMatchObject({ kind: 'credentials_rejected', field: 'api_key', message: expect.stringContaining('jobsRead') });
+    // The key of board "acme" (another organization) does not know the postings of board "other-org".
+    ashby.boards.set('other-org', ashbyBoard('other-org', { postings: [{ id: 'e0e0e0e0-0000-4000-8000-000000000001', title: 'y' }] }));
+    const foreign = await rejection(ashbyConnector.validateCredentials({ job_board_name: 'other-org', api_key: board.apiKey }, company));
+    expect(foreign).toMatchObject({
+      kind: 'credentials_rejected',
+      field: 'api_key',
+      message: expect.stringContaining('another organization'),
+    });
+  });
+
   test('scopes spelled `candidates:write` / `jobs:read` count as the permissions', async () => {
-    ashby.boards.set('colon', ashbyBoard('colon', { scopes: ['apiKeysRead', 'candidates:write', 'jobs:read'] }));
+    ashby.boards.set('colon', ashbyBoard('colon', { scopes: ['apiKeysRead', 'candidates:write', 'jobs:read'], apiKeyInfoScopes: true }));
     await expect(
       ashbyConnector.validateCredentials({ job_board_name: 'colon', api_key: 'ashby-key-colon' }, company),
     ).resolves.toBeUndefined();
@@ -104,10 +158,9 @@ describe('credentials check', () => {
     [['apiKeysRead', 'jobsRead'], /missing the candidatesWrite permission/],
     [['apiKeysRead', 'candidatesWrite'], /missing the jobsRead permission/],
     [['apiKeysRead'], /missing the candidatesWrite and jobsRead permissions/],
-    [['candidatesWrite', 'jobsRead'], /missing the apiKeysRead permission/],
-  ])('a key with %j is rejected naming api_key: %s', async (scopes, message) => {
+  ])('a key whose listed scopes are %j is rejected naming api_key: %s', async (scopes, message) => {
     const name = `scopes-${scopes.join('-')}`;
-    ashby.boards.set(name, ashbyBoard(name, { scopes }));
+    ashby.boards.set(name, ashbyBoard(name, { scopes, apiKeyInfoScopes: true }));
     const error = await rejection(ashbyConnector.validateCredentials({ job_board_name: name, api_key: `ashby-key-${name}` }, company));
     expect(error).toMatchObject({ kind: 'credentials_rejected', field: 'api_key', message: expect.stringMatching(message) });
   });
@@ -310,14 +363,15 @@ describe('applications', () => {
     expect(lastForm().fieldSubmissions).toEqual([
       { path: '_systemfield_name', value: 'Ada King Lovelace' },
       { path: '_systemfield_email', value: 'typed@example.com' },
-      { path: '_systemfield_resume', value: 'file_1' },
       { path: 'q-relocate', value: true },
       { path: 'q-years', value: 7 },
       { path: 'q-stack', value: ['typescript', 'rust'] },
       { path: 'q-start', value: 'in_three_months' },
       { path: 'q-letter', value: { type: 'PlainText', value: 'Hello' } },
+      { path: '_systemfield_resume', value: expect.stringMatching(/^fh_/) },
     ]);
-    expect(submits().pop()!.fields.utmData).toEqual([JSON.stringify({ utm_source: 'jobboard-x' })]);
+    expect(submits().at(-1)!.headers['content-type']).toBe('application/json');
+    expect(lastBody().utmData).toEqual({ utm_source: 'jobboard-x' });
   });
 
   test("a Date answer goes as YYYY-MM-DD (a date-time's day, as written); anything else is invalid_data before sending", async () => {
@@ -379,12 +433,58 @@ describe('applications', () => {
     },
   );
 
+  test('files go through the presigned upload (P279): a handle per file, the file to its URL without the key, the handle in the JSON submit', async () => {
+    const before = ashby.server.requests.length;
+    const cover = Buffer.from('%PDF-1.5\ncover\n%%EOF');
+    await ashbyConnector.submitApplication(
+      submission(
+        { candidate: { email: 'upload@example.com', full_name: 'Up Load' }, screeningAnswers: [{ id: 'q-relocate', answer: 'no' }] },
+        [{ name: 'cv.pdf' }, { name: 'cover.pdf', type: 'cover_letter', bytes: cover }],
+      ),
+      credentials(),
+    );
+    const made = ashby.server.requests.slice(before);
+    expect(made.map((r) => r.path)).toEqual([
+      '/ashby/jobPosting.info',
+      '/ashby/file.createFileUploadHandle',
+      '/ashby-storage/upload',
+      '/ashby/file.createFileUploadHandle',
+      '/ashby-storage/upload',
+      '/ashby/applicationForm.submit',
+    ]);
+    expect(made[1].json).toEqual({
+      fileUploadContext: 'ApplicationForm',
+      fileName: 'cv.pdf',
+      contentType: 'application/pdf',
+      contentLength: PDF.length,
+    });
+    // The presigned POST carries no Ashby credentials; the file is the part named `file`.
+    expect(made[2].headers.authorization).toBeUndefined();
+    expect(made[2].files.map((f) => [f.field, f.filename, f.bytes])).toEqual([['file', 'cv.pdf', PDF]]);
+    const values = lastForm().fieldSubmissions;
+    expect(ashby.uploads.get(String(values.find((v) => v.path === COVER_LETTER_PATH)!.value))!.file!.bytes).toEqual(cover);
+  });
+
+  test.each([
+    [403, 'attachment_rejected'],
+    [503, 'transient'],
+  ])('the file storage answering %s is %s, and nothing is submitted; the message has no URL', async (status, kind) => {
+    const before = submits().length;
+    ashby.storageStatusNext = status;
+    const error = await rejection(
+      ashbyConnector.submitApplication(submission({ candidate: { email: 'storage@example.com', full_name: 'S S' } }), credentials()),
+    );
+    expect(error.kind).toBe(kind);
+    expect(error.message).not.toMatch(/http|ashby-storage|fh_/);
+    expect(submits()).toHaveLength(before);
+  });
+
   test('an unpublished posting is job_not_published (sent with allowSubmissionForUnpublishedJobPosting=false); an unknown one too', async () => {
     await expect(ashbyConnector.submitApplication(submission({ jobExternalId: CLOSED }), credentials())).rejects.toMatchObject({
       kind: 'job_not_published',
       message: expect.stringContaining('job_posting_not_published'),
     });
-    expect(submits().pop()!.fields.allowSubmissionForUnpublishedJobPosting).toEqual(['false']);
+    expect(lastBody().allowSubmissionForUnpublishedJobPosting).toBe(false);
     await expect(
       ashbyConnector.submitApplication(submission({ jobExternalId: 'ffffffff-0000-4000-8000-000000000000' }), credentials()),
     ).rejects.toMatchObject({ kind: 'job_not_published' });
@@ -424,10 +524,21 @@ describe('applications', () => {
     const error = await rejection(ashbyConnector.submitApplication(submission(), { ...credentials(), api_key: 'rotated-key-777' }));
     expect(error).toMatchObject({ kind: 'credentials_rejected' });
     expect(error.message).not.toContain('rotated-key-777');
+    // A key without candidatesWrite passes the check when apiKey.info lists no permissions, and fails here:
+    // 403 missing_endpoint_permission → CredentialsRejectedError naming the permission (P279).
     ashby.boards.set('nowrite', ashbyBoard('nowrite', { scopes: ['jobsRead'], postings: [{ id: POSTING, title: 'x' }] }));
     await expect(
-      ashbyConnector.submitApplication(submission(), { job_board_name: 'nowrite', api_key: 'ashby-key-nowrite' }),
-    ).rejects.toMatchObject({ kind: 'credentials_rejected', message: expect.stringContaining('missing_endpoint_permission') });
+      ashbyConnector.validateCredentials({ job_board_name: 'nowrite', api_key: 'ashby-key-nowrite' }, company),
+    ).resolves.toBeUndefined();
+    for (const files of [[{ name: 'cv.pdf' }], []]) {
+      const noWrite = await rejection(
+        ashbyConnector.submitApplication(submission({}, files), { job_board_name: 'nowrite', api_key: 'ashby-key-nowrite' }),
+      );
+      expect(noWrite).toMatchObject({ kind: 'credentials_rejected', name: 'CredentialsRejectedError', field: 'api_key' });
+      expect(noWrite.message).toContain('missing_endpoint_permission');
+      expect(noWrite.message).toContain('candidatesWrite');
+      expect(noWrite.message).not.toContain('ashby-key-nowrite');
+    }
   });
 
   test.each([

@@ -40,6 +40,7 @@ afterEach(() => {
   process.env.WORKABLE_API_URL = simulatorUrl;
   workable.rateLimit = { limit: 1000, intervalMs: 10_000 };
   delete process.env.WORKABLE_MAX_WAIT_MS;
+  delete process.env.WORKABLE_RATE_INTERVAL_MS;
 });
 
 let accounts = 0;
@@ -452,6 +453,78 @@ describe('applications', () => {
       expect(posts()).toBe(before);
     });
 
+    test('a text cover letter is the candidate’s text cover_letter (P278), with no form read and no file question', async () => {
+      const { account: a, credentials } = account({}, [{ shortcode: 'J1', title: 'Backend Engineer', questions: [] }]);
+      const letter = 'Dear team,\nI would love to build Workable connectors. – Ada';
+      await workableConnector.submitApplication(
+        submission({}, [
+          { name: 'cv.pdf' },
+          { name: 'cover-letter.txt', type: 'cover_letter', content_type: 'text/plain', bytes: Buffer.from(letter, 'utf8') },
+        ]),
+        credentials,
+      );
+      const posted = requestsOf(a.subdomain).find((r) => r.method === 'POST')!;
+      expect((posted.json as { candidate: Record<string, unknown> }).candidate.cover_letter).toBe(letter);
+      expect((posted.json as { candidate: Record<string, unknown> }).candidate.answers).toBeUndefined();
+      expect(requestsOf(a.subdomain).some((r) => r.path.endsWith('/application_form'))).toBe(false);
+      expect(workable.candidates.at(-1)!.body.cover_letter).toBe(letter);
+    });
+
+    test('an empty or oversized text cover letter is attachment_rejected before anything is sent', async () => {
+      const { account: a, credentials } = account();
+      for (const bytes of [Buffer.from('  \n', 'utf8'), Buffer.alloc(100_001, 0x61)]) {
+        const error = await rejection(
+          workableConnector.submitApplication(
+            submission({}, [{ name: 'letter.txt', type: 'cover_letter', content_type: 'text/plain', bytes }]),
+            credentials,
+          ),
+        );
+        expect(error.kind).toBe('attachment_rejected');
+        expect(error.name).toBe('AttachmentRejectedError');
+      }
+      expect(requestsOf(a.subdomain)).toEqual([]);
+    });
+
+    test('a photo goes to a photo file question that lists jpg, though the résumé types do not (every type the form accepts is sent)', async () => {
+      const { account: a, credentials } = account({}, [
+        {
+          shortcode: 'J1',
+          title: 'Backend Engineer',
+          questions: [{ id: 'qp', body: 'Your photo', type: 'file', supported_file_types: ['jpg', 'png'], max_file_size: 100_000 }],
+        },
+      ]);
+      const jpg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 1, 2, 3]);
+      await workableConnector.submitApplication(
+        submission({}, [{ name: 'me.jpg', type: 'photo', content_type: 'image/jpeg', bytes: jpg }]),
+        credentials,
+      );
+      const posted = requestsOf(a.subdomain).find((r) => r.method === 'POST')!;
+      expect((posted.json as { candidate: { answers: unknown[] } }).candidate.answers).toEqual([
+        { question_key: 'qp', file: { name: 'me.jpg', data: jpg.toString('base64') } },
+      ]);
+    });
+
+    test('the candidate’s location and skills go as Workable’s address and skills', async () => {
+      const { account: a, credentials } = account();
+      await workableConnector.submitApplication(
+        submission({
+          candidate: {
+            email: 'ada@example.com',
+            first_name: 'Ada',
+            last_name: 'Lovelace',
+            location: { street: 'Unter den Linden 1', city: 'Berlin', postcode: '10117', country: 'Germany' },
+            skills: ['TypeScript', 'Analytical engines'],
+          },
+        }),
+        credentials,
+      );
+      const posted = requestsOf(a.subdomain).find((r) => r.method === 'POST')!;
+      expect((posted.json as { candidate: Record<string, unknown> }).candidate).toMatchObject({
+        address: 'Unter den Linden 1, 10117 Berlin, Germany',
+        skills: ['TypeScript', 'Analytical engines'],
+      });
+    });
+
     test('a cover letter over its question’s max_file_size or of a type it does not list is attachment_rejected', async () => {
       const { credentials } = account({}, [
         {
@@ -555,6 +628,7 @@ describe('applications', () => {
 describe('pacing by X-Rate-Limit-*', () => {
   test('when Remaining reaches 0 the next request waits for the reset instead of meeting a 429', async () => {
     workable.rateLimit = { limit: 2, intervalMs: 1000 };
+    process.env.WORKABLE_RATE_INTERVAL_MS = '1000';
     const { account: a, credentials } = account();
     const started = Date.now();
     for (let i = 0; i < 3; i++) await workableConnector.validateCredentials(credentials, company);
@@ -603,6 +677,41 @@ describe('pacing by X-Rate-Limit-*', () => {
       workable.rateLimitNextRead = 0;
       workable.forcedResetMs = 1000;
     }
+  });
+
+  test('ahead of the limit (P278): concurrent requests never exceed the documented 10 per interval, even with no header to go by', async () => {
+    // The simulator enforces Workable's account-token limit (10 per interval; a 2.5-second interval keeps the
+    // test short) but sends no X-Rate-Limit-* headers here, so only the connector's own window can hold them.
+    workable.rateLimit = { limit: 10, intervalMs: 2500 };
+    workable.rateHeaders = false;
+    process.env.WORKABLE_RATE_INTERVAL_MS = '2500';
+    const { account: a, credentials } = account();
+    const started = Date.now();
+    try {
+      await Promise.all(Array.from({ length: 14 }, () => workableConnector.validateCredentials(credentials, company)));
+    } finally {
+      workable.rateHeaders = true;
+    }
+    const statuses = requestsOf(a.subdomain).map((r) => r.status);
+    expect(statuses).toHaveLength(14);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    // The 11th waited for the first interval to end.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
+  });
+
+  test('the limit an answer states (X-Rate-Limit-Limit) is the one paced by, when lower than the default', async () => {
+    workable.rateLimit = { limit: 3, intervalMs: 1500 };
+    process.env.WORKABLE_RATE_INTERVAL_MS = '1500';
+    const { account: a, credentials } = account();
+    const started = Date.now();
+    await Promise.all(Array.from({ length: 8 }, () => workableConnector.validateCredentials(credentials, company)));
+    expect(
+      requestsOf(a.subdomain)
+        .map((r) => r.status)
+        .filter((s) => s !== 200),
+    ).toEqual([]);
+    // 8 requests at 3 per interval take two more intervals.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(3000);
   });
 
   test('X-Rate-Limit-Reset is read as Unix seconds, Unix ms or a date', () => {

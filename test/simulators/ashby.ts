@@ -13,8 +13,20 @@
  *   `apiKey.info` (apiKeysRead) lists the key's `scopes`; `jobPosting.info` (jobsRead) returns a posting
  *   (published or not) with its `applicationFormDefinition` (`sections[].fields[{isRequired, field{id,
  *   path, title, type, selectableValues}}]`), `job_posting_not_found` otherwise.
- * - `applicationForm.submit` (candidatesWrite), multipart only: `jobPostingId`, `applicationForm` JSON
- *   `{fieldSubmissions: [{path, value}]}`, one file part per file named by its submission's `value`. It
+ * - `apiKey.info` answers `{title, createdAt}`: https://developers.ashbyhq.com/reference/api-key documents no
+ *   `scopes` list, so the simulator lists them only for a board with `apiKeyInfoScopes` (a third-party copy of
+ *   Ashby's OpenAPI shows one). `jobPosting.list` (jobsRead) lists the postings.
+ * - Presigned uploads (https://developers.ashbyhq.com/docs/filecreatefileuploadhandle, P279):
+ *   `file.createFileUploadHandle` (candidatesWrite) takes `fileUploadContext` (CandidateResume | CandidateFiles
+ *   | ApplicationForm), the file name, MIME type and size (named `fileName`, `contentType`, `contentLength`:
+ *   assumed, the stored page does not show the names) and answers `{handle, url, fields}`; the file goes as a
+ *   multipart POST to `url` with every returned field and the file named `file` (the storage answers 204, or an
+ *   S3-style XML error: a size other than declared, a missing field, a URL older than 10 minutes).
+ * - `applicationForm.submit` (candidatesWrite), JSON (since https://developers.ashbyhq.com/changelog/2026-04-06-application-form-submit-presigned-file-uploads:
+ *   a file field's value is the handle of an uploaded ApplicationForm file) or multipart (still supported:
+ *   https://developers.ashbyhq.com/changelog/2026-08-18-recommend-presigned-uploads-for-application-form-submit):
+ *   `jobPostingId`, `applicationForm` `{fieldSubmissions: [{path, value}]}` (a JSON string in multipart), in
+ *   multipart one file part per file named by its submission's `value`. It
  *   checks paths, required fields and value types (`invalid_input`), refuses an empty file, fails
  *   validation for `testing-fail-validation@example.com` (the documented test address), accepts an
  *   unpublished posting unless `allowSubmissionForUnpublishedJobPosting` is `false`
@@ -67,6 +79,22 @@ export interface AshbyBoard {
   applicationLimit?: number;
   /** E-mails that applied before (counted against the limit). */
   priorApplicants: Set<string>;
+  /** apiKey.info lists the key's `scopes` (not on Ashby's reference page; default false). */
+  apiKeyInfoScopes?: boolean;
+}
+
+/** A presigned upload made by file.createFileUploadHandle. */
+export interface AshbyUpload {
+  handle: string;
+  board: string;
+  context: string;
+  fileName: string;
+  contentType: string;
+  size: number;
+  createdAt: number;
+  fields: Record<string, string>;
+  /** The file as the storage received it. */
+  file?: RecordedFile;
 }
 
 export interface AshbyApplication {
@@ -82,6 +110,9 @@ export interface AshbySimulator {
   server: SimulatorServer;
   boards: Map<string, AshbyBoard>;
   applications: AshbyApplication[];
+  uploads: Map<string, AshbyUpload>;
+  /** Forces the storage's next answer to this status (a refused or failing upload). */
+  storageStatusNext?: number;
   rateLimitNext: number;
   env: { ASHBY_API_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
@@ -197,11 +228,73 @@ const failure = (code: string, message: string, status = 200, headers?: Record<s
   ...(headers ? { headers } : {}),
 });
 
+/** Each method's permission (https://developers.ashbyhq.com/reference/authentication); other methods are 404. */
 const PERMISSIONS: Record<string, string> = {
   'apiKey.info': 'apiKeysRead',
   'jobPosting.info': 'jobsRead',
+  'jobPosting.list': 'jobsRead',
+  'file.createFileUploadHandle': 'candidatesWrite',
   'applicationForm.submit': 'candidatesWrite',
 };
+/** https://developers.ashbyhq.com/docs/filecreatefileuploadhandle: "The presigned URL expires after 10 minutes". */
+export const UPLOAD_URL_TTL_MS = 10 * 60 * 1000;
+const UPLOAD_CONTEXTS = ['CandidateResume', 'CandidateFiles', 'ApplicationForm'];
+const UPLOAD_KEYS = new Set(['fileUploadContext', 'fileName', 'contentType', 'contentLength']);
+
+/** file.createFileUploadHandle: the documented body, strictly (schema-backed `invalid_input`). */
+function createUploadHandle(sim: AshbySimulator, board: AshbyBoard, body: unknown): Reply {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const unknown = Object.keys(b).find((k) => !UPLOAD_KEYS.has(k));
+  if (unknown) return failure('invalid_input', `Unknown parameter ${unknown}`);
+  if (!UPLOAD_CONTEXTS.includes(String(b.fileUploadContext)))
+    return failure('invalid_input', `fileUploadContext must be one of ${UPLOAD_CONTEXTS.join(', ')}`);
+  // "The name of the file being uploaded, including extension" / "The MIME type": required, length ≥ 1.
+  if (typeof b.fileName !== 'string' || !b.fileName) return failure('invalid_input', 'fileName is required');
+  if (typeof b.contentType !== 'string' || !b.contentType) return failure('invalid_input', 'contentType is required');
+  // "The size of the file in bytes": an integer ≤ 9007199254740991.
+  if (!Number.isSafeInteger(b.contentLength) || (b.contentLength as number) < 0)
+    return failure('invalid_input', 'contentLength must be an integer');
+  const handle = `fh_${randomUUID()}`;
+  const fields = { key: `uploads/${handle}`, policy: Buffer.from(handle).toString('base64'), 'x-amz-signature': randomUUID() };
+  sim.uploads.set(handle, {
+    handle,
+    board: board.name,
+    context: String(b.fileUploadContext),
+    fileName: b.fileName,
+    contentType: b.contentType,
+    size: b.contentLength as number,
+    createdAt: Date.now(),
+    fields,
+  });
+  return { status: 200, body: { success: true, results: { handle, url: `${sim.server.url}/ashby-storage/upload`, fields } } };
+}
+
+/** The presigned POST to storage (S3-style: every returned field, the file last as `file`; XML errors). */
+function storageUpload(sim: AshbySimulator, req: RecordedRequest): Reply {
+  const s3Error = (status: number, code: string) => ({
+    status,
+    raw: `<?xml version="1.0" encoding="UTF-8"?><Error><Code>${code}</Code><Message>${code}</Message></Error>`,
+    headers: { 'Content-Type': 'application/xml' },
+  });
+  if (sim.storageStatusNext !== undefined) {
+    const status = sim.storageStatusNext;
+    sim.storageStatusNext = undefined;
+    return s3Error(status, status >= 500 ? 'InternalError' : 'AccessDenied');
+  }
+  if (!(req.headers['content-type'] ?? '').startsWith('multipart/form-data')) return s3Error(400, 'InvalidArgument');
+  if (req.headers.authorization) return s3Error(400, 'InvalidArgument'); // a presigned POST carries no Authorization
+  const key = req.fields.key?.[0] ?? '';
+  const upload = [...sim.uploads.values()].find((u) => u.fields.key === key);
+  if (!upload) return s3Error(403, 'AccessDenied');
+  for (const [name, value] of Object.entries(upload.fields)) if (req.fields[name]?.[0] !== value) return s3Error(403, 'AccessDenied');
+  if (Date.now() - upload.createdAt > UPLOAD_URL_TTL_MS) return s3Error(403, 'AccessDenied');
+  const file = req.files.find((f) => f.field === 'file');
+  if (!file || req.files.length !== 1) return s3Error(400, 'InvalidArgument');
+  if (file.bytes.length > upload.size) return s3Error(400, 'EntityTooLarge');
+  if (file.bytes.length < upload.size) return s3Error(400, 'EntityTooSmall');
+  upload.file = file;
+  return { status: 204 };
+}
 
 /** The value a field of this type takes (the documented formats), or why not. */
 function valueProblem(type: string, value: unknown, options: string[]): string | null {
@@ -232,30 +325,42 @@ function valueProblem(type: string, value: unknown, options: string[]): string |
 }
 
 function submit(sim: AshbySimulator, board: AshbyBoard, req: RecordedRequest): Reply {
-  if (!(req.headers['content-type'] ?? '').startsWith('multipart/form-data'))
-    return failure('invalid_input', 'The Content-Type must be multipart/form-data');
-  const postingId = req.fields.jobPostingId?.[0] ?? '';
+  const type = req.headers['content-type'] ?? '';
+  const json = type.startsWith('application/json');
+  if (!json && !type.startsWith('multipart/form-data'))
+    return failure('invalid_input', 'The Content-Type must be multipart/form-data or application/json');
+  const body = (json && req.json && typeof req.json === 'object' ? req.json : {}) as Record<string, unknown>;
+  const param = (name: string): unknown => (json ? body[name] : req.fields[name]?.[0]);
+  const postingId = String(param('jobPostingId') ?? '');
   const posting = board.postings.find((p) => p.id === postingId);
   if (!posting) return failure('job_posting_not_found', 'Job posting not found');
-  if (posting.open === false && req.fields.allowSubmissionForUnpublishedJobPosting?.[0] === 'false')
+  const allowUnpublished = param('allowSubmissionForUnpublishedJobPosting');
+  if (posting.open === false && (allowUnpublished === false || allowUnpublished === 'false'))
     return failure('job_posting_not_published', 'The job posting is not published');
   let submissions: { path?: unknown; value?: unknown }[];
   try {
-    const form = JSON.parse(req.fields.applicationForm?.[0] ?? '') as { fieldSubmissions?: unknown };
-    if (!Array.isArray(form.fieldSubmissions)) throw new Error('no fieldSubmissions');
+    const raw = param('applicationForm');
+    const form = (json ? raw : JSON.parse(String(raw ?? ''))) as { fieldSubmissions?: unknown };
+    if (!form || !Array.isArray(form.fieldSubmissions)) throw new Error('no fieldSubmissions');
     submissions = form.fieldSubmissions as { path?: unknown; value?: unknown }[];
   } catch {
     return failure('invalid_input', 'applicationForm must be JSON with fieldSubmissions');
   }
+  const files: RecordedFile[] = [];
   const fields = ashbyFormDefinition(posting).sections.flatMap((s) => s.fields);
   const given = new Map<string, unknown>();
   for (const s of submissions) {
     const field = fields.find((f) => f.field.path === s.path);
     if (!field) return failure('invalid_input', 'Unknown field path in fieldSubmissions');
     if (field.field.type === 'File') {
-      const file = req.files.find((f) => f.field === s.value);
+      // JSON: the handle of an uploaded ApplicationForm file; multipart: the name of a file part.
+      const upload = json && typeof s.value === 'string' ? sim.uploads.get(s.value) : undefined;
+      if (json && (!upload || upload.board !== board.name || upload.context !== 'ApplicationForm' || !upload.file))
+        return failure('invalid_input', 'A file field needs the handle of an uploaded ApplicationForm file');
+      const file = upload ? upload.file! : req.files.find((f) => f.field === s.value);
       if (!file) return failure('invalid_input', 'A file field references no file part');
       if (file.bytes.length === 0) return failure('invalid_input', 'The uploaded file is empty');
+      files.push(upload ? { ...file, filename: upload.fileName, contentType: upload.contentType } : file);
     } else {
       const problem = valueProblem(
         field.field.type,
@@ -284,7 +389,7 @@ function submit(sim: AshbySimulator, board: AshbyBoard, req: RecordedRequest): R
     board: board.name,
     postingId,
     fieldSubmissions: submissions as { path: string; value: unknown }[],
-    files: req.files,
+    files,
     submittedFormInstanceId: id,
     blocked,
   });
@@ -303,8 +408,9 @@ function submit(sim: AshbySimulator, board: AshbyBoard, req: RecordedRequest): R
 }
 
 export async function startAshbySimulator(): Promise<AshbySimulator> {
-  const sim = { boards: new Map(), applications: [], rateLimitNext: 0 } as unknown as AshbySimulator;
+  const sim = { boards: new Map(), applications: [], uploads: new Map(), rateLimitNext: 0 } as unknown as AshbySimulator;
   sim.server = await startSimulatorServer((req) => {
+    if (req.path === '/ashby-storage/upload' && req.method === 'POST') return storageUpload(sim, req);
     const board = /^\/ashby\/posting-api\/job-board\/([^/]+)$/.exec(req.path);
     if (board && req.method === 'GET') {
       const found = sim.boards.get(decodeURIComponent(board[1]));
@@ -329,8 +435,25 @@ export async function startAshbySimulator(): Promise<AshbySimulator> {
     if (method === 'apiKey.info')
       return {
         status: 200,
-        body: { success: true, results: { title: 'Hiring integration', createdAt: '2026-01-01T00:00:00.000Z', scopes: owner.scopes } },
+        body: {
+          success: true,
+          results: {
+            title: 'Hiring integration',
+            createdAt: '2026-01-01T00:00:00.000Z',
+            ...(owner.apiKeyInfoScopes ? { scopes: owner.scopes } : {}),
+          },
+        },
       };
+    if (method === 'jobPosting.list')
+      return {
+        status: 200,
+        body: {
+          success: true,
+          results: owner.postings.map((p) => ({ id: p.id, title: p.title, isListed: p.listed !== false })),
+          moreDataAvailable: false,
+        },
+      };
+    if (method === 'file.createFileUploadHandle') return createUploadHandle(sim, owner, req.json);
     if (method === 'jobPosting.info') {
       const id = (req.json as { jobPostingId?: unknown } | undefined)?.jobPostingId;
       const posting = owner.postings.find((p) => p.id === id);

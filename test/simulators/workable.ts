@@ -13,7 +13,9 @@
  *   description, full_description, requirements and benefits only when `include_fields` names them.
  * - `GET /spi/v3/jobs/{shortcode}/application_form` → `{form_fields, questions}` (404 for an unknown job).
  * - `POST /spi/v3/jobs/{shortcode}/candidates`, JSON `{sourced?, candidate: {name | firstname+lastname,
- *   email, phone, resume: {name, data}, answers: [{question_key, body|choices|checked|number|date|file}]}}`.
+ *   email, phone, address, cover_letter, skills, social_profiles, resume: {name, data}, answers: [{question_key,
+ *   body|choices|checked|number|date|file}]}}` (https://workable.readme.io/reference/job-candidates-create):
+ *   only the documented candidate keys, with their documented types (`candidateShapeError`; 422 otherwise).
  *   `sourced` defaults to true (an uploaded candidate, no e-mail); `"sourced": false` makes an applicant who
  *   gets the "thank you for applying" e-mail (`thankYouEmails`). 201 `{status: "created", candidate: {id, …}}`;
  *   404 for an unknown job; 422 `{"error": "…"}` for a job that is not published, a duplicate e-mail in the
@@ -80,6 +82,8 @@ export interface WorkableSimulator {
   thankYouEmails: string[];
   /** The rate limit: `limit` requests per `intervalMs`, per token. */
   rateLimit: { limit: number; intervalMs: number };
+  /** Whether answers carry the documented X-Rate-Limit-* headers (true; false only to test pacing without them). */
+  rateHeaders: boolean;
   /** Forces the next N candidate POSTs to 429 (the interval resets `forcedResetMs` later). */
   rateLimitNext: number;
   /** Forces the next N GETs to 429, likewise. */
@@ -169,12 +173,83 @@ const base64Bytes = (value: unknown) =>
   typeof value === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(value) ? Buffer.from(value, 'base64') : undefined;
 const extensionOf = (name: unknown) => (typeof name === 'string' && name.includes('.') ? name.split('.').pop()!.toLowerCase() : '');
 
+/**
+ * The candidate keys "that can be provided" (https://workable.readme.io/reference/job-candidates-create; the
+ * same list, with types, on https://workable.readme.io/docs/update-candidate). Workable's reference does not
+ * say what it does with other keys: the simulator refuses them (422, assumed, P278) so that a misnamed field
+ * shows in the tests instead of being dropped silently.
+ */
+export const CANDIDATE_KEYS = new Set([
+  'name',
+  'firstname',
+  'lastname',
+  'email',
+  'headline',
+  'summary',
+  'address',
+  'phone',
+  'cover_letter',
+  'resume',
+  'resume_url',
+  'image',
+  'image_url',
+  'education_entries',
+  'experience_entries',
+  'answers',
+  'skills',
+  'tags',
+  'social_profiles',
+  'disqualified',
+  'disqualification_reason',
+  'domain',
+  'recruiter_key',
+  'created_at',
+]);
+/** The root of the body: `sourced` ("at the root level") and `candidate` (job-candidates-create). */
+const ROOT_KEYS = new Set(['sourced', 'candidate']);
+/** The answer keys per question type (assumed from Workable's application_form question types, P278). */
+const ANSWER_VALUE_KEYS = new Set(['body', 'choices', 'checked', 'number', 'date', 'file']);
+
+/** What is wrong with the shape of a candidate body, by the documented keys and types; undefined when nothing. */
+function candidateShapeError(body: Record<string, unknown>, candidate: Record<string, unknown>): string | undefined {
+  const unknownRoot = Object.keys(body).find((k) => !ROOT_KEYS.has(k));
+  if (unknownRoot) return `unknown attribute '${unknownRoot}'`;
+  if (body.sourced !== undefined && typeof body.sourced !== 'boolean') return 'sourced is not a boolean';
+  const unknown = Object.keys(candidate).find((k) => !CANDIDATE_KEYS.has(k));
+  if (unknown) return `unknown attribute '${unknown}' for candidate`;
+  // https://workable.readme.io/docs/update-candidate: these are strings ("cover_letter | string | The candidate's cover letter").
+  for (const key of ['name', 'firstname', 'lastname', 'email', 'headline', 'summary', 'address', 'phone', 'cover_letter'])
+    if (candidate[key] !== undefined && typeof candidate[key] !== 'string') return `${key} is not a string`;
+  // Same page: skills is a list of strings, social_profiles an array.
+  if (candidate.skills !== undefined && (!Array.isArray(candidate.skills) || candidate.skills.some((s) => typeof s !== 'string')))
+    return 'skills is not a list of strings';
+  if (candidate.social_profiles !== undefined) {
+    if (!Array.isArray(candidate.social_profiles)) return 'social_profiles is not an array';
+    for (const p of candidate.social_profiles as Record<string, unknown>[])
+      if (!p || typeof p !== 'object' || typeof p.type !== 'string' || typeof p.url !== 'string') return 'social_profiles is invalid';
+  }
+  if (candidate.resume !== undefined) {
+    const r = candidate.resume as Record<string, unknown>;
+    if (!r || typeof r !== 'object' || typeof r.name !== 'string' || typeof r.data !== 'string') return 'Resume is invalid';
+  }
+  if (candidate.answers !== undefined) {
+    if (!Array.isArray(candidate.answers)) return 'answers is not an array';
+    for (const a of candidate.answers as Record<string, unknown>[]) {
+      if (!a || typeof a !== 'object' || typeof a.question_key !== 'string') return 'Answers question key is invalid';
+      const values = Object.keys(a).filter((k) => k !== 'question_key');
+      if (values.length !== 1 || !ANSWER_VALUE_KEYS.has(values[0])) return 'Answers value is invalid';
+    }
+  }
+  return undefined;
+}
+
 export async function startWorkableSimulator(): Promise<WorkableSimulator> {
   const sim = {
     accounts: new Map(),
     candidates: [],
     thankYouEmails: [],
     rateLimit: { limit: 10, intervalMs: 10_000 },
+    rateHeaders: true,
     rateLimitNext: 0,
     rateLimitNextRead: 0,
     forcedResetMs: 1000,
@@ -194,9 +269,11 @@ export async function startWorkableSimulator(): Promise<WorkableSimulator> {
     const account = match ? sim.accounts.get(decodeURIComponent(match[1])) : undefined;
     if (!match || !account) return { status: 404, body: { error: 'Not found' } };
     const auth = /^Bearer (\S+)$/.exec(req.headers.authorization ?? '');
+    // https://workable.readme.io/reference (Getting started): `Authorization: Bearer <token>` on every call.
     if (!auth || auth[1] !== account.token) return { status: 401, body: { error: 'Not authorized' } };
 
-    // The documented rate limit, per token, with its headers on every answer.
+    // The documented rate limit, per token, with its headers on every answer (https://workable.readme.io/docs/rate-limits:
+    // 10 requests per 10-second interval for account tokens; X-Rate-Limit-Limit/-Remaining/-Reset; 429 above).
     const now = Date.now();
     let window = windows.get(auth[1]);
     if (!window || now - window.start >= sim.rateLimit.intervalMs) window = { start: now, count: 0 };
@@ -216,11 +293,13 @@ export async function startWorkableSimulator(): Promise<WorkableSimulator> {
       };
     }
     window.count += 1;
-    const limitHeaders = {
-      'X-Rate-Limit-Limit': String(sim.rateLimit.limit),
-      'X-Rate-Limit-Remaining': String(Math.max(0, sim.rateLimit.limit - window.count)),
-      'X-Rate-Limit-Reset': String(Math.ceil((window.start + sim.rateLimit.intervalMs) / 1000)),
-    };
+    const limitHeaders: Record<string, string> = !sim.rateHeaders
+      ? {}
+      : {
+          'X-Rate-Limit-Limit': String(sim.rateLimit.limit),
+          'X-Rate-Limit-Remaining': String(Math.max(0, sim.rateLimit.limit - window.count)),
+          'X-Rate-Limit-Reset': String(Math.ceil((window.start + sim.rateLimit.intervalMs) / 1000)),
+        };
     if (window.count > sim.rateLimit.limit) return { status: 429, body: { error: 'Too many requests' }, headers: limitHeaders };
     const answer = route(req, account, match[1], match[2]);
     return { ...answer, headers: { ...limitHeaders, ...(answer.headers ?? {}) } };
@@ -270,6 +349,8 @@ export async function startWorkableSimulator(): Promise<WorkableSimulator> {
       const body = req.json as Record<string, unknown>;
       const candidate = body.candidate as Record<string, unknown> | undefined;
       if (!candidate || typeof candidate !== 'object') return { status: 422, body: { error: 'Validation failed: candidate is missing' } };
+      const shape = candidateShapeError(body, candidate);
+      if (shape) return { status: 422, body: { error: `Validation failed: ${shape}` } };
       if (!candidate.name && !(candidate.firstname && candidate.lastname))
         return { status: 422, body: { error: "Validation failed: Name can't be blank" } };
       if (typeof candidate.email !== 'string' || !candidate.email.includes('@'))

@@ -1,10 +1,11 @@
 /**
  * Ashby (docs/connectors/ashby.md). Jobs: the public posting API, `GET /posting-api/job-board/{name}
  * ?includeCompensation=true` (the whole board in one answer, no paging, no auth), then each posting's
- * application form through `jobPosting.info` (a few in parallel) for its questions. Applications:
- * `applicationForm.submit`, multipart: `jobPostingId`, `applicationForm` (JSON `{fieldSubmissions: [{path,
- * value}]}`, values typed by the form's field types) and one file part per file, named by the `value` of
- * the field submission that references it. The RPC API uses HTTP Basic auth (the key as user name, an
+ * application form through `jobPosting.info` (a few in parallel) for its questions. Applications (P279):
+ * each file through Ashby's presigned upload (`file.createFileUploadHandle`, then the file to the returned
+ * URL; ashby-upload.ts), then a JSON `applicationForm.submit`: `jobPostingId`, `applicationForm`
+ * `{fieldSubmissions: [{path, value}]}` (values typed by the form's field types, a file field's value its
+ * upload handle). The RPC API uses HTTP Basic auth (the key as user name, an
  * empty password) and answers errors as `{success: false, errorInfo: {code, message}}`, often with HTTP 200:
  * only `success: true` counts. The posting and form shapes and their mapping onto our fields are in ashby-jobs.ts.
  */
@@ -32,6 +33,7 @@ import {
   segment,
 } from '#delivery/connectors/http.js';
 import { candidateName, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
+import { readUploadHandle, uploadHandleRequest, uploadToStorage } from '#delivery/connectors/ashby-upload.js';
 import {
   ashbyPostingId,
   formFields,
@@ -58,8 +60,16 @@ const PACING: ConnectorPacing = {
   importConcurrency: 2,
   documented: 'per-API-key limits without published numbers (429 with Retry-After)',
 };
-/** The permissions (scopes) the connector needs, as apiKey.info lists them. */
+/** The permissions (scopes) the connector needs, as apiKey.info may list them. */
 export const ASHBY_REQUIRED_PERMISSIONS = ['candidatesWrite', 'jobsRead'] as const;
+/** The permission each RPC method needs (https://developers.ashbyhq.com/reference/authentication), for messages. */
+const PERMISSION_OF: Record<string, string> = {
+  'apiKey.info': 'apiKeysRead',
+  'jobPosting.info': 'jobsRead',
+  'jobPosting.list': 'jobsRead',
+  'file.createFileUploadHandle': 'candidatesWrite',
+  'applicationForm.submit': 'candidatesWrite',
+};
 
 /** A scope as apiKey.info may spell it (`candidatesWrite`, `candidates:write`) → `candidateswrite`. */
 const scopeKey = (scope: string) => scope.toLowerCase().replace(/[^a-z]/g, '');
@@ -81,9 +91,8 @@ function errorInfo(body: Record<string, unknown> | undefined): ErrorInfo {
   return { code, message };
 }
 
-/** A POST to one of Ashby's RPC methods (`/apiKey.info`) with the key; the body as JSON or multipart. */
-async function rpc(credentials: AtsCredentials, method: string, body: Record<string, unknown> | FormData): Promise<RpcAnswer> {
-  const json = !(body instanceof FormData);
+/** A POST to one of Ashby's RPC methods (`/apiKey.info`) with the key and a JSON body. */
+async function rpc(credentials: AtsCredentials, method: string, body: Record<string, unknown>): Promise<RpcAnswer> {
   const response = await atsFetch(
     ATS,
     atsUrl(atsBaseUrl(API_URL), `/${method}`),
@@ -92,9 +101,9 @@ async function rpc(credentials: AtsCredentials, method: string, body: Record<str
       headers: {
         Authorization: authorization(credentials),
         Accept: 'application/json; version=1',
-        ...(json ? { 'Content-Type': 'application/json' } : {}),
+        'Content-Type': 'application/json',
       },
-      body: json ? JSON.stringify(body) : body,
+      body: JSON.stringify(body),
     },
     PACING,
   );
@@ -122,8 +131,14 @@ function rpcFailure(method: string, answer: RpcAnswer): ConnectorError {
       retryAfterSeconds(response),
     );
   if (status >= 500) return errorForStatus(ATS, response, detail);
+  // https://developers.ashbyhq.com/reference/authentication: "403 … missing_endpoint_permission".
   if (info.code === 'missing_endpoint_permission')
-    return new ConnectorError('credentials_rejected', `${at}: the API key lacks the permission for ${method}.`, undefined, 'api_key');
+    return new ConnectorError(
+      'credentials_rejected',
+      `${at}: the API key lacks the ${PERMISSION_OF[method] ?? 'needed'} permission for ${method}.`,
+      undefined,
+      'api_key',
+    );
   if (status === 401 || status === 403 || /unauthori[sz]ed|invalid_api_key|api_key|forbidden/i.test(info.code))
     return new ConnectorError(
       'credentials_rejected',
@@ -239,17 +254,23 @@ function typedValue(entry: FormField, answer: string): unknown {
   }
 }
 
-export interface AshbyApplicationForm {
-  form: FormData;
-  /** The `applicationForm` part, as sent. */
-  fieldSubmissions: { path: string; value: unknown }[];
+export interface AshbyFile {
+  path: string;
+  attachment: SubmissionAttachment;
+  bytes: Buffer;
+}
+
+export interface AshbyApplication {
+  /** The JSON body of `applicationForm.submit`; each file field's value is filled with its upload handle. */
+  body: { jobPostingId: string; applicationForm: { fieldSubmissions: { path: string; value: unknown }[] } } & Record<string, unknown>;
+  files: AshbyFile[];
 }
 
 /**
- * The multipart body of an application for a posting with the given form (exported for the tests). Files
- * that the form has no field for are refused (attachment_rejected), never left out.
+ * The application for a posting with the given form (exported for the tests): the JSON body and the files to
+ * upload first. Files that the form has no field for are refused (attachment_rejected), never left out.
  */
-export async function ashbyApplicationForm(submission: Submission, form: FormDefinition): Promise<AshbyApplicationForm> {
+export async function ashbyApplication(submission: Submission, form: FormDefinition): Promise<AshbyApplication> {
   const fields = formFields(form);
   const byPath = new Map(fields.map((f) => [String(f.field!.path), f]));
   const name = candidateName(submission.candidate);
@@ -262,7 +283,7 @@ export async function ashbyApplicationForm(submission: Submission, form: FormDef
   if (phone && phoneField) fieldSubmissions.push({ path: String(phoneField.field!.path), value: phone });
 
   const used = new Set<string>(fieldSubmissions.map((s) => s.path));
-  const files: { part: string; attachment: SubmissionAttachment; bytes: Buffer }[] = [];
+  const files: AshbyFile[] = [];
   for (const attachment of submission.attachments) {
     const field = fileField(fields, attachment.type);
     if (!field)
@@ -278,10 +299,8 @@ export async function ashbyApplicationForm(submission: Submission, form: FormDef
       );
     const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
     if (bytes.length === 0) throw new ConnectorError('attachment_rejected', `${ATS}: the ${attachment.type} file is empty.`);
-    const part = `file_${files.length + 1}`;
     used.add(path);
-    files.push({ part, attachment, bytes });
-    fieldSubmissions.push({ path, value: part });
+    files.push({ path, attachment, bytes });
   }
 
   for (const answer of submission.screeningAnswers) {
@@ -308,14 +327,64 @@ export async function ashbyApplicationForm(submission: Submission, form: FormDef
     fieldSubmissions.push({ path, value: typedValue(entry, String(answer.answer ?? '')) });
   }
 
-  const body = new FormData();
-  body.append('jobPostingId', submission.jobExternalId);
-  body.append('applicationForm', JSON.stringify({ fieldSubmissions }));
-  // Ashby accepts applications to unpublished postings unless told not to; a closed posting must fail.
-  body.append('allowSubmissionForUnpublishedJobPosting', 'false');
-  if (submission.source) body.append('utmData', JSON.stringify({ utm_source: submission.source }));
-  for (const file of files) body.append(file.part, new Blob([file.bytes], { type: file.attachment.content_type }), file.attachment.name);
-  return { form: body, fieldSubmissions };
+  return {
+    body: {
+      jobPostingId: submission.jobExternalId,
+      applicationForm: { fieldSubmissions },
+      // Ashby accepts applications to unpublished postings unless told not to; a closed posting must fail.
+      allowSubmissionForUnpublishedJobPosting: false,
+      ...(submission.source ? { utmData: { utm_source: submission.source } } : {}),
+    },
+    files,
+  };
+}
+
+/** Each file through the presigned upload (ashby-upload.ts); its handle becomes its field's value. */
+async function uploadFiles(credentials: AtsCredentials, application: AshbyApplication): Promise<void> {
+  for (const file of application.files) {
+    const answer = await rpc(credentials, 'file.createFileUploadHandle', uploadHandleRequest(file.attachment, file.bytes.length));
+    if (!answer.response.ok || answer.body?.success !== true) throw rpcFailure('file.createFileUploadHandle', answer);
+    const upload = readUploadHandle(answer.body.results);
+    await uploadToStorage(upload, file.attachment, file.bytes);
+    application.body.applicationForm.fieldSubmissions.push({ path: file.path, value: upload.handle });
+  }
+}
+
+/**
+ * The key's permissions, when `apiKey.info` lists them (P279). https://developers.ashbyhq.com/reference/api-key
+ * documents the call ("Requires the apiKeysRead permission") but no `scopes` in its answer (only a third-party
+ * copy of Ashby's OpenAPI shows them), so: the list when present, else undefined, also when the key lacks
+ * apiKeysRead (403 `missing_endpoint_permission`: the key was authenticated, only that permission is missing).
+ * A wrong or deactivated key (403 otherwise, 401 without one) is credentials_rejected.
+ */
+async function keyScopes(credentials: AtsCredentials): Promise<string[] | undefined> {
+  const answer = await rpc(credentials, 'apiKey.info', {});
+  if (answer.response.ok && answer.body?.success === true) {
+    const scopes = (answer.body.results as { scopes?: unknown } | undefined)?.scopes;
+    return Array.isArray(scopes) ? scopes.filter((s): s is string => typeof s === 'string') : undefined;
+  }
+  if (errorInfo(answer.body).code === 'missing_endpoint_permission') return undefined;
+  throw rpcFailure('apiKey.info', answer);
+}
+
+/**
+ * `jobPosting.info` of the board's first posting (jobsRead, which the import needs): it proves the key, that
+ * permission, and that the key's organization owns the board (another organization does not know the posting).
+ * An empty board: `jobPosting.list` (jobsRead) instead.
+ */
+async function provesJobsRead(credentials: AtsCredentials, jobs: AshbyJob[]): Promise<void> {
+  const first = jobs.map(ashbyPostingId).find((id): id is string => Boolean(id));
+  const answer = first ? await rpc(credentials, 'jobPosting.info', { jobPostingId: first }) : await rpc(credentials, 'jobPosting.list', {});
+  if (answer.response.ok && answer.body?.success === true) return;
+  const method = first ? 'jobPosting.info' : 'jobPosting.list';
+  if (first && isNotFound(answer))
+    throw new ConnectorError(
+      'credentials_rejected',
+      `${ATS}: the API key belongs to another organization than the job board (jobPosting.info does not know its postings).`,
+      undefined,
+      'api_key',
+    );
+  throw rpcFailure(method, answer);
 }
 
 export const ashbyConnector: AtsConnector = {
@@ -333,10 +402,10 @@ export const ashbyConnector: AtsConnector = {
     {
       name: 'api_key',
       flag: '--api-key',
-      description: 'an Ashby API key with the candidatesWrite, jobsRead and apiKeysRead permissions',
+      description: 'an Ashby API key with the candidatesWrite and jobsRead permissions (apiKeysRead lets the check prove them)',
       label: 'API key',
       secret: true,
-      help: 'Admin → Integrations → API Keys: create a key with Candidates write, Jobs read and API keys read.',
+      help: 'Admin → Integrations → API Keys: create a key with Candidates write and Jobs read (and API keys read, so that the check can prove both).',
       pattern: /^[\x21-\x7e]{8,256}$/,
     },
   ],
@@ -344,11 +413,11 @@ export const ashbyConnector: AtsConnector = {
   pacing: PACING,
   attachments: ATTACHMENTS,
   check: {
-    call: 'GET /posting-api/job-board/{job_board_name}, then POST /apiKey.info with the key',
+    call: 'GET /posting-api/job-board/{job_board_name}, then POST /apiKey.info with the key; when that lists no permissions (or the key lacks apiKeysRead), POST /jobPosting.info of a posting of the board (jobPosting.list for an empty board)',
     proves:
-      'The job board exists and is public. The API key: Ashby accepted it and listed its permissions, which include candidatesWrite (applications) and jobsRead (application forms).',
+      "The job board exists and is public, and Ashby accepted the API key. When apiKey.info lists the key's permissions: they include candidatesWrite (applications) and jobsRead (application forms). Otherwise: the key has jobsRead, and (with a posting on the board) belongs to the board's organization.",
     doesNotProve:
-      'That the key belongs to the organization of that job board (neither answer names the organization), and that a given posting still takes applications.',
+      "When apiKey.info lists no permissions (Ashby's reference documents no such list) or the key lacks apiKeysRead: the candidatesWrite permission the applications need. A key without it fails at the first submission (403 missing_endpoint_permission → CredentialsRejectedError naming candidatesWrite). Never: that a given posting still takes applications; nor, for an empty board, that the key belongs to the board's organization.",
   },
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
@@ -364,8 +433,9 @@ export const ashbyConnector: AtsConnector = {
   async submitApplication(submission: Submission, credentials: AtsCredentials) {
     const form = await postingForm(credentials, submission.jobExternalId);
     if (!form) throw new ConnectorError('job_not_published', `${ATS} does not know the job posting.`);
-    const { form: body } = await ashbyApplicationForm(submission, form);
-    const answer = await rpc(credentials, 'applicationForm.submit', body);
+    const application = await ashbyApplication(submission, form);
+    await uploadFiles(credentials, application);
+    const answer = await rpc(credentials, 'applicationForm.submit', application.body);
     if (answer.response.ok && answer.body?.success === true) {
       const results = answer.body.results as { submittedFormInstance?: { id?: unknown }; formMessages?: { blocked?: unknown } } | undefined;
       // Blocked by the organization's application limits: no application was created.
@@ -380,29 +450,21 @@ export const ashbyConnector: AtsConnector = {
 
   async validateCredentials(credentials: AtsCredentials) {
     // The public board proves the board name (404 otherwise); it needs no key.
-    await readBoard(credentials);
-    const answer = await rpc(credentials, 'apiKey.info', {});
-    if (!answer.response.ok || answer.body?.success !== true) {
-      const failure = rpcFailure('apiKey.info', answer);
-      if (failure.kind === 'credentials_rejected' && errorInfo(answer.body).code === 'missing_endpoint_permission')
+    const jobs = await readBoard(credentials);
+    const scopes = await keyScopes(credentials);
+    if (scopes) {
+      const granted = new Set(scopes.map(scopeKey));
+      const missing = ASHBY_REQUIRED_PERMISSIONS.filter((p) => !granted.has(scopeKey(p)));
+      if (missing.length)
         throw new ConnectorError(
           'credentials_rejected',
-          `${ATS}: the API key is missing the apiKeysRead permission, which the credentials check needs.`,
+          `${ATS}: the API key is missing the ${missing.join(' and ')} permission${missing.length > 1 ? 's' : ''}.`,
           undefined,
           'api_key',
         );
-      throw failure;
+      return;
     }
-    const scopes = (answer.body.results as { scopes?: unknown } | undefined)?.scopes;
-    if (!Array.isArray(scopes)) throw new ConnectorError('invalid_data', `${ATS} apiKey.info did not list the key's permissions.`);
-    const granted = new Set(scopes.filter((s): s is string => typeof s === 'string').map(scopeKey));
-    const missing = ASHBY_REQUIRED_PERMISSIONS.filter((p) => !granted.has(scopeKey(p)));
-    if (missing.length)
-      throw new ConnectorError(
-        'credentials_rejected',
-        `${ATS}: the API key is missing the ${missing.join(' and ')} permission${missing.length > 1 ? 's' : ''}.`,
-        undefined,
-        'api_key',
-      );
+    // No permission list (P279): a read the key must be able to make proves the key and its jobsRead.
+    await provesJobsRead(credentials, jobs);
   },
 };

@@ -3,13 +3,16 @@
  * description fields, following `paging.next`, then each job's `GET /jobs/{shortcode}/application_form` for
  * its questions and form fields. Applications: JSON `POST /jobs/{shortcode}/candidates` with
  * `"sourced": false` at the root (an applicant, who gets Workable's "thank you for applying" e-mail; the
- * default since v3 is an uploaded candidate who gets none), the résumé Base64 in `candidate.resume`, other
- * files as answers to the job's file questions. Auth: `Authorization: Bearer <token>`. Pacing follows the
- * `X-Rate-Limit-*` headers per token: when `X-Rate-Limit-Remaining` reaches 0 the next request waits until
- * `X-Rate-Limit-Reset`; a 429 is `rate_limited` with the reset as `retryAfterSeconds`. The job and form
- * shapes, their mapping onto our fields and the form read back for a submission are in workable-jobs.ts.
+ * default since v3 is an uploaded candidate who gets none), the résumé Base64 in `candidate.resume`, a text
+ * cover letter as the text `candidate.cover_letter` (P278), other files as answers to the job's file questions.
+ * Auth: `Authorization: Bearer <token>`. Pacing (P278) is ahead of the documented limit
+ * (https://workable.readme.io/docs/rate-limits: 10 requests per 10 s for an account token, 50 for OAuth and
+ * partner tokens, `X-Rate-Limit-Limit/-Remaining/-Reset` on every answer): per token at most
+ * `X-Rate-Limit-Limit` (10 until an answer says otherwise) requests leave in any rolling interval, and when
+ * `X-Rate-Limit-Remaining` reaches 0 the next request waits until `X-Rate-Limit-Reset`; a 429 is still
+ * `rate_limited` with the reset as `retryAfterSeconds`. The job and form shapes, their mapping onto our fields
+ * and the form read back for a submission are in workable-jobs.ts.
  */
-import { createHash } from 'node:crypto';
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
 import {
@@ -22,17 +25,9 @@ import {
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
-import {
-  atsBaseUrl,
-  atsFetch,
-  atsUrl,
-  attachmentBytes,
-  jsonBody,
-  mapLimited,
-  retryAfterSeconds,
-  segment,
-} from '#delivery/connectors/http.js';
+import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, jsonBody, mapLimited, pace, segment } from '#delivery/connectors/http.js';
 import { candidateName, httpUrl, text } from '#delivery/connectors/mapping.js';
+import { holdUntil, noteRateLimit, resetAt, secondsUntil, tokenId, waitForSlot } from '#delivery/connectors/workable-pacing.js';
 import {
   answerFor,
   FILE_QUESTION,
@@ -56,10 +51,11 @@ const API_URL: ConnectorSetting = {
   context: 'workableApiUrl',
   about: 'the SPI v3 API of the account ({subdomain} is the account subdomain)',
 };
-// The per-account limit is enforced from Workable's own headers (`waitForSlot`); the bucket only keeps one
-// process from bursting across all Workable accounts at once.
+// The per-token limit is kept by the rolling window and Workable's own headers (`waitForSlot`); the process-wide
+// bucket stays at the highest documented limit of any token kind (50 per 10 s), so that one process never sends
+// more than any Workable client may, whatever the accounts (P278).
 const PACING: ConnectorPacing = {
-  requestsPerSecond: 10,
+  requestsPerSecond: 5,
   importConcurrency: 2,
   documented:
     '10 requests per 10 seconds per account token (50 per 10 seconds for OAuth and partner tokens); X-Rate-Limit-Limit/-Remaining/-Reset on every answer, 429 above',
@@ -75,54 +71,9 @@ const submitMaxWaitMs = () => Number(process.env.WORKABLE_SUBMIT_MAX_WAIT_MS ?? 
 const readRetries = () => Number(process.env.WORKABLE_READ_RETRIES ?? 2);
 
 // ---------------------------------------------------------------------------------------------------------
-// Requests: Bearer auth, the per-token rate-limit interval, and the error mapping.
+// Requests: Bearer auth, the per-token pacing (workable-pacing.ts), and the error mapping.
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Per token (by its hash, never the token itself): when the current rate-limit interval ends, in ms. */
-const exhaustedUntil = new Map<string, number>();
-const tokenId = (credentials: AtsCredentials) =>
-  createHash('sha256')
-    .update(`${credentials.subdomain ?? ''}\n${credentials.token ?? ''}`)
-    .digest('hex');
-
-/** `X-Rate-Limit-Reset` as ms since the epoch: Unix seconds (documented as "timestamp"), Unix ms, or a date. */
-export function resetAt(response: Response, now = Date.now()): number | undefined {
-  const value = response.headers.get('x-rate-limit-reset')?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) {
-    const n = Number(value);
-    // Small numbers are seconds from now (not documented, tolerated), large ones epoch seconds or ms.
-    if (n < 1e9) return now + n * 1000;
-    return n < 1e12 ? n * 1000 : n;
-  }
-  const at = Date.parse(value);
-  return Number.isNaN(at) ? undefined : at;
-}
-
-function secondsUntil(at: number | undefined, response?: Response): number {
-  if (at !== undefined) return Math.max(1, Math.ceil((at - Date.now()) / 1000));
-  return (response && retryAfterSeconds(response)) || 10;
-}
-
-/** Waits while the token's interval is used up (its last answer said Remaining 0); too long a wait is `rate_limited`. */
-async function waitForSlot(id: string, cap: number): Promise<void> {
-  const until = exhaustedUntil.get(id);
-  if (until === undefined) return;
-  const wait = until - Date.now();
-  if (wait <= 0) {
-    exhaustedUntil.delete(id);
-    return;
-  }
-  if (wait > cap) throw new ConnectorError('rate_limited', `${ATS}: the rate-limit interval is used up.`, Math.ceil(wait / 1000));
-  await sleep(wait);
-}
-
-function noteRateLimit(id: string, response: Response): void {
-  if (response.headers.get('x-rate-limit-remaining')?.trim() !== '0') return;
-  const at = resetAt(response);
-  // Remaining 0 without a usable reset: wait one documented interval (10 seconds).
-  exhaustedUntil.set(id, at ?? Date.now() + 10_000);
-}
+export { resetAt };
 
 function headers(credentials: AtsCredentials, json = false): Record<string, string> {
   return {
@@ -134,8 +85,10 @@ function headers(credentials: AtsCredentials, json = false): Record<string, stri
 
 async function send(credentials: AtsCredentials, url: string, init: RequestInit, cap = maxWaitMs()): Promise<Response> {
   const id = tokenId(credentials);
+  // The process-wide bucket first, then the token's window, so that a slot is booked when the request leaves.
+  await pace(ATS, PACING);
   await waitForSlot(id, cap);
-  const response = await atsFetch(ATS, url, init, PACING);
+  const response = await atsFetch(ATS, url, init);
   noteRateLimit(id, response);
   return response;
 }
@@ -149,7 +102,7 @@ async function read(credentials: AtsCredentials, url: string, cap = maxWaitMs())
     const at = resetAt(response);
     const wait = (at ?? Date.now() + secondsUntil(undefined, response) * 1000) - Date.now();
     if (attempt >= readRetries() || wait > cap) throw rateLimited(response, at);
-    exhaustedUntil.set(tokenId(credentials), Date.now() + Math.max(wait, 0));
+    holdUntil(tokenId(credentials), Date.now() + Math.max(wait, 0));
   }
 }
 
@@ -262,17 +215,47 @@ async function fileBytes(attachment: SubmissionAttachment, limits?: { max: numbe
       'attachment_rejected',
       `${ATS}'s form accepts only ${limits.types.join(', ')} files; the ${attachment.type} file is not one.`,
     );
-  const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
+  // The form's own supported_file_types, when it names them, decide the type (a photo question takes jpg/png,
+  // which our résumé list does not): every type Workable's form accepts is sent (P278).
+  const bytes = await attachmentBytes(
+    ATS,
+    attachment,
+    limits?.types.length ? { maxBytes: limits.max ?? ATTACHMENTS.maxBytes } : ATTACHMENTS,
+  );
   if (bytes.length === 0)
     throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files; the ${attachment.type} file is empty.`);
   return bytes;
 }
 
 const SOCIAL_TYPES = new Set(['linkedin', 'twitter', 'github', 'facebook', 'xing', 'stackoverflow', 'behance', 'dribbble', 'youtube']);
+/** The most text we send as `cover_letter` (Workable documents no length; a letter is far shorter). */
+const COVER_LETTER_MAX_BYTES = 100_000;
+
+/** A cover letter given as text (a `text/plain` or `.txt` attachment, as the partner APIs hand it in). */
+const isTextLetter = (a: SubmissionAttachment) =>
+  a.type === 'cover_letter' && (/^text\/plain\b/i.test(a.content_type) || /\.txt$/i.test(a.name));
+
+/** The candidate's text `cover_letter` (P278): UTF-8, at most 100 KB, refused as attachment_rejected otherwise. */
+async function coverLetterText(attachment: SubmissionAttachment): Promise<string> {
+  const bytes = await attachmentBytes(ATS, attachment, { maxBytes: COVER_LETTER_MAX_BYTES });
+  const letter = new TextDecoder('utf-8', { fatal: false }).decode(bytes).trim();
+  if (!letter) throw new ConnectorError('attachment_rejected', `${ATS}: the cover letter text is empty.`);
+  return letter;
+}
+
+/** `address` (a string on Workable's candidate) from our candidate's location object. */
+function addressOf(location: unknown): string | null {
+  if (!location || typeof location !== 'object') return text(location);
+  const l = location as Record<string, unknown>;
+  const place = [text(l.postcode), text(l.city)].filter(Boolean).join(' ');
+  return [text(l.street), place, text(l.country)].filter(Boolean).join(', ') || null;
+}
 
 /**
  * The JSON body of an application (exported for the document's example and the tests). `form` is the job's
- * application form: needed only when there are files besides the CV, which go to its file questions.
+ * application form: needed only when there are files besides the CV and a text cover letter, which go to its
+ * file questions. Every key is one Workable documents for the candidate
+ * (https://workable.readme.io/reference/job-candidates-create; docs/connectors/workable.md, P278).
  */
 export async function workableApplicationBody(submission: Submission, form?: WorkableForm): Promise<Record<string, unknown>> {
   const name = candidateName(submission.candidate);
@@ -284,6 +267,12 @@ export async function workableApplicationBody(submission: Submission, form?: Wor
     email: String(submission.candidate.email ?? ''),
   };
   if (phone) candidate.phone = phone;
+  const address = addressOf(submission.candidate.location);
+  if (address) candidate.address = address;
+  const skills = Array.isArray(submission.candidate.skills)
+    ? (submission.candidate.skills as unknown[]).map(text).filter((s): s is string => s !== null)
+    : [];
+  if (skills.length) candidate.skills = skills;
   const answers = submission.screeningAnswers.map(answerFor).filter((a): a is Record<string, unknown> => a !== undefined);
   const cvs = submission.attachments.filter((a) => a.type === 'cv');
   if (cvs.length > 1)
@@ -295,8 +284,15 @@ export async function workableApplicationBody(submission: Submission, form?: Wor
       data: (await fileBytes(cvs[0], resumeField ? formLimits(resumeField) : undefined)).toString('base64'),
     };
   }
+  const letters = submission.attachments.filter(isTextLetter);
+  if (letters.length > 1)
+    throw new ConnectorError(
+      'attachment_rejected',
+      `${ATS} takes one cover letter text per candidate; the application has ${letters.length}.`,
+    );
+  if (letters[0]) candidate.cover_letter = await coverLetterText(letters[0]);
   const used = new Set<string>();
-  for (const attachment of submission.attachments.filter((a) => a.type !== 'cv')) {
+  for (const attachment of submission.attachments.filter((a) => a.type !== 'cv' && !isTextLetter(a))) {
     const pattern = Object.hasOwn(FILE_QUESTION, attachment.type) ? FILE_QUESTION[attachment.type] : FILE_QUESTION.other;
     const question = (form?.questions ?? []).find(
       (q) => q?.type === 'file' && text(q.id) && !used.has(String(q.id)) && pattern.test(String(q.body ?? '')),
@@ -392,9 +388,9 @@ export const workableConnector: AtsConnector = {
 
   async submitApplication(submission: Submission, credentials: AtsCredentials) {
     const shortcode = submission.jobExternalId;
-    // Files other than the CV go to the job's file questions: only then is the form read.
+    // Files other than the CV and a text cover letter go to the job's file questions: only then is the form read.
     let form: WorkableForm | undefined;
-    if (submission.attachments.some((a) => a.type !== 'cv')) {
+    if (submission.attachments.some((a) => a.type !== 'cv' && !isTextLetter(a))) {
       // A submission waits at most WORKABLE_SUBMIT_MAX_WAIT_MS for an interval (the sync worker has 30 s).
       form = await applicationForm(credentials, shortcode, submitMaxWaitMs());
       if (!form) throw new ConnectorError('job_not_published', `${ATS} does not know the job (404).`);

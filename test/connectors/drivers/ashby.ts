@@ -53,27 +53,37 @@ function makeDriver(): Driver {
     async checkSubmission(email, externalJobId) {
       const request = ashby
         .requestsTo(/\/applicationForm\.submit$/)
-        .filter((r) => r.status === 200 && r.fields.jobPostingId?.[0] === externalJobId)
+        .filter((r) => r.status === 200 && (r.json as { jobPostingId?: unknown } | undefined)?.jobPostingId === externalJobId)
         .pop()!;
       expect(request.headers.authorization).toBe(`Basic ${Buffer.from(`${apiKey}:`).toString('base64')}`);
       expect(request.headers.accept).toBe('application/json; version=1');
-      expect(request.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
-      expect(Object.keys(request.fields).sort()).toEqual(['allowSubmissionForUnpublishedJobPosting', 'applicationForm', 'jobPostingId']);
-      expect(request.fields.jobPostingId).toEqual([externalJobId]);
-      expect(request.fields.allowSubmissionForUnpublishedJobPosting).toEqual(['false']);
-      expect(JSON.parse(request.fields.applicationForm[0])).toEqual({
-        fieldSubmissions: [
-          { path: '_systemfield_name', value: 'Grace Hopper' },
-          { path: '_systemfield_email', value: email },
-          { path: '_systemfield_phone', value: '+49 30 1234' },
-          { path: '_systemfield_resume', value: 'file_1' },
-          { path: COVER_LETTER_PATH, value: 'file_2' },
-          { path: WHY_US, value: 'Because.' },
-        ],
+      // JSON with presigned-upload handles, as Ashby recommends since its 2026-08-18 changelog (P279).
+      expect(request.headers['content-type']).toBe('application/json');
+      const body = request.json as { applicationForm: { fieldSubmissions: { path: string; value: unknown }[] } };
+      const handles = body.applicationForm.fieldSubmissions.filter((f) => [`_systemfield_resume`, COVER_LETTER_PATH].includes(f.path));
+      expect(body).toEqual({
+        jobPostingId: externalJobId,
+        allowSubmissionForUnpublishedJobPosting: false,
+        applicationForm: {
+          fieldSubmissions: [
+            { path: '_systemfield_name', value: 'Grace Hopper' },
+            { path: '_systemfield_email', value: email },
+            { path: '_systemfield_phone', value: '+49 30 1234' },
+            { path: WHY_US, value: 'Because.' },
+            { path: '_systemfield_resume', value: expect.any(String) },
+            { path: COVER_LETTER_PATH, value: expect.any(String) },
+          ],
+        },
       });
-      expect(request.files.map((f) => [f.field, f.filename, f.contentType, f.bytes])).toEqual([
-        ['file_1', 'cv.pdf', 'application/pdf', PDF],
-        ['file_2', 'cover.pdf', 'application/pdf', COVER],
+      // Each handle names a file uploaded to the presigned URL, with its name, type and bytes.
+      expect(
+        handles.map((h) => {
+          const upload = ashby.uploads.get(String(h.value))!;
+          return [upload.context, upload.fileName, upload.contentType, upload.file?.bytes];
+        }),
+      ).toEqual([
+        ['ApplicationForm', 'cv.pdf', 'application/pdf', PDF],
+        ['ApplicationForm', 'cover.pdf', 'application/pdf', COVER],
       ]);
       const application = ashby.applications.find((a) => a.submittedFormInstanceId && a.postingId === externalJobId && !a.blocked)!;
       expect(application).toBeDefined();
