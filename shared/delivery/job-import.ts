@@ -23,7 +23,7 @@ import { config, sqs } from '#platform/clients.js';
 import { ApiError, CompanyInactiveError, ConflictError, ValidationError, invalidField } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
-import { connectorFor } from '#delivery/connectors/registry.js';
+import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { recordJobImportRun } from '#delivery/delivery-metrics.js';
 
@@ -74,7 +74,7 @@ export async function runJobImport(
 ): Promise<ImportResult> {
   const company = await requireCompany(companyId);
   checkImportable(company);
-  const connector = connectorFor(company.ats)!;
+  const connector = (await loadConnector(company.ats))!;
   // The credentials are read while the run is claimed (one round trip fewer); a failure to read them counts
   // once the claim is held, as before.
   const [claimed, credentials] = await Promise.allSettled([claimJobImportRun(companyId, RUN_CLAIM_SECONDS), loadCredentials(company)]);

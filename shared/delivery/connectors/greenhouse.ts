@@ -11,9 +11,6 @@ import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
-  type AttachmentLimits,
-  type ConnectorPacing,
-  type ConnectorSetting,
   type Submission,
 } from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody, mapLimited, segment } from '#delivery/connectors/http.js';
@@ -30,19 +27,10 @@ import {
   text,
   yesNo,
 } from '#delivery/connectors/mapping.js';
+import { API_URL, ATTACHMENTS, greenhouseDescriptor, PACING } from '#delivery/connectors/greenhouse-descriptor.js';
+export { GREENHOUSE_FILE_EXTENSIONS } from '#delivery/connectors/greenhouse-descriptor.js';
 
 const ATS = 'Greenhouse';
-/** Greenhouse accepts these resume and cover letter formats. */
-export const GREENHOUSE_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'txt', 'rtf'];
-const ATTACHMENTS: AttachmentLimits = { maxBytes: 20 * 1024 * 1024, extensions: GREENHOUSE_FILE_EXTENSIONS };
-const API_URL: ConnectorSetting = {
-  env: 'GREENHOUSE_API_URL',
-  default: 'https://boards-api.greenhouse.io',
-  context: 'greenhouseApiUrl',
-  about: 'the Job Board API',
-};
-// No rate limit is documented for the Job Board API; 10 per second keeps an import polite.
-const PACING: ConnectorPacing = { requestsPerSecond: 10, importConcurrency: 4, documented: 'none documented' };
 
 type GreenhouseField = { name?: unknown; type?: unknown; values?: { label?: unknown; value?: unknown }[] };
 type GreenhouseQuestion = { required?: unknown; label?: unknown; description?: unknown; fields?: GreenhouseField[] };
@@ -264,37 +252,7 @@ async function keyRefused(credentials: AtsCredentials): Promise<number | undefin
 }
 
 export const greenhouseConnector: AtsConnector = {
-  slug: 'greenhouse',
-  name: 'Greenhouse',
-  credentialFields: [
-    {
-      name: 'board_token',
-      flag: '--board-token',
-      description: 'the job board token (boards.greenhouse.io/{board_token})',
-      label: 'Job board token',
-      help: 'The last part of your job board address boards.greenhouse.io/…; also under Configure → Job Board.',
-      pattern: /^[A-Za-z0-9_-]{1,100}$/,
-    },
-    {
-      name: 'api_key',
-      flag: '--api-key',
-      description: 'the Job Board API key',
-      label: 'Job Board API key',
-      secret: true,
-      help: 'Configure → Dev Center → API Credential Management: create a key of type "Job Board".',
-      pattern: /^[\x21-\x7e]{8,256}$/,
-    },
-  ],
-  settings: [API_URL],
-  pacing: PACING,
-  attachments: ATTACHMENTS,
-  check: {
-    call: 'GET /v1/boards/{board_token}/jobs, then POST /v1/boards/{board_token}/jobs/0 with an empty body and the key',
-    proves:
-      'The job board exists and is public. The API key: Greenhouse answered the empty application for a job that cannot exist without 401, which it sends for a wrong key.',
-    doesNotProve:
-      'That the key may apply to every job: the key check is a heuristic on Greenhouse’s reported behaviour (authentication before the job lookup), not a documented call.',
-  },
+  ...greenhouseDescriptor,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const listed = await listBoard(credentials, { content: 'true' });

@@ -11,32 +11,14 @@ import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
-  type AttachmentLimits,
-  type ConnectorPacing,
-  type ConnectorSetting,
   type Submission,
 } from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody } from '#delivery/connectors/http.js';
 import { candidateName, categoryFrom, httpUrl, text } from '#delivery/connectors/mapping.js';
+import { API_URL, ATTACHMENTS, FEED_URL, PACING, personioDescriptor } from '#delivery/connectors/personio-descriptor.js';
+export { PERSONIO_MAX_FILE_BYTES } from '#delivery/connectors/personio-descriptor.js';
 
 const ATS = 'Personio';
-/** Personio's documented upload limit per document. */
-export const PERSONIO_MAX_FILE_BYTES = 20 * 1024 * 1024;
-const ATTACHMENTS: AttachmentLimits = { maxBytes: PERSONIO_MAX_FILE_BYTES };
-const API_URL: ConnectorSetting = {
-  env: 'PERSONIO_API_URL',
-  default: 'https://api.personio.de',
-  context: 'personioApiUrl',
-  about: 'the Recruiting API',
-};
-const FEED_URL: ConnectorSetting = {
-  env: 'PERSONIO_FEED_URL',
-  default: 'https://{subdomain}.jobs.personio.de/xml',
-  context: 'personioFeedUrl',
-  about: 'the public XML job feed',
-};
-// 2,000 requests per minute per IP: 30 per second stays under it.
-const PACING: ConnectorPacing = { requestsPerSecond: 30, importConcurrency: 1, documented: '2,000 requests per minute per IP (v1)' };
 
 /** Our attachment `type` → Personio's document `category`. */
 export const PERSONIO_CATEGORIES: Record<string, string> = {
@@ -208,44 +190,7 @@ async function uploadDocument(
 }
 
 export const personioConnector: AtsConnector = {
-  slug: 'personio',
-  name: 'Personio',
-  credentialFields: [
-    {
-      name: 'subdomain',
-      flag: '--subdomain',
-      description: 'the career site subdomain ({subdomain}.jobs.personio.de)',
-      label: 'Career site subdomain',
-      help: 'The first part of your career site address ….jobs.personio.de.',
-      pattern: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i,
-    },
-    {
-      name: 'personio_company_id',
-      flag: '--personio-company-id',
-      description: 'the Personio company id (X-Company-ID)',
-      label: 'Company ID',
-      help: 'Settings → Integrations → API credentials shows your company ID.',
-      pattern: /^\d{1,20}$/,
-    },
-    {
-      name: 'token',
-      flag: '--token',
-      description: 'the Recruiting API token',
-      label: 'Recruiting API token',
-      secret: true,
-      help: 'Settings → Integrations → API credentials: generate a Recruiting API access token.',
-      pattern: /^[\x21-\x7e]{8,512}$/,
-    },
-  ],
-  settings: [API_URL, FEED_URL],
-  pacing: PACING,
-  attachments: ATTACHMENTS,
-  check: {
-    call: 'GET the XML feed, then POST /v1/recruiting/applications with an empty body',
-    proves:
-      'The subdomain (its public job feed answers) and the token with the company id (Personio authenticates the empty application, then refuses it as invalid, so nothing is created).',
-    doesNotProve: null,
-  },
+  ...personioDescriptor,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const feedUrl = personioFeedUrl(credentials.subdomain);

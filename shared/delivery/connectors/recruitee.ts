@@ -15,31 +15,15 @@ import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
-  type AttachmentLimits,
-  type ConnectorPacing,
-  type ConnectorSetting,
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody, segment } from '#delivery/connectors/http.js';
 import { candidateName, categoryFrom, httpUrl, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
+import { API_URL, ATTACHMENTS, PACING, recruiteeDescriptor } from '#delivery/connectors/recruitee-descriptor.js';
+export { RECRUITEE_FILE_EXTENSIONS } from '#delivery/connectors/recruitee-descriptor.js';
 
 const ATS = 'Recruitee';
-/**
- * Recruitee documents no size or type limit for the Careers Site API. 10 MB and the usual CV formats are
- * assumptions (docs/connectors/recruitee.md, "Assumptions"): a file outside them is refused before sending.
- */
-export const RECRUITEE_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'odt', 'rtf', 'txt'];
-const ATTACHMENTS: AttachmentLimits = { maxBytes: 10 * 1024 * 1024, extensions: RECRUITEE_FILE_EXTENSIONS };
-const API_URL: ConnectorSetting = {
-  env: 'RECRUITEE_API_URL',
-  default: 'https://{company}.recruitee.com',
-  context: 'recruiteeApiUrl',
-  about: 'the Careers Site API (the company’s careers-site address)',
-};
-// No rate limit is documented for the Careers Site API; an import is one request, and 5 per second keeps
-// the application POSTs polite.
-const PACING: ConnectorPacing = { requestsPerSecond: 5, importConcurrency: 1, documented: 'none documented' };
 
 /** Our attachment `type` → the multipart file field it goes in. Any other type has no field (attachment_rejected). */
 const FILE_FIELDS: Record<string, string> = { cv: 'candidate[cv]', cover_letter: 'candidate[cover_letter_file]' };
@@ -373,28 +357,7 @@ function failure(response: Response, body: unknown): ConnectorError {
 }
 
 export const recruiteeConnector: AtsConnector = {
-  slug: 'recruitee',
-  name: 'Recruitee',
-  credentialFields: [
-    {
-      name: 'company',
-      flag: '--company',
-      description: 'the careers-site subdomain ({company}.recruitee.com)',
-      label: 'Careers site name',
-      help: 'The first part of your careers site address {company}.recruitee.com; also under Settings → Careers site → Domain.',
-      pattern: /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/,
-    },
-  ],
-  settings: [API_URL],
-  pacing: PACING,
-  attachments: ATTACHMENTS,
-  check: {
-    call: 'GET /api/offers/ on https://{company}.recruitee.com',
-    proves:
-      'The careers site exists and answers as a Recruitee Careers Site API (a JSON offers list); the API needs no credentials, so this is all there is to prove.',
-    doesNotProve:
-      'That an offer accepts applications through the API, or which fields its form requires: both show on the first submission.',
-  },
+  ...recruiteeDescriptor,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const offers = await listOffers(credentials);
