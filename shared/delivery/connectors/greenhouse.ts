@@ -7,12 +7,7 @@
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
-import {
-  ConnectorError,
-  type AtsConnector,
-  type AtsCredentials,
-  type Submission,
-} from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody, mapLimited, segment } from '#delivery/connectors/http.js';
 import {
   candidateName,

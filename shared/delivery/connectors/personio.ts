@@ -7,12 +7,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
-import {
-  ConnectorError,
-  type AtsConnector,
-  type AtsCredentials,
-  type Submission,
-} from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, errorForStatus, jsonBody } from '#delivery/connectors/http.js';
 import { candidateName, categoryFrom, httpUrl, text } from '#delivery/connectors/mapping.js';
 import { API_URL, ATTACHMENTS, FEED_URL, PACING, personioDescriptor } from '#delivery/connectors/personio-descriptor.js';
