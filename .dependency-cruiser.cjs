@@ -5,9 +5,16 @@
  * relay imports the SNS client (P115). Generated modules (shared/generated/) are named for the layer that owns
  * them (`jobs-validators.ts`): no layer below that one imports them, and they import only shared/platform.
  * The TypeScript client (clients/typescript) is shipped alone and imports nothing of the service.
+ * A connector loads only itself (P283): connector modules (shared/delivery/connectors/<ats>.ts and their
+ * <ats>-*.ts helpers) are imported by nothing but the registry, by dynamic import, and import no other
+ * connector; the descriptors the registry lists import only connector.ts.
  * Type-only imports count too. test/unit/architecture.test.ts runs these rules in `npm test`.
  */
 const LAYERS = ['platform', 'companies', 'jobs', 'applications', 'delivery', 'http'];
+
+/** A connector's own code: every module of shared/delivery/connectors/ but the shared ones and the descriptors. */
+const CONNECTORS = '^shared/delivery/connectors/';
+const NOT_A_CONNECTOR = '^shared/delivery/connectors/(connector|http|mapping|registry|[a-z]+-descriptor)\\.ts$';
 
 const upward = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `no-upward-from-${layer}`,
@@ -86,6 +93,35 @@ module.exports = {
       severity: 'error',
       from: { path: '^clients/' },
       to: { path: '^(shared|functions|local|container|lib|bin|scripts|bench|test)/' },
+    },
+    {
+      name: 'only-the-registry-loads-connectors',
+      comment:
+        'a connector loads only itself (P283): outside the connectors folder, its modules are loaded through the registry (loadConnector); tests, benchmarks and the local runtime may reach the sandbox directly',
+      severity: 'error',
+      from: { pathNot: `^(test|bench|local)/|${CONNECTORS}` },
+      to: { path: CONNECTORS, pathNot: NOT_A_CONNECTOR },
+    },
+    {
+      name: 'the-registry-loads-connectors-lazily',
+      comment: 'the registry imports a connector module only by dynamic import, so that the bundler makes it a chunk of its own (P283)',
+      severity: 'error',
+      from: { path: '^shared/delivery/connectors/registry\\.ts$' },
+      to: { path: CONNECTORS, pathNot: NOT_A_CONNECTOR, dependencyTypesNot: ['dynamic-import'] },
+    },
+    {
+      name: 'a-connector-imports-no-other',
+      comment: "a connector's modules import their own helpers and the shared connector modules, never another connector (P283)",
+      severity: 'error',
+      from: { path: '^shared/delivery/connectors/([a-z]+)[-.]', pathNot: '^shared/delivery/connectors/registry\\.ts$' },
+      to: { path: CONNECTORS, pathNot: '^shared/delivery/connectors/($1[-.]|connector\\.ts$|http\\.ts$|mapping\\.ts$)' },
+    },
+    {
+      name: 'descriptors-import-only-the-interface',
+      comment: "a connector's descriptor is in every function that lists ATSs: it imports connector.ts (types) and nothing else (P283)",
+      severity: 'error',
+      from: { path: '^shared/delivery/connectors/[a-z]+-descriptor\\.ts$' },
+      to: { pathNot: '^shared/delivery/connectors/connector\\.ts$' },
     },
     {
       name: 'not-to-unresolvable',

@@ -37,6 +37,13 @@ export const BUDGETS: Record<FunctionKind, { maxBytes: number; maxColdRatio: num
   other: { maxBytes: 650_000, maxColdRatio: 2 },
 };
 
+/**
+ * What a function loads for one ATS connector beyond its cold start (P283): the connector's chunk and the chunks
+ * only it imports (Personio's carries its XML parser). Each connector is loaded on the first call for a
+ * company of that ATS, never at start, so a connector counts against this budget, not its function's.
+ */
+export const CONNECTOR_CHUNK_MAX_BYTES = 80_000;
+
 /** No function compiles a schema: validators are generated at build time (scripts/validators.ts). */
 const SCHEMA_COMPILER = ['ajv', 'ajv-formats', 'fast-uri', 'json-schema-traverse', 'shared/platform/validation.ts'];
 /** Only the create route parses forms and multipart bodies and remembers Idempotency-Keys. */
@@ -61,6 +68,18 @@ const APPLY_FORBIDDEN = CREATE_ONLY.filter(
     !['shared/applications/application-create.ts', 'shared/generated/applications-validators.ts', '@aws-sdk/lib-storage'].includes(name),
 );
 /**
+ * Functions held below their kind's budget (P283): with every connector a chunk loaded on demand, the
+ * SyncWorker's cold start loads 458 kB (631 kB before), so its ceiling drops to 500 kB; the Tracer (about
+ * 96 kB, P225) would take it to about 555 kB, within the 650 kB of its kind, which is the room kept for it.
+ * The JobImportWorker no longer loads nine connectors (585.7 → 462.3 kB) at start.
+ */
+const TIGHTER: Record<string, Partial<Pick<FunctionBudget, 'maxBytes' | 'maxColdRatio'>>> = {
+  SyncWorker: { maxBytes: 500_000 },
+  // Issue 41 item 5: the job import starts within 1.5× the SDK reference (it was 1.63× without the wait, P239).
+  JobImportWorker: { maxColdRatio: 1.5 },
+};
+
+/**
  * Targets not met yet, with the ceiling held meanwhile (CreateApplication was 785 kB and SyncWorker 915 kB
  * before P135–P137, ApiDocs 2.6 MB before P167; SyncWorker's last exception, 760 kB for nodemailer's
  * MailComposer, ended with the bundle substitutions of P231). None at present.
@@ -75,8 +94,8 @@ const NOWHERE = ['@aws-sdk/credential-provider-node', '@aws-sdk/nested-clients',
 
 /**
  * The functions with Powertools Tracer (one X-Ray subsegment per ATS call, `shared/delivery/ats-tracing.ts`): the
- * import worker and the connect form's credentials check. The X-Ray SDK adds about 96 kB; SyncWorker is within
- * 4 kB of its 650 kB target, so it is not traced (docs/architecture.md).
+ * import worker and the connect form's credentials check. The X-Ray SDK adds about 96 kB; SyncWorker is not traced
+ * (docs/architecture.md), and since its connectors load on demand (P283) its budget keeps room for it.
  */
 export const TRACED_FUNCTIONS: readonly string[] = ['JobImportWorker', 'ConnectSubmit'];
 const TRACER = ['@aws-lambda-powertools/tracer', 'aws-xray-sdk-core', 'shared/delivery/ats-tracing.ts'];
@@ -156,6 +175,7 @@ export function functionBudgets(): FunctionBudget[] {
       handlerModule: fn.handler,
       kind: 'other' as const,
       ...budget('other'),
+      ...TIGHTER[fn.id],
       ...(EXCEPTIONS[fn.id] ? { exception: EXCEPTIONS[fn.id] } : {}),
       forbidden: [
         ...NOWHERE,

@@ -31,26 +31,42 @@ export const BUNDLE_FILES: Readonly<Record<string, readonly string[]>> = {
   'pages/docs': ['docs/generated/api-reference.html'],
 };
 
+/** The file a function's handler is in, inside its bundle directory: what Lambda's `index.handler` loads. */
+export const BUNDLE_ENTRY = 'index.mjs';
+/** Where the lazily loaded parts of a bundle go, beside the entry (P283). */
+export const BUNDLE_CHUNKS = 'chunks';
+
+/** The entry file of a bundle built into `outdir` with `esbuildOptions()`. */
+export const bundleEntryFile = (outdir: string) => join(outdir, BUNDLE_ENTRY);
+
 /**
- * The esbuild options for an entry file: one ESM file (`index.mjs`) for Node 24, minified, every dependency
- * bundled (the SDK too, so the version we test is the one that runs), packages' ESM builds preferred (smaller
- * bundles, and middy 7 ships nothing else). The source map ships beside the bundle but is not loaded at start
- * (no `--enable-source-maps`, which costs every cold start); an unexpected error's stack is mapped to the
- * sources when it is logged (stack-trace.ts). `sourcemap: false` builds the bundle alone, for measuring its size.
+ * The esbuild options for an entry file: ESM for Node 24 (`index.mjs`), minified, every dependency bundled
+ * (the SDK too, so the version we test is the one that runs), packages' ESM builds preferred (smaller bundles,
+ * and middy 7 ships nothing else). With code splitting (P283): what the function imports only by dynamic
+ * `import()` (each ATS connector, through the registry's `loadConnector`) is a chunk of its own under
+ * `chunks/`, loaded on first use, and code two chunks share is a chunk they both import; a cold start loads
+ * the entry and the chunks it imports statically, never a connector the invocation does not call. The CDK
+ * asset is the whole directory. The source maps ship beside each file but are not loaded at start (no
+ * `--enable-source-maps`, which costs every cold start); an unexpected error's stack is mapped to the sources
+ * when it is logged (stack-trace.ts). `sourcemap: false` builds the bundle alone, for measuring its size.
  */
 export function esbuildOptions(entry: string, options: { outdir: string; sourcemap?: boolean }): BuildOptions {
   return {
-    entryPoints: [entry],
+    entryPoints: { index: entry },
     absWorkingDir: projectRoot,
     bundle: true,
     platform: 'node',
     target: 'node24',
     format: 'esm',
-    outfile: join(options.outdir, 'index.mjs'),
+    outdir: options.outdir,
+    outExtension: { '.js': '.mjs' },
+    splitting: true,
+    chunkNames: `${BUNDLE_CHUNKS}/[name]-[hash]`,
     minify: true,
     sourcemap: options.sourcemap ?? true,
     sourcesContent: false,
     external: [],
+    // Every output file (the entry and each chunk) gets it: each is a module of its own.
     banner: { js: ESM_REQUIRE_SHIM },
     mainFields: ['module', 'main'],
     alias: {

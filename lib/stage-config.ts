@@ -4,7 +4,7 @@
  */
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
-import type { AtsConnector } from '#delivery/connectors/connector.js';
+import type { ConnectorDescriptor } from '#delivery/connectors/connector.js';
 import { connectorSettings, connectors } from '#delivery/connectors/registry.js';
 
 export type StageName = 'dev' | 'prod';
@@ -39,7 +39,7 @@ export interface StageConfig {
 }
 
 /** The context value that sets each ATS base URL (context key → environment variable), from the registry. */
-export function atsUrlContext(registry: readonly AtsConnector[] = connectors): Readonly<Record<string, string>> {
+export function atsUrlContext(registry: readonly ConnectorDescriptor[] = connectors): Readonly<Record<string, string>> {
   return Object.fromEntries(connectorSettings(registry).map((s) => [s.context, s.env]));
 }
 export const ATS_URL_CONTEXT = atsUrlContext();

@@ -6,7 +6,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AtsConnector } from '#delivery/connectors/connector.js';
+import type { ConnectorDescriptor } from '#delivery/connectors/connector.js';
 import { atsIntegrationList, atsTableMarkdown, connectors } from '#delivery/connectors/registry.js';
 import { projectRoot } from '../lib/project-paths.js';
 
@@ -15,7 +15,7 @@ const TABLE_START = '<!-- ats-table: written by `npm run validators` from shared
 const TABLE_END = '<!-- /ats-table -->';
 
 /** The generated module companies read: the ATS integrations, in registry order. */
-export function atsIntegrationsModule(registry: readonly AtsConnector[] = connectors): string {
+export function atsIntegrationsModule(registry: readonly ConnectorDescriptor[] = connectors): string {
   const rows = atsIntegrationList(registry).map(
     (a) =>
       `  ${JSON.stringify(a)
@@ -33,7 +33,7 @@ export function atsIntegrationsModule(registry: readonly AtsConnector[] = connec
 }
 
 /** The README with its ATS table rewritten from the registry. */
-export function readmeWithAtsTable(readme: string, registry: readonly AtsConnector[] = connectors): string {
+export function readmeWithAtsTable(readme: string, registry: readonly ConnectorDescriptor[] = connectors): string {
   const start = readme.indexOf(TABLE_START);
   const end = readme.indexOf(TABLE_END);
   if (start < 0 || end < start) throw new Error(`README.md lacks the ${TABLE_START} … ${TABLE_END} markers`);

@@ -5,7 +5,7 @@
  * back to flags.
  */
 import type { Command } from 'commander';
-import type { AtsConnector } from '#delivery/connectors/connector.js';
+import type { ConnectorDescriptor } from '#delivery/connectors/connector.js';
 import { connectFlags, connectors } from '#delivery/connectors/registry.js';
 import { id, text } from './arguments.js';
 import type { Session } from './context.js';
@@ -19,7 +19,7 @@ const list = (value: string | undefined) =>
     .filter(Boolean);
 
 /** Adds its commands to the `company` and `jobs` groups, which companies.ts and jobs.ts create. */
-export function connectionCommands(program: Command, session: Session, registry: readonly AtsConnector[] = connectors): void {
+export function connectionCommands(program: Command, session: Session, registry: readonly ConnectorDescriptor[] = connectors): void {
   const group = (name: string) => {
     const found = program.commands.find((c) => c.name() === name);
     if (!found) throw new Error(`the ${name} group must be added before the connection commands`);

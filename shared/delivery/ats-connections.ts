@@ -12,7 +12,7 @@ import { isoNow } from '#platform/clock.js';
 import { ApiError, CompanyInactiveError, invalidField, isConditionFailure } from '#platform/errors.js';
 import { linkOpenFor, spendMagicLinkUpdate } from '#companies/magic-links.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
-import { connectorFor } from '#delivery/connectors/registry.js';
+import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
 import type { CredentialsCheck } from '#delivery/connectors/connector.js';
 import { credentialsItem, deleteCredentialsInput, parseCredentials } from '#delivery/credentials.js';
 
@@ -71,7 +71,7 @@ export async function connectCompany(
     !options.magicLinkHash || (linkOpenFor(c.status) && c.magic_link_token?.hash === options.magicLinkHash);
   if (!linkStillOpen(company)) throw new MagicLinkGoneError();
   try {
-    await connector.validateCredentials(credentials, { ...company, ats });
+    await (await loadConnector(ats))!.validateCredentials(credentials, { ...company, ats });
   } catch (error) {
     if (error instanceof ConnectorError)
       throw connectionError(

@@ -12,7 +12,7 @@ import { config, db } from '#platform/clients.js';
 import { ValidationError, type FieldErrors } from '#platform/errors.js';
 import { keys } from '#platform/keys.js';
 import { openSecret, sealSecret, type SealedSecret } from '#platform/secrets.js';
-import { ConnectorError, type AtsConnector, type AtsCredentials } from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsCredentials, type ConnectorDescriptor } from '#delivery/connectors/connector.js';
 
 const context = (companyId: number, ats: string) => ({ purpose: 'ats-credentials', company: String(companyId), ats });
 
@@ -20,7 +20,7 @@ const context = (companyId: number, ats: string) => ({ purpose: 'ats-credentials
  * Checks credentials given for a connector: every field it names is required and must match its
  * pattern; any other field is refused. Errors name the field and never echo its value.
  */
-export function parseCredentials(connector: AtsConnector, input: Record<string, unknown>): AtsCredentials {
+export function parseCredentials(connector: ConnectorDescriptor, input: Record<string, unknown>): AtsCredentials {
   // Keyed by names the caller chose: no prototype, so `__proto__` is just another unknown field.
   const errors = Object.create(null) as FieldErrors;
   const credentials = new Map<string, string>();

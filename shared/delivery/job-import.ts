@@ -23,7 +23,7 @@ import { config, sqs } from '#platform/clients.js';
 import { ApiError, CompanyInactiveError, ConflictError, ValidationError, invalidField } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
-import { connectorFor } from '#delivery/connectors/registry.js';
+import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { recordJobImportRun } from '#delivery/delivery-metrics.js';
 
@@ -74,13 +74,18 @@ export async function runJobImport(
 ): Promise<ImportResult> {
   const company = await requireCompany(companyId);
   checkImportable(company);
-  const connector = connectorFor(company.ats)!;
-  // The credentials are read while the run is claimed (one round trip fewer); a failure to read them counts
-  // once the claim is held, as before.
-  const [claimed, credentials] = await Promise.allSettled([claimJobImportRun(companyId, RUN_CLAIM_SECONDS), loadCredentials(company)]);
+  // The credentials are read and the connector's module loaded (P283) while the run is claimed (one round trip
+  // fewer); a failure to read them counts once the claim is held, as before.
+  const [claimed, credentials, loaded] = await Promise.allSettled([
+    claimJobImportRun(companyId, RUN_CLAIM_SECONDS),
+    loadCredentials(company),
+    loadConnector(company.ats),
+  ]);
   if (claimed.status === 'rejected') throw claimed.reason;
   if (!claimed.value) throw new ConflictError(`A job import of company ${companyId} is already running.`, 'job_import_running');
   try {
+    if (loaded.status === 'rejected') throw loaded.reason;
+    const connector = loaded.value!;
     let feed;
     try {
       if (credentials.status === 'rejected') throw credentials.reason;

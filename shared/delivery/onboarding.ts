@@ -14,7 +14,7 @@ import { getPartner } from '#companies/partners.js';
 import { isConditionFailure, ValidationError } from '#platform/errors.js';
 import { newEvent, outboxPut } from '#platform/events.js';
 import { connectCompany, MagicLinkGoneError } from '#delivery/ats-connections.js';
-import type { AtsConnector, CredentialField, CredentialsCheck } from '#delivery/connectors/connector.js';
+import type { ConnectorDescriptor, CredentialField, CredentialsCheck } from '#delivery/connectors/connector.js';
 import { atsIntegrationList, connectorFor, connectors } from '#delivery/connectors/registry.js';
 
 /** An ATS as the page offers it: with its connector's credential fields, or none (a request). */
@@ -28,7 +28,7 @@ export interface OfferedAts {
 }
 
 /** The ATSs the page lists: every integration of the registry but the sandbox (a test double, not a customer's ATS). */
-export function offeredAtss(registry: readonly AtsConnector[] = connectors): OfferedAts[] {
+export function offeredAtss(registry: readonly ConnectorDescriptor[] = connectors): OfferedAts[] {
   return atsIntegrationList(registry)
     .filter((a) => a.slug !== 'sandbox')
     .map((a) => {

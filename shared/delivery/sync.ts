@@ -30,7 +30,7 @@ import { now } from '#platform/clock.js';
 import { deliveryAllowed, syncActive, type CompanyRecord } from '#companies/company-schema.js';
 import { getCompanyRecord, markCompanyFailing } from '#companies/company-store.js';
 import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
-import { connectorFor } from '#delivery/connectors/registry.js';
+import { loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { recordSyncOutcome } from '#delivery/delivery-metrics.js';
 import { sendMail } from '#delivery/email.js';
@@ -215,7 +215,7 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
     }
     throw new RetryLater(claimSeconds(), 'another attempt holds the claim');
   }
-  const connector = connectorFor(company.ats);
+  const connector = await loadConnector(company.ats);
   if (!connector) return decideSync(record, { sync_status: 'FAILURE', failure_error: 'NoConnectorError' }, company);
   const submit = async (job: JobRecord, reference: string, status: 'SUCCESS' | 'SUCCESS_FALLBACK') => {
     // Opened for this call only; the credentials go nowhere but the connector.

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build, type BuildOptions, type Metafile } from 'esbuild';
-import { esbuildOptions } from '../../lib/function-bundle.js';
+import { bundleEntryFile, esbuildOptions } from '../../lib/function-bundle.js';
 import { projectRoot } from '../../lib/project-paths.js';
 import type { probe } from '../support/substitution-probe.js';
 
@@ -37,7 +37,7 @@ async function runProbe(options: BuildOptions): Promise<{ answers: Answers; meta
     [
       '--input-type=module',
       '-e',
-      `const { probe } = await import(${JSON.stringify(pathToFileURL(options.outfile!).href)}); process.stdout.write(JSON.stringify(await probe()));`,
+      `const { probe } = await import(${JSON.stringify(pathToFileURL(bundleEntryFile(options.outdir!)).href)}); process.stdout.write(JSON.stringify(await probe()));`,
     ],
     { encoding: 'utf8', env: { PATH: process.env.PATH } },
   );

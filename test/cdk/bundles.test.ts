@@ -1,43 +1,106 @@
 /**
  * The bundle budgets of issue 13, on the real esbuild output: every function is bundled once with the
  * options CDK uses (`esbuildOptions()` from lib/function-bundle.ts, without source maps, not written to
- * disk), and its size and esbuild's metafile (which modules went in) are checked. Sizes are deterministic
- * for a given lockfile, so this is not a timed test.
+ * disk), and its size and esbuild's metafile (which modules went into which output file) are checked. Sizes
+ * are deterministic for a given lockfile, so this is not a timed test.
+ *
+ * Bundles are split (P283): a function's size is what its cold start loads, the entry and the chunks it
+ * imports statically, not the chunks it imports only dynamically (each ATS connector, loaded on the first call
+ * for a company of that ATS). Each connector's chunk has a budget of its own, and no output a function loads
+ * for one connector holds another connector's code, so adding a connector grows no other connector's function.
  */
 import { build, type Metafile } from 'esbuild';
-import { BUDGETS, TRACED_FUNCTIONS, functionBudgets, moduleOfInput, type FunctionBudget } from '../../lib/function-budgets.js';
+import {
+  BUDGETS,
+  CONNECTOR_CHUNK_MAX_BYTES,
+  TRACED_FUNCTIONS,
+  functionBudgets,
+  moduleOfInput,
+  type FunctionBudget,
+} from '../../lib/function-budgets.js';
 import { functionEntry } from '../../lib/project-paths.js';
 import { esbuildOptions } from '../../lib/function-bundle.js';
 import { backgroundFunctions } from '#delivery/background-functions.js';
+import { connectors } from '#delivery/connectors/registry.js';
 import { allRoutes as routes } from '#http/routes.js';
 
 interface Bundle {
   budget: FunctionBudget;
+  /** What a cold start loads: the entry and the chunks it imports statically, transitively. */
   bytes: number;
+  /** Every output file of the asset (the entry and every chunk), by its path in the metafile. */
+  outputs: Metafile['outputs'];
+  /** The output files a cold start loads. */
+  cold: Set<string>;
+  /** The modules the function can ever load (lazily loaded chunks too): what `forbidden` is checked against. */
   modules: Set<string>;
-  /** Bytes each input file contributes to the output. */
+  /** Bytes each input file contributes to the output (of every file the function can load). */
   inputs: Map<string, number>;
 }
 
 const budgets = functionBudgets();
 const bundles = new Map<string, Bundle>();
+const slugs = connectors.map((c) => c.slug);
+
+/** The connector an input belongs to (its module or one of its `<ats>-*.ts` helpers), not its descriptor. */
+function connectorOfInput(path: string): string | undefined {
+  const match = /^shared\/delivery\/connectors\/([a-z]+)(-[a-z-]+)?\.ts$/.exec(path);
+  return match && slugs.includes(match[1]) && match[2] !== '-descriptor' ? match[1] : undefined;
+}
+
+/**
+ * The output files `start` loads before it runs: itself and what it imports statically, transitively; with
+ * `dynamic`, also what it may import later. (esbuild writes a chunk for every `import()` it sees, also in code it
+ * then drops as unused; such a chunk is in no closure, and is never loaded.)
+ */
+function staticClosure(outputs: Metafile['outputs'], start: string, dynamic = false): Set<string> {
+  const seen = new Set<string>();
+  const visit = (path: string) => {
+    if (seen.has(path) || !outputs[path]) return;
+    seen.add(path);
+    for (const imported of outputs[path].imports)
+      if (imported.kind === 'import-statement' || (dynamic && imported.kind === 'dynamic-import')) visit(imported.path);
+  };
+  visit(start);
+  return seen;
+}
+
+const bytesOf = (outputs: Metafile['outputs'], paths: Iterable<string>) => [...paths].reduce((sum, path) => sum + outputs[path].bytes, 0);
+const inputsOf = (outputs: Metafile['outputs'], paths: Iterable<string>) => [...paths].flatMap((path) => Object.keys(outputs[path].inputs));
+
+/** Each connector's chunk in a bundle (by slug): the output whose entry point is the connector's module. */
+function connectorChunks(outputs: Metafile['outputs']): Map<string, string> {
+  const chunks = new Map<string, string>();
+  for (const [path, output] of Object.entries(outputs)) {
+    const slug = output.entryPoint && connectorOfInput(output.entryPoint);
+    if (slug && output.entryPoint === `shared/delivery/connectors/${slug}.ts`) chunks.set(slug, path);
+  }
+  return chunks;
+}
 
 beforeAll(async () => {
   const built = await Promise.all(
     budgets.map(async (budget) => {
+      const entry = functionEntry(budget.handlerModule);
       const result = await build({
-        ...esbuildOptions(functionEntry(budget.handlerModule), { outdir: '/bundle-test', sourcemap: false }),
+        ...esbuildOptions(entry, { outdir: '/bundle-test', sourcemap: false }),
         write: false,
         metafile: true,
       });
-      const [output] = Object.values((result.metafile as Metafile).outputs);
-      const modules = new Set(Object.keys(output.inputs).map(moduleOfInput));
-      const inputs = new Map(Object.entries(output.inputs).map(([path, input]) => [path, input.bytesInOutput]));
-      return { budget, bytes: result.outputFiles![0].contents.length, modules, inputs };
+      const { outputs } = result.metafile as Metafile;
+      const index = Object.keys(outputs).find((path) => /(^|\/)index\.mjs$/.test(path))!;
+      const cold = staticClosure(outputs, index);
+      const all = [...staticClosure(outputs, index, true)];
+      const modules = new Set(inputsOf(outputs, all).map(moduleOfInput));
+      const inputs = new Map(
+        all.flatMap((path) => Object.entries(outputs[path].inputs).map(([input, i]) => [input, i.bytesInOutput] as const)),
+      );
+      return { budget, bytes: bytesOf(outputs, cold), outputs, cold, modules, inputs };
     }),
   );
   for (const bundle of built) bundles.set(bundle.budget.id, bundle);
-});
+  // Some 40 builds, split (P283): on two busy cores that takes longer than one test's default guard.
+}, 900_000);
 
 test('every function of the stack has a budget', () => {
   expect(budgets.map((b) => b.handlerModule).sort()).toEqual(
@@ -112,4 +175,37 @@ test('the traced functions bundle Powertools Tracer with the semver stub; every 
     expect({ id, metrics: bundles.get(id)!.modules.has('@aws-lambda-powertools/metrics') }).toEqual({ id, metrics: true });
   }
   expect(bundles.get('Authorizer')!.modules.has('@aws-lambda-powertools/metrics')).toBe(false);
+});
+
+/** The functions that call a connector: the sync, the job import and the connect form's credentials check. */
+const CONNECTOR_FUNCTIONS = ['SyncWorker', 'JobImportWorker', 'ConnectSubmit'];
+
+test('a cold start loads no connector: every connector is a chunk of its own, imported only dynamically (P283)', () => {
+  for (const [id, { outputs, cold }] of bundles) {
+    const loaded = inputsOf(outputs, cold).filter((input) => connectorOfInput(input));
+    expect({ id, connectorsAtStart: loaded }).toEqual({ id, connectorsAtStart: [] });
+  }
+  for (const id of CONNECTOR_FUNCTIONS) {
+    const chunks = connectorChunks(bundles.get(id)!.outputs);
+    expect({ id, chunks: [...chunks.keys()].sort() }).toEqual({ id, chunks: [...slugs].sort() });
+  }
+});
+
+test('what a function loads for one connector holds no other connector, and stays within the chunk budget (P283)', () => {
+  for (const id of CONNECTOR_FUNCTIONS) {
+    const { outputs, cold } = bundles.get(id)!;
+    for (const [slug, chunk] of connectorChunks(outputs)) {
+      // Its chunk and the chunks that chunk imports statically, beyond what the cold start loaded already.
+      const lazy = [...staticClosure(outputs, chunk)].filter((path) => !cold.has(path));
+      const others = [...new Set(inputsOf(outputs, lazy).map(connectorOfInput))].filter((other) => other && other !== slug);
+      const bytes = bytesOf(outputs, lazy);
+      expect({ id, slug, others, kB: bytes / 1000, within: bytes <= CONNECTOR_CHUNK_MAX_BYTES }).toEqual({
+        id,
+        slug,
+        others: [],
+        kB: bytes / 1000,
+        within: true,
+      });
+    }
+  }
 });

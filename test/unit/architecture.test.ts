@@ -276,6 +276,43 @@ describe('each rule fails a tree that breaks it', () => {
     expect(rulesBroken()).toEqual(['only-the-relay-publishes-events']);
   });
 
+  test('a connector loaded other than by the registry, statically, or from another connector; a descriptor importing code (P283)', () => {
+    const c = 'shared/delivery/connectors';
+    write({
+      [`${c}/connector.ts`]: 'export interface AtsConnector { slug: string }\n',
+      [`${c}/http.ts`]: 'export const atsFetch = () => 1;\n',
+      [`${c}/acme-descriptor.ts`]: `import type { AtsConnector } from '#delivery/connectors/connector.js';\nexport const acmeDescriptor: AtsConnector = { slug: 'acme' };\n`,
+      [`${c}/acme-jobs.ts`]: "import { atsFetch } from '#delivery/connectors/http.js';\nexport const jobs = atsFetch;\n",
+      [`${c}/acme.ts`]:
+        "import { jobs } from '#delivery/connectors/acme-jobs.js';\nimport { acmeDescriptor } from '#delivery/connectors/acme-descriptor.js';\nexport const acmeConnector = { ...acmeDescriptor, jobs };\n",
+      [`${c}/other.ts`]: 'export const otherConnector = { slug: 1 };\n',
+      [`${c}/registry.ts`]:
+        "import { acmeDescriptor } from '#delivery/connectors/acme-descriptor.js';\nexport const connectors = [acmeDescriptor];\nexport const load = async () => (await import('#delivery/connectors/acme.js')).acmeConnector;\n",
+      'shared/delivery/sync.ts': "import { load } from '#delivery/connectors/registry.js';\nexport const sync = load;\n",
+    });
+    expect(rulesBroken()).toEqual([]);
+    write({
+      'shared/delivery/sync.ts': "import { acmeConnector } from '#delivery/connectors/acme.js';\nexport const sync = acmeConnector;\n",
+    });
+    expect(rulesBroken()).toEqual(['only-the-registry-loads-connectors']);
+    write({
+      'shared/delivery/sync.ts': 'export const sync = 1;\n',
+      [`${c}/registry.ts`]: "import { acmeConnector } from '#delivery/connectors/acme.js';\nexport const connectors = [acmeConnector];\n",
+    });
+    expect(rulesBroken()).toEqual(['the-registry-loads-connectors-lazily']);
+    write({
+      [`${c}/registry.ts`]: 'export const connectors = [];\n',
+      [`${c}/acme-jobs.ts`]: "import { otherConnector } from '#delivery/connectors/other.js';\nexport const jobs = otherConnector;\n",
+    });
+    expect(rulesBroken()).toEqual(['a-connector-imports-no-other']);
+    write({
+      [`${c}/acme-jobs.ts`]: 'export const jobs = 1;\n',
+      [`${c}/acme-descriptor.ts`]:
+        "import { atsFetch } from '#delivery/connectors/http.js';\nexport const acmeDescriptor = { slug: 'acme', atsFetch };\n",
+    });
+    expect(rulesBroken()).toEqual(['descriptors-import-only-the-interface']);
+  });
+
   test('a layer import that resolves nowhere', () => {
     write({ 'shared/jobs/jobs.ts': "import { x } from '#platform/missing.js';\nexport const j = x;\n" });
     expect(rulesBroken()).toEqual(['not-to-unresolvable']);

@@ -8,7 +8,14 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import type { AtsConnector } from '#delivery/connectors/connector.js';
-import { atsTableMarkdown, connectFlags, connectorSettings, connectors } from '#delivery/connectors/registry.js';
+import {
+  atsTableMarkdown,
+  connectFlags,
+  connectorFor,
+  connectorSettings,
+  connectors,
+  loadConnector,
+} from '#delivery/connectors/registry.js';
 import { offeredAtss } from '#delivery/onboarding.js';
 import { fieldsPage } from '#http/connect-page.js';
 import { atsIntegrations } from '#companies/ats.js';
@@ -134,4 +141,23 @@ test('every connector has its document, unique settings and context keys, and fl
   expect(new Set(settings.map((s) => s.context)).size).toBe(settings.length);
   for (const connector of connectors)
     for (const field of connector.credentialFields) expect(field.flag).toBe(`--${field.name.replace(/_/g, '-')}`);
+});
+
+test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls (P283)', async () => {
+  for (const descriptor of connectors) {
+    const connector = (await loadConnector(descriptor.slug))!;
+    expect({ slug: descriptor.slug, keys: Object.keys(connector).sort() }).toEqual({
+      slug: descriptor.slug,
+      keys: [...Object.keys(descriptor), 'listPublishedJobs', 'submitApplication', 'validateCredentials'].sort(),
+    });
+    const { submitApplication, listPublishedJobs, validateCredentials, ...declared } = connector;
+    expect(declared).toEqual(descriptor);
+    expect([submitApplication, listPublishedJobs, validateCredentials].map((f) => typeof f)).toEqual(['function', 'function', 'function']);
+    expect(connectorFor(descriptor.slug)).toBe(descriptor);
+  }
+  // A requestable ATS (no connector yet), an unknown one, and none.
+  for (const ats of ['workday', 'nope', null, undefined]) {
+    expect(connectorFor(ats)).toBeUndefined();
+    await expect(loadConnector(ats)).resolves.toBeUndefined();
+  }
 });

@@ -170,3 +170,10 @@ export interface AtsConnector {
    */
   validateCredentials(credentials: AtsCredentials, company: CompanyRecord): Promise<void>;
 }
+
+/**
+ * What the registry holds of a connector without loading it (P283): everything but the three calls. Each
+ * connector's `<ats>-descriptor.ts` declares it and imports nothing but types; `registry.ts` loads the
+ * connector itself (`loadConnector`) only where one of its calls is made.
+ */
+export type ConnectorDescriptor = Omit<AtsConnector, 'submitApplication' | 'listPublishedJobs' | 'validateCredentials'>;

@@ -11,7 +11,8 @@
  *   array of them), a file question's answer as `question_{id}_url` + `question_{id}_url_filename`;
  * - GDPR consent as the `data_compliance` object when the job's `data_compliance` asks for it.
  */
-import { ConnectorError, type AttachmentLimits, type Submission, type SubmissionAttachment } from '#delivery/connectors/connector.js';
+import { ConnectorError, type Submission, type SubmissionAttachment } from '#delivery/connectors/connector.js';
+import { ATTACHMENTS, GREENHOUSE_FILE_EXTENSIONS } from '#delivery/connectors/greenhouse-descriptor.js';
 import { attachmentBytes } from '#delivery/connectors/http.js';
 import { candidateName, httpUrl, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 import {
@@ -26,10 +27,8 @@ import {
 } from '#delivery/connectors/greenhouse-jobs.js';
 
 const ATS = 'Greenhouse';
-/** "Must be a supported file type (pdf, doc, docx, txt, rtf)" (the page's Validations on POST Requests). */
-export const GREENHOUSE_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'txt', 'rtf'];
-/** The page names no size limit: 20 MB per file is assumed (docs/connectors/greenhouse.md). */
-export const GREENHOUSE_ATTACHMENTS: AttachmentLimits = { maxBytes: 20 * 1024 * 1024, extensions: GREENHOUSE_FILE_EXTENSIONS };
+// The file types and the size limit are the descriptor's (greenhouse-descriptor.ts, P283).
+export { GREENHOUSE_FILE_EXTENSIONS } from '#delivery/connectors/greenhouse-descriptor.js';
 
 /** The custom file question a further file of our type fits, by the question's label (P280). */
 const FILE_QUESTION: Record<string, RegExp> = {
@@ -186,7 +185,7 @@ export async function greenhouseApplicationBody(submission: Submission, job: Gre
     .map(([id, q]) => ({ id, label: q.label }));
   const consent = consentAnswers(submission.customFields, job);
   for (const { attachment, prefix } of fileTargets(submission.attachments, fileQuestions, answered)) {
-    const bytes = await attachmentBytes(ATS, attachment, GREENHOUSE_ATTACHMENTS);
+    const bytes = await attachmentBytes(ATS, attachment, ATTACHMENTS);
     // "File size must be > 0 bytes" (the page's Validations on POST Requests).
     if (bytes.length === 0)
       throw new ConnectorError('attachment_rejected', `${ATS} refuses empty files; the ${attachment.type} file is empty.`);

@@ -8,31 +8,16 @@
  * confirms success counts.
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
-import {
-  ConnectorError,
-  type AtsConnector,
-  type AtsCredentials,
-  type ConnectorPacing,
-  type ConnectorSetting,
-  type Submission,
-} from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, errorForStatus, jsonBody, mapLimited, segment } from '#delivery/connectors/http.js';
-import { GREENHOUSE_ATTACHMENTS, greenhouseApplicationBody } from '#delivery/connectors/greenhouse-application.js';
+import { greenhouseApplicationBody } from '#delivery/connectors/greenhouse-application.js';
+import { API_URL, greenhouseDescriptor, PACING } from '#delivery/connectors/greenhouse-descriptor.js';
 import { mapGreenhouseJob, type GreenhouseJob } from '#delivery/connectors/greenhouse-jobs.js';
 
 export { GREENHOUSE_FILE_EXTENSIONS, greenhouseApplicationBody } from '#delivery/connectors/greenhouse-application.js';
 export { mapGreenhouseJob } from '#delivery/connectors/greenhouse-jobs.js';
 
 const ATS = 'Greenhouse';
-const ATTACHMENTS = GREENHOUSE_ATTACHMENTS;
-const API_URL: ConnectorSetting = {
-  env: 'GREENHOUSE_API_URL',
-  default: 'https://boards-api.greenhouse.io',
-  context: 'greenhouseApiUrl',
-  about: 'the Job Board API',
-};
-// No rate limit is documented for the Job Board API; 10 per second keeps an import polite.
-const PACING: ConnectorPacing = { requestsPerSecond: 10, importConcurrency: 4, documented: 'none documented' };
 
 function boardUrl(credentials: AtsCredentials, path = '', query: Record<string, string> = {}) {
   return atsUrl(atsBaseUrl(API_URL), `/v1/boards/${segment(credentials.board_token)}/jobs${path}`, query);
@@ -116,37 +101,7 @@ async function keyRefused(credentials: AtsCredentials): Promise<number | undefin
 }
 
 export const greenhouseConnector: AtsConnector = {
-  slug: 'greenhouse',
-  name: 'Greenhouse',
-  credentialFields: [
-    {
-      name: 'board_token',
-      flag: '--board-token',
-      description: 'the job board token (boards.greenhouse.io/{board_token})',
-      label: 'Job board token',
-      help: 'The last part of your job board address boards.greenhouse.io/…; also under Configure → Job Board.',
-      pattern: /^[A-Za-z0-9_-]{1,100}$/,
-    },
-    {
-      name: 'api_key',
-      flag: '--api-key',
-      description: 'the Job Board API key',
-      label: 'Job Board API key',
-      secret: true,
-      help: 'Configure → Dev Center → API Credential Management: create a key of type "Job Board".',
-      pattern: /^[\x21-\x7e]{8,256}$/,
-    },
-  ],
-  settings: [API_URL],
-  pacing: PACING,
-  attachments: ATTACHMENTS,
-  check: {
-    call: 'GET /v1/boards/{board_token}/jobs, then POST /v1/boards/{board_token}/jobs/0 with an empty body and the key',
-    proves:
-      'The job board exists and is public. The API key: Greenhouse answered the empty application for a job that cannot exist without 401, which it sends for a wrong key.',
-    doesNotProve:
-      'That the key may apply to every job: the key check is a heuristic on Greenhouse’s reported behaviour (authentication before the job lookup), not a documented call.',
-  },
+  ...greenhouseDescriptor,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const listed = await listBoard(credentials, { content: 'true' });

@@ -9,14 +9,7 @@
 import { createHash } from 'node:crypto';
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
-import {
-  ConnectorError,
-  type AtsConnector,
-  type AtsCredentials,
-  type AttachmentLimits,
-  type ConnectorSetting,
-  type Submission,
-} from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
 import {
   atsBaseUrl,
   atsFetch,
@@ -28,15 +21,9 @@ import {
   segment,
 } from '#delivery/connectors/http.js';
 import { candidateName, categoryFrom, commitmentSchedule, commitmentType, httpUrl, text } from '#delivery/connectors/mapping.js';
+import { API_URL, ATTACHMENTS, leverDescriptor } from '#delivery/connectors/lever-descriptor.js';
 
 const ATS = 'Lever';
-const ATTACHMENTS: AttachmentLimits = { maxBytes: 20 * 1024 * 1024 };
-const API_URL: ConnectorSetting = {
-  env: 'LEVER_API_URL',
-  default: 'https://api.lever.co',
-  context: 'leverApiUrl',
-  about: 'the Postings API',
-};
 const MAX_PAGES = 200;
 
 const pageSize = () => Number(process.env.LEVER_PAGE_SIZE ?? 100);
@@ -226,37 +213,7 @@ function failure(response: Response, body: unknown): ConnectorError {
 }
 
 export const leverConnector: AtsConnector = {
-  slug: 'lever',
-  name: 'Lever',
-  credentialFields: [
-    {
-      name: 'site',
-      flag: '--site',
-      description: 'the Lever site name (jobs.lever.co/{site})',
-      label: 'Site name',
-      help: 'The last part of your job site address jobs.lever.co/….',
-      pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/,
-    },
-    {
-      name: 'api_key',
-      flag: '--api-key',
-      description: 'the Postings API key',
-      label: 'Postings API key',
-      secret: true,
-      help: 'Settings → Integrations and API → API credentials: create a Postings API key.',
-      pattern: /^[\x21-\x7e]{8,256}$/,
-    },
-  ],
-  settings: [API_URL],
-  // Application POSTs are spaced per key by LEVER_MIN_INTERVAL_MS (`paced` above); the bucket covers the reads.
-  pacing: { requestsPerSecond: 2, importConcurrency: 1, documented: '2 application POSTs per second per key (429 above)' },
-  attachments: ATTACHMENTS,
-  check: {
-    call: 'GET /v0/postings/{site}?mode=json&skip=0&limit=1',
-    proves: 'The postings site exists and is public.',
-    doesNotProve:
-      'The API key: Lever uses it only on the application POST, and no documented call checks it without creating a candidate. A wrong key shows on the first submission.',
-  },
+  ...leverDescriptor,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const limit = pageSize();

@@ -6,23 +6,14 @@
  */
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { JobInput } from '#jobs/job-schema.js';
-import { ConnectorError, type AtsCredentials, type ConnectorSetting } from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsCredentials } from '#delivery/connectors/connector.js';
 import { atsBaseUrl } from '#delivery/connectors/http.js';
+import { PERSONIO_DEFAULT_LANGUAGE, PERSONIO_FEED_LANGUAGES, PERSONIO_FEED_URL } from '#delivery/connectors/personio-descriptor.js';
 import { categoryFrom, httpUrl, text } from '#delivery/connectors/mapping.js';
 
+export { PERSONIO_DEFAULT_LANGUAGE, PERSONIO_FEED_LANGUAGES, PERSONIO_FEED_URL };
+
 const ATS = 'Personio';
-export const PERSONIO_FEED_URL: ConnectorSetting = {
-  env: 'PERSONIO_FEED_URL',
-  default: 'https://{subdomain}.jobs.personio.de/xml',
-  context: 'personioFeedUrl',
-  about: 'the public XML job feed',
-};
-
-/** The feed's languages: `language` is a required query parameter of `GET /xml` in Personio's OpenAPI (P282). */
-export const PERSONIO_FEED_LANGUAGES = ['de', 'en', 'fr', 'es', 'nl', 'it', 'pt'] as const;
-/** A connection made before the `feed_language` field existed reads the feed in German (P282). */
-export const PERSONIO_DEFAULT_LANGUAGE = 'de';
-
 /** The feed URL without its query (the base of the postings' links). */
 export function personioFeedUrl(subdomain: string): string {
   return atsBaseUrl(PERSONIO_FEED_URL, { subdomain });

@@ -5,80 +5,19 @@
  * plus `X-Company-ID`. The source is Personio's own OpenAPI (PERSONIO_OPENAPI), P95 and P282.
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
-import {
-  ConnectorError,
-  type AtsConnector,
-  type AtsCredentials,
-  type AttachmentLimits,
-  type ConnectorPacing,
-  type ConnectorSetting,
-  type Submission,
-} from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, checkAttachment, errorForStatus, jsonBody } from '#delivery/connectors/http.js';
 import { candidateName, text } from '#delivery/connectors/mapping.js';
-import {
-  PERSONIO_DEFAULT_LANGUAGE,
-  PERSONIO_FEED_LANGUAGES,
-  PERSONIO_FEED_URL,
-  mapPersonioPosition,
-  parsePersonioFeed,
-  personioFeedRequestUrl,
-  personioFeedUrl,
-} from '#delivery/connectors/personio-jobs.js';
+import { API_URL, ATTACHMENTS, PACING, personioDescriptor } from '#delivery/connectors/personio-descriptor.js';
+import { mapPersonioPosition, parsePersonioFeed, personioFeedRequestUrl, personioFeedUrl } from '#delivery/connectors/personio-jobs.js';
 
 export { mapPersonioPosition, parsePersonioFeed, personioFeedUrl };
+export { PERSONIO_FILE_TYPES, PERSONIO_MAX_FILE_BYTES } from '#delivery/connectors/personio-descriptor.js';
 
 /** Personio's own OpenAPI of the Recruiting API and the feed (github:personio/api-docs). */
 export const PERSONIO_OPENAPI = 'https://github.com/personio/api-docs/blob/master/personio-recruiting-api.yaml';
 
 const ATS = 'Personio';
-/** Personio's documented upload limit per document ("Maximum file size: 20MB", PERSONIO_OPENAPI). */
-export const PERSONIO_MAX_FILE_BYTES = 20 * 1024 * 1024;
-/**
- * The documents endpoint's file types ("Must be one of the supported types: …", PERSONIO_OPENAPI), plus
- * `jpeg` and `tiff`, the other names of its `jpg` and `tif` (an assumption, P282). Checked before any upload,
- * so a refused file leaves no orphan document in Personio.
- */
-export const PERSONIO_FILE_TYPES = [
-  'pdf',
-  'pptx',
-  'xlsx',
-  'docx',
-  'doc',
-  'xls',
-  'ppt',
-  'ods',
-  'odt',
-  '7z',
-  'gz',
-  'rar',
-  'zip',
-  'bmp',
-  'gif',
-  'jpg',
-  'png',
-  'tif',
-  'csv',
-  'txt',
-  'rtf',
-  'mp4',
-  '3gp',
-  'mov',
-  'avi',
-  'wmv',
-  'jpeg',
-  'tiff',
-] as const;
-const ATTACHMENTS: AttachmentLimits = { maxBytes: PERSONIO_MAX_FILE_BYTES, extensions: PERSONIO_FILE_TYPES };
-const API_URL: ConnectorSetting = {
-  env: 'PERSONIO_API_URL',
-  default: 'https://api.personio.de',
-  context: 'personioApiUrl',
-  about: 'the Recruiting API',
-};
-// 2,000 requests per minute per IP (https://developer.personio.de/changelog/ip-address-based-rate-limiting-v1-endpoints):
-// 30 per second stays under it.
-const PACING: ConnectorPacing = { requestsPerSecond: 30, importConcurrency: 1, documented: '2,000 requests per minute per IP (v1)' };
 
 /**
  * Our attachment `type` → Personio's document `category` (`files[].category`: cv, cover-letter,
@@ -222,54 +161,7 @@ export function personioApplicationBody(submission: Submission, files: { uuid: s
 }
 
 export const personioConnector: AtsConnector = {
-  slug: 'personio',
-  name: 'Personio',
-  credentialFields: [
-    {
-      name: 'subdomain',
-      flag: '--subdomain',
-      description: 'the career site subdomain ({subdomain}.jobs.personio.de)',
-      label: 'Career site subdomain',
-      help: 'The first part of your career site address ….jobs.personio.de.',
-      pattern: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i,
-    },
-    {
-      name: 'personio_company_id',
-      flag: '--personio-company-id',
-      description: 'the Personio company id (X-Company-ID)',
-      label: 'Company ID',
-      help: 'Settings → Integrations → API credentials shows your company ID.',
-      pattern: /^\d{1,20}$/,
-    },
-    {
-      name: 'token',
-      flag: '--token',
-      description: 'the Recruiting API token',
-      label: 'Recruiting API token',
-      secret: true,
-      help: 'Settings → Integrations → API credentials: generate a Recruiting API access token.',
-      pattern: /^[\x21-\x7e]{8,512}$/,
-    },
-    {
-      name: 'feed_language',
-      flag: '--feed-language',
-      description: 'the language of the job feed (`language`, one of de, en, fr, es, nl, it, pt)',
-      label: 'Job feed language',
-      help: 'The career site language to import the jobs in; postings not written in it come in the default language.',
-      pattern: /^(de|en|fr|es|nl|it|pt)$/,
-      default: PERSONIO_DEFAULT_LANGUAGE,
-      choices: PERSONIO_FEED_LANGUAGES,
-    },
-  ],
-  settings: [API_URL, PERSONIO_FEED_URL],
-  pacing: PACING,
-  attachments: ATTACHMENTS,
-  check: {
-    call: 'GET the XML feed, then POST /v1/recruiting/applications with an empty body',
-    proves:
-      'The subdomain (its public job feed answers) and the token with the company id (Personio authenticates the empty application, then refuses it as invalid, so nothing is created).',
-    doesNotProve: null,
-  },
+  ...personioDescriptor,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const response = await atsFetch(ATS, personioFeedRequestUrl(credentials), { headers: { Accept: 'application/xml' } }, PACING);

@@ -5,20 +5,13 @@
  * `/offers/:offer_slug/candidates`). docs/connectors/recruitee.md has the field table with each source.
  */
 import type { JobInput } from '#jobs/job-schema.js';
-import { ConnectorError, type AtsCredentials, type ConnectorPacing, type ConnectorSetting } from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsCredentials } from '#delivery/connectors/connector.js';
+import { API_URL, PACING } from '#delivery/connectors/recruitee-descriptor.js';
 import { atsBaseUrl, atsFetch, atsUrl, errorForStatus, jsonBody } from '#delivery/connectors/http.js';
 import { categoryFrom, httpUrl, text } from '#delivery/connectors/mapping.js';
 
 export const ATS = 'Recruitee';
-export const API_URL: ConnectorSetting = {
-  env: 'RECRUITEE_API_URL',
-  default: 'https://{company}.recruitee.com',
-  context: 'recruiteeApiUrl',
-  about: 'the Careers Site API (the company’s careers-site address)',
-};
-// No rate limit is documented for the Careers Site API; an import is one request, and 5 per second keeps
-// the application POSTs polite.
-export const PACING: ConnectorPacing = { requestsPerSecond: 5, importConcurrency: 1, documented: 'none documented' };
+export { API_URL, PACING };
 
 export type OpenQuestionOption = { id?: unknown; body?: unknown; position?: unknown };
 export type OpenQuestion = {

@@ -26,9 +26,7 @@ import {
 import { atsFetch, attachmentBytes, errorForStatus, jsonBody, segment } from '#delivery/connectors/http.js';
 import { candidateName, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 import {
-  API_URL,
   ATS,
-  PACING,
   listOffers,
   mapRecruiteeOffer,
   openQuestions,
@@ -40,12 +38,9 @@ import {
 
 export { mapRecruiteeOffer, recruiteeEmploymentType } from '#delivery/connectors/recruitee-jobs.js';
 
-/**
- * Recruitee documents no size or type limit for the Careers Site API. 10 MB and the usual CV formats are
- * assumptions (docs/connectors/recruitee.md, "Assumptions"): a file outside them is refused before sending.
- */
-export const RECRUITEE_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'odt', 'rtf', 'txt'];
-const ATTACHMENTS: AttachmentLimits = { maxBytes: 10 * 1024 * 1024, extensions: RECRUITEE_FILE_EXTENSIONS };
+import { ATTACHMENTS, PACING, recruiteeDescriptor } from '#delivery/connectors/recruitee-descriptor.js';
+export { RECRUITEE_FILE_EXTENSIONS } from '#delivery/connectors/recruitee-descriptor.js';
+
 /** A cover letter that is text goes in the `cover_letter` text field; 64 KiB of text is our bound (assumed, P276). */
 const COVER_LETTER_TEXT: AttachmentLimits = { maxBytes: 64 * 1024 };
 
@@ -242,28 +237,7 @@ async function postApplication(credentials: AtsCredentials, slug: string, form: 
 }
 
 export const recruiteeConnector: AtsConnector = {
-  slug: 'recruitee',
-  name: 'Recruitee',
-  credentialFields: [
-    {
-      name: 'company',
-      flag: '--company',
-      description: 'the careers-site subdomain ({company}.recruitee.com)',
-      label: 'Careers site name',
-      help: 'The first part of your careers site address {company}.recruitee.com; also under Settings → Careers site → Domain.',
-      pattern: /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/,
-    },
-  ],
-  settings: [API_URL],
-  pacing: PACING,
-  attachments: ATTACHMENTS,
-  check: {
-    call: 'GET /api/offers/ on https://{company}.recruitee.com',
-    proves:
-      'The careers site exists and answers as a Recruitee Careers Site API (a JSON offers list); the API needs no credentials, so this is all there is to prove.',
-    doesNotProve:
-      'That an offer accepts applications through the API, or which fields its form requires: both show on the first submission.',
-  },
+  ...recruiteeDescriptor,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const offers = await listOffers(credentials);

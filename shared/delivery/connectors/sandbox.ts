@@ -24,6 +24,7 @@ import { expiringAt } from '#platform/keys.js';
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
 import { ConnectorError, type AtsConnector, type Submission } from '#delivery/connectors/connector.js';
+import { sandboxDescriptor } from '#delivery/connectors/sandbox-descriptor.js';
 
 const RECORD_DAYS = 30;
 const key = (companyId: number, sk: string) => ({ PK: `SANDBOXATS#${companyId}`, SK: sk });
@@ -162,17 +163,7 @@ async function receiptOf(submission: Submission): Promise<SandboxReceipt> {
 }
 
 export const sandboxConnector: AtsConnector = {
-  slug: 'sandbox',
-  name: 'Sandbox ATS',
-  credentialFields: [],
-  settings: [],
-  pacing: { requestsPerSecond: 1000, importConcurrency: 1, documented: 'none: it is our own table' },
-  attachments: { maxBytes: Number.MAX_SAFE_INTEGER },
-  check: {
-    call: "reads the sandbox's state for the company",
-    proves: 'Nothing beyond the sandbox itself: it needs no credentials (a sandbox set to reject credentials is refused).',
-    doesNotProve: null,
-  },
+  ...sandboxDescriptor,
 
   async submitApplication(submission: Submission) {
     const companyId = submission.company.id;

@@ -7,7 +7,12 @@
  * consent, answer values, 4000 bytes) and developers.smartrecruiters.com/reference/applications-2 (the
  * `answers[].records[].fields` wrapper and the `web.linkedIn` key, as the issue's second reading quotes it).
  */
-import { ConnectorError, type AttachmentLimits, type Submission, type SubmissionAttachment } from '#delivery/connectors/connector.js';
+import { ConnectorError, type Submission, type SubmissionAttachment } from '#delivery/connectors/connector.js';
+import {
+  ATTACHMENTS,
+  SMARTRECRUITERS_FILE_EXTENSIONS,
+  SMARTRECRUITERS_MAX_FILE_BYTES,
+} from '#delivery/connectors/smartrecruiters-descriptor.js';
 import { attachmentBytes } from '#delivery/connectors/http.js';
 import { candidateName, httpUrl, text, yesNo } from '#delivery/connectors/mapping.js';
 import {
@@ -18,13 +23,10 @@ import {
 } from '#delivery/connectors/smartrecruiters-jobs.js';
 
 const ATS = 'SmartRecruiters';
-/** The files the Application API takes (PDF, DOC(X), RTF, JPG, PNG), by extension. */
-export const SMARTRECRUITERS_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'rtf', 'jpg', 'jpeg', 'png'];
-/** "The current limit is 2 MB per file" (read as 2 MiB of file, before Base64). */
-export const SMARTRECRUITERS_MAX_FILE_BYTES = 2 * 1024 * 1024;
 /** text, textarea and currency answers: at most 4000 bytes of UTF-8. */
 export const SMARTRECRUITERS_MAX_TEXT_BYTES = 4000;
-export const ATTACHMENTS: AttachmentLimits = { maxBytes: SMARTRECRUITERS_MAX_FILE_BYTES, extensions: SMARTRECRUITERS_FILE_EXTENSIONS };
+// The file types and limits are the descriptor's (smartrecruiters-descriptor.ts, P283).
+export { ATTACHMENTS, SMARTRECRUITERS_FILE_EXTENSIONS, SMARTRECRUITERS_MAX_FILE_BYTES };
 
 /**
  * "The accepted files are PDF, DOC(X), RTF, JPG, and PNG" (developers.smartrecruiters.com/docs/partners-post-an-application),

@@ -12,14 +12,7 @@
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
-import {
-  ConnectorError,
-  type AtsConnector,
-  type AtsCredentials,
-  type ConnectorPacing,
-  type ConnectorSetting,
-  type Submission,
-} from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
 import {
   atsBaseUrl,
   atsFetch,
@@ -31,26 +24,16 @@ import {
   segment,
 } from '#delivery/connectors/http.js';
 import { text } from '#delivery/connectors/mapping.js';
-import { ATTACHMENTS, smartrecruitersApplicationBody } from '#delivery/connectors/smartrecruiters-apply.js';
+import { smartrecruitersApplicationBody } from '#delivery/connectors/smartrecruiters-apply.js';
 import {
   mapSmartRecruitersPosting,
   type SmartRecruitersConfiguration,
   type SmartRecruitersPosting,
 } from '#delivery/connectors/smartrecruiters-jobs.js';
+import { API_URL, PACING, smartrecruitersDescriptor } from '#delivery/connectors/smartrecruiters-descriptor.js';
+export { SMARTRECRUITERS_FILE_EXTENSIONS, SMARTRECRUITERS_MAX_FILE_BYTES } from '#delivery/connectors/smartrecruiters-descriptor.js';
 
 const ATS = 'SmartRecruiters';
-const API_URL: ConnectorSetting = {
-  env: 'SMARTRECRUITERS_API_URL',
-  default: 'https://api.smartrecruiters.com',
-  context: 'smartrecruitersApiUrl',
-  about: 'the Posting API and the Application API',
-};
-// 10 requests per second per credential are documented; 8 leaves room for another client of the same key.
-const PACING: ConnectorPacing = {
-  requestsPerSecond: 8,
-  importConcurrency: 4,
-  documented: '10 requests per second and 8 concurrent requests per credential (429 above, X-RateLimit-* headers, no Retry-After)',
-};
 const MAX_PAGES = 500;
 /** A posting uuid no posting has: the key check's fallback when the company publishes none. */
 export const NIL_UUID = '00000000-0000-0000-0000-000000000000';
@@ -193,37 +176,7 @@ async function failure(response: Response): Promise<ConnectorError> {
 }
 
 export const smartrecruitersConnector: AtsConnector = {
-  slug: 'smartrecruiters',
-  name: 'SmartRecruiters',
-  credentialFields: [
-    {
-      name: 'company_identifier',
-      flag: '--company-identifier',
-      description: 'the SmartRecruiters company identifier (jobs.smartrecruiters.com/{company_identifier})',
-      label: 'Company identifier',
-      help: 'The part after jobs.smartrecruiters.com/ in your career page address; also under Settings → Company information.',
-      pattern: /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/,
-    },
-    {
-      name: 'api_key',
-      flag: '--api-key',
-      description: 'the API key, sent as X-SmartToken',
-      label: 'API key (SmartToken)',
-      secret: true,
-      help: 'An Administrator generates it in SmartRecruiters under Settings → Apps & Integrations (API key, “SmartToken”).',
-      pattern: /^[\x21-\x7e]{16,256}$/,
-    },
-  ],
-  settings: [API_URL],
-  pacing: PACING,
-  attachments: ATTACHMENTS,
-  check: {
-    call: 'GET /v1/companies/{company_identifier}/postings?limit=1&offset=0, then GET /postings/{uuid}/configuration with X-SmartToken for the first posting listed',
-    proves:
-      'The company identifier has a public postings feed, and the Application API accepts the API key and shows it this company’s posting (a wrong key is 401/403, another company’s key 404). Neither call creates anything.',
-    doesNotProve:
-      'That the key may create candidates (a key or OAuth client without candidate_applications_manage, or a System role without that right, can still read the configuration). For a company that publishes no posting: the company identifier (an unknown one may answer an empty list), and the key only by a heuristic (the configuration of a posting that cannot exist; only 401/403 counts as a rejected key).',
-  },
+  ...smartrecruitersDescriptor,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const listed = await listAllPostings(credentials);

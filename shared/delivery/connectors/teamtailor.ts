@@ -19,15 +19,13 @@ import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
-  type AttachmentLimits,
-  type ConnectorPacing,
-  type ConnectorSetting,
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, errorForStatus, jsonBody, mapLimited, retryAfterSeconds } from '#delivery/connectors/http.js';
 import { candidateName, httpUrl, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 import { includedIndex, linkages, mapTeamtailorJob, type PickedQuestion, type Resource } from '#delivery/connectors/teamtailor-jobs.js';
+import { API_URL, ATTACHMENTS, PACING, teamtailorDescriptor } from '#delivery/connectors/teamtailor-descriptor.js';
 
 const ATS = 'Teamtailor';
 /**
@@ -36,26 +34,8 @@ const ATS = 'Teamtailor';
  */
 export const TEAMTAILOR_API_VERSION = '20161108';
 const MEDIA_TYPE = 'application/vnd.api+json';
-/**
- * Teamtailor documents no list of file types and no size for `resume` or uploads (it downloads the URL), so
- * every type we store goes (P277: Teamtailor's own refusal is `attachment_rejected`); 10 MB is ours (assumed).
- */
-const ATTACHMENTS: AttachmentLimits = { maxBytes: 10 * 1024 * 1024 };
-const API_URL: ConnectorSetting = {
-  env: 'TEAMTAILOR_API_URL',
-  default: 'https://api.teamtailor.com',
-  context: 'teamtailorApiUrl',
-  about:
-    'the API v1 host. Unset: https://api.teamtailor.com for region eu, https://api.na.teamtailor.com for region na (the region credential picks it); set, every company uses this value whatever its region',
-};
 /** The NA stack's host, used for region `na` when TEAMTAILOR_API_URL is not set. */
 export const TEAMTAILOR_NA_API_URL = 'https://api.na.teamtailor.com';
-// 50 requests per 10 seconds per key (Teamtailor's help centre, as the issue cites it): 4 a second is 40 per 10 s.
-const PACING: ConnectorPacing = {
-  requestsPerSecond: 4,
-  importConcurrency: 2,
-  documented: '50 requests per 10 seconds per API key (429 above); X-Rate-Limit-Limit/-Remaining/-Reset on every answer',
-};
 const MAX_PAGES = 500;
 /** The longest wait for `X-Rate-Limit-Reset` (its documented period is 10 seconds). */
 const MAX_RESET_SECONDS = 10;
@@ -316,39 +296,7 @@ async function post(credentials: AtsCredentials, path: string, document: unknown
 const rel = (type: string, id: string) => ({ data: { type, id } });
 
 export const teamtailorConnector: AtsConnector = {
-  slug: 'teamtailor',
-  name: 'Teamtailor',
-  credentialFields: [
-    {
-      name: 'api_key',
-      flag: '--api-key',
-      description: 'the Teamtailor API key (Admin scope, read-write)',
-      label: 'API key',
-      secret: true,
-      help: 'Settings → Integrations → API keys: create a key with the Admin scope and Read-Write permission.',
-      pattern: /^[\x21-\x7e]{8,256}$/,
-    },
-    {
-      name: 'region',
-      flag: '--region',
-      description: 'the Teamtailor data region: eu (api.teamtailor.com) or na (api.na.teamtailor.com)',
-      label: 'Region',
-      help: 'Where your Teamtailor account is hosted: eu unless your account is on the North American stack (app.na.teamtailor.com).',
-      pattern: /^(eu|na)$/,
-      default: 'eu',
-      choices: ['eu', 'na'],
-    },
-  ],
-  settings: [API_URL],
-  pacing: PACING,
-  attachments: ATTACHMENTS,
-  check: {
-    call: 'GET /v1/jobs?page[size]=1, then GET /v1/candidates?page[size]=1 (reads only)',
-    proves:
-      'The API key is valid on the region’s stack (a key of the other region is refused there) and may read jobs and candidates, which only an Admin-scope key may.',
-    doesNotProve:
-      'That the key may write: Teamtailor has no read-only call that shows a key’s Read-Write permission, and a write would create a candidate. A read-only key shows on the first submission (403 → CredentialsRejectedError).',
-  },
+  ...teamtailorDescriptor,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const size = pageSize();

@@ -19,9 +19,6 @@ import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
-  type AttachmentLimits,
-  type ConnectorPacing,
-  type ConnectorSetting,
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
@@ -38,28 +35,10 @@ import {
   type WorkableForm,
   type WorkableJob,
 } from '#delivery/connectors/workable-jobs.js';
+import { API_URL, ATTACHMENTS, PACING, workableDescriptor } from '#delivery/connectors/workable-descriptor.js';
+export { WORKABLE_FILE_EXTENSIONS, WORKABLE_MAX_FILE_BYTES } from '#delivery/connectors/workable-descriptor.js';
 
 const ATS = 'Workable';
-/** Résumé formats we send (Workable documents none for the API; see the document's assumptions). */
-export const WORKABLE_FILE_EXTENSIONS = ['pdf', 'doc', 'docx', 'odt', 'rtf', 'txt'];
-/** Per-file limit we apply when the job's form names none (Workable documents none for the résumé). */
-export const WORKABLE_MAX_FILE_BYTES = 10 * 1024 * 1024;
-const ATTACHMENTS: AttachmentLimits = { maxBytes: WORKABLE_MAX_FILE_BYTES, extensions: WORKABLE_FILE_EXTENSIONS };
-const API_URL: ConnectorSetting = {
-  env: 'WORKABLE_API_URL',
-  default: 'https://{subdomain}.workable.com',
-  context: 'workableApiUrl',
-  about: 'the SPI v3 API of the account ({subdomain} is the account subdomain)',
-};
-// The per-token limit is kept by the rolling window and Workable's own headers (`waitForSlot`); the process-wide
-// bucket stays at the highest documented limit of any token kind (50 per 10 s), so that one process never sends
-// more than any Workable client may, whatever the accounts (P278).
-const PACING: ConnectorPacing = {
-  requestsPerSecond: 5,
-  importConcurrency: 2,
-  documented:
-    '10 requests per 10 seconds per account token (50 per 10 seconds for OAuth and partner tokens); X-Rate-Limit-Limit/-Remaining/-Reset on every answer, 429 above',
-};
 const MAX_PAGES = 500;
 const PAGE_SIZE = 100;
 
@@ -329,37 +308,7 @@ function submissionFailure(response: Response, body: unknown): ConnectorError {
 }
 
 export const workableConnector: AtsConnector = {
-  slug: 'workable',
-  name: 'Workable',
-  credentialFields: [
-    {
-      name: 'subdomain',
-      flag: '--subdomain',
-      description: 'the account subdomain ({subdomain}.workable.com)',
-      label: 'Account subdomain',
-      help: 'The first part of your Workable address ….workable.com (also under Settings → Company profile).',
-      pattern: /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i,
-    },
-    {
-      name: 'token',
-      flag: '--token',
-      description: 'the SPI v3 access token (scopes r_jobs and w_candidates)',
-      label: 'API access token',
-      secret: true,
-      help: 'Settings → Integrations → Apps → API access token: generate one with the r_jobs and w_candidates scopes (shown only once).',
-      pattern: /^[\x21-\x7e]{8,512}$/,
-    },
-  ],
-  settings: [API_URL],
-  pacing: PACING,
-  attachments: ATTACHMENTS,
-  check: {
-    call: 'GET /spi/v3/jobs?limit=1 with the token',
-    proves:
-      'The subdomain (a Workable account answers there) and the token, with the r_jobs scope the job import needs (401/403 otherwise). Nothing is created.',
-    doesNotProve:
-      'The w_candidates scope the applications need: Workable has no documented call that checks it without creating a candidate, so a token without it shows on the first submission (403 → CredentialsRejectedError).',
-  },
+  ...workableDescriptor,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const jobs: WorkableJob[] = [];
