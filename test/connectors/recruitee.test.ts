@@ -5,7 +5,8 @@
  * body (answers, files, the slug) is in recruitee-applications.test.ts. Odd answers come from a bare loopback server.
  */
 import { mapRecruiteeOffer, recruiteeConnector, recruiteeEmploymentType } from '#delivery/connectors/recruitee.js';
-import { connectorFor } from '#delivery/connectors/registry.js';
+import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
+import { recruiteeDescriptor } from '#delivery/connectors/recruitee-descriptor.js';
 import { answers, company, credentials, recruiteeEdge, submission } from '../helpers/recruitee-edge.js';
 import { rejection } from '../helpers/submissions.js';
 import type { Reply } from '../simulators/server.js';
@@ -69,9 +70,10 @@ describe('credentials check (the careers site: no credentials)', () => {
     }
   });
 
-  test('the registry declares the company field, the base URL setting and what the check cannot prove', () => {
+  test('the registry declares the company field, the base URL setting and what the check cannot prove', async () => {
     const connector = connectorFor('recruitee')!;
-    expect(connector).toBe(recruiteeConnector);
+    expect(connector).toBe(recruiteeDescriptor);
+    expect(await loadConnector('recruitee')).toBe(recruiteeConnector);
     expect(connector.credentialFields.map((f) => [f.name, f.flag, f.secret ?? false])).toEqual([['company', '--company', false]]);
     const pattern = connector.credentialFields[0].pattern;
     expect(['acme', 'acme-careers', 'a1'].every((v) => pattern.test(v))).toBe(true);

@@ -5,7 +5,8 @@
  */
 import { Readable } from 'node:stream';
 import type { CompanyRecord } from '#companies/company-schema.js';
-import { connectorFor } from '#delivery/connectors/registry.js';
+import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
+import { workableDescriptor } from '#delivery/connectors/workable-descriptor.js';
 import { resetAt, workableApplicationBody, workableConnector } from '#delivery/connectors/workable.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
@@ -60,8 +61,9 @@ const submission = submissionFactory({
 const requestsOf = (subdomain: string) => workable.server.requests.filter((r) => r.path.startsWith(`/workable/${subdomain}/`));
 
 describe('registry entry', () => {
-  test('is registered with the fixed flags, setting and a secret token', () => {
-    expect(connectorFor('workable')).toBe(workableConnector);
+  test('is registered with the fixed flags, setting and a secret token', async () => {
+    expect(await loadConnector('workable')).toBe(workableConnector);
+    expect(connectorFor('workable')).toBe(workableDescriptor);
     expect(workableConnector.credentialFields.map((f) => [f.name, f.flag, f.secret === true])).toEqual([
       ['subdomain', '--subdomain', false],
       ['token', '--token', true],
