@@ -350,12 +350,12 @@ test('P242: a retry is swept again; a settled sync leaves its entry, which the s
     await sweep(0);
     expect(await drainQueue()).toContain(message(created.id)); // re-queued, and lost again
     // Its first attempt fails (transient): due again after the backoff (0 s here) and the grace period.
-    await expect(at(1, () => syncApplication(created.id))).rejects.toThrow('timed out');
+    await expect(at(1, () => syncApplication(created.id))).rejects.toThrow('AtsUnavailableError (transient)');
     await sweep(1.5);
     expect(await drainQueue()).not.toContain(message(created.id)); // not due yet
     await sweep(3);
     expect(await drainQueue()).toContain(message(created.id)); // due again: swept
-    await expect(at(3, () => syncApplication(created.id))).rejects.toThrow('timed out');
+    await expect(at(3, () => syncApplication(created.id))).rejects.toThrow('AtsUnavailableError (transient)');
     await sweep(5);
     expect(await drainQueue()).toContain(message(created.id));
     await at(5, () => syncApplication(created.id));
