@@ -4,13 +4,12 @@
  * path: HTTP create → sync queue → the sync worker's handler (which logs every retried attempt) → the
  * SmartRecruiters connector → a loopback ATS that answers 503 and echoes the application back.
  */
-import { jest } from '@jest/globals';
 import { connectCompany } from '#delivery/ats-connections.js';
 import { createApiKey } from '#companies/api-keys.js';
 import { createCompany } from '#companies/company-store.js';
 import { importJobs } from '#jobs/job-store.js';
-import { logger } from '#platform/logger.js';
 import { aPartner } from '../helpers/fixtures.js';
+import { captureServiceLogs } from '../helpers/logs.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
 
@@ -24,7 +23,7 @@ const CANDIDATE = { email: 'echo.me@example.com', first_name: 'Wilhelmina', last
 
 let api: TestRuntime;
 let ats: SimulatorServer;
-let logs = '';
+let logs: ReturnType<typeof captureServiceLogs>;
 
 beforeAll(async () => {
   // An ATS whose checks pass and whose application endpoint is down, answering with what it was sent.
@@ -47,15 +46,10 @@ beforeAll(async () => {
   });
   process.env.SMARTRECRUITERS_API_URL = `${ats.url}/sr`;
   api = await startTestRuntime();
-  const written = (chunk: unknown) => (logs += String(chunk));
-  for (const stream of [process.stdout, process.stderr]) jest.spyOn(stream, 'write').mockImplementation((chunk) => (written(chunk), true));
-  for (const level of ['log', 'info', 'error', 'warn'] as const)
-    jest.spyOn(console, level).mockImplementation((...args) => written(args.join(' ')));
-  logger.setLogLevel('INFO');
+  logs = captureServiceLogs();
 });
 afterAll(async () => {
-  jest.restoreAllMocks();
-  logger.setLogLevel('SILENT');
+  logs.stop();
   await Promise.all([api.stop(), ats.stop()]);
 });
 
@@ -79,8 +73,8 @@ test('a retried ATS failure is logged by its error name and kind, never with the
   // The ATS did echo the candidate, and the attempt that came back was logged with its reason.
   const posts = ats.requests.filter((r) => r.method === 'POST');
   expect(posts.length).toBe(2);
-  expect(logs).toContain('sync attempt failed; the message comes back');
-  expect(logs).toContain('AtsUnavailableError (transient)');
+  expect(logs.text()).toContain('sync attempt failed; the message comes back');
+  expect(logs.text()).toContain('AtsUnavailableError (transient)');
   for (const value of [CANDIDATE.first_name, CANDIDATE.last_name, CANDIDATE.phone, CANDIDATE.email, 'echo-smart-token-0001'])
-    expect({ value, logged: logs.includes(value) }).toEqual({ value, logged: false });
+    expect({ value, logged: logs.text().includes(value) }).toEqual({ value, logged: false });
 });

@@ -5,7 +5,6 @@
  * bodies (nothing stored for any of them), and no personal data, tokens or secrets in logs or events.
  */
 import { createHmac } from 'node:crypto';
-import { jest } from '@jest/globals';
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { Webhook } from 'standardwebhooks';
@@ -15,8 +14,8 @@ import { applyChannelItems, checkApplyChannelInput, revokeApplyTokens } from '#c
 import { setEntitlements } from '#companies/company-store.js';
 import { applyToken, applyTokenKey, forgetCachedApplyChannels } from '#jobs/apply-links.js';
 import { config, s3, sqs } from '#platform/clients.js';
-import { logger } from '#platform/logger.js';
 import { aCompany, aJob, aPartner, withJobs } from '../helpers/fixtures.js';
+import { captureServiceLogs } from '../helpers/logs.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const INDEED_SECRET = 'indeed-api-secret-0123456789';
@@ -29,7 +28,7 @@ let a: Awaited<ReturnType<typeof aCompany>>;
 let b: Awaited<ReturnType<typeof aCompany>>;
 const channels = new Map<string, { id: number; secret: string }>();
 const jobsOf = new Map<number, { id: number; status: string }[]>();
-let logs = '';
+let logs: ReturnType<typeof captureServiceLogs>;
 
 async function applyChannel(slug: string, format: 'generic' | 'indeed', given?: string) {
   const inbound = checkApplyChannelInput({ slug, format, secret: given });
@@ -66,15 +65,10 @@ beforeAll(async () => {
   }
   forgetCachedApplyChannels();
   // Everything the service logs in this process (the handlers run in it) is kept, to look for personal data.
-  const written = (chunk: unknown) => (logs += String(chunk));
-  jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => (written(chunk), true));
-  for (const level of ['log', 'info', 'error', 'warn'] as const)
-    jest.spyOn(console, level).mockImplementation((...args) => written(args.join(' ')));
-  logger.setLogLevel('INFO');
+  logs = captureServiceLogs();
 });
 afterAll(async () => {
-  jest.restoreAllMocks();
-  logger.setLogLevel('SILENT');
+  logs.stop();
   await api.stop();
 });
 
@@ -411,12 +405,12 @@ describe('indeed (Indeed Apply)', () => {
 test('logs carry no personal data, tokens or secrets; events carry ids only', async () => {
   const published = await events();
   expect(published.length).toBeGreaterThan(0);
-  for (const text of [logs, JSON.stringify(published)]) {
+  for (const text of [logs.text(), JSON.stringify(published)]) {
     expect(text).not.toMatch(/grace|hopper|lovelace|example\.com/i);
     for (const phone of [candidate.phone, '+44 20 7946 0000']) expect(text).not.toContain(phone);
     expect(text).not.toContain(INDEED_SECRET);
     for (const { secret } of channels.values()) expect(text).not.toContain(secret.slice('whsec_'.length));
     expect(text).not.toContain('/apply/');
   }
-  expect(logs).toContain('"route":"ApplyWebhook"');
+  expect(logs.text()).toContain('"route":"ApplyWebhook"');
 });
