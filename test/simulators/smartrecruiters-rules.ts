@@ -1,11 +1,11 @@
 /**
  * What the SmartRecruiters simulator refuses in `POST /postings/{uuid}/candidates`, rule by rule, each with
  * the vendor page it comes from (P275). These rules follow SmartRecruiters' reference, not our connector:
- * - POST: developers.smartrecruiters.com/docs/partners-post-an-application (the guide: required fields,
+ * - POST: https://developers.smartrecruiters.com/docs/partners-post-an-application (the guide: required fields,
  *   files, consent, answer values and their 4000 bytes, the two documented error messages);
- * - REF: developers.smartrecruiters.com/reference/applications-2 ("Create new candidate and apply": the body's
+ * - REF: https://developers.smartrecruiters.com/reference/applications-2 ("Create new candidate and apply": the body's
  *   properties, `web.linkedIn`, `answers[].records[].fields`), as the issue's second reading quotes it;
- * - FILES: help.smartrecruiters.com/?title=Marketplace_Partners/4.Career_site_builders_%26_sourcing_tools/Sending_attachments_via_Application_API
+ * - FILES: https://help.smartrecruiters.com/?title=Marketplace_Partners/4.Career_site_builders_%26_sourcing_tools/Sending_attachments_via_Application_API
  *   ("failed to load PDF file" when the Base64 is not the file).
  * Assumed, where those pages are silent (docs/connectors/smartrecruiters.md, "Assumptions"): the error body
  * `{errors: [{code, message}]}` with status 400, and that properties the reference does not list are refused

@@ -1,16 +1,16 @@
 /**
  * A SmartRecruiters simulator under `/smartrecruiters` (a path prefix). It follows SmartRecruiters' own pages,
  * not our connector (P275):
- * - Posting API, public (no key; dev.smartrecruiters.com/customer-api/posting-api/endpoints/postings/):
+ * - Posting API, public (no key; https://dev.smartrecruiters.com/customer-api/posting-api/endpoints/postings/):
  *   `GET /v1/companies/{companyIdentifier}/postings?limit&offset` → `{offset, limit, totalFound, content}`,
  *   `limit` at most 100 (400 above), where list entries leave fields out (no `jobAd`, no URLs: "to get full
  *   object use ref"); `GET …/postings/{id or uuid}` → the full posting
  *   (`jobAd.sections.{companyDescription,jobDescription,qualifications,additionalInformation}{title,text}`,
  *   `postingUrl`, `applyUrl`); 404 for an unknown or unpublished one.
- * - Application API with `X-SmartToken` (developers.smartrecruiters.com/docs/application-api-1):
+ * - Application API with `X-SmartToken` (https://developers.smartrecruiters.com/docs/application-api-1):
  *   `GET /postings/{uuid}/configuration` → `{questions[{id,label,repeatable,fields[{id,label,type,required,
  *   complianceType,values[{id,label}]}]}], settings, privacyPolicies}`
- *   (developers.smartrecruiters.com/docs/partners-get-application-screening-questions-and-privacy-policies);
+ *   (https://developers.smartrecruiters.com/docs/partners-get-application-screening-questions-and-privacy-policies);
  *   `POST /postings/{uuid}/candidates` (JSON), validated as ./smartrecruiters-rules.ts lists, each rule with its
  *   page: the reference's properties only, `firstName`/`lastName`/`email` required, `web` keys `linkedIn`,
  *   `facebook`, `twitter`, `website`, `skype`, `consentDecisions` in its two documented forms, answers as
@@ -20,7 +20,7 @@
  *   `{fileName, mimeType, fileContent}` (Base64), 2 MB per file, PDF/DOC(X)/RTF/JPG/PNG, with the documented
  *   quirk that a file whose Base64 does not decode to its type fails as "failed to load PDF file".
  *   The key is checked before the posting is looked up.
- * - Rate limit (developers.smartrecruiters.com/docs/rate-limiting): 10 requests per second per credential (the
+ * - Rate limit (https://developers.smartrecruiters.com/docs/rate-limiting): 10 requests per second per credential (the
  *   key, or the caller for the public Posting API); every response carries X-RateLimit-Limit/-Remaining and
  *   X-RateLimit-Concurrent-Limit/-Remaining; above it 429 with no Retry-After (none is documented).
  * Not documented, chosen here (docs/connectors/smartrecruiters.md, "Assumptions"): success is 201

@@ -1,6 +1,6 @@
 /**
  * A Teamtailor API v1 simulator under `/teamtailor` (a path prefix), as strict as the vendor's documentation
- * (docs.teamtailor.com, from github.com/Teamtailor/docs; the rules and their pages are in teamtailor-rules.ts):
+ * (https://docs.teamtailor.com, from https://github.com/Teamtailor/docs; the rules and their pages are in teamtailor-rules.ts):
  * - JSON:API documents in and out (`application/vnd.api+json`; another Content-Type on a POST: 415, ASSUMED);
  *   errors are JSON:API `{"errors": [{"status", "title", "code"?, "detail"?, "source": {"pointer"}?}]}`.
  * - Auth `Authorization: Token token=<key>` (DOCS#authentication; a wrong key 401, ASSUMED). Scopes and
