@@ -61,6 +61,7 @@ const throwaway: AtsConnector = {
     { env: 'THROWAWAY_API_URL', default: 'https://{tenant_code}.throwaway.example', context: 'throwawayApiUrl', about: 'its API' },
   ],
   pacing: { requestsPerSecond: 1, importConcurrency: 1, documented: 'one per second' },
+  outcomes: { by: 'none', reason: 'a throwaway ATS tells nothing' },
   check: { call: 'GET /whoami', proves: 'The tenant code and the key.', doesNotProve: 'Whether the key may write.' },
   attachments: { maxBytes: 1000 },
   submitApplication: () => Promise.reject(new Error('not for this test')),

@@ -46,6 +46,10 @@ export const ashbyDescriptor: ConnectorDescriptor = {
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  outcomes: {
+    by: 'none',
+    reason: 'not yet tracked (issue 43 in progress)',
+  },
   check: {
     call: 'GET /posting-api/job-board/{job_board_name}, then POST /apiKey.info with the key; when that lists no permissions (or the key lacks apiKeysRead), POST /jobPosting.info of a posting of the board (jobPosting.list for an empty board)',
     proves:

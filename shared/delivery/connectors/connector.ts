@@ -144,6 +144,35 @@ export interface AttachmentLimits {
   extensions?: readonly string[];
 }
 
+/** An application's outcome in the ATS (D21, issue 43): `null` on the application until known. */
+export type Outcome = 'PENDING' | 'HIRED' | 'REJECTED' | 'WITHDRAWN';
+
+/** What one reading of an application in the ATS found: our outcome, and the ATS's own stage name. */
+export interface OutcomeReading {
+  outcome: Outcome;
+  /** The ATS's own name of the stage or status (personal data never: a pipeline stage name only), or null. */
+  stage: string | null;
+}
+
+/** Which application in the ATS to read: what the submission stored. */
+export interface OutcomeRef {
+  /** The ATS's id of the application (or candidate) as `submitApplication` returned it (`external_id`). */
+  externalId: string;
+  jobExternalId: string;
+  /** Our reference sent with the submission (the application's id). */
+  reference: string;
+  appliedAt: string;
+}
+
+/**
+ * How a connector learns what became of an application (D21), from the vendor's own reference:
+ * - `reading`: `readOutcome` reads it with the credentials we hold (`call` names the documented call);
+ * - `webhook`: the vendor's signed webhooks tell us (`about` says which events and how they are signed);
+ * - `none`: not at all, and why (for example, the credentials cannot read applications).
+ */
+export type OutcomeTracking =
+  { by: 'reading'; call: string; source: string } | { by: 'webhook'; about: string; source: string } | { by: 'none'; reason: string };
+
 export interface AtsConnector {
   slug: string;
   /** The display name (`ats_name`). */
@@ -155,6 +184,8 @@ export interface AtsConnector {
   pacing: ConnectorPacing;
   check: CredentialsCheck;
   attachments: AttachmentLimits;
+  /** How it learns outcomes (D21). */
+  outcomes: OutcomeTracking;
   /** Submits an application; returns the ATS's id for it when the ATS tells it. */
   submitApplication(submission: Submission, credentials: AtsCredentials): Promise<{ externalId: string | null }>;
   /**
@@ -169,6 +200,11 @@ export interface AtsConnector {
    * points at one. It never creates anything in the ATS.
    */
   validateCredentials(credentials: AtsCredentials, company: CompanyRecord): Promise<void>;
+  /**
+   * Reads the application's outcome in the ATS (only where `outcomes.by` is `reading`). Throws a ConnectorError
+   * as the other calls do (a retryable one: the next scheduled reading tries again).
+   */
+  readOutcome?(ref: OutcomeRef, credentials: AtsCredentials, company: CompanyRecord): Promise<OutcomeReading>;
 }
 
 /**
@@ -176,4 +212,4 @@ export interface AtsConnector {
  * connector's `<ats>-descriptor.ts` declares it and imports nothing but types; `registry.ts` loads the
  * connector itself (`loadConnector`) only where one of its calls is made.
  */
-export type ConnectorDescriptor = Omit<AtsConnector, 'submitApplication' | 'listPublishedJobs' | 'validateCredentials'>;
+export type ConnectorDescriptor = Omit<AtsConnector, 'submitApplication' | 'listPublishedJobs' | 'validateCredentials' | 'readOutcome'>;

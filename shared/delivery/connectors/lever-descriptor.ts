@@ -39,6 +39,10 @@ export const leverDescriptor: ConnectorDescriptor = {
   // Application POSTs are spaced per key by LEVER_MIN_INTERVAL_MS (`paced` in lever.ts); the bucket covers the reads.
   pacing: { requestsPerSecond: 2, importConcurrency: 1, documented: '2 application POSTs per second per key (429 above)' },
   attachments: ATTACHMENTS,
+  outcomes: {
+    by: 'none',
+    reason: 'not yet tracked (issue 43 in progress)',
+  },
   check: {
     call: 'GET /v0/postings/{site}?mode=json&skip=0&limit=1',
     proves: 'The postings site exists and is public.',

@@ -107,6 +107,10 @@ export const personioDescriptor: ConnectorDescriptor = {
   settings: [API_URL, PERSONIO_FEED_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  outcomes: {
+    by: 'none',
+    reason: 'not yet tracked (issue 43 in progress)',
+  },
   check: {
     call: 'GET the XML feed, then POST /v1/recruiting/applications with an empty body',
     proves:

@@ -37,6 +37,10 @@ export const recruiteeDescriptor: ConnectorDescriptor = {
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  outcomes: {
+    by: 'none',
+    reason: 'not yet tracked (issue 43 in progress)',
+  },
   check: {
     call: 'GET /api/offers/ on https://{company}.recruitee.com',
     proves:

@@ -12,6 +12,10 @@ export const sandboxDescriptor: ConnectorDescriptor = {
   settings: [],
   pacing: { requestsPerSecond: 1000, importConcurrency: 1, documented: 'none: it is our own table' },
   attachments: { maxBytes: Number.MAX_SAFE_INTEGER },
+  outcomes: {
+    by: 'none',
+    reason: 'not yet tracked (issue 43 in progress)',
+  },
   check: {
     call: "reads the sandbox's state for the company",
     proves: 'Nothing beyond the sandbox itself: it needs no credentials (a sandbox set to reject credentials is refused).',

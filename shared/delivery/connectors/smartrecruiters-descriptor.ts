@@ -48,6 +48,10 @@ export const smartrecruitersDescriptor: ConnectorDescriptor = {
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  outcomes: {
+    by: 'none',
+    reason: 'not yet tracked (issue 43 in progress)',
+  },
   check: {
     call: 'GET /v1/companies/{company_identifier}/postings?limit=1&offset=0, then GET /postings/{uuid}/configuration with X-SmartToken for the first posting listed',
     proves:

@@ -51,6 +51,10 @@ export const teamtailorDescriptor: ConnectorDescriptor = {
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  outcomes: {
+    by: 'none',
+    reason: 'not yet tracked (issue 43 in progress)',
+  },
   check: {
     call: 'GET /v1/jobs?page[size]=1, then GET /v1/candidates?page[size]=1 (reads only)',
     proves:

@@ -51,6 +51,10 @@ export const workableDescriptor: ConnectorDescriptor = {
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  outcomes: {
+    by: 'none',
+    reason: 'not yet tracked (issue 43 in progress)',
+  },
   check: {
     call: 'GET /spi/v3/jobs?limit=1 with the token',
     proves:
