@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { DeleteObjectsCommand, GetObjectCommand } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { config, s3 } from '#platform/clients.js';
 import { keys, pendingUploadDue } from '#platform/keys.js';
 import { fieldErrors, type FieldErrors } from '#platform/errors.js';
@@ -202,6 +201,9 @@ export const ATTACHMENT_URL_MAX_SECONDS = 3600;
  */
 export async function attachmentUrl(key: string, seconds = ATTACHMENT_URL_MAX_SECONDS): Promise<string> {
   const expiresIn = Math.max(1, Math.min(Math.floor(seconds), ATTACHMENT_URL_MAX_SECONDS));
+  // Loaded here, on the first URL (P288): the functions that import this module and never presign (the create,
+  // the reconciler, the e-mail fallback) do not load the presigner at start; the bundles make it a chunk.
+  const { getSignedUrl } = await import('@aws-sdk/s3-request-presigner');
   return getSignedUrl(s3(), new GetObjectCommand({ Bucket: config().bucketName, Key: key }), { expiresIn });
 }
 

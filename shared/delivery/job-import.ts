@@ -18,7 +18,7 @@ import {
 } from '#companies/company-store.js';
 import { deliveryAllowed, syncActive, type CompanyRecord } from '#companies/company-schema.js';
 import { importJobs, type ImportResult } from '#jobs/job-store.js';
-import { parseJobFeed } from '#jobs/job-schema.js';
+import { loadJobFeedValidator, parseJobFeed } from '#jobs/job-schema.js';
 import { config, sqs } from '#platform/clients.js';
 import { ApiError, CompanyInactiveError, ConflictError, ValidationError, invalidField } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
@@ -75,7 +75,9 @@ export async function runJobImport(
   const company = await requireCompany(companyId);
   checkImportable(company);
   // The credentials are read and the connector's module loaded (P283) while the run is claimed (one round trip
-  // fewer); a failure to read them counts once the claim is held, as before.
+  // fewer); a failure to read them counts once the claim is held, as before. The feed's validator is loaded
+  // meanwhile too (P288), not awaited here: a failure to load it is the feed parse's to report.
+  loadJobFeedValidator().catch(() => undefined);
   const [claimed, credentials, loaded] = await Promise.allSettled([
     claimJobImportRun(companyId, RUN_CLAIM_SECONDS),
     loadCredentials(company),
@@ -129,7 +131,7 @@ export async function importJobFeed(
   feed: unknown,
   options: { complete?: boolean; onProgress?: (done: number, total: number) => void } = {},
 ): Promise<ImportResult> {
-  parseJobFeed(feed); // a bad file is told as such, whether or not a run holds the company
+  await parseJobFeed(feed); // a bad file is told as such, whether or not a run holds the company
   // D17: a deactivated or deleted company's imports wait, from a file as from its ATS. An invited or requested one,
   // which has no ATS to import from yet, may be given its jobs from a file (it accepts applications to them).
   const company = await requireCompany(companyId);

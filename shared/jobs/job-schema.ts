@@ -6,8 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FromSchema } from 'json-schema-to-ts';
 import { ValidationError, fieldErrors } from '#platform/errors.js';
-import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
-import { loadJobInputValidator } from '#generated/jobs-validators.js';
+import { lazyValidator, toFieldErrors, type CompiledValidator } from '#platform/field-errors.js';
 import { freeFormArray, freeFormObject, rawValuesObject, storableNumber } from '#platform/schema-rules.js';
 
 export const JOB_STATUSES = ['active', 'deleted', 'archived'] as const;
@@ -313,8 +312,19 @@ export function toJob(r: JobRecord, listForm: boolean, applyWebhooks: Record<str
 // ---------------------------------------------------------------------------------------------------
 // The feed (D14)
 
-// Pure: a bundle whose route never validates this leaves the generated validator out (tree-shaking).
-const validateJobInput = /* @__PURE__ */ lazyValidator(loadJobInputValidator);
+let validateJobInput: Promise<CompiledValidator> | undefined;
+
+/**
+ * The feed's validator, its generated module (54 kB) imported on first use (P288): bundled, it is a chunk that
+ * only a function that parses a feed loads, when it first does; the job import starts loading it while its run's
+ * first requests are on the way (`runJobImport`), so its cold start does not load it before the handler runs.
+ */
+export function loadJobFeedValidator(): Promise<CompiledValidator> {
+  validateJobInput ??= import('#generated/jobs-validators.js').then(({ loadJobInputValidator }) => lazyValidator(loadJobInputValidator));
+  // A failed import is tried again on the next feed, not remembered.
+  validateJobInput.catch(() => (validateJobInput = undefined));
+  return validateJobInput;
+}
 
 /** Job fields that hold URLs: stored and handed out only when they are http(s). */
 const URL_FIELDS = ['posting_url', 'application_url', 'banner_image'] as const;
@@ -328,8 +338,9 @@ export function isHttpUrl(value: string): boolean {
 }
 
 /** Validates a whole feed; any invalid job rejects the run before anything is written. */
-export function parseJobFeed(feed: unknown): JobInput[] {
+export async function parseJobFeed(feed: unknown): Promise<JobInput[]> {
   if (!Array.isArray(feed)) throw new ValidationError({ body: ['Must be a JSON array of jobs.'] });
+  const validateJobInput = await loadJobFeedValidator();
   const errors = fieldErrors();
   const seen = new Set<string>();
   feed.forEach((job, i) => {

@@ -298,7 +298,7 @@ export async function importJobs(
     onProgress?: (done: number, total: number) => void;
   } = {},
 ): Promise<ImportResult> {
-  const inputs = parseJobFeed(feed);
+  const inputs = await parseJobFeed(feed);
   const [company, before, lastRun] = await Promise.all([getCompanyRecord(companyId), companyJobs(companyId), lastCompleteRun(companyId)]);
   if (!company) throw new NotFoundError(`Company ${companyId} does not exist.`);
   const runId = randomUUID();

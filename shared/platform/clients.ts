@@ -8,7 +8,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { SNSClient } from '@aws-sdk/client-sns';
-import { KMSClient } from '@aws-sdk/client-kms';
+import type { KMSClient } from '@aws-sdk/client-kms';
 import { recordDynamoCall } from '#platform/request-metrics.js';
 
 export interface ServiceConfig {
@@ -150,7 +150,13 @@ export function sns(): SNSClient {
   return (snsClient ??= new SNSClient(base('AWS_ENDPOINT_URL_SNS')));
 }
 
-export function kms(): KMSClient {
+/**
+ * The KMS client, its module imported on first use (P288): only a secret sealed or opened on AWS calls KMS (locally
+ * the key is a file), so a function that reads no credentials, or none of a company whose ATS has any, never loads
+ * it, and one that does loads it while its other first requests are on the way.
+ */
+export async function kms(): Promise<KMSClient> {
+  const { KMSClient } = await import('@aws-sdk/client-kms');
   return (kmsClient ??= new KMSClient(base('AWS_ENDPOINT_URL_KMS')));
 }
 

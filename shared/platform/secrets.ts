@@ -9,7 +9,6 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { DecryptCommand, GenerateDataKeyCommand } from '@aws-sdk/client-kms';
 import { kms } from '#platform/clients.js';
 
 export interface SealedSecret {
@@ -77,7 +76,8 @@ function localKey(): Buffer {
 async function newDataKey(context: SecretContext): Promise<{ plaintext: Buffer; wrapped: Buffer; wrap: SealedSecret['wrap'] }> {
   const keyId = process.env.CREDENTIALS_KMS_KEY_ID;
   if (keyId) {
-    const out = await kms().send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: context }));
+    const [client, { GenerateDataKeyCommand }] = await Promise.all([kms(), import('@aws-sdk/client-kms')]);
+    const out = await client.send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: context }));
     return { plaintext: Buffer.from(out.Plaintext!), wrapped: Buffer.from(out.CiphertextBlob!), wrap: 'kms' };
   }
   const plaintext = randomBytes(32);
@@ -89,7 +89,8 @@ async function unwrapDataKey(sealed: SealedSecret, context: SecretContext): Prom
   const wrapped = Buffer.from(sealed.key, 'base64');
   if (sealed.wrap === 'kms') {
     try {
-      const out = await kms().send(new DecryptCommand({ CiphertextBlob: wrapped, EncryptionContext: context }));
+      const [client, { DecryptCommand }] = await Promise.all([kms(), import('@aws-sdk/client-kms')]);
+      const out = await client.send(new DecryptCommand({ CiphertextBlob: wrapped, EncryptionContext: context }));
       return Buffer.from(out.Plaintext!);
     } catch (error) {
       if ((error as Error).name === 'InvalidCiphertextException') throw new SecretUnavailableError('KMS refused the data key');

@@ -209,3 +209,29 @@ test('what a function loads for one connector holds no other connector, and stay
     }
   }
 });
+
+/**
+ * P288: what only some calls use is imported where it is used, so a cold start does not load it. The modules a
+ * function can load (`modules`) still hold them: the test fails if they were dropped instead of deferred.
+ */
+test("what only some calls use is not loaded at start: the feed's validator, the KMS client, the presigner (P288)", () => {
+  const atStart = (id: string) => new Set(inputsOf(bundles.get(id)!.outputs, bundles.get(id)!.cold).map(moduleOfInput));
+  const deferred = (id: string, names: string[]) => ({
+    id,
+    atStart: names.filter((name) => atStart(id).has(name)),
+    loadable: names.filter((name) => bundles.get(id)!.modules.has(name)),
+  });
+  const jobImport = ['shared/generated/jobs-validators.ts', '@aws-sdk/client-kms'];
+  expect(deferred('JobImportWorker', jobImport)).toEqual({ id: 'JobImportWorker', atStart: [], loadable: jobImport });
+  // The KMS client: also where credentials are sealed or opened (the sync, the connect form).
+  for (const id of ['SyncWorker', 'ConnectSubmit'])
+    expect(deferred(id, ['@aws-sdk/client-kms'])).toEqual({ id, atStart: [], loadable: ['@aws-sdk/client-kms'] });
+  // The presigner: the sync (Teamtailor fetches files by URL, P277) can load it; no cold start does.
+  expect(deferred('SyncWorker', ['@aws-sdk/s3-request-presigner'])).toEqual({
+    id: 'SyncWorker',
+    atStart: [],
+    loadable: ['@aws-sdk/s3-request-presigner'],
+  });
+  for (const id of bundles.keys())
+    expect({ id, presignerAtStart: atStart(id).has('@aws-sdk/s3-request-presigner') }).toEqual({ id, presignerAtStart: false });
+});

@@ -190,7 +190,7 @@ export async function probe() {
   });
   const userAgents: Record<string, unknown> = {};
   for (const [name, client] of Object.entries(CLIENTS)) {
-    const agent = (await client().config.defaultUserAgentProvider()) as [string, string?][];
+    const agent = (await (await client()).config.defaultUserAgentProvider()) as [string, string?][];
     userAgents[name] = agent.filter(([key]) => key.startsWith('api/') || key === 'aws-sdk-js');
   }
   resetClients();
