@@ -156,7 +156,7 @@ export function sns(): SNSClient {
  * it, and one that does loads it while its other first requests are on the way.
  */
 export async function kms(): Promise<KMSClient> {
-  const { KMSClient } = await import('@aws-sdk/client-kms');
+  const { KMSClient } = await import('#platform/kms.js');
   return (kmsClient ??= new KMSClient(base('AWS_ENDPOINT_URL_KMS')));
 }
 

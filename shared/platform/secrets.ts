@@ -76,7 +76,7 @@ function localKey(): Buffer {
 async function newDataKey(context: SecretContext): Promise<{ plaintext: Buffer; wrapped: Buffer; wrap: SealedSecret['wrap'] }> {
   const keyId = process.env.CREDENTIALS_KMS_KEY_ID;
   if (keyId) {
-    const [client, { GenerateDataKeyCommand }] = await Promise.all([kms(), import('@aws-sdk/client-kms')]);
+    const [client, { GenerateDataKeyCommand }] = await Promise.all([kms(), import('#platform/kms.js')]);
     const out = await client.send(new GenerateDataKeyCommand({ KeyId: keyId, KeySpec: 'AES_256', EncryptionContext: context }));
     return { plaintext: Buffer.from(out.Plaintext!), wrapped: Buffer.from(out.CiphertextBlob!), wrap: 'kms' };
   }
@@ -89,7 +89,7 @@ async function unwrapDataKey(sealed: SealedSecret, context: SecretContext): Prom
   const wrapped = Buffer.from(sealed.key, 'base64');
   if (sealed.wrap === 'kms') {
     try {
-      const [client, { DecryptCommand }] = await Promise.all([kms(), import('@aws-sdk/client-kms')]);
+      const [client, { DecryptCommand }] = await Promise.all([kms(), import('#platform/kms.js')]);
       const out = await client.send(new DecryptCommand({ CiphertextBlob: wrapped, EncryptionContext: context }));
       return Buffer.from(out.Plaintext!);
     } catch (error) {
