@@ -23,7 +23,7 @@ import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { moveEventAttribute } from '#applications/application-events.js';
 import { ITEM_EVENT_ATTRIBUTE, sequenceStep } from '#platform/events.js';
-import { collections, compactFrom, indexKeys, keys } from '#platform/keys.js';
+import { collections, compactFrom, indexKeys, keys, syncDueShard } from '#platform/keys.js';
 import { defineEntity, updateExpression, type IndexUse, type Part, type UpdateParts } from '#platform/entities.js';
 import { exactSource, type CollectionQuery } from '#platform/paged-query.js';
 import { keyAttributes, type IndexName } from '#platform/table.js';
@@ -298,7 +298,7 @@ export async function syncDuePage(
       IndexName: 'DUE',
       // `!` sorts below `#` and every digit: `<after>!` is just past `after` and before anything later.
       KeyConditionExpression: 'DUEPK = :pk AND DUESK BETWEEN :after AND :now',
-      ExpressionAttributeValues: { ':pk': `SYNCDUE#${shard}`, ':after': after === undefined ? '!' : `${after}!`, ':now': before },
+      ExpressionAttributeValues: { ':pk': syncDueShard(shard), ':after': after === undefined ? '!' : `${after}!`, ':now': before },
       Limit: limit,
     }),
   );
