@@ -354,6 +354,25 @@ export async function advanceRetentionMark(companyId: number, through: string): 
 }
 
 /**
+ * The candidate asked for no more external apply reminders (P207): `external_apply_unsubscribed_at`, once (a
+ * repeat writes nothing), with whatever the entity builds from it (nothing today, P290).
+ */
+export async function markExternalApplyUnsubscribed(id: number, at: string): Promise<void> {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.application(id),
+        ...updateOf(APPLICATION_ENTITY.updateParts({ id }, { external_apply_unsubscribed_at: at })),
+        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(external_apply_unsubscribed_at)',
+      }),
+    );
+  } catch (error) {
+    if (!isConditionFailure(error)) throw error;
+  }
+}
+
+/**
  * Retention's purge (D10): removes the personal data fields and every attribute built from one of them (the
  * e-mail lookup and its search copy, and whatever the entity declares next, P290), sets `status: anonymized`;
  * only once (a record that no longer holds data is left alone).
