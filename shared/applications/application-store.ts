@@ -211,6 +211,31 @@ const updateOf = (parts: UpdateParts) => ({
   ...(Object.keys(parts.values).length ? { ExpressionAttributeValues: parts.values } : {}),
 });
 
+/**
+ * A write of `fields` to an application (undefined: removed) and of every attribute the entity builds from one
+ * of them (P290), while `condition` holds; false when it did not.
+ */
+async function updateApplication(
+  known: Partial<ApplicationRecord> & Pick<ApplicationRecord, 'id'>,
+  fields: Record<string, unknown>,
+  condition?: string,
+) {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.application(known.id),
+        ...updateOf(APPLICATION_ENTITY.updateParts(known, fields)),
+        ...(condition ? { ConditionExpression: condition } : {}),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 /** One move of a status field, `from` → `to`, as the previous event of the application left it. */
 export interface StatusMove {
   field: 'sync_status' | 'email_sync_status' | 'external_apply_status';
@@ -263,26 +288,12 @@ export function statusMoveUpdate(record: Identity, move: StatusMove) {
  * settled (no `sync_due_at`); then false.
  */
 export async function setSyncDue(id: number, due: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.application(id),
-        ...updateOf(APPLICATION_ENTITY.updateParts({ id }, { sync_due_at: due })),
-        ConditionExpression: 'attribute_exists(sync_due_at)',
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateApplication({ id }, { sync_due_at: due }, 'attribute_exists(sync_due_at)');
 }
 
 /** Nothing more is due: `sync_due_at` goes (the DUE entry stays behind, for the sweeper's mark to pass). */
 export async function leaveSyncDue(id: number): Promise<void> {
-  const parts = APPLICATION_ENTITY.updateParts({ id }, { sync_due_at: undefined });
-  await db().send(new UpdateCommand({ TableName: config().tableName, Key: keys.application(id), ...updateOf(parts) }));
+  await updateApplication({ id }, { sync_due_at: undefined });
 }
 
 /** One page of a sync-due shard's entries after `after` (a time or an entry's sort, exclusive) and before `before`, oldest first. */
@@ -358,18 +369,11 @@ export async function advanceRetentionMark(companyId: number, through: string): 
  * repeat writes nothing), with whatever the entity builds from it (nothing today, P290).
  */
 export async function markExternalApplyUnsubscribed(id: number, at: string): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.application(id),
-        ...updateOf(APPLICATION_ENTITY.updateParts({ id }, { external_apply_unsubscribed_at: at })),
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(external_apply_unsubscribed_at)',
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateApplication(
+    { id },
+    { external_apply_unsubscribed_at: at },
+    'attribute_exists(PK) AND attribute_not_exists(external_apply_unsubscribed_at)',
+  );
 }
 
 /**
@@ -379,17 +383,9 @@ export async function markExternalApplyUnsubscribed(id: number, at: string): Pro
  */
 export async function clearPersonalData(record: Identity, fields: readonly string[], at: string): Promise<void> {
   const cleared = Object.fromEntries(fields.map((field) => [field, undefined]));
-  const parts = APPLICATION_ENTITY.updateParts(record, { ...cleared, status: 'anonymized', personal_data_deleted_at: at, updated_at: at });
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.application(record.id),
-        ...updateOf(parts),
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(personal_data_deleted_at)',
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  await updateApplication(
+    record,
+    { ...cleared, status: 'anonymized', personal_data_deleted_at: at, updated_at: at },
+    'attribute_exists(PK) AND attribute_not_exists(personal_data_deleted_at)',
+  );
 }
