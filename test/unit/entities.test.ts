@@ -5,7 +5,7 @@
  */
 import { defineEntity, updateExpression, type Part } from '#platform/entities.js';
 import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
-import { APPLICATION_ENTITY } from '#applications/application-store.js';
+import { APPLICATION_ENTITY, statusMoveUpdate } from '#applications/application-store.js';
 import { JOB_ENTITY } from '#jobs/job-store.js';
 import { COMPANY_ENTITY } from '#companies/company-layout.js';
 import { PERSONAL_DATA_FIELDS } from '#delivery/retention.js';
@@ -169,5 +169,36 @@ describe('the entities of the service', () => {
       APPLICATION_ENTITY.fieldsOf(a).some((f) => (PERSONAL_DATA_FIELDS as readonly string[]).includes(f)),
     );
     expect(built.sort()).toEqual([partitionKeyOf('LOOKUP'), 'email_lc'].sort());
+  });
+
+  test('a status move writes what the application entity builds from the fields it moves, from the declaration', () => {
+    process.env.TABLE_NAME ??= 'entities-unit';
+    const record = { id: 21, company: 4, created_at: '2026-01-01T00:00:00.000Z' };
+    const at = '2026-01-02T03:04:05.000Z';
+    const update = statusMoveUpdate(record, { field: 'sync_status', from: 'PENDING', to: 'SENT', at, previous: 2, leaveSyncDue: true });
+    const names = update.ExpressionAttributeNames as Record<string, string>;
+    const values = update.ExpressionAttributeValues as Record<string, unknown>;
+    const [set, remove = ''] = update.UpdateExpression.replace(/^SET /, '').split(' REMOVE ');
+    const written = new Map(
+      set
+        .split(', ')
+        .map((clause) => clause.split(' = '))
+        .map(([name, value]) => [names[name] ?? name, values[value]] as const),
+    );
+    const removed = remove ? remove.split(', ').map((name) => names[name] ?? name) : [];
+    const moved = ['sync_status', 'updated_at', 'sync_due_at'];
+    const after = APPLICATION_ENTITY.derive({ ...record, sync_status: 'SENT', updated_at: at } as Parameters<
+      typeof APPLICATION_ENTITY.derive
+    >[0]);
+    const affected = APPLICATION_ENTITY.attributes.filter((a) => APPLICATION_ENTITY.fieldsOf(a).some((f) => moved.includes(f)));
+    // The sync-status slot and the updated_at sort move; the sync-due entry stays where it is (P242).
+    expect(affected.sort()).toEqual([partitionKeyOf('DUE'), sortKeyOf('DUE'), partitionKeyOf('SLOT1'), sortKeyOf('UPDATED')].sort());
+    for (const attribute of affected)
+      if (after.get(attribute) === undefined)
+        expect([attribute, written.has(attribute), removed]).toEqual([attribute, false, ['sync_due_at']]);
+      else expect([attribute, written.get(attribute)]).toEqual([attribute, after.get(attribute)]);
+    expect(written.get(partitionKeyOf('SLOT1'))).toBe('COMPANY#4#APPS#sync_status=SENT');
+    expect(written.get('sync_status')).toBe('SENT');
+    expect(update.ConditionExpression).toBe('#field = :from AND event_sequence = :previous');
   });
 });
