@@ -6,6 +6,7 @@
  */
 import { BatchGetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
+import { partitionKeyOf } from '#platform/table.js';
 
 export async function unitsToReadOnce(partition: string): Promise<number> {
   let units = 0;
@@ -21,7 +22,12 @@ export async function unitsToReadOnce(partition: string): Promise<number> {
               KeyConditionExpression: 'PK = :pk AND begins_with(SK, :job)',
               ExpressionAttributeValues: { ':pk': `COMPANY#${jobs[1]}`, ':job': 'JOB#' },
             }
-          : { IndexName: 'COLLECTION', KeyConditionExpression: 'GSI1PK = :pk', ExpressionAttributeValues: { ':pk': partition } }),
+          : {
+              IndexName: 'COLLECTION',
+              KeyConditionExpression: '#pk = :pk',
+              ExpressionAttributeNames: { '#pk': partitionKeyOf('COLLECTION') },
+              ExpressionAttributeValues: { ':pk': partition },
+            }),
         ExclusiveStartKey: start,
         ReturnConsumedCapacity: 'TOTAL',
       }),

@@ -1,11 +1,12 @@
 /**
  * @entity-store: one of the modules that may name index attributes (test/unit/architecture.test.ts).
  * The application store (issue 22, item 3): the layout of application items and their named writes.
- * The layout derives every key and index attribute from the record (`toApplicationItem`: the collections,
- * the e-mail and job lookups, the exact-filter slots, the date sorts, the sync-due index; and the lookup items
- * of the partner ids, `applicationLookupItems`); the reads return records (`fromApplicationItem`); the later writes are
- * named operations: a status move with its event sequence step, the sync-due index the sweeper reads, and
- * retention's purge. The counters an application counts in are `application-counters.ts`. The sync worker,
+ * The entity's declaration (`APPLICATION_ENTITY`, P290) names every index an item is in and the fields each
+ * key is built from (the collections, the e-mail lookup, the exact-filter slots, the date sorts, the sync-due
+ * index); the create derives them all (`toApplicationItem`; and the lookup items of the partner ids,
+ * `applicationLookupItems`); the reads return records (`fromApplicationItem`); the later writes are named
+ * operations that derive the attributes built from what they write: a status move with its event sequence
+ * step, the sync-due index the sweeper reads, and retention's purge. The counters an application counts in are `application-counters.ts`. The sync worker,
  * the external-apply follow-up, retention, the presentation, the list and the create name no index attribute
  * (`test/unit/architecture.test.ts` holds them to it).
  */
@@ -22,9 +23,10 @@ import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { moveEventAttribute } from '#applications/application-events.js';
 import { ITEM_EVENT_ATTRIBUTE, sequenceStep } from '#platform/events.js';
-import { collections, compactFrom, indexKeys, keys } from '#platform/keys.js';
+import { collections, compactFrom, indexKeys, keys, syncDueShard } from '#platform/keys.js';
+import { defineEntity, updateExpression, type IndexUse, type Part, type UpdateParts } from '#platform/entities.js';
 import { exactSource, type CollectionQuery } from '#platform/paged-query.js';
-import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+import { keyAttributes, type IndexName } from '#platform/table.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Layout
@@ -90,15 +92,72 @@ export function applicationLookupItems(r: ApplicationRecord): Record<string, unk
   });
 }
 
-/** The index attributes that follow `updated_at`: every write that moves it sets these too. */
-export function updatedAtIndex(r: Pick<ApplicationRecord, 'id' | 'created_at'>, updatedAt: string): { D2SK: string } {
-  return { D2SK: indexKeys.dateSort(updatedAt, r.created_at, r.id) };
-}
+const collectionOf: Part<ApplicationRecord> = { fields: ['company'], build: (r) => indexKeys.companyApplications(r.company) };
+const collectionSort: Part<ApplicationRecord> = {
+  fields: ['created_at', 'id'],
+  build: (r) => indexKeys.collectionSort(r.created_at, r.id),
+};
+const emailOf = (r: Pick<ApplicationRecord, 'candidate'>) => {
+  const email = r.candidate?.email;
+  return typeof email === 'string' ? email : undefined;
+};
+const slotUse = ([filter, index]: readonly [SlotFilter, IndexName]): IndexUse<ApplicationRecord> => ({
+  pattern: filter,
+  index,
+  pk: {
+    fields: ['company', filter],
+    build: (r) => {
+      const value = filterValue(r, filter);
+      return value === null || value === undefined ? undefined : applicationSlot(r.company, filter, value);
+    },
+  },
+  sk: collectionSort,
+});
 
-/** The index attribute that follows `sync_status`, and its value for `status`. */
-export function syncStatusIndex(r: Pick<ApplicationRecord, 'company'>, status: string): { attribute: string; value: string } {
-  return { attribute: partitionKeyOf(APPLICATION_FILTER_SLOTS.sync_status), value: applicationSlot(r.company, 'sync_status', status) };
-}
+/**
+ * The application entity (P290): every index an application item is in, and what each key is built from. The
+ * create writes them all (`toApplicationItem`); a status move, the sync-due index and retention's purge write
+ * those built from the fields they write (`updateParts`). The sync-due entry stays when `sync_due_at` goes (P242).
+ */
+export const APPLICATION_ENTITY = defineEntity<ApplicationRecord>({
+  entity: 'application',
+  indexes: [
+    { pattern: "the company's applications", index: 'COLLECTION', pk: collectionOf, sk: collectionSort },
+    {
+      pattern: 'email',
+      index: 'LOOKUP',
+      pk: {
+        fields: ['company', 'candidate'],
+        build: (r) => {
+          const email = emailOf(r);
+          return email === undefined ? undefined : indexKeys.applicationsByEmail(r.company, email);
+        },
+      },
+      sk: collectionSort,
+    },
+    {
+      pattern: 'sync due',
+      index: 'DUE',
+      pk: { fields: ['id', 'sync_due_at'], build: (r) => (r.sync_due_at ? indexKeys.syncDue(r.id) : undefined) },
+      sk: { fields: ['sync_due_at', 'id'], build: (r) => (r.sync_due_at ? indexKeys.createdSort(r.sync_due_at, r.id) : undefined) },
+      keepWhenCleared: true,
+    },
+    ...[...DECLARED_SLOTS].map(slotUse),
+    {
+      pattern: 'applied_at',
+      index: 'APPLIED',
+      pk: collectionOf,
+      sk: { fields: ['applied_at', 'created_at', 'id'], build: (r) => indexKeys.dateSort(r.applied_at, r.created_at, r.id) },
+    },
+    {
+      pattern: 'updated_at',
+      index: 'UPDATED',
+      pk: collectionOf,
+      sk: { fields: ['updated_at', 'created_at', 'id'], build: (r) => indexKeys.dateSort(r.updated_at, r.created_at, r.id) },
+    },
+  ],
+  attributes: { email_lc: { fields: ['candidate'], build: (r) => emailOf(r)?.toLowerCase() } },
+});
 
 /** The record an item holds: the item without its key, index and search attributes. */
 export function fromApplicationItem(item: Record<string, unknown>): ApplicationRecord {
@@ -109,25 +168,7 @@ export function fromApplicationItem(item: Record<string, unknown>): ApplicationR
 
 /** The item of a record: the record with every key and index attribute the layout derives from it. */
 export function toApplicationItem(r: ApplicationRecord): Record<string, unknown> {
-  const email = String(r.candidate?.email ?? '');
-  const slots: Record<string, string> = {};
-  for (const [filter, slot] of Object.entries(APPLICATION_FILTER_SLOTS) as [SlotFilter, IndexName][]) {
-    const value = filterValue(r, filter);
-    if (value !== null && value !== undefined) slots[partitionKeyOf(slot)] = applicationSlot(r.company, filter, value);
-  }
-  return {
-    ...keys.application(r.id),
-    GSI1PK: indexKeys.companyApplications(r.company),
-    GSI1SK: indexKeys.collectionSort(r.created_at, r.id),
-    GSI2PK: indexKeys.applicationsByEmail(r.company, email),
-    ...(r.sync_due_at ? { DUEPK: indexKeys.syncDue(r.id), DUESK: indexKeys.createdSort(r.sync_due_at, r.id) } : {}),
-    ...slots,
-    D1SK: indexKeys.dateSort(r.applied_at, r.created_at, r.id),
-    ...updatedAtIndex(r, r.updated_at),
-    email_lc: email.toLowerCase(),
-    index_version: APPLICATION_INDEX_VERSION,
-    ...r,
-  };
+  return { ...keys.application(r.id), ...APPLICATION_ENTITY.item(r), index_version: APPLICATION_INDEX_VERSION, ...r };
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -163,6 +204,38 @@ export async function getApplicationRecord(id: number): Promise<ApplicationRecor
 
 type Identity = Pick<ApplicationRecord, 'id' | 'company' | 'created_at'>;
 
+/** An UpdateCommand's expression, names and values from update parts. */
+const updateOf = (parts: UpdateParts) => ({
+  UpdateExpression: updateExpression(parts),
+  ExpressionAttributeNames: parts.names,
+  ...(Object.keys(parts.values).length ? { ExpressionAttributeValues: parts.values } : {}),
+});
+
+/**
+ * A write of `fields` to an application (undefined: removed) and of every attribute the entity builds from one
+ * of them (P290), while `condition` holds; false when it did not.
+ */
+async function updateApplication(
+  known: Partial<ApplicationRecord> & Pick<ApplicationRecord, 'id'>,
+  fields: Record<string, unknown>,
+  condition?: string,
+) {
+  try {
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: keys.application(known.id),
+        ...updateOf(APPLICATION_ENTITY.updateParts(known, fields)),
+        ...(condition ? { ConditionExpression: condition } : {}),
+      }),
+    );
+    return true;
+  } catch (error) {
+    if (isConditionFailure(error)) return false;
+    throw error;
+  }
+}
+
 /** One move of a status field, `from` → `to`, as the previous event of the application left it. */
 export interface StatusMove {
   field: 'sync_status' | 'email_sync_status' | 'external_apply_status';
@@ -185,34 +258,20 @@ export interface StatusMove {
  */
 export function statusMoveUpdate(record: Identity, move: StatusMove) {
   const step = sequenceStep(move.previous);
-  const names: Record<string, string> = { '#field': move.field, '#event': ITEM_EVENT_ATTRIBUTE };
-  const values: Record<string, unknown> = {
-    ':to': move.to,
-    ':from': move.from,
-    ':at': move.at,
-    ':updated': updatedAtIndex(record, move.at).D2SK,
-    ':event': moveEventAttribute(move.field, move.from),
-    ...step.values,
+  const fields: Record<string, unknown> = {
+    [move.field]: move.to,
+    updated_at: move.at,
+    ...move.also,
+    ...(move.leaveSyncDue ? { sync_due_at: undefined } : {}),
   };
-  const set = ['#field = :to', 'updated_at = :at', 'D2SK = :updated', 'event_sequence = :sequence', '#event = :event'];
-  Object.entries(move.also ?? {}).forEach(([field, value], i) => {
-    names[`#also${i}`] = field;
-    values[`:also${i}`] = value;
-    set.push(`#also${i} = :also${i}`);
-  });
-  if (move.field === 'sync_status') {
-    const slot = syncStatusIndex(record, move.to);
-    names['#slot'] = slot.attribute;
-    values[':slot'] = slot.value;
-    set.push('#slot = :slot');
-  }
+  const parts = APPLICATION_ENTITY.updateParts(record, fields);
   return {
     TableName: config().tableName,
     Key: keys.application(record.id),
-    UpdateExpression: `SET ${set.join(', ')}${move.leaveSyncDue ? ' REMOVE sync_due_at' : ''}`,
+    UpdateExpression: updateExpression(parts, ['event_sequence = :sequence', '#event = :event']),
     ConditionExpression: `#field = :from AND ${step.condition}`,
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
+    ExpressionAttributeNames: { ...parts.names, '#field': move.field, '#event': ITEM_EVENT_ATTRIBUTE },
+    ExpressionAttributeValues: { ...parts.values, ':from': move.from, ':event': moveEventAttribute(move.field, move.from), ...step.values },
   };
 }
 
@@ -229,26 +288,12 @@ export function statusMoveUpdate(record: Identity, move: StatusMove) {
  * settled (no `sync_due_at`); then false.
  */
 export async function setSyncDue(id: number, due: string): Promise<boolean> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.application(id),
-        UpdateExpression: 'SET sync_due_at = :due, DUESK = :sort',
-        ConditionExpression: 'attribute_exists(sync_due_at)',
-        ExpressionAttributeValues: { ':due': due, ':sort': indexKeys.createdSort(due, id) },
-      }),
-    );
-    return true;
-  } catch (error) {
-    if (isConditionFailure(error)) return false;
-    throw error;
-  }
+  return updateApplication({ id }, { sync_due_at: due }, 'attribute_exists(sync_due_at)');
 }
 
 /** Nothing more is due: `sync_due_at` goes (the DUE entry stays behind, for the sweeper's mark to pass). */
 export async function leaveSyncDue(id: number): Promise<void> {
-  await db().send(new UpdateCommand({ TableName: config().tableName, Key: keys.application(id), UpdateExpression: 'REMOVE sync_due_at' }));
+  await updateApplication({ id }, { sync_due_at: undefined });
 }
 
 /** One page of a sync-due shard's entries after `after` (a time or an entry's sort, exclusive) and before `before`, oldest first. */
@@ -264,7 +309,7 @@ export async function syncDuePage(
       IndexName: 'DUE',
       // `!` sorts below `#` and every digit: `<after>!` is just past `after` and before anything later.
       KeyConditionExpression: 'DUEPK = :pk AND DUESK BETWEEN :after AND :now',
-      ExpressionAttributeValues: { ':pk': `SYNCDUE#${shard}`, ':after': after === undefined ? '!' : `${after}!`, ':now': before },
+      ExpressionAttributeValues: { ':pk': syncDueShard(shard), ':after': after === undefined ? '!' : `${after}!`, ':now': before },
       Limit: limit,
     }),
   );
@@ -320,22 +365,27 @@ export async function advanceRetentionMark(companyId: number, through: string): 
 }
 
 /**
- * Retention's purge (D10): removes the personal data fields and the index that served them (e-mail),
- * sets `status: anonymized`; only once (a record that no longer holds data is left alone).
+ * The candidate asked for no more external apply reminders (P207): `external_apply_unsubscribed_at`, once (a
+ * repeat writes nothing), with whatever the entity builds from it (nothing today, P290).
+ */
+export async function markExternalApplyUnsubscribed(id: number, at: string): Promise<void> {
+  await updateApplication(
+    { id },
+    { external_apply_unsubscribed_at: at },
+    'attribute_exists(PK) AND attribute_not_exists(external_apply_unsubscribed_at)',
+  );
+}
+
+/**
+ * Retention's purge (D10): removes the personal data fields and every attribute built from one of them (the
+ * e-mail lookup and its search copy, and whatever the entity declares next, P290), sets `status: anonymized`;
+ * only once (a record that no longer holds data is left alone).
  */
 export async function clearPersonalData(record: Identity, fields: readonly string[], at: string): Promise<void> {
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.application(record.id),
-        UpdateExpression: `REMOVE ${fields.map((f) => `#${f}`).join(', ')}, email_lc, GSI2PK SET #status = :anonymized, personal_data_deleted_at = :at, updated_at = :at, D2SK = :updated`,
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(personal_data_deleted_at)',
-        ExpressionAttributeNames: { ...Object.fromEntries(fields.map((f) => [`#${f}`, f])), '#status': 'status' },
-        ExpressionAttributeValues: { ':anonymized': 'anonymized', ':at': at, ':updated': updatedAtIndex(record, at).D2SK },
-      }),
-    );
-  } catch (error) {
-    if (!isConditionFailure(error)) throw error;
-  }
+  const cleared = Object.fromEntries(fields.map((field) => [field, undefined]));
+  await updateApplication(
+    record,
+    { ...cleared, status: 'anonymized', personal_data_deleted_at: at, updated_at: at },
+    'attribute_exists(PK) AND attribute_not_exists(personal_data_deleted_at)',
+  );
 }

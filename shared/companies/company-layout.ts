@@ -10,7 +10,8 @@ import { createHash } from 'node:crypto';
 import { counterAdd } from '#platform/counts.js';
 import { compactCreatedSort, indexKeys, keys } from '#platform/keys.js';
 import { exactSource, type CollectionQuery } from '#platform/paged-query.js';
-import { keyAttributes, partitionKeyOf, type IndexName } from '#platform/table.js';
+import { keyAttributes, type IndexName } from '#platform/table.js';
+import { defineEntity, type IndexUse, type Part, type UpdateParts } from '#platform/entities.js';
 import {
   COMPANY_FILTER_SLOTS,
   COMPANY_LOOKUPS,
@@ -111,42 +112,75 @@ export function companyNameSort(name: string, id: number): string {
   return `${key}${NAME_SORT_END}${compactCompanyId(id)}`;
 }
 
-/**
- * The sort keys of the name, `updated_at` and `status` orderings (APPLIED, UPDATED, DUE), compact (P182): a skip
- * reads them as keys, so their size is its cost. `updated_at` as the compact created sort (base-36 ms and id,
- * as KSK), the status with the id in base 36.
- */
-export function companySortKeys(c: Pick<CompanyRecord, 'id' | 'name' | 'updated_at' | 'status'>): {
-  D1SK: string;
-  D2SK: string;
-  DUESK: string;
-} {
-  const updated = indexKeys.createdSort(c.updated_at, c.id);
-  return {
-    D1SK: companyNameSort(c.name, c.id),
-    D2SK: compactCreatedSort(updated) ?? updated,
-    DUESK: `${c.status}#${compactCompanyId(c.id)}`,
-  };
-}
-
 /** A company id in an ordering's sort key: base 36, fixed width (order-preserving up to 7.8 × 10^10). */
 const compactCompanyId = (id: number) => id.toString(36).padStart(NAME_SORT_ID_WIDTH, '0');
 
-/** Every list-index attribute of a company item, computed from the record (undefined: the item has none). */
-export function companyIndexAttributes(c: CompanyRecord): Record<string, string | number | boolean | undefined> {
-  const slots: Record<string, string | undefined> = {};
-  for (const [filter, slot] of COMPANY_FILTER_SLOTS) {
-    const value = companyFilterValue(c, filter);
-    slots[partitionKeyOf(slot)] = value === undefined ? undefined : companySlot(c.partner, filter, value);
-  }
-  return {
-    ...slots,
-    ...companySortKeys(c),
-    DUEPK: indexKeys.partnerCompanies(c.partner),
-    candidate_sync_active: syncActive(c, 'candidate_sync'),
-    job_sync_active: syncActive(c, 'job_sync'),
-    index_version: COMPANY_INDEX_VERSION,
-  };
+/** The fields the two sync flags are derived from (D15: entitled, and the ATS connected). */
+const SYNC_FLAG_FIELDS = ['entitlements', 'ats', 'ats_connection'] as const satisfies readonly (keyof CompanyRecord)[];
+
+const partnerCompanies: Part<CompanyRecord> = { fields: ['partner'], build: (c) => indexKeys.partnerCompanies(c.partner) };
+const collectionSort: Part<CompanyRecord> = { fields: ['created_at', 'id'], build: (c) => indexKeys.collectionSort(c.created_at, c.id) };
+const syncFlag = (entitlement: 'candidate_sync' | 'job_sync'): Part<CompanyRecord> => ({
+  fields: SYNC_FLAG_FIELDS,
+  build: (c) => syncActive(c, entitlement),
+});
+
+/**
+ * The company entity (P290): every index a company item is in and what each key is built from. The orderings
+ * other than `created_at` (`COMPANY_ORDER_INDEXES`) have compact sort keys (P182), since a skip reads them as
+ * keys: the name (`companyNameSort`), `updated_at` as the compact created sort, the status with the id in base 36.
+ */
+export const COMPANY_ENTITY = defineEntity<CompanyRecord>({
+  entity: 'company',
+  indexes: [
+    { pattern: "the partner's companies", index: 'COLLECTION', pk: partnerCompanies, sk: collectionSort },
+    { pattern: 'every company', index: 'LOOKUP', pk: { fields: [], build: () => indexKeys.allCompanies() }, sk: collectionSort },
+    ...[...COMPANY_FILTER_SLOTS].map(([filter, index]): IndexUse<CompanyRecord> => ({
+      pattern: filter,
+      index,
+      pk: {
+        fields: filter === 'candidate_sync_active' || filter === 'job_sync_active' ? ['partner', ...SYNC_FLAG_FIELDS] : ['partner', filter],
+        build: (c) => {
+          const value = companyFilterValue(c, filter);
+          return value === undefined ? undefined : companySlot(c.partner, filter, value);
+        },
+      },
+      sk: collectionSort,
+    })),
+    {
+      pattern: 'name',
+      index: COMPANY_ORDER_INDEXES.name,
+      pk: partnerCompanies,
+      sk: { fields: ['name', 'id'], build: (c) => companyNameSort(c.name, c.id) },
+    },
+    {
+      pattern: 'updated_at',
+      index: COMPANY_ORDER_INDEXES.updated_at,
+      pk: partnerCompanies,
+      sk: {
+        fields: ['updated_at', 'id'],
+        build: (c) => {
+          const updated = indexKeys.createdSort(c.updated_at, c.id);
+          return compactCreatedSort(updated) ?? updated;
+        },
+      },
+    },
+    {
+      pattern: 'status',
+      index: COMPANY_ORDER_INDEXES.status,
+      pk: partnerCompanies,
+      sk: { fields: ['status', 'id'], build: (c) => `${c.status}#${compactCompanyId(c.id)}` },
+    },
+  ],
+  attributes: { candidate_sync_active: syncFlag('candidate_sync'), job_sync_active: syncFlag('job_sync') },
+});
+
+/**
+ * A change of `fields` to a stored company whose record becomes `next`: the field writes and every attribute
+ * built from one of them (the whole record is known).
+ */
+export function companyChangeParts(next: CompanyRecord, fields: Readonly<Record<string, unknown>>): UpdateParts {
+  return COMPANY_ENTITY.updateParts(next, fields, { complete: true });
 }
 
 /** The counter attributes one company adds to its partner's company counter item. */
@@ -171,16 +205,9 @@ export function companyCounterMove(old: CompanyRecord | undefined, next: Company
 }
 
 /**
- * A new company's item: its key, its place in the partner's collection (COLLECTION) and among all companies
- * (LOOKUP, the job import's fan-out), every list-index attribute, and the record.
+ * A new company's item: its key, every index attribute the entity declares (its place in the partner's
+ * collection, among all companies, in the filter slots and the orderings), and the record.
  */
 export function newCompanyItem(c: CompanyRecord): Record<string, unknown> {
-  return {
-    ...keys.company(c.id),
-    GSI1PK: indexKeys.partnerCompanies(c.partner),
-    GSI1SK: indexKeys.collectionSort(c.created_at, c.id),
-    GSI2PK: indexKeys.allCompanies(),
-    ...companyIndexAttributes(c),
-    ...c,
-  };
+  return { ...keys.company(c.id), ...COMPANY_ENTITY.item(c), index_version: COMPANY_INDEX_VERSION, ...c };
 }

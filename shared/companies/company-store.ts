@@ -18,7 +18,8 @@ import { nextId } from '#platform/ids.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { linkOpenFor, revokeIfActive, type StoredMagicLink } from '#companies/magic-links.js';
 import { readSearchShard, searchEntryOf, searchShardPut } from '#companies/company-search.js';
-import { companyCounterMove, companyIndexAttributes, companyLookupItems, fromItem, newCompanyItem } from '#companies/company-layout.js';
+import { companyChangeParts, companyCounterMove, companyLookupItems, fromItem, newCompanyItem } from '#companies/company-layout.js';
+import { updateExpression } from '#platform/entities.js';
 import {
   COMPANY_STATUSES,
   presentCompany,
@@ -96,31 +97,21 @@ export function storedCompany(item: Record<string, unknown>): StoredCompany {
 
 /**
  * The transaction items of one change to a stored company: the Update that sets the changed fields, the
- * index attributes of the new record and the next revision (conditional on the revision read, so two
+ * index attributes built from them (P290) and the next revision (conditional on the revision read, so two
  * writers never move the counters from the same old state), the counter Update when a total moves, and the
  * lookup items that move (P241: a `partner_company_id` set, changed or cleared).
  */
 export function companyChangeItems(stored: StoredCompany, fields: MaintainedCompanyFields | Partial<CompanyRecord>) {
   const next: CompanyRecord = { ...stored.record, ...fields };
   const counter = companyCounterMove(stored.record, next);
-  const names: Record<string, string> = { '#rev': 'rev' };
-  const values: Record<string, unknown> = { ':rev': stored.rev + 1 };
-  const sets = ['#rev = :rev'];
-  const removes: string[] = [];
-  [...Object.entries(fields), ...Object.entries(companyIndexAttributes(next))].forEach(([name, value], i) => {
-    names[`#f${i}`] = name;
-    if (value === undefined) return removes.push(`#f${i}`);
-    values[`:f${i}`] = value;
-    sets.push(`#f${i} = :f${i}`);
-  });
-  if (stored.rev) values[':oldrev'] = stored.rev;
+  const parts = companyChangeParts(next, fields);
   const update = {
     TableName: config().tableName,
     Key: keys.company(next.id),
-    UpdateExpression: `SET ${sets.join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`,
+    UpdateExpression: updateExpression(parts, ['#rev = :rev']),
     ConditionExpression: stored.rev ? '#rev = :oldrev' : 'attribute_exists(PK) AND attribute_not_exists(#rev)',
-    ExpressionAttributeNames: names,
-    ExpressionAttributeValues: values,
+    ExpressionAttributeNames: { ...parts.names, '#rev': 'rev' },
+    ExpressionAttributeValues: { ...parts.values, ':rev': stored.rev + 1, ...(stored.rev ? { ':oldrev': stored.rev } : {}) },
   };
   return { next, update, items: [{ Update: update }, ...(counter ? [{ Update: counter }] : []), ...lookupMoves(stored.record, next)] };
 }

@@ -12,7 +12,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { getApplicationRecord, statusMoveUpdate } from '#applications/application-store.js';
+import { getApplicationRecord, markExternalApplyUnsubscribed, statusMoveUpdate } from '#applications/application-store.js';
 import type { ApplicationRecord } from '#applications/applications.js';
 import { getCompanyRecord } from '#companies/company-store.js';
 import { syncActive, type CompanyRecord } from '#companies/company-schema.js';
@@ -318,19 +318,7 @@ export async function externalApplyUnsubscribe(token: string, stop: boolean): Pr
   const record = await getApplicationRecord(id);
   if (!record || record.external_apply_status === 'NOTSENT') return undefined;
   if (!stop) return 'found';
-  await db()
-    .send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.application(id),
-        UpdateExpression: 'SET external_apply_unsubscribed_at = :now',
-        ConditionExpression: 'attribute_exists(PK) AND attribute_not_exists(external_apply_unsubscribed_at)',
-        ExpressionAttributeValues: { ':now': now().toISOString() },
-      }),
-    )
-    .catch((error: unknown) => {
-      if (!isConditionFailure(error)) throw error;
-    });
+  await markExternalApplyUnsubscribed(id, now().toISOString());
   return 'unsubscribed';
 }
 

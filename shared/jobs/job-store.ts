@@ -1,8 +1,9 @@
 /**
  * @entity-store: one of the modules that may name index attributes (test/unit/architecture.test.ts).
- * The job store (issue 22, item 3): the only code that writes job items. The layout derives a job item's keys,
- * index attributes (COLLECTION, LOOKUP, the filter slots, APPLIED/UPDATED, KEYS, SLIM) and the company's job counters
- * from the record (`toItem`, `jobSlot`, `writeJobTotals`); the reads by key and the import run of D14 that
+ * The job store (issue 22, item 3): the only code that writes job items. The entity's declaration (`JOB_ENTITY`,
+ * P290) names the indexes a job item is in (COLLECTION, SLIM, LOOKUP, the filter slots, APPLIED/UPDATED) and what
+ * each key is built from; the layout derives the item and the company's job counters from the record (`toItem`,
+ * `jobSlot`, `writeJobTotals`); the reads by key and the import run of D14 that
  * creates, updates and archives a company's jobs from an ATS feed, in transactions within DynamoDB's limits.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,7 +15,8 @@ import { getCompanyRecord, setCompanyFields } from '#companies/company-store.js'
 import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
-import { keyAttributes, partitionKeyOf } from '#platform/table.js';
+import { keyAttributes } from '#platform/table.js';
+import { defineEntity, type IndexUse, type Part } from '#platform/entities.js';
 import { newEvent, outboxPut, type ServiceEvent } from '#platform/events.js';
 import { ITEM_MAX_BYTES, itemBytes } from '#platform/item-size.js';
 import { JOB_FILTER_SLOTS, JOB_TOTALS_FILTERS, type JobSlotFilter } from '#jobs/job-filters.js';
@@ -46,28 +48,67 @@ export function fromItem(item: Record<string, unknown>): JobRecord {
   return record as unknown as JobRecord;
 }
 
+const collectionOf: Part<JobRecord> = { fields: ['company'], build: (r) => indexKeys.companyJobs(r.company) };
+const collectionSort: Part<JobRecord> = { fields: ['created_at', 'id'], build: (r) => indexKeys.collectionSort(r.created_at, r.id) };
+const lowerCase = (field: 'title' | 'city'): Part<JobRecord> => ({
+  fields: [field],
+  build: (r) => {
+    const value = r[field];
+    return typeof value === 'string' ? value.toLowerCase() : undefined;
+  },
+});
+
+/**
+ * The job entity (P290): every index a job item is in and what each key is built from; a job is always written
+ * whole (`toItem`), so every write derives them all.
+ */
+export const JOB_ENTITY = defineEntity<JobRecord>({
+  entity: 'job',
+  indexes: [
+    { pattern: "the company's jobs", index: 'COLLECTION', pk: collectionOf, sk: collectionSort },
+    // SLIM is keyed by a copy of the collection's partition, set on jobs only (P199).
+    { pattern: "the company's jobs, slim", index: 'SLIM', pk: collectionOf, sk: collectionSort },
+    {
+      pattern: 'external_id',
+      index: 'LOOKUP',
+      pk: { fields: ['company', 'external_id'], build: (r) => indexKeys.jobByExternalId(r.company, String(r.external_id)) },
+      sk: collectionSort,
+    },
+    ...[...JOB_FILTER_SLOTS].map(([filter, index]): IndexUse<JobRecord> => ({
+      pattern: filter,
+      index,
+      pk: {
+        fields: ['company', filter],
+        build: (r) => {
+          const value = r[filter];
+          return typeof value === 'string' && value ? jobSlot(r.company, filter, value) : undefined;
+        },
+      },
+      sk: collectionSort,
+    })),
+    {
+      pattern: 'last_content_update_at',
+      index: 'APPLIED',
+      pk: collectionOf,
+      sk: {
+        fields: ['last_content_update_at', 'created_at', 'id'],
+        build: (r) => indexKeys.dateSort(r.last_content_update_at, r.created_at, r.id),
+      },
+    },
+    {
+      pattern: 'updated_at',
+      index: 'UPDATED',
+      pk: collectionOf,
+      sk: { fields: ['updated_at', 'created_at', 'id'], build: (r) => indexKeys.dateSort(r.updated_at, r.created_at, r.id) },
+    },
+  ],
+  // Lower-case copies serve the case-insensitive "contains" filters.
+  attributes: { title_lc: lowerCase('title'), city_lc: lowerCase('city') },
+});
+
 /** The job item of a record: its keys, every index attribute and the search copies, derived from it. */
 function toItem(r: JobRecord): Record<string, unknown> {
-  const slots: Record<string, string> = {};
-  for (const [filter, slot] of JOB_FILTER_SLOTS) {
-    const value = r[filter];
-    if (typeof value === 'string' && value) slots[partitionKeyOf(slot)] = jobSlot(r.company, filter, value);
-  }
-  return {
-    ...keys.job(r.company, r.id),
-    GSI1PK: indexKeys.companyJobs(r.company),
-    SPK: indexKeys.companyJobs(r.company),
-    GSI1SK: indexKeys.collectionSort(r.created_at, r.id),
-    GSI2PK: indexKeys.jobByExternalId(r.company, String(r.external_id)),
-    ...slots,
-    D1SK: indexKeys.dateSort(r.last_content_update_at, r.created_at, r.id),
-    D2SK: indexKeys.dateSort(r.updated_at, r.created_at, r.id),
-    index_version: JOB_INDEX_VERSION,
-    // Lower-case copies serve the case-insensitive "contains" filters.
-    title_lc: typeof r.title === 'string' ? r.title.toLowerCase() : undefined,
-    city_lc: typeof r.city === 'string' ? r.city.toLowerCase() : undefined,
-    ...r,
-  };
+  return { ...keys.job(r.company, r.id), ...JOB_ENTITY.item(r), index_version: JOB_INDEX_VERSION, ...r };
 }
 
 // ---------------------------------------------------------------------------------------------------

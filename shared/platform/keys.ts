@@ -131,7 +131,7 @@ export const indexKeys = {
   companyApplications: (companyId: number) => `COMPANY#${companyId}#APPS`,
   applicationsByEmail: (companyId: number, email: string) => `COMPANY#${companyId}#APPEMAIL#${email.toLowerCase()}`,
   /** Applications whose sync (or e-mail fallback) is still due, by when the sweeper should look again. */
-  syncDue: (applicationId: number) => `SYNCDUE#${applicationId % SYNC_DUE_SHARDS}`,
+  syncDue: (applicationId: number) => syncDueShard(applicationId % SYNC_DUE_SHARDS),
   /** The partition of an exact-filter slot: the members of `collection` whose `filter` equals `value`. */
   filterSlot: (collection: string, filter: string, value: string | number | boolean) => `${collection}#${filter}=${value}`,
   /**
@@ -159,6 +159,9 @@ export function pendingUploadDue(dueEpochSeconds: number, objectKey: string): { 
   for (const char of objectKey) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
   return { DUEPK: pendingUploadShard(hash % PENDING_UPLOAD_SHARDS), DUESK: dueSort(dueEpochSeconds) };
 }
+
+/** The DUE partition of one shard of the applications whose sync is due (the sweeper reads each). */
+export const syncDueShard = (shard: number) => `SYNCDUE#${shard}`;
 
 /** The DUE partition of one shard of the pending-upload markers. */
 export const pendingUploadShard = (shard: number) => `PENDINGUPLOAD#${shard}`;
