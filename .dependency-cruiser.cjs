@@ -8,8 +8,8 @@
  * A connector loads only itself (P283): connector modules (shared/delivery/connectors/<ats>.ts and their
  * <ats>-*.ts helpers) are imported by nothing but the registry, by dynamic import, and import no other
  * connector; the descriptors the registry lists import only connector.ts.
- * A filter is one declaration in a `*-filters.ts` module (P292): only those modules build filter sets from
- * `shared/platform/filters.ts` (other shared modules import its types; the OpenAPI parameters read its value
+ * A filter is one declaration in a `*-filters.ts` module (P292): only those modules (and a `*-filter-layout.ts`
+ * beside one) build filter sets from `shared/platform/filters.ts` (other shared modules import its types; the OpenAPI parameters read its value
  * rules), and the list modules parse no query by hand (from `query-params.ts` they import types only).
  * Type-only imports count too, but where a rule says otherwise. test/unit/architecture.test.ts runs these rules in `npm test`.
  */
@@ -131,7 +131,10 @@ module.exports = {
       comment:
         'a filter is one declaration in a *-filters.ts module (P292): only those modules (and the OpenAPI parameters, which read the value rules) import more than types from shared/platform/filters.ts',
       severity: 'error',
-      from: { path: '^shared/', pathNot: '^shared/([a-z]+/[a-z-]+-filters|platform/filters|http/openapi-parameters)\\.ts$' },
+      from: {
+        path: '^shared/',
+        pathNot: '^shared/([a-z]+/[a-z-]+-(filters|filter-layout)|platform/filters|http/openapi-parameters)\\.ts$',
+      },
       to: { path: '^shared/platform/filters\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {

@@ -10,7 +10,8 @@ import { envelope, pageRequest, walkOf, type LinkContext, type PageEnvelope, typ
 import type { QueryParams } from '#platform/query-params.js';
 import { counterReader } from '#platform/counts.js';
 import { toJob } from '#jobs/job-schema.js';
-import { JOB_FILTER_SET, JOB_FILTERS, JOB_SCAN_INDEX, type JobFilters, type JobSlotFilter } from '#jobs/job-filters.js';
+import { JOB_FILTER_SET, JOB_FILTERS, type JobFilters, type JobSlotFilter } from '#jobs/job-filters.js';
+import { JOB_SCAN_INDEX } from '#jobs/job-filter-layout.js';
 import { fromItem, getJob, jobSlot, jobValueCounterKey, lastCompleteRun, resolveRunIds } from '#jobs/job-store.js';
 
 export { JOB_FILTERS };
@@ -31,8 +32,9 @@ export async function jobQuery(
 ): Promise<CollectionQuery> {
   const values = filters.read(q);
   const text = (name: string) => values.get(name) as string | undefined;
+  // Slot filters by name: the list's (`JobSlotFilter`), or a test's declarations (P292).
   const exact = new Map<JobSlotFilter, string>();
-  for (const filter of filters.slots.keys()) if (text(filter)) exact.set(filter, text(filter)!);
+  for (const filter of filters.slots.keys()) if (text(filter)) exact.set(filter as JobSlotFilter, text(filter)!);
   const scans = [...filters.scans].filter(([filter]) => text(filter));
   const createdAt = text('created_at');
   const [lookup] = [...filters.lookups].filter(([filter]) => text(filter) !== undefined);
