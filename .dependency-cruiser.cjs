@@ -8,7 +8,10 @@
  * A connector loads only itself (P283): connector modules (shared/delivery/connectors/<ats>.ts and their
  * <ats>-*.ts helpers) are imported by nothing but the registry, by dynamic import, and import no other
  * connector; the descriptors the registry lists import only connector.ts.
- * Type-only imports count too. test/unit/architecture.test.ts runs these rules in `npm test`.
+ * A filter is one declaration in a `*-filters.ts` module (P292): only those modules (and a `*-filter-layout.ts`
+ * beside one) build filter sets from `shared/platform/filters.ts` (other shared modules import its types; the OpenAPI parameters read its value
+ * rules), and the list modules parse no query by hand (from `query-params.ts` they import types only).
+ * Type-only imports count too, but where a rule says otherwise. test/unit/architecture.test.ts runs these rules in `npm test`.
  */
 const LAYERS = ['platform', 'companies', 'jobs', 'applications', 'delivery', 'http'];
 
@@ -122,6 +125,25 @@ module.exports = {
       severity: 'error',
       from: { path: '^shared/delivery/connectors/[a-z]+-descriptor\\.ts$' },
       to: { pathNot: '^shared/delivery/connectors/connector\\.ts$' },
+    },
+    {
+      name: 'filters-are-declared-in-filters-modules',
+      comment:
+        'a filter is one declaration in a *-filters.ts module (P292): only those modules (and the OpenAPI parameters, which read the value rules) import more than types from shared/platform/filters.ts',
+      severity: 'error',
+      from: {
+        path: '^shared/',
+        pathNot: '^shared/([a-z]+/[a-z-]+-(filters|filter-layout)|platform/filters|http/openapi-parameters)\\.ts$',
+      },
+      to: { path: '^shared/platform/filters\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'list-modules-parse-no-query',
+      comment:
+        'the list modules read their filters through the declarations and the generated schemas (P292): from query-params.ts they import types only, no hand parser',
+      severity: 'error',
+      from: { path: '^shared/[a-z]+/[a-z-]+-list\\.ts$' },
+      to: { path: '^shared/platform/query-params\\.ts$', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'not-to-unresolvable',

@@ -13,8 +13,11 @@ import type { Ajv } from 'ajv';
 import standaloneModule from 'ajv/dist/standalone/index.js';
 import { build } from 'esbuild';
 import { companyPatchSchema } from '#companies/company-schema.js';
+import { COMPANY_FILTER_QUERY_SCHEMA } from '#companies/company-filters.js';
 import { jobInputSchema } from '#jobs/job-schema.js';
+import { JOB_FILTER_QUERY_SCHEMA } from '#jobs/job-filters.js';
 import { applicationInSchema } from '#applications/applications.js';
+import { APPLICATION_FILTER_QUERY_SCHEMA } from '#applications/application-filters.js';
 import { formats } from '#platform/formats.js';
 import { createAjv } from '#platform/validation.js';
 import { projectRoot } from '../lib/project-paths.js';
@@ -30,9 +33,18 @@ export interface ValidatorModule {
 
 /** Every schema validated at runtime, by the layer that owns it. */
 export const validatorModules: readonly ValidatorModule[] = [
-  { file: 'shared/generated/companies-validators.ts', schemas: { CompanyPatch: companyPatchSchema } },
-  { file: 'shared/generated/jobs-validators.ts', schemas: { JobInput: jobInputSchema } },
-  { file: 'shared/generated/applications-validators.ts', schemas: { ApplicationIn: applicationInSchema } },
+  {
+    file: 'shared/generated/companies-validators.ts',
+    schemas: { CompanyPatch: companyPatchSchema, CompanyFilters: COMPANY_FILTER_QUERY_SCHEMA },
+  },
+  { file: 'shared/generated/jobs-validators.ts', schemas: { JobInput: jobInputSchema, JobFilters: JOB_FILTER_QUERY_SCHEMA } },
+  {
+    file: 'shared/generated/applications-validators.ts',
+    schemas: {
+      ApplicationIn: applicationInSchema,
+      ApplicationFilters: APPLICATION_FILTER_QUERY_SCHEMA,
+    },
+  },
 ];
 
 /** Standalone code can only reach a function format through the formats module (`code.formats`). */

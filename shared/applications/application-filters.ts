@@ -9,7 +9,8 @@
  * - `totals`: where matches are counted (`application-counters.ts`; `keys`: the index or lookup partition's keys).
  */
 import { SYNC_STATUSES } from '#applications/applications.js';
-import type { FilterDeclaration } from '#platform/filters.js';
+import { loadApplicationFiltersValidator } from '#generated/applications-validators.js';
+import { filterQuerySchema, filterSet, type FilterDeclaration } from '#platform/filters.js';
 import type { IndexName } from '#platform/table.js';
 
 export type ApplicationServe =
@@ -42,6 +43,9 @@ export const APPLICATION_FILTER_DECLARATIONS = [
   { name: 'updated_at', kind: 'gte', value: 'date', serve: { range: 'UPDATED' } },
 ] as const satisfies readonly FilterDeclaration<ApplicationServe>[];
 
+/** The query's schema, compiled by `npm run validators` (P292). */
+export const APPLICATION_FILTER_QUERY_SCHEMA = /* @__PURE__ */ filterQuerySchema(APPLICATION_FILTER_DECLARATIONS);
+
 type Declared = (typeof APPLICATION_FILTER_DECLARATIONS)[number];
 /** The filters with a slot of their own. */
 export type SlotFilter = Extract<Declared, { serve: { slot: string } }>['name'];
@@ -50,6 +54,8 @@ export type LookupFilter = Extract<Declared, { serve: { lookup: true } }>['name'
 type Totals<T extends string> = Extract<Declared, { serve: { totals: T } }>['name'];
 
 export const APPLICATION_FILTERS = APPLICATION_FILTER_DECLARATIONS.map((d) => d.name);
+/** The list's filters, read by the generated validator of `APPLICATION_FILTER_QUERY_SCHEMA` (P292). */
+export const APPLICATION_FILTER_SET = /* @__PURE__ */ filterSet(APPLICATION_FILTER_DECLARATIONS, loadApplicationFiltersValidator);
 
 const having = <T extends Declared>(test: (d: Declared) => d is T) => APPLICATION_FILTER_DECLARATIONS.filter(test);
 

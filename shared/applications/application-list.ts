@@ -24,11 +24,10 @@ import { countMatching, readKeys, readPage, type CollectionQuery, type Condition
 import { chooseSource, collectionSource, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, pageRequest, walkOf, type LinkContext, type PageEnvelope, type Walk } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
-import { dateConditions, readFilters } from '#platform/filters.js';
 import {
   APPLICATION_DATE_RANGES,
   APPLICATION_FILTERS,
-  APPLICATION_FILTER_DECLARATIONS,
+  APPLICATION_FILTER_SET,
   COMPLEMENT_FILTERS,
   COUNTED_FILTERS,
   FOLDED_FILTERS,
@@ -100,7 +99,7 @@ const channelCopies = /* @__PURE__ */ copyCache<number, TalentChannel>(getChanne
  * counted from their complements (P177), or a date range or the collection. A cursor's walk keeps its source.
  */
 export async function applicationQuery(companyId: number, q: QueryParams, { cursorIndex, skipping }: Walk = {}): Promise<CollectionQuery> {
-  const values = readFilters(q, APPLICATION_FILTER_DECLARATIONS);
+  const values = APPLICATION_FILTER_SET.read(q);
   const text = (name: string) => values.get(name) as string | undefined;
   const id = (name: string) => values.get(name) as number | undefined;
   const email = text('email');
@@ -120,7 +119,7 @@ export async function applicationQuery(companyId: number, q: QueryParams, { curs
 
   const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
   if (job !== undefined) conditions.push({ attr: 'job', op: 'eq', value: job });
-  conditions.push(...dateConditions(values, APPLICATION_FILTER_DECLARATIONS));
+  conditions.push(...APPLICATION_FILTER_SET.dateConditions(values));
   // D10: an anonymized application has no e-mail, so the filter must not find it before retention has run.
   const cutoff = new Date(now().getTime() - ANONYMIZATION_AGE_DAYS * 24 * 3600 * 1000).toISOString();
   const emailFrom = createdAt && createdAt > cutoff ? createdAt : cutoff;

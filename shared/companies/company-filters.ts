@@ -8,8 +8,10 @@
  * - `scan`: a case-insensitive substring of the fields `of`, read lower case from the partner's search document (P179).
  * `ordering` is no filter: `company-list.ts` reads it.
  */
-import type { FilterDeclaration } from '#platform/filters.js';
+import { loadCompanyFiltersValidator } from '#generated/companies-validators.js';
+import { filterQuerySchema, filterSet, type FilterDeclaration } from '#platform/filters.js';
 import type { IndexName } from '#platform/table.js';
+import { stringParam, type QueryParams } from '#platform/query-params.js';
 import { COMPANY_STATUSES, type CompanyRecord } from '#companies/company-schema.js';
 
 export type CompanyServe = { slot: IndexName } | { lookup: true } | { scan: { of: readonly (keyof CompanyRecord)[] } };
@@ -29,6 +31,12 @@ export const COMPANY_FILTER_DECLARATIONS = [
   { name: 'candidate_sync_active', kind: 'exact', value: 'boolean', serve: { slot: 'SLOT4' } },
   { name: 'job_sync_active', kind: 'exact', value: 'boolean', serve: { slot: 'SLOT3' } },
 ] as const satisfies readonly FilterDeclaration<CompanyServe>[];
+
+/** The query's schema, compiled by `npm run validators` (P292). */
+export const COMPANY_FILTER_QUERY_SCHEMA = /* @__PURE__ */ filterQuerySchema(COMPANY_FILTER_DECLARATIONS);
+
+/** The list's filters, read by the generated validator of `COMPANY_FILTER_QUERY_SCHEMA` (P292). */
+export const COMPANY_FILTER_SET = /* @__PURE__ */ filterSet(COMPANY_FILTER_DECLARATIONS, loadCompanyFiltersValidator);
 
 type Declared = (typeof COMPANY_FILTER_DECLARATIONS)[number];
 type SlotDeclared = Extract<Declared, { serve: { slot: string } }>;
@@ -56,3 +64,16 @@ export const COMPANY_EXACT_FILTERS: readonly CompanySlotFilter[] = COMPANY_FILTE
 export const COMPANY_SCAN_FILTERS: readonly ScanDeclared[] = COMPANY_FILTER_DECLARATIONS.filter(
   (d): d is ScanDeclared => 'scan' in d.serve,
 );
+
+const ORDERING_FIELDS = ['name', 'status', 'created_at', 'updated_at'] as const;
+export type OrderingField = (typeof ORDERING_FIELDS)[number];
+
+/** `ordering`, no filter: a comma list of fields, each with an optional `-`; no schema refuses it (D6 ignores what it does not know). */
+export function readOrdering(q: QueryParams): { field: OrderingField; descending: boolean }[] {
+  return (stringParam(q, 'ordering') ?? '').split(',').flatMap((term) => {
+    const descending = term.trim().startsWith('-');
+    const field = term.trim().slice(descending ? 1 : 0) as OrderingField;
+    // D6: an unknown ordering field (or an empty term) is ignored.
+    return ORDERING_FIELDS.includes(field) ? [{ field, descending }] : [];
+  });
+}

@@ -13,7 +13,7 @@
  */
 import { itemsOf } from '#platform/batch.js';
 import { counterReader } from '#platform/counts.js';
-import { readFilters, type FilterValues } from '#platform/filters.js';
+import type { FilterValues } from '#platform/filters.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { countMatching, readKeys, readPage, type CollectionQuery, type Condition } from '#platform/paged-query.js';
 import { chooseSource, type SourceCandidate } from '#platform/paged-sources.js';
@@ -29,7 +29,7 @@ import {
   type PageEnvelope,
   type PageRequest,
 } from '#platform/pagination.js';
-import { stringParam, type QueryParams } from '#platform/query-params.js';
+import type { QueryParams } from '#platform/query-params.js';
 import {
   entryFilterValue,
   readSearchDocument,
@@ -41,9 +41,12 @@ import {
 import {
   COMPANY_EXACT_FILTERS,
   COMPANY_FILTER_DECLARATIONS,
+  COMPANY_FILTER_SET,
   COMPANY_SCAN_FILTERS,
   COMPANY_TOTALS_FILTERS,
+  readOrdering,
   type CompanySlotFilter,
+  type OrderingField,
 } from '#companies/company-filters.js';
 import { COMPANY_ORDER_INDEXES, companyFilterValue, companySource, fromItem } from '#companies/company-layout.js';
 import { getCompanyRecord } from '#companies/company-store.js';
@@ -54,8 +57,6 @@ import { presentCompany, type Company, type CompanyRecord } from '#companies/com
 
 /** The list's query parameters (a cursor is bound to them). */
 export const COMPANY_FILTERS = [...COMPANY_FILTER_DECLARATIONS.map((d) => d.name), 'ordering'];
-const ORDERING_FIELDS = ['name', 'status', 'created_at', 'updated_at'] as const;
-type OrderingField = (typeof ORDERING_FIELDS)[number];
 
 export interface CompanyFilter {
   /** The declared filters present (`readFilters`): `status` a list of statuses, any of which matches. */
@@ -64,14 +65,9 @@ export interface CompanyFilter {
 }
 
 export function parseCompanyFilter(q: QueryParams): CompanyFilter {
-  const ordering = (stringParam(q, 'ordering') ?? '').split(',').flatMap((term) => {
-    const descending = term.trim().startsWith('-');
-    const field = term.trim().slice(descending ? 1 : 0) as OrderingField;
-    // D6: an unknown ordering field (or an empty term) is ignored.
-    return ORDERING_FIELDS.includes(field) ? [{ field, descending }] : [];
-  });
+  const ordering = readOrdering(q);
   return {
-    values: readFilters(q, COMPANY_FILTER_DECLARATIONS),
+    values: COMPANY_FILTER_SET.read(q),
     ordering: ordering.length ? ordering : [{ field: 'created_at', descending: true }],
   };
 }

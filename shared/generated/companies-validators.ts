@@ -151,10 +151,10 @@ export function loadCompanyPatchValidator(): CompiledValidator {
         function isLeapYear(year) {
           return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
         }
-        var DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
+        var DATE2 = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
         var DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
         function date(str) {
-          const matches = DATE.exec(str);
+          const matches = DATE2.exec(str);
           if (!matches)
             return false;
           const year = +matches[1];
@@ -305,7 +305,22 @@ export function loadCompanyPatchValidator(): CompiledValidator {
       }
       return { essence: `${type[1]}/${type[2]}`.toLowerCase(), parameters };
     }
-    var URL_CHARACTERS, LABEL, HOST, TOKEN, QUOTED, PARAMETER, TYPE, TOKEN_ONLY;
+    function parseDateOrDateTime(value) {
+      const date = DATE.exec(value);
+      if (date) {
+        const parsed = new Date(Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3])));
+        if (parsed.getUTCMonth() !== Number(date[2]) - 1 || parsed.getUTCDate() !== Number(date[3])) return void 0;
+        return parsed.toISOString();
+      }
+      if (!DATE_TIME.test(value)) return void 0;
+      const ms = Date.parse(value);
+      if (Number.isNaN(ms)) return void 0;
+      return new Date(ms).toISOString();
+    }
+    function isPositiveIntegerText(value) {
+      return /^\d+$/.test(value) && Number(value) >= 1 && Number.isSafeInteger(Number(value));
+    }
+    var URL_CHARACTERS, LABEL, HOST, TOKEN, QUOTED, PARAMETER, TYPE, TOKEN_ONLY, DATE, DATE_TIME;
     var init_web_formats = __esm({
       "shared/platform/web-formats.ts"() {
         "use strict";
@@ -317,6 +332,8 @@ export function loadCompanyPatchValidator(): CompiledValidator {
         PARAMETER = new RegExp(`^[ \\t]*;[ \\t]*(${TOKEN})=(${TOKEN}|${QUOTED})`);
         TYPE = new RegExp(`^(${TOKEN})/(${TOKEN})`);
         TOKEN_ONLY = new RegExp(`^${TOKEN}$`);
+        DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+        DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
       }
     });
   
@@ -335,7 +352,10 @@ export function loadCompanyPatchValidator(): CompiledValidator {
           ...import_formats.fullFormats,
           // The one rule for URLs we store and hand out, and media types safe to echo into headers (docs/security.md).
           "http-url": { type: "string", validate: (value) => isHttpUrl(value) },
-          "media-type": { type: "string", validate: (value) => parseMediaType(value) !== void 0 }
+          "media-type": { type: "string", validate: (value) => parseMediaType(value) !== void 0 },
+          // Query string values of the list filters (D5, P292): a date or ISO date-time, a positive integer id, as text.
+          "date-or-date-time": { type: "string", validate: (value) => parseDateOrDateTime(value) !== void 0 },
+          "positive-integer": { type: "string", validate: isPositiveIntegerText }
         };
       }
     });
@@ -712,6 +732,223 @@ export function loadCompanyPatchValidator(): CompiledValidator {
       return errors === 0;
     }
     return __toCommonJS(CompanyPatch_standalone_exports);
+  })();
+  return generated.validate;
+}
+
+export function loadCompanyFiltersValidator(): CompiledValidator {
+  "use strict";
+  var generated = (() => {
+    var __defProp = Object.defineProperty;
+    var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+    var __getOwnPropNames = Object.getOwnPropertyNames;
+    var __hasOwnProp = Object.prototype.hasOwnProperty;
+    var __export = (target, all) => {
+      for (var name in all)
+        __defProp(target, name, { get: all[name], enumerable: true });
+    };
+    var __copyProps = (to, from, except, desc) => {
+      if (from && typeof from === "object" || typeof from === "function") {
+        for (let key of __getOwnPropNames(from))
+          if (!__hasOwnProp.call(to, key) && key !== except)
+            __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+      }
+      return to;
+    };
+    var __toCommonJS = (mod) => __copyProps(__defProp({}, "__esModule", { value: true }), mod);
+  
+    // CompanyFilters.standalone.js
+    var CompanyFilters_standalone_exports = {};
+    __export(CompanyFilters_standalone_exports, {
+      validate: () => validate
+    });
+    var validate = validate10;
+    var schema11 = { "type": "object", "properties": { "name": { "type": "string", "x-max-utf16-length": 500 }, "ats": { "type": "string", "x-max-utf16-length": 500 }, "partner_company_id": { "type": "string", "x-max-utf16-length": 500 }, "status": { "type": "array", "items": { "type": "string", "enum": ["invited", "requested", "active", "failing", "deactivated", "deleted"] } }, "search": { "type": "string", "x-max-utf16-length": 500 }, "candidate_sync_active": { "type": "string", "pattern": "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$" }, "job_sync_active": { "type": "string", "pattern": "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$" } } };
+    var pattern0 = new RegExp("^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$", "u");
+    function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+      let vErrors = null;
+      let errors = 0;
+      if (data && typeof data == "object" && !Array.isArray(data)) {
+        if (data.name !== void 0) {
+          let data0 = data.name;
+          if (typeof data0 === "string") {
+            if (data0.length > 500) {
+              const err0 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/x-max-utf16-length", keyword: "x-max-utf16-length", params: {}, message: "must be at most 500 characters" };
+              if (vErrors === null) {
+                vErrors = [err0];
+              } else {
+                vErrors.push(err0);
+              }
+              errors++;
+            }
+          } else {
+            const err1 = { instancePath: instancePath + "/name", schemaPath: "#/properties/name/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err1];
+            } else {
+              vErrors.push(err1);
+            }
+            errors++;
+          }
+        }
+        if (data.ats !== void 0) {
+          let data1 = data.ats;
+          if (typeof data1 === "string") {
+            if (data1.length > 500) {
+              const err2 = { instancePath: instancePath + "/ats", schemaPath: "#/properties/ats/x-max-utf16-length", keyword: "x-max-utf16-length", params: {}, message: "must be at most 500 characters" };
+              if (vErrors === null) {
+                vErrors = [err2];
+              } else {
+                vErrors.push(err2);
+              }
+              errors++;
+            }
+          } else {
+            const err3 = { instancePath: instancePath + "/ats", schemaPath: "#/properties/ats/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err3];
+            } else {
+              vErrors.push(err3);
+            }
+            errors++;
+          }
+        }
+        if (data.partner_company_id !== void 0) {
+          let data2 = data.partner_company_id;
+          if (typeof data2 === "string") {
+            if (data2.length > 500) {
+              const err4 = { instancePath: instancePath + "/partner_company_id", schemaPath: "#/properties/partner_company_id/x-max-utf16-length", keyword: "x-max-utf16-length", params: {}, message: "must be at most 500 characters" };
+              if (vErrors === null) {
+                vErrors = [err4];
+              } else {
+                vErrors.push(err4);
+              }
+              errors++;
+            }
+          } else {
+            const err5 = { instancePath: instancePath + "/partner_company_id", schemaPath: "#/properties/partner_company_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data.status !== void 0) {
+          let data3 = data.status;
+          if (Array.isArray(data3)) {
+            const len0 = data3.length;
+            for (let i0 = 0; i0 < len0; i0++) {
+              let data4 = data3[i0];
+              if (typeof data4 !== "string") {
+                const err6 = { instancePath: instancePath + "/status/" + i0, schemaPath: "#/properties/status/items/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+                if (vErrors === null) {
+                  vErrors = [err6];
+                } else {
+                  vErrors.push(err6);
+                }
+                errors++;
+              }
+              if (!(data4 === "invited" || data4 === "requested" || data4 === "active" || data4 === "failing" || data4 === "deactivated" || data4 === "deleted")) {
+                const err7 = { instancePath: instancePath + "/status/" + i0, schemaPath: "#/properties/status/items/enum", keyword: "enum", params: { allowedValues: schema11.properties.status.items.enum }, message: "must be equal to one of the allowed values" };
+                if (vErrors === null) {
+                  vErrors = [err7];
+                } else {
+                  vErrors.push(err7);
+                }
+                errors++;
+              }
+            }
+          } else {
+            const err8 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "array" }, message: "must be array" };
+            if (vErrors === null) {
+              vErrors = [err8];
+            } else {
+              vErrors.push(err8);
+            }
+            errors++;
+          }
+        }
+        if (data.search !== void 0) {
+          let data5 = data.search;
+          if (typeof data5 === "string") {
+            if (data5.length > 500) {
+              const err9 = { instancePath: instancePath + "/search", schemaPath: "#/properties/search/x-max-utf16-length", keyword: "x-max-utf16-length", params: {}, message: "must be at most 500 characters" };
+              if (vErrors === null) {
+                vErrors = [err9];
+              } else {
+                vErrors.push(err9);
+              }
+              errors++;
+            }
+          } else {
+            const err10 = { instancePath: instancePath + "/search", schemaPath: "#/properties/search/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err10];
+            } else {
+              vErrors.push(err10);
+            }
+            errors++;
+          }
+        }
+        if (data.candidate_sync_active !== void 0) {
+          let data6 = data.candidate_sync_active;
+          if (typeof data6 === "string") {
+            if (!pattern0.test(data6)) {
+              const err11 = { instancePath: instancePath + "/candidate_sync_active", schemaPath: "#/properties/candidate_sync_active/pattern", keyword: "pattern", params: { pattern: "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$" }, message: 'must match pattern "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$"' };
+              if (vErrors === null) {
+                vErrors = [err11];
+              } else {
+                vErrors.push(err11);
+              }
+              errors++;
+            }
+          } else {
+            const err12 = { instancePath: instancePath + "/candidate_sync_active", schemaPath: "#/properties/candidate_sync_active/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err12];
+            } else {
+              vErrors.push(err12);
+            }
+            errors++;
+          }
+        }
+        if (data.job_sync_active !== void 0) {
+          let data7 = data.job_sync_active;
+          if (typeof data7 === "string") {
+            if (!pattern0.test(data7)) {
+              const err13 = { instancePath: instancePath + "/job_sync_active", schemaPath: "#/properties/job_sync_active/pattern", keyword: "pattern", params: { pattern: "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$" }, message: 'must match pattern "^(?:[Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$"' };
+              if (vErrors === null) {
+                vErrors = [err13];
+              } else {
+                vErrors.push(err13);
+              }
+              errors++;
+            }
+          } else {
+            const err14 = { instancePath: instancePath + "/job_sync_active", schemaPath: "#/properties/job_sync_active/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err14];
+            } else {
+              vErrors.push(err14);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err15 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        if (vErrors === null) {
+          vErrors = [err15];
+        } else {
+          vErrors.push(err15);
+        }
+        errors++;
+      }
+      validate10.errors = vErrors;
+      return errors === 0;
+    }
+    return __toCommonJS(CompanyFilters_standalone_exports);
   })();
   return generated.validate;
 }

@@ -197,10 +197,10 @@ export function loadJobInputValidator(): CompiledValidator {
         function isLeapYear(year) {
           return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
         }
-        var DATE = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
+        var DATE2 = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
         var DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
         function date(str) {
-          const matches = DATE.exec(str);
+          const matches = DATE2.exec(str);
           if (!matches)
             return false;
           const year = +matches[1];
@@ -351,7 +351,22 @@ export function loadJobInputValidator(): CompiledValidator {
       }
       return { essence: `${type[1]}/${type[2]}`.toLowerCase(), parameters };
     }
-    var URL_CHARACTERS, LABEL, HOST, TOKEN, QUOTED, PARAMETER, TYPE, TOKEN_ONLY;
+    function parseDateOrDateTime(value) {
+      const date = DATE.exec(value);
+      if (date) {
+        const parsed = new Date(Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3])));
+        if (parsed.getUTCMonth() !== Number(date[2]) - 1 || parsed.getUTCDate() !== Number(date[3])) return void 0;
+        return parsed.toISOString();
+      }
+      if (!DATE_TIME.test(value)) return void 0;
+      const ms = Date.parse(value);
+      if (Number.isNaN(ms)) return void 0;
+      return new Date(ms).toISOString();
+    }
+    function isPositiveIntegerText(value) {
+      return /^\d+$/.test(value) && Number(value) >= 1 && Number.isSafeInteger(Number(value));
+    }
+    var URL_CHARACTERS, LABEL, HOST, TOKEN, QUOTED, PARAMETER, TYPE, TOKEN_ONLY, DATE, DATE_TIME;
     var init_web_formats = __esm({
       "shared/platform/web-formats.ts"() {
         "use strict";
@@ -363,6 +378,8 @@ export function loadJobInputValidator(): CompiledValidator {
         PARAMETER = new RegExp(`^[ \\t]*;[ \\t]*(${TOKEN})=(${TOKEN}|${QUOTED})`);
         TYPE = new RegExp(`^(${TOKEN})/(${TOKEN})`);
         TOKEN_ONLY = new RegExp(`^${TOKEN}$`);
+        DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+        DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
       }
     });
   
@@ -381,7 +398,10 @@ export function loadJobInputValidator(): CompiledValidator {
           ...import_formats.fullFormats,
           // The one rule for URLs we store and hand out, and media types safe to echo into headers (docs/security.md).
           "http-url": { type: "string", validate: (value) => isHttpUrl(value) },
-          "media-type": { type: "string", validate: (value) => parseMediaType(value) !== void 0 }
+          "media-type": { type: "string", validate: (value) => parseMediaType(value) !== void 0 },
+          // Query string values of the list filters (D5, P292): a date or ISO date-time, a positive integer id, as text.
+          "date-or-date-time": { type: "string", validate: (value) => parseDateOrDateTime(value) !== void 0 },
+          "positive-integer": { type: "string", validate: isPositiveIntegerText }
         };
       }
     });
@@ -2207,6 +2227,583 @@ export function loadJobInputValidator(): CompiledValidator {
       return errors === 0;
     }
     return __toCommonJS(JobInput_standalone_exports);
+  })();
+  return generated.validate;
+}
+
+export function loadJobFiltersValidator(): CompiledValidator {
+  "use strict";
+  var generated = (() => {
+    var __create = Object.create;
+    var __defProp = Object.defineProperty;
+    var __getOwnPropDesc = Object.getOwnPropertyDescriptor;
+    var __getOwnPropNames = Object.getOwnPropertyNames;
+    var __getProtoOf = Object.getPrototypeOf;
+    var __hasOwnProp = Object.prototype.hasOwnProperty;
+    var __esm = (fn, res, err) => function __init() {
+      if (err) throw err[0];
+      try {
+        return fn && (res = (0, fn[__getOwnPropNames(fn)[0]])(fn = 0)), res;
+      } catch (e) {
+        throw err = [e], e;
+      }
+    };
+    var __commonJS = (cb, mod) => function __require() {
+      try {
+        return mod || (0, cb[__getOwnPropNames(cb)[0]])((mod = { exports: {} }).exports, mod), mod.exports;
+      } catch (e) {
+        throw mod = 0, e;
+      }
+    };
+    var __export = (target, all) => {
+      for (var name in all)
+        __defProp(target, name, { get: all[name], enumerable: true });
+    };
+    var __copyProps = (to, from, except, desc) => {
+      if (from && typeof from === "object" || typeof from === "function") {
+        for (let key of __getOwnPropNames(from))
+          if (!__hasOwnProp.call(to, key) && key !== except)
+            __defProp(to, key, { get: () => from[key], enumerable: !(desc = __getOwnPropDesc(from, key)) || desc.enumerable });
+      }
+      return to;
+    };
+    var __toESM = (mod, isNodeMode, target) => (target = mod != null ? __create(__getProtoOf(mod)) : {}, __copyProps(
+      // If the importer is in node compatibility mode or this is not an ESM
+      // file that has been converted to a CommonJS file using a Babel-
+      // compatible transform (i.e. "__esModule" has not been set), then set
+      // "default" to the CommonJS "module.exports" for node compatibility.
+      isNodeMode || !mod || !mod.__esModule ? __defProp(target, "default", { value: mod, enumerable: true }) : target,
+      mod
+    ));
+    var __toCommonJS = (mod) => __copyProps(__defProp({}, "__esModule", { value: true }), mod);
+  
+    // node_modules/ajv-formats/dist/formats.js
+    var require_formats = __commonJS({
+      "node_modules/ajv-formats/dist/formats.js"(exports) {
+        "use strict";
+        Object.defineProperty(exports, "__esModule", { value: true });
+        exports.formatNames = exports.fastFormats = exports.fullFormats = void 0;
+        function fmtDef(validate2, compare) {
+          return { validate: validate2, compare };
+        }
+        exports.fullFormats = {
+          // date: http://tools.ietf.org/html/rfc3339#section-5.6
+          date: fmtDef(date, compareDate),
+          // date-time: http://tools.ietf.org/html/rfc3339#section-5.6
+          time: fmtDef(getTime(true), compareTime),
+          "date-time": fmtDef(getDateTime(true), compareDateTime),
+          "iso-time": fmtDef(getTime(), compareIsoTime),
+          "iso-date-time": fmtDef(getDateTime(), compareIsoDateTime),
+          // duration: https://tools.ietf.org/html/rfc3339#appendix-A
+          duration: /^P(?!$)((\d+Y)?(\d+M)?(\d+D)?(T(?=\d)(\d+H)?(\d+M)?(\d+S)?)?|(\d+W)?)$/,
+          uri,
+          "uri-reference": /^(?:[a-z][a-z0-9+\-.]*:)?(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'"()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'"()*+,;=:@]|%[0-9a-f]{2})*)*)?(?:\?(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'"()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i,
+          // uri-template: https://tools.ietf.org/html/rfc6570
+          "uri-template": /^(?:(?:[^\x00-\x20"'<>%\\^`{|}]|%[0-9a-f]{2})|\{[+#./;?&=,!@|]?(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?(?:,(?:[a-z0-9_]|%[0-9a-f]{2})+(?::[1-9][0-9]{0,3}|\*)?)*\})*$/i,
+          // For the source: https://gist.github.com/dperini/729294
+          // For test cases: https://mathiasbynens.be/demo/url-regex
+          url: /^(?:https?|ftp):\/\/(?:\S+(?::\S*)?@)?(?:(?!(?:10|127)(?:\.\d{1,3}){3})(?!(?:169\.254|192\.168)(?:\.\d{1,3}){2})(?!172\.(?:1[6-9]|2\d|3[0-1])(?:\.\d{1,3}){2})(?:[1-9]\d?|1\d\d|2[01]\d|22[0-3])(?:\.(?:1?\d{1,2}|2[0-4]\d|25[0-5])){2}(?:\.(?:[1-9]\d?|1\d\d|2[0-4]\d|25[0-4]))|(?:(?:[a-z0-9\u{00a1}-\u{ffff}]+-)*[a-z0-9\u{00a1}-\u{ffff}]+)(?:\.(?:[a-z0-9\u{00a1}-\u{ffff}]+-)*[a-z0-9\u{00a1}-\u{ffff}]+)*(?:\.(?:[a-z\u{00a1}-\u{ffff}]{2,})))(?::\d{2,5})?(?:\/[^\s]*)?$/iu,
+          email: /^[a-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[a-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/i,
+          hostname: /^(?=.{1,253}\.?$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[-0-9a-z]{0,61}[0-9a-z])?)*\.?$/i,
+          // optimized https://www.safaribooksonline.com/library/view/regular-expressions-cookbook/9780596802837/ch07s16.html
+          ipv4: /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/,
+          ipv6: /^((([0-9a-f]{1,4}:){7}([0-9a-f]{1,4}|:))|(([0-9a-f]{1,4}:){6}(:[0-9a-f]{1,4}|((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){5}(((:[0-9a-f]{1,4}){1,2})|:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3})|:))|(([0-9a-f]{1,4}:){4}(((:[0-9a-f]{1,4}){1,3})|((:[0-9a-f]{1,4})?:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){3}(((:[0-9a-f]{1,4}){1,4})|((:[0-9a-f]{1,4}){0,2}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){2}(((:[0-9a-f]{1,4}){1,5})|((:[0-9a-f]{1,4}){0,3}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(([0-9a-f]{1,4}:){1}(((:[0-9a-f]{1,4}){1,6})|((:[0-9a-f]{1,4}){0,4}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:))|(:(((:[0-9a-f]{1,4}){1,7})|((:[0-9a-f]{1,4}){0,5}:((25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}))|:)))$/i,
+          regex,
+          // uuid: http://tools.ietf.org/html/rfc4122
+          uuid: /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i,
+          // JSON-pointer: https://tools.ietf.org/html/rfc6901
+          // uri fragment: https://tools.ietf.org/html/rfc3986#appendix-A
+          "json-pointer": /^(?:\/(?:[^~/]|~0|~1)*)*$/,
+          "json-pointer-uri-fragment": /^#(?:\/(?:[a-z0-9_\-.!$&'()*+,;:=@]|%[0-9a-f]{2}|~0|~1)*)*$/i,
+          // relative JSON-pointer: http://tools.ietf.org/html/draft-luff-relative-json-pointer-00
+          "relative-json-pointer": /^(?:0|[1-9][0-9]*)(?:#|(?:\/(?:[^~/]|~0|~1)*)*)$/,
+          // the following formats are used by the openapi specification: https://spec.openapis.org/oas/v3.0.0#data-types
+          // byte: https://github.com/miguelmota/is-base64
+          byte,
+          // signed 32 bit integer
+          int32: { type: "number", validate: validateInt32 },
+          // signed 64 bit integer
+          int64: { type: "number", validate: validateInt64 },
+          // C-type float
+          float: { type: "number", validate: validateNumber },
+          // C-type double
+          double: { type: "number", validate: validateNumber },
+          // hint to the UI to hide input strings
+          password: true,
+          // unchecked string payload
+          binary: true
+        };
+        exports.fastFormats = {
+          ...exports.fullFormats,
+          date: fmtDef(/^\d\d\d\d-[0-1]\d-[0-3]\d$/, compareDate),
+          time: fmtDef(/^(?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)$/i, compareTime),
+          "date-time": fmtDef(/^\d\d\d\d-[0-1]\d-[0-3]\dt(?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)$/i, compareDateTime),
+          "iso-time": fmtDef(/^(?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)?$/i, compareIsoTime),
+          "iso-date-time": fmtDef(/^\d\d\d\d-[0-1]\d-[0-3]\d[t\s](?:[0-2]\d:[0-5]\d:[0-5]\d|23:59:60)(?:\.\d+)?(?:z|[+-]\d\d(?::?\d\d)?)?$/i, compareIsoDateTime),
+          // uri: https://github.com/mafintosh/is-my-json-valid/blob/master/formats.js
+          uri: /^(?:[a-z][a-z0-9+\-.]*:)(?:\/?\/)?[^\s]*$/i,
+          "uri-reference": /^(?:(?:[a-z][a-z0-9+\-.]*:)?\/?\/)?(?:[^\\\s#][^\s#]*)?(?:#[^\\\s]*)?$/i,
+          // email (sources from jsen validator):
+          // http://stackoverflow.com/questions/201323/using-a-regular-expression-to-validate-an-email-address#answer-8829363
+          // http://www.w3.org/TR/html5/forms.html#valid-e-mail-address (search for 'wilful violation')
+          email: /^[a-z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i
+        };
+        exports.formatNames = Object.keys(exports.fullFormats);
+        function isLeapYear(year) {
+          return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+        }
+        var DATE2 = /^(\d\d\d\d)-(\d\d)-(\d\d)$/;
+        var DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+        function date(str) {
+          const matches = DATE2.exec(str);
+          if (!matches)
+            return false;
+          const year = +matches[1];
+          const month = +matches[2];
+          const day = +matches[3];
+          return month >= 1 && month <= 12 && day >= 1 && day <= (month === 2 && isLeapYear(year) ? 29 : DAYS[month]);
+        }
+        function compareDate(d1, d2) {
+          if (!(d1 && d2))
+            return void 0;
+          if (d1 > d2)
+            return 1;
+          if (d1 < d2)
+            return -1;
+          return 0;
+        }
+        var TIME = /^(\d\d):(\d\d):(\d\d(?:\.\d+)?)(z|([+-])(\d\d)(?::?(\d\d))?)?$/i;
+        function getTime(strictTimeZone) {
+          return function time(str) {
+            const matches = TIME.exec(str);
+            if (!matches)
+              return false;
+            const hr = +matches[1];
+            const min = +matches[2];
+            const sec = +matches[3];
+            const tz = matches[4];
+            const tzSign = matches[5] === "-" ? -1 : 1;
+            const tzH = +(matches[6] || 0);
+            const tzM = +(matches[7] || 0);
+            if (tzH > 23 || tzM > 59 || strictTimeZone && !tz)
+              return false;
+            if (hr <= 23 && min <= 59 && sec < 60)
+              return true;
+            const utcMin = min - tzM * tzSign;
+            const utcHr = hr - tzH * tzSign - (utcMin < 0 ? 1 : 0);
+            return (utcHr === 23 || utcHr === -1) && (utcMin === 59 || utcMin === -1) && sec < 61;
+          };
+        }
+        function compareTime(s1, s2) {
+          if (!(s1 && s2))
+            return void 0;
+          const t1 = (/* @__PURE__ */ new Date("2020-01-01T" + s1)).valueOf();
+          const t2 = (/* @__PURE__ */ new Date("2020-01-01T" + s2)).valueOf();
+          if (!(t1 && t2))
+            return void 0;
+          return t1 - t2;
+        }
+        function compareIsoTime(t1, t2) {
+          if (!(t1 && t2))
+            return void 0;
+          const a1 = TIME.exec(t1);
+          const a2 = TIME.exec(t2);
+          if (!(a1 && a2))
+            return void 0;
+          t1 = a1[1] + a1[2] + a1[3];
+          t2 = a2[1] + a2[2] + a2[3];
+          if (t1 > t2)
+            return 1;
+          if (t1 < t2)
+            return -1;
+          return 0;
+        }
+        var DATE_TIME_SEPARATOR = /t|\s/i;
+        function getDateTime(strictTimeZone) {
+          const time = getTime(strictTimeZone);
+          return function date_time(str) {
+            const dateTime = str.split(DATE_TIME_SEPARATOR);
+            return dateTime.length === 2 && date(dateTime[0]) && time(dateTime[1]);
+          };
+        }
+        function compareDateTime(dt1, dt2) {
+          if (!(dt1 && dt2))
+            return void 0;
+          const d1 = new Date(dt1).valueOf();
+          const d2 = new Date(dt2).valueOf();
+          if (!(d1 && d2))
+            return void 0;
+          return d1 - d2;
+        }
+        function compareIsoDateTime(dt1, dt2) {
+          if (!(dt1 && dt2))
+            return void 0;
+          const [d1, t1] = dt1.split(DATE_TIME_SEPARATOR);
+          const [d2, t2] = dt2.split(DATE_TIME_SEPARATOR);
+          const res = compareDate(d1, d2);
+          if (res === void 0)
+            return void 0;
+          return res || compareTime(t1, t2);
+        }
+        var NOT_URI_FRAGMENT = /\/|:/;
+        var URI = /^(?:[a-z][a-z0-9+\-.]*:)(?:\/?\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:]|%[0-9a-f]{2})*@)?(?:\[(?:(?:(?:(?:[0-9a-f]{1,4}:){6}|::(?:[0-9a-f]{1,4}:){5}|(?:[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){4}|(?:(?:[0-9a-f]{1,4}:){0,1}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){3}|(?:(?:[0-9a-f]{1,4}:){0,2}[0-9a-f]{1,4})?::(?:[0-9a-f]{1,4}:){2}|(?:(?:[0-9a-f]{1,4}:){0,3}[0-9a-f]{1,4})?::[0-9a-f]{1,4}:|(?:(?:[0-9a-f]{1,4}:){0,4}[0-9a-f]{1,4})?::)(?:[0-9a-f]{1,4}:[0-9a-f]{1,4}|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?))|(?:(?:[0-9a-f]{1,4}:){0,5}[0-9a-f]{1,4})?::[0-9a-f]{1,4}|(?:(?:[0-9a-f]{1,4}:){0,6}[0-9a-f]{1,4})?::)|[Vv][0-9a-f]+\.[a-z0-9\-._~!$&'()*+,;=:]+)\]|(?:(?:25[0-5]|2[0-4]\d|[01]?\d\d?)\.){3}(?:25[0-5]|2[0-4]\d|[01]?\d\d?)|(?:[a-z0-9\-._~!$&'()*+,;=]|%[0-9a-f]{2})*)(?::\d*)?(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*|\/(?:(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)?|(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})+(?:\/(?:[a-z0-9\-._~!$&'()*+,;=:@]|%[0-9a-f]{2})*)*)(?:\?(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?(?:#(?:[a-z0-9\-._~!$&'()*+,;=:@/?]|%[0-9a-f]{2})*)?$/i;
+        function uri(str) {
+          return NOT_URI_FRAGMENT.test(str) && URI.test(str);
+        }
+        var BYTE = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/gm;
+        function byte(str) {
+          BYTE.lastIndex = 0;
+          return BYTE.test(str);
+        }
+        var MIN_INT32 = -(2 ** 31);
+        var MAX_INT32 = 2 ** 31 - 1;
+        function validateInt32(value) {
+          return Number.isInteger(value) && value <= MAX_INT32 && value >= MIN_INT32;
+        }
+        function validateInt64(value) {
+          return Number.isInteger(value);
+        }
+        function validateNumber() {
+          return true;
+        }
+        var Z_ANCHOR = /[^\\]\\Z/;
+        function regex(str) {
+          if (Z_ANCHOR.test(str))
+            return false;
+          try {
+            new RegExp(str);
+            return true;
+          } catch (e) {
+            return false;
+          }
+        }
+      }
+    });
+  
+    // shared/platform/web-formats.ts
+    function isHttpUrl(value, maxLength = 2e3) {
+      if (value.length > maxLength || !URL_CHARACTERS.test(value) || !/^https?:\/\/[^/?#]/i.test(value)) return false;
+      let url;
+      try {
+        url = new URL(value);
+      } catch {
+        return false;
+      }
+      return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "" && !url.username && !url.password;
+    }
+    function parseMediaType(value) {
+      if (value.length > 255) return void 0;
+      const type = TYPE.exec(value);
+      if (!type) return void 0;
+      const parameters = [];
+      let rest = value.slice(type[0].length);
+      while (rest.replace(/^[ \t]+$/, "") !== "") {
+        const parameter = PARAMETER.exec(rest);
+        if (!parameter) return void 0;
+        const raw = parameter[2];
+        parameters.push([parameter[1].toLowerCase(), raw.startsWith('"') ? raw.slice(1, -1).replace(/\\(.)/g, "$1") : raw]);
+        rest = rest.slice(parameter[0].length);
+      }
+      return { essence: `${type[1]}/${type[2]}`.toLowerCase(), parameters };
+    }
+    function parseDateOrDateTime(value) {
+      const date = DATE.exec(value);
+      if (date) {
+        const parsed = new Date(Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3])));
+        if (parsed.getUTCMonth() !== Number(date[2]) - 1 || parsed.getUTCDate() !== Number(date[3])) return void 0;
+        return parsed.toISOString();
+      }
+      if (!DATE_TIME.test(value)) return void 0;
+      const ms = Date.parse(value);
+      if (Number.isNaN(ms)) return void 0;
+      return new Date(ms).toISOString();
+    }
+    function isPositiveIntegerText(value) {
+      return /^\d+$/.test(value) && Number(value) >= 1 && Number.isSafeInteger(Number(value));
+    }
+    var URL_CHARACTERS, LABEL, HOST, TOKEN, QUOTED, PARAMETER, TYPE, TOKEN_ONLY, DATE, DATE_TIME;
+    var init_web_formats = __esm({
+      "shared/platform/web-formats.ts"() {
+        "use strict";
+        URL_CHARACTERS = /^[\x21-\x7e]+$/;
+        LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+        HOST = new RegExp(`^(?:${LABEL}(?:\\.${LABEL})*\\.?|\\[[0-9A-Fa-f:.]{2,45}\\])(?::\\d{1,5})?$`);
+        TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
+        QUOTED = '"(?:[\\t\\x20-\\x21\\x23-\\x5b\\x5d-\\x7e]|\\\\[\\t\\x20-\\x7e])*"';
+        PARAMETER = new RegExp(`^[ \\t]*;[ \\t]*(${TOKEN})=(${TOKEN}|${QUOTED})`);
+        TYPE = new RegExp(`^(${TOKEN})/(${TOKEN})`);
+        TOKEN_ONLY = new RegExp(`^${TOKEN}$`);
+        DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+        DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+      }
+    });
+  
+    // shared/platform/formats.ts
+    var formats_exports = {};
+    __export(formats_exports, {
+      formats: () => formats
+    });
+    var import_formats, formats;
+    var init_formats = __esm({
+      "shared/platform/formats.ts"() {
+        "use strict";
+        import_formats = __toESM(require_formats(), 1);
+        init_web_formats();
+        formats = {
+          ...import_formats.fullFormats,
+          // The one rule for URLs we store and hand out, and media types safe to echo into headers (docs/security.md).
+          "http-url": { type: "string", validate: (value) => isHttpUrl(value) },
+          "media-type": { type: "string", validate: (value) => parseMediaType(value) !== void 0 },
+          // Query string values of the list filters (D5, P292): a date or ISO date-time, a positive integer id, as text.
+          "date-or-date-time": { type: "string", validate: (value) => parseDateOrDateTime(value) !== void 0 },
+          "positive-integer": { type: "string", validate: isPositiveIntegerText }
+        };
+      }
+    });
+  
+    // JobFilters.standalone.js
+    var JobFilters_standalone_exports = {};
+    __export(JobFilters_standalone_exports, {
+      validate: () => validate
+    });
+    var validate = validate10;
+    var schema11 = { "type": "object", "properties": { "external_id": { "type": "string", "x-max-utf16-length": 500 }, "title": { "type": "string", "x-max-utf16-length": 500 }, "status": { "type": "string", "enum": ["active", "deleted", "archived"] }, "remote": { "type": "string", "enum": ["remote", "hybrid", "on-site"] }, "language": { "type": "string", "x-max-utf16-length": 500 }, "city": { "type": "string", "x-max-utf16-length": 500 }, "country": { "type": "string", "x-max-utf16-length": 500 }, "created_at": { "type": "string", "format": "date-or-date-time" }, "updated_at": { "type": "string", "format": "date-or-date-time" }, "last_content_update_at": { "type": "string", "format": "date-or-date-time" } } };
+    var formats0 = (init_formats(), __toCommonJS(formats_exports)).formats["date-or-date-time"];
+    function validate10(data, { instancePath = "", parentData, parentDataProperty, rootData = data } = {}) {
+      let vErrors = null;
+      let errors = 0;
+      if (data && typeof data == "object" && !Array.isArray(data)) {
+        if (data.external_id !== void 0) {
+          let data0 = data.external_id;
+          if (typeof data0 === "string") {
+            if (data0.length > 500) {
+              const err0 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/x-max-utf16-length", keyword: "x-max-utf16-length", params: {}, message: "must be at most 500 characters" };
+              if (vErrors === null) {
+                vErrors = [err0];
+              } else {
+                vErrors.push(err0);
+              }
+              errors++;
+            }
+          } else {
+            const err1 = { instancePath: instancePath + "/external_id", schemaPath: "#/properties/external_id/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err1];
+            } else {
+              vErrors.push(err1);
+            }
+            errors++;
+          }
+        }
+        if (data.title !== void 0) {
+          let data1 = data.title;
+          if (typeof data1 === "string") {
+            if (data1.length > 500) {
+              const err2 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/x-max-utf16-length", keyword: "x-max-utf16-length", params: {}, message: "must be at most 500 characters" };
+              if (vErrors === null) {
+                vErrors = [err2];
+              } else {
+                vErrors.push(err2);
+              }
+              errors++;
+            }
+          } else {
+            const err3 = { instancePath: instancePath + "/title", schemaPath: "#/properties/title/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err3];
+            } else {
+              vErrors.push(err3);
+            }
+            errors++;
+          }
+        }
+        if (data.status !== void 0) {
+          let data2 = data.status;
+          if (typeof data2 !== "string") {
+            const err4 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err4];
+            } else {
+              vErrors.push(err4);
+            }
+            errors++;
+          }
+          if (!(data2 === "active" || data2 === "deleted" || data2 === "archived")) {
+            const err5 = { instancePath: instancePath + "/status", schemaPath: "#/properties/status/enum", keyword: "enum", params: { allowedValues: schema11.properties.status.enum }, message: "must be equal to one of the allowed values" };
+            if (vErrors === null) {
+              vErrors = [err5];
+            } else {
+              vErrors.push(err5);
+            }
+            errors++;
+          }
+        }
+        if (data.remote !== void 0) {
+          let data3 = data.remote;
+          if (typeof data3 !== "string") {
+            const err6 = { instancePath: instancePath + "/remote", schemaPath: "#/properties/remote/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err6];
+            } else {
+              vErrors.push(err6);
+            }
+            errors++;
+          }
+          if (!(data3 === "remote" || data3 === "hybrid" || data3 === "on-site")) {
+            const err7 = { instancePath: instancePath + "/remote", schemaPath: "#/properties/remote/enum", keyword: "enum", params: { allowedValues: schema11.properties.remote.enum }, message: "must be equal to one of the allowed values" };
+            if (vErrors === null) {
+              vErrors = [err7];
+            } else {
+              vErrors.push(err7);
+            }
+            errors++;
+          }
+        }
+        if (data.language !== void 0) {
+          let data4 = data.language;
+          if (typeof data4 === "string") {
+            if (data4.length > 500) {
+              const err8 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/x-max-utf16-length", keyword: "x-max-utf16-length", params: {}, message: "must be at most 500 characters" };
+              if (vErrors === null) {
+                vErrors = [err8];
+              } else {
+                vErrors.push(err8);
+              }
+              errors++;
+            }
+          } else {
+            const err9 = { instancePath: instancePath + "/language", schemaPath: "#/properties/language/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err9];
+            } else {
+              vErrors.push(err9);
+            }
+            errors++;
+          }
+        }
+        if (data.city !== void 0) {
+          let data5 = data.city;
+          if (typeof data5 === "string") {
+            if (data5.length > 500) {
+              const err10 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/x-max-utf16-length", keyword: "x-max-utf16-length", params: {}, message: "must be at most 500 characters" };
+              if (vErrors === null) {
+                vErrors = [err10];
+              } else {
+                vErrors.push(err10);
+              }
+              errors++;
+            }
+          } else {
+            const err11 = { instancePath: instancePath + "/city", schemaPath: "#/properties/city/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err11];
+            } else {
+              vErrors.push(err11);
+            }
+            errors++;
+          }
+        }
+        if (data.country !== void 0) {
+          let data6 = data.country;
+          if (typeof data6 === "string") {
+            if (data6.length > 500) {
+              const err12 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/x-max-utf16-length", keyword: "x-max-utf16-length", params: {}, message: "must be at most 500 characters" };
+              if (vErrors === null) {
+                vErrors = [err12];
+              } else {
+                vErrors.push(err12);
+              }
+              errors++;
+            }
+          } else {
+            const err13 = { instancePath: instancePath + "/country", schemaPath: "#/properties/country/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err13];
+            } else {
+              vErrors.push(err13);
+            }
+            errors++;
+          }
+        }
+        if (data.created_at !== void 0) {
+          let data7 = data.created_at;
+          if (typeof data7 === "string") {
+            if (!formats0.validate(data7)) {
+              const err14 = { instancePath: instancePath + "/created_at", schemaPath: "#/properties/created_at/format", keyword: "format", params: { format: "date-or-date-time" }, message: 'must match format "date-or-date-time"' };
+              if (vErrors === null) {
+                vErrors = [err14];
+              } else {
+                vErrors.push(err14);
+              }
+              errors++;
+            }
+          } else {
+            const err15 = { instancePath: instancePath + "/created_at", schemaPath: "#/properties/created_at/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err15];
+            } else {
+              vErrors.push(err15);
+            }
+            errors++;
+          }
+        }
+        if (data.updated_at !== void 0) {
+          let data8 = data.updated_at;
+          if (typeof data8 === "string") {
+            if (!formats0.validate(data8)) {
+              const err16 = { instancePath: instancePath + "/updated_at", schemaPath: "#/properties/updated_at/format", keyword: "format", params: { format: "date-or-date-time" }, message: 'must match format "date-or-date-time"' };
+              if (vErrors === null) {
+                vErrors = [err16];
+              } else {
+                vErrors.push(err16);
+              }
+              errors++;
+            }
+          } else {
+            const err17 = { instancePath: instancePath + "/updated_at", schemaPath: "#/properties/updated_at/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err17];
+            } else {
+              vErrors.push(err17);
+            }
+            errors++;
+          }
+        }
+        if (data.last_content_update_at !== void 0) {
+          let data9 = data.last_content_update_at;
+          if (typeof data9 === "string") {
+            if (!formats0.validate(data9)) {
+              const err18 = { instancePath: instancePath + "/last_content_update_at", schemaPath: "#/properties/last_content_update_at/format", keyword: "format", params: { format: "date-or-date-time" }, message: 'must match format "date-or-date-time"' };
+              if (vErrors === null) {
+                vErrors = [err18];
+              } else {
+                vErrors.push(err18);
+              }
+              errors++;
+            }
+          } else {
+            const err19 = { instancePath: instancePath + "/last_content_update_at", schemaPath: "#/properties/last_content_update_at/type", keyword: "type", params: { type: "string" }, message: "must be string" };
+            if (vErrors === null) {
+              vErrors = [err19];
+            } else {
+              vErrors.push(err19);
+            }
+            errors++;
+          }
+        }
+      } else {
+        const err20 = { instancePath, schemaPath: "#/type", keyword: "type", params: { type: "object" }, message: "must be object" };
+        if (vErrors === null) {
+          vErrors = [err20];
+        } else {
+          vErrors.push(err20);
+        }
+        errors++;
+      }
+      validate10.errors = vErrors;
+      return errors === 0;
+    }
+    return __toCommonJS(JobFilters_standalone_exports);
   })();
   return generated.validate;
 }

@@ -2,7 +2,7 @@
  * The OpenAPI document's parameters, headers and error responses (part of `openapi.ts`): the components
  * every operation refers to (the `Company-Id` and `Idempotency-Key` headers, the response headers, the D2
  * error responses), the query parameters of the list operations, typed and described from the list filters
- * (`FILTER_TYPES`, with the paging parameters), and the path parameters.
+ * (`filterParameterTypes`, `FILTER_TYPES`, with the paging parameters), and the path parameters.
  */
 import { APPLICATION_FILTER_DECLARATIONS } from '#applications/application-filters.js';
 import { parseCompanyFilter } from '#companies/company-list.js';
@@ -10,9 +10,8 @@ import { COMPANY_FILTER_DECLARATIONS } from '#companies/company-filters.js';
 import { IDEMPOTENCY_TTL_SECONDS } from '#http/idempotency.js';
 import { companySchema } from '#http/response-schemas.js';
 import { JOB_FILTER_DECLARATIONS } from '#jobs/job-filters.js';
-import type { FilterDeclaration } from '#platform/filters.js';
+import { valueRule, type FilterDeclaration } from '#platform/filters.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '#platform/pagination.js';
-import { MAX_FILTER_CHARS } from '#platform/query-params.js';
 
 export type Json = Record<string, unknown>;
 
@@ -151,38 +150,8 @@ interface QueryParameter {
   deprecated?: boolean;
 }
 
-/** A text filter's value, as `filterTextParam` takes it. */
-const text = { type: 'string', maxLength: MAX_FILTER_CHARS } as const;
-const exact = (what: string): QueryParameter => ({ schema: text, description: `Exact match on ${what}.` });
-const contains = (what: string): QueryParameter => ({
-  schema: text,
-  description: `Case-insensitive substring match on ${what}.`,
-});
-const exactEnum = (values: readonly string[], what: string): QueryParameter => ({
-  schema: { type: 'string', enum: [...values] },
-  description: `Exact match on ${what}; another value is a 400.`,
-});
-/** A repeatable enumeration: any of the values given. */
-const anyOf = (values: readonly string[], what: string): QueryParameter => ({
-  schema: { type: 'string', enum: [...values] },
-  description: `${what[0].toUpperCase()}${what.slice(1)}; repeat the parameter to match any of several values. An unknown value is a 400.`,
-  repeatable: true,
-});
-const exactId = (what: string): QueryParameter => ({ schema: { type: 'integer', minimum: 1 }, description: `Exact match on ${what}.` });
-const flag = (what: string): QueryParameter => ({
-  schema: { type: 'boolean' },
-  description: `Exact match on ${what}; \`true\`, \`false\`, \`1\` or \`0\`.`,
-});
-const since = (field: string): QueryParameter => ({
-  schema: {
-    anyOf: [
-      { type: 'string', format: 'date' },
-      { type: 'string', format: 'date-time' },
-    ],
-  },
-  description: `Records whose \`${field}\` is on or after this date (\`YYYY-MM-DD\`, start of the day UTC) or ISO 8601 date-time; a malformed value is a 400.`,
-});
-
+/** An undeclared parameter of a list: documented as an exact match on text. */
+const exact = (what: string): QueryParameter => ({ schema: valueRule('string').document, description: `Exact match on ${what}.` });
 /**
  * Company orderings: the Company fields `parseCompanyFilter` accepts as an `ordering` term (asked, not
  * listed again, so the document follows the code).
@@ -200,26 +169,29 @@ function companyOrderingPattern(): string {
   return `^${term}(,${term})*$`;
 }
 
-/** A declared filter's parameter: its type from how its value is read, its meaning from its kind (`#platform/filters.ts`). */
-function declaredFilterTypes(declarations: readonly FilterDeclaration[]): Record<string, QueryParameter> {
+/** What a declared filter's parameter means, from its kind and value. */
+function filterDescription({ name, kind, value, about = `\`${name}\``, repeatable }: FilterDeclaration): string {
+  if (kind === 'contains') return `Case-insensitive substring match on ${about}.`;
+  if (kind === 'search') return `Free-text search (case-insensitive) across ${about}.`;
+  if (kind === 'gte')
+    return `Records whose \`${name}\` is on or after this date (\`YYYY-MM-DD\`, start of the day UTC) or ISO 8601 date-time; a malformed value is a 400.`;
+  if (typeof value !== 'string')
+    return repeatable
+      ? `${about[0].toUpperCase()}${about.slice(1)}; repeat the parameter to match any of several values. An unknown value is a 400.`
+      : `Exact match on ${about}; another value is a 400.`;
+  if (value === 'boolean') return `Exact match on ${about}; \`true\`, \`false\`, \`1\` or \`0\`.`;
+  return `Exact match on ${about}.`;
+}
+
+/** The declared filters' parameters (P292): typed by their value's rule (`filters.ts`), described from their kind. */
+export function filterParameterTypes(declarations: readonly FilterDeclaration[]): Record<string, QueryParameter> {
   const types: Record<string, QueryParameter> = Object.create(null);
-  for (const { name, kind, value, about = `\`${name}\``, repeatable } of declarations) {
-    types[name] =
-      kind === 'contains'
-        ? contains(about)
-        : kind === 'search'
-          ? { schema: text, description: `Free-text search (case-insensitive) across ${about}.` }
-          : kind === 'gte'
-            ? since(name)
-            : typeof value !== 'string'
-              ? repeatable
-                ? anyOf(value, about)
-                : exactEnum(value, about)
-              : value === 'id'
-                ? exactId(about)
-                : value === 'boolean'
-                  ? flag(about)
-                  : exact(about);
+  for (const d of declarations) {
+    types[d.name] = {
+      schema: valueRule(d.value).document,
+      description: filterDescription(d),
+      ...(d.repeatable ? { repeatable: true } : {}),
+    };
   }
   return types;
 }
@@ -228,16 +200,16 @@ function declaredFilterTypes(declarations: readonly FilterDeclaration[]): Record
 export const FILTER_TYPES: Record<string, Record<string, QueryParameter>> = {
   // Declared once with the list's filters (issue 22, item 3); `ordering` is no filter.
   companies: {
-    ...declaredFilterTypes(COMPANY_FILTER_DECLARATIONS),
+    ...filterParameterTypes(COMPANY_FILTER_DECLARATIONS),
     ordering: {
       schema: { type: 'string', pattern: companyOrderingPattern(), default: '-created_at', examples: ['-created_at', '-status,name'] },
       description:
         'Sort field; a `-` prefix reverses. A comma list (`-status,name`) orders by several fields; unknown fields are ignored (D6). Ties break on `id`.',
     },
   },
-  jobs: declaredFilterTypes(JOB_FILTER_DECLARATIONS),
+  jobs: filterParameterTypes(JOB_FILTER_DECLARATIONS),
   // Declared once with the list's filters (issue 22, item 3): the planner reads the same declarations.
-  applications: declaredFilterTypes(APPLICATION_FILTER_DECLARATIONS),
+  applications: filterParameterTypes(APPLICATION_FILTER_DECLARATIONS),
 };
 
 const PAGING: Record<string, QueryParameter> = {

@@ -8,18 +8,10 @@ import { countMatching, readPage, type CollectionQuery, type Condition } from '#
 import { chooseSource, collectionSource, type SourceCandidate } from '#platform/paged-sources.js';
 import { envelope, pageRequest, walkOf, type LinkContext, type PageEnvelope, type Walk } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
-import { dateConditions, readFilters } from '#platform/filters.js';
 import { counterReader } from '#platform/counts.js';
 import { toJob } from '#jobs/job-schema.js';
-import {
-  JOB_DATE_RANGES,
-  JOB_FILTER_DECLARATIONS,
-  JOB_FILTER_SLOTS,
-  JOB_FILTERS,
-  JOB_SCAN_FILTERS,
-  JOB_TOTALS_FILTERS,
-  type JobSlotFilter,
-} from '#jobs/job-filters.js';
+import { JOB_FILTER_SET, JOB_FILTERS, type JobFilters, type JobSlotFilter } from '#jobs/job-filters.js';
+import { JOB_SCAN_INDEX } from '#jobs/job-filter-layout.js';
 import { fromItem, getJob, jobSlot, jobValueCounterKey, lastCompleteRun, resolveRunIds } from '#jobs/job-store.js';
 
 export { JOB_FILTERS };
@@ -28,59 +20,67 @@ export { JOB_FILTERS };
 const SLOT_BEFORE_SCAN = 100;
 
 /**
- * Plans a list: the most selective exact filter's slot, SLIM for a contains filter that a slot does not narrow
- * to a few jobs, a date range, or the collection. A cursor's walk keeps its index.
+ * Plans a list: the most selective exact filter's slot, the scan index for a contains filter that a slot does not
+ * narrow to a few jobs, a date range, or the collection. A cursor's walk keeps its index. `filters` are the
+ * list's (a test passes its own declarations, P292).
  */
-export async function jobQuery(companyId: number, q: QueryParams, { cursorIndex, skipping }: Walk = {}): Promise<CollectionQuery> {
-  const values = readFilters(q, JOB_FILTER_DECLARATIONS);
+export async function jobQuery(
+  companyId: number,
+  q: QueryParams,
+  { cursorIndex, skipping }: Walk = {},
+  filters: JobFilters = JOB_FILTER_SET,
+): Promise<CollectionQuery> {
+  const values = filters.read(q);
   const text = (name: string) => values.get(name) as string | undefined;
+  // Slot filters by name: the list's (`JobSlotFilter`), or a test's declarations (P292).
   const exact = new Map<JobSlotFilter, string>();
-  for (const filter of JOB_FILTER_SLOTS.keys()) if (text(filter)) exact.set(filter, text(filter)!);
-  const scans = [...JOB_SCAN_FILTERS].filter(([filter]) => text(filter));
+  for (const filter of filters.slots.keys()) if (text(filter)) exact.set(filter as JobSlotFilter, text(filter)!);
+  const scans = [...filters.scans].filter(([filter]) => text(filter));
   const createdAt = text('created_at');
-  const externalId = text('external_id');
+  const [lookup] = [...filters.lookups].filter(([filter]) => text(filter) !== undefined);
+  const externalId = lookup && text(lookup[0]);
   const collection = collections.companyJobs(companyId);
 
   const conditions: Condition[] = [...exact].map(([attr, value]) => ({ attr, op: 'eq' as const, value }));
   for (const [filter, copy] of scans) conditions.push({ attr: copy, op: 'contains', value: text(filter)!.toLowerCase() });
-  conditions.push(...dateConditions(values, JOB_FILTER_DECLARATIONS));
-  if (externalId !== undefined) conditions.push({ attr: 'external_id', op: 'eq', value: externalId });
+  conditions.push(...filters.dateConditions(values));
+  if (externalId !== undefined) conditions.push({ attr: lookup[0], op: 'eq', value: externalId });
   const others = (answered: string) => conditions.filter((c) => c.attr !== answered);
 
   const counted = counterReader([
     keys.countOf(collection),
-    ...[...exact].filter(([f]) => !JOB_TOTALS_FILTERS.includes(f)).map(([f, v]) => jobValueCounterKey(companyId, f, v)),
+    ...[...exact].filter(([f]) => !filters.totals.includes(f)).map(([f, v]) => jobValueCounterKey(companyId, f, v)),
   ]);
   const candidates: SourceCandidate[] = [...exact].map(([filter, value]) => ({
     query: {
-      index: JOB_FILTER_SLOTS.get(filter)!,
+      index: filters.slots.get(filter)!,
       partitionValue: jobSlot(companyId, filter, value),
       sortKeyFrom: createdAt,
       conditions: others(filter),
     },
-    size: JOB_TOTALS_FILTERS.includes(filter)
+    size: filters.totals.includes(filter)
       ? () => counted(keys.countOf(collection), `${filter}#${value}`)
       : () => counted(jobValueCounterKey(companyId, filter, value)),
   }));
   if (externalId !== undefined) {
     const query: CollectionQuery = {
-      index: 'LOOKUP',
+      index: lookup[1],
       partitionValue: indexKeys.jobByExternalId(companyId, externalId),
       sortKeyFrom: createdAt,
-      conditions: others('external_id'),
+      conditions: others(lookup[0]),
     };
     candidates.push({ query, size: () => countMatching({ ...query, sortKeyFrom: undefined, conditions: [] }) });
   }
-  const slim: CollectionQuery = { index: 'SLIM', partitionValue: collection, sortKeyFrom: createdAt, conditions };
+  const slim: CollectionQuery = { index: JOB_SCAN_INDEX, partitionValue: collection, sortKeyFrom: createdAt, conditions };
   if (scans.length) {
-    if (cursorIndex === 'SLIM' || !candidates.length) return slim;
+    if (cursorIndex === JOB_SCAN_INDEX || !candidates.length) return slim;
     const chosen = await chooseSource(candidates, cursorIndex);
     const size = chosen?.total ? await chosen.total() : Infinity;
     return chosen && (size <= SLOT_BEFORE_SCAN || cursorIndex === chosen.index) ? chosen : slim;
   }
   return (
     (await chooseSource(candidates, cursorIndex)) ??
-    collectionSource(collection, conditions, JOB_DATE_RANGES, createdAt, { cursorIndex, skipping })
+    collectionSource(collection, conditions, filters.dateRanges, createdAt, { cursorIndex, skipping })
   );
 }
 
@@ -92,7 +92,7 @@ export async function listJobs(
   links: Promise<ApplyLinks> = Promise.resolve(NO_APPLY_LINKS),
 ): Promise<PageEnvelope<Record<string, unknown>>> {
   links.catch(() => undefined);
-  const options = { scope: `jobs:company:${companyId}`, limitAlias: true, filterParams: JOB_FILTERS };
+  const options = { scope: `jobs:company:${companyId}`, limitAlias: true, filterParams: JOB_FILTER_SET.names };
   const request = pageRequest(q, options);
   // Read beside the page (P192).
   const lastRun = lastCompleteRun(companyId);

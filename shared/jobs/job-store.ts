@@ -19,8 +19,8 @@ import { keyAttributes } from '#platform/table.js';
 import { defineEntity, type IndexUse, type Part } from '#platform/entities.js';
 import { newEvent, outboxPut, type ServiceEvent } from '#platform/events.js';
 import { ITEM_MAX_BYTES, itemBytes } from '#platform/item-size.js';
-import { JOB_FILTER_SLOTS, JOB_TOTALS_FILTERS, type JobSlotFilter } from '#jobs/job-filters.js';
-import { JOB_STATUSES, REMOTE_VALUES, canonicalJson, contentOf, fingerprintOf, parseJobFeed, type JobRecord } from '#jobs/job-schema.js';
+import { JOB_FILTER_SLOTS, JOB_OWN_TOTALS_FILTERS, JOB_TOTAL_VALUES, JOB_TOTALS_FILTERS, type JobSlotFilter } from '#jobs/job-filters.js';
+import { canonicalJson, contentOf, fingerprintOf, parseJobFeed, type JobRecord } from '#jobs/job-schema.js';
 
 // ---------------------------------------------------------------------------------------------------
 // Layout: a job item from its record
@@ -37,7 +37,7 @@ function internalAttributes(): string[] {
 /** The partition of one exact filter value among a company's jobs (its slot index). */
 export const jobSlot = (companyId: number, filter: JobSlotFilter, value: string) =>
   indexKeys.filterSlot(collections.companyJobs(companyId), filter, value);
-/** The counter item of one `language` or `country` value among a company's jobs. */
+/** The counter item of one value of a slot filter with totals of its own (`language`, `country`) among a company's jobs. */
 export const jobValueCounterKey = (companyId: number, filter: JobSlotFilter, value: string) =>
   keys.countOf(jobSlot(companyId, filter, value));
 
@@ -197,8 +197,7 @@ async function companyJobs(companyId: number): Promise<JobRecord[]> {
 async function writeJobTotals(companyId: number, before: JobRecord[], after: JobRecord[], completeRun?: string): Promise<void> {
   const collection = collections.companyJobs(companyId);
   const totals = new Map<string, number>();
-  for (const filter of JOB_TOTALS_FILTERS)
-    for (const value of filter === 'status' ? JOB_STATUSES : REMOTE_VALUES) totals.set(`${filter}#${value}`, 0);
+  for (const [filter, enumerated] of JOB_TOTAL_VALUES) for (const value of enumerated) totals.set(`${filter}#${value}`, 0);
   const valueCounts = new Map<string, { filter: JobSlotFilter; value: string; count: number }>();
   for (const [jobs, weight] of [
     [before, 0],
@@ -209,7 +208,7 @@ async function writeJobTotals(companyId: number, before: JobRecord[], after: Job
         const value = job[filter];
         if (typeof value === 'string' && weight) totals.set(`${filter}#${value}`, (totals.get(`${filter}#${value}`) ?? 0) + 1);
       }
-      for (const filter of ['language', 'country'] as const) {
+      for (const filter of JOB_OWN_TOTALS_FILTERS) {
         const value = job[filter];
         if (typeof value !== 'string' || !value) continue;
         const entry = valueCounts.get(`${filter}=${value}`) ?? { filter, value, count: 0 };

@@ -37,6 +37,17 @@ export function addInputRules<T extends Pick<Ajv, 'addFormat' | 'addKeyword' | '
     },
     error: { message: ({ schema }) => str`must be at most ${schema as number} bytes as JSON` },
   });
+  // At most that many UTF-16 code units (`String.length`), where `maxLength` counts code points: a filter's text
+  // bound (P292), which keeps an exact filter's value a DynamoDB key of at most 1,500 bytes.
+  instance.addKeyword({
+    keyword: 'x-max-utf16-length',
+    type: 'string',
+    schemaType: 'number',
+    code(cxt: KeywordCxt) {
+      cxt.fail(_`${cxt.data}.length > ${cxt.schema as number}`);
+    },
+    error: { message: ({ schema }) => str`must be at most ${schema as number} characters` },
+  });
   // A free-form value (limits as the schema): one walk, reporting the first problem's path below the value
   // (`params.path`, appended by field-errors.ts) and its reason as the message.
   instance.addKeyword({

@@ -78,3 +78,26 @@ export function normaliseMediaType(value: string): string | undefined {
   const media = parseMediaType(value);
   return media && formatMediaType(media);
 }
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** A date (start of that day, UTC) or a full ISO date-time (D5), returned as a D7 timestamp; else undefined. */
+export function parseDateOrDateTime(value: string): string | undefined {
+  const date = DATE.exec(value);
+  if (date) {
+    const parsed = new Date(Date.UTC(Number(date[1]), Number(date[2]) - 1, Number(date[3])));
+    // Reject dates that roll over, such as 2026-02-30.
+    if (parsed.getUTCMonth() !== Number(date[2]) - 1 || parsed.getUTCDate() !== Number(date[3])) return undefined;
+    return parsed.toISOString();
+  }
+  if (!DATE_TIME.test(value)) return undefined;
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) return undefined;
+  return new Date(ms).toISOString();
+}
+
+/** Digits naming a positive safe integer (leading zeros allowed: `007` is 7). */
+export function isPositiveIntegerText(value: string): boolean {
+  return /^\d+$/.test(value) && Number(value) >= 1 && Number.isSafeInteger(Number(value));
+}

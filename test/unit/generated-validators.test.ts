@@ -4,9 +4,12 @@
  */
 import { ajv } from '#platform/validation.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
-import { loadApplicationInValidator } from '#generated/applications-validators.js';
-import { loadCompanyPatchValidator } from '#generated/companies-validators.js';
-import { loadJobInputValidator } from '#generated/jobs-validators.js';
+import { loadApplicationFiltersValidator, loadApplicationInValidator } from '#generated/applications-validators.js';
+import { loadCompanyFiltersValidator, loadCompanyPatchValidator } from '#generated/companies-validators.js';
+import { loadJobFiltersValidator, loadJobInputValidator } from '#generated/jobs-validators.js';
+import { APPLICATION_FILTER_QUERY_SCHEMA } from '#applications/application-filters.js';
+import { COMPANY_FILTER_QUERY_SCHEMA } from '#companies/company-filters.js';
+import { JOB_FILTER_QUERY_SCHEMA } from '#jobs/job-filters.js';
 import { applicationInSchema } from '#applications/applications.js';
 import { companyPatchSchema } from '#companies/company-schema.js';
 import { jobInputSchema } from '#jobs/job-schema.js';
@@ -41,6 +44,34 @@ const samples: [string, () => ReturnType<typeof loadCompanyPatchValidator>, obje
     ],
   ],
   ['JobInput', loadJobInputValidator, jobInputSchema, [{}, { external_id: 1, title: null }, 'job']],
+  // The list filters' query schemas (P292): what `FilterSet.read` hands over, text only.
+  [
+    'JobFilters',
+    loadJobFiltersValidator,
+    JOB_FILTER_QUERY_SCHEMA,
+    [
+      { status: 'active', title: 'x'.repeat(500), updated_at: '2026-01-01' },
+      { status: 'open', country: '😀'.repeat(251), created_at: '2026-02-30' },
+    ],
+  ],
+  [
+    'ApplicationFilters',
+    loadApplicationFiltersValidator,
+    APPLICATION_FILTER_QUERY_SCHEMA,
+    [
+      { partner: '12', job: '007', sync_status: 'SUCCESS' },
+      { partner: '0', agency: '9007199254740992', applied_at: 'soon', sync_status: 'x' },
+    ],
+  ],
+  [
+    'CompanyFilters',
+    loadCompanyFiltersValidator,
+    COMPANY_FILTER_QUERY_SCHEMA,
+    [
+      { status: ['active', 'deleted'], job_sync_active: 'True' },
+      { status: ['active', 'gone'], candidate_sync_active: 'yes', name: 'x'.repeat(501) },
+    ],
+  ],
 ];
 
 test.each(samples)('the generated %s validator reports what a runtime-compiled one does', (_name, load, schema, values) => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { ValidationError } from '#platform/errors.js';
-import { booleanParam, dateParam, enumParams, parseDateOrDateTime, positiveIntParam, queryParams } from '#platform/query-params.js';
+import { cappedIntParam, queryParams, stringParam, stringParams } from '#platform/query-params.js';
+import { isPositiveIntegerText, parseDateOrDateTime } from '#platform/web-formats.js';
 
 describe('query parameters (D5)', () => {
   test('multi-value parameters are kept, single-value ones fill in', () => {
@@ -8,29 +9,19 @@ describe('query parameters (D5)', () => {
     expect(q).toEqual({ status: ['a', 'b'], name: ['x'] });
   });
 
-  test.each([
-    ['true', true],
-    ['TRUE', true],
-    ['1', true],
-    ['false', false],
-    ['0', false],
-  ])('boolean %p', (value, expected) => {
-    expect(booleanParam({ flag: [value] }, 'flag')).toBe(expected);
-  });
-
-  test('a non-boolean names the parameter', () => {
-    expect(() => booleanParam({ flag: ['yes'] }, 'flag')).toThrow(ValidationError);
-    try {
-      booleanParam({ flag: ['yes'] }, 'flag');
-    } catch (error) {
-      expect((error as ValidationError).errors).toEqual({ flag: [expect.any(String)] });
-    }
-  });
-
   test('empty values count as absent', () => {
-    expect(booleanParam({ flag: [''] }, 'flag')).toBeUndefined();
-    expect(dateParam({ d: [''] }, 'd')).toBeUndefined();
-    expect(enumParams({ s: ['', 'a'] }, 's', ['a'] as const)).toEqual(['a']);
+    expect(stringParam({ s: ['', 'a'] }, 's')).toBe('a');
+    expect(stringParams({ s: ['', 'a', '', 'b'] }, 's')).toEqual(['a', 'b']);
+    expect(stringParam({ s: [''] }, 's')).toBeUndefined();
+    expect(cappedIntParam({ page: [''] }, 'page', 50)).toBeUndefined();
+  });
+
+  test('a paging parameter is any run of digits with one not 0, capped (D4, P273)', () => {
+    expect(cappedIntParam({ page: ['007'] }, 'page', 50)).toBe(7);
+    expect(cappedIntParam({ page: ['99999999999999999999'] }, 'page', 50)).toBe(50);
+    for (const bad of ['0', '000', '-1', '1.5', 'abc']) {
+      expect(() => cappedIntParam({ page: [bad] }, 'page', 50)).toThrow(ValidationError);
+    }
   });
 
   test.each([
@@ -62,10 +53,10 @@ describe('query parameters (D5)', () => {
     );
   });
 
-  test('positive integers only', () => {
-    expect(positiveIntParam({ page: ['3'] }, 'page')).toBe(3);
-    for (const bad of ['0', '-1', '1.0', '1e3', 'abc', '99999999999999999999']) {
-      expect(() => positiveIntParam({ page: [bad] }, 'page')).toThrow(ValidationError);
+  test('positive integer ids only (the `positive-integer` format of the filter schemas)', () => {
+    for (const good of ['3', '007', '9007199254740991']) expect(isPositiveIntegerText(good)).toBe(true);
+    for (const bad of ['0', '-1', '1.0', '1e3', 'abc', '', '9007199254740992', '99999999999999999999']) {
+      expect(isPositiveIntegerText(bad)).toBe(false);
     }
   });
 });
