@@ -9,7 +9,10 @@
  * writes included, as DynamoDB Local counts them) and calls (`X-DynamoDB-Capacity`) and latency. Ten records
  * of each kind are "rare" (a value of their own in every filter), the rest share common values.
  *
- * Writes docs/benchmarks.json (key "scale") and the "Scale" section of docs/benchmarks.md.
+ * Writes docs/benchmarks.json (key "scale") and the "Scale" section of docs/benchmarks.md, which also sets
+ * each request's units beside its units at the next smaller size. `SCALE_MARK=scale-2000 SCALE_SIZES=200,2000`
+ * writes its own section (key and markers `scale-2000`): the 200 against 2,000 comparison list-capacity made in
+ * `npm test` before P294 (it compares 20 against 200 now).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -17,7 +20,11 @@ import { startService } from './harness.js';
 
 const SIZES = (process.env.SCALE_SIZES ?? '1000,10000,100000').split(',').map(Number);
 const RARE = 10;
-const COMMAND = `npm run bench:scale${process.env.SCALE_SIZES ? ` (SCALE_SIZES=${process.env.SCALE_SIZES})` : ''}`;
+/** The section's markers in docs/benchmarks.md and its key in docs/benchmarks.json (P294). */
+const MARK = process.env.SCALE_MARK ?? 'scale';
+if (!/^scale[\w-]*$/.test(MARK)) throw new Error(`SCALE_MARK must start with "scale": ${MARK}`);
+const settings = [process.env.SCALE_MARK && `SCALE_MARK=${MARK}`, process.env.SCALE_SIZES && `SCALE_SIZES=${process.env.SCALE_SIZES}`];
+const COMMAND = `npm run bench:scale${settings.some(Boolean) ? ` (${settings.filter(Boolean).join(' ')})` : ''}`;
 
 interface Row {
   size: number;
@@ -417,7 +424,7 @@ try {
 } catch {
   // a first run writes the file
 }
-json.scale = { command: COMMAND, machine, date, timings, failures, rows };
+json[MARK] = { command: COMMAND, machine, date, timings, failures, rows };
 writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`);
 
 const figure = (n: number) => (Number.isNaN(n) ? '–' : String(n));
@@ -429,10 +436,37 @@ const table = [
       `| ${r.size} | ${r.list} | \`${r.request}\` | ${r.kind} | ${figure(r.units)} | ${figure(r.read)} | ${figure(r.write)} | ${figure(r.calls)} (${figure(r.sequential)}) | ${r.ms} | ${r.count} | ${r.target} | ${r.met === null ? '–' : r.met ? 'yes' : r.status ? `**not met** (HTTP ${r.status} after ${r.ms} ms)` : '**not met**'} |`,
   ),
 ].join('\n');
+/**
+ * Each request beside the same request at the next smaller size (ids and page numbers aside): a list that costs
+ * the page, not the company, costs the same at both (what list-capacity asserts at 20 and 200, P294).
+ */
+const sameRequest = (r: Row) => `${r.list} ${r.kind} ${r.request.replace(/\d+/g, 'N')}`;
+const compared = SIZES.slice(1).flatMap((size, i) => {
+  const smaller = new Map(rows.filter((r) => r.size === SIZES[i]).map((r) => [sameRequest(r), r]));
+  return rows
+    .filter((r) => r.size === size && smaller.has(sameRequest(r)))
+    .map((r) => {
+      const before = smaller.get(sameRequest(r))!;
+      const same = before.units === r.units && before.read === r.read;
+      return `| ${before.size} → ${size} | ${r.list} | \`${before.request}\` | ${r.kind} | ${figure(before.units)} → ${figure(r.units)} | ${same ? 'yes' : 'no'} |`;
+    });
+});
+const comparison = compared.length
+  ? [
+      '',
+      'Each request beside the same request at the next smaller size (units; the same: units and reads equal):',
+      '',
+      '| sizes | list | request | kind | units | the same |',
+      '|---|---|---|---|---|---|',
+      ...compared,
+    ]
+  : [];
 const seeding = timings.map((t) => `${t.size}: seeded in ${t.seededSeconds} s, measured in ${t.measuredSeconds} s`).join('; ');
 const section = [
-  '<!-- scale:start -->',
-  '## Scale: lists at 1k / 10k / 100k applications (issue 11)',
+  `<!-- ${MARK}:start -->`,
+  MARK === 'scale'
+    ? '## Scale: lists at 1k / 10k / 100k applications (issue 11)'
+    : `### Scale at ${SIZES.join(' / ')} applications (\`${MARK}\`, P294)`,
   '',
   `Command: \`${COMMAND}\` (runs \`bench/scale.ts\`). Machine: ${machine}. ${date}. On AWS's DynamoDB Local (the runtime's own JVM, its database on disk in the temporary data directory, as \`npm start\` runs it, but without its timers: \`SCHEDULES=0\`): units, and of them read and write (index writes included), from \`X-DynamoDB-Capacity\`. ${seeding}.`,
   ...failures.map(
@@ -441,10 +475,17 @@ const section = [
   ),
   '',
   table,
-  '<!-- scale:end -->',
+  ...comparison,
+  `<!-- ${MARK}:end -->`,
 ].join('\n');
 const mdPath = 'docs/benchmarks.md';
 const md = readFileSync(mdPath, 'utf8');
-const marked = /<!-- scale:start -->[\s\S]*<!-- scale:end -->/;
-writeFileSync(mdPath, marked.test(md) ? md.replace(marked, section) : `${md.trimEnd()}\n\n${section}\n`);
+const marked = new RegExp(`<!-- ${MARK}:start -->[\\s\\S]*<!-- ${MARK}:end -->`);
+// A section of its own goes after the main one (inside "Scale"); the main one at the end when absent.
+const after = md.indexOf('<!-- scale:end -->');
+const placed =
+  MARK !== 'scale' && after >= 0
+    ? `${md.slice(0, after + '<!-- scale:end -->'.length)}\n\n${section}${md.slice(after + '<!-- scale:end -->'.length)}`
+    : `${md.trimEnd()}\n\n${section}\n`;
+writeFileSync(mdPath, marked.test(md) ? md.replace(marked, () => section) : placed);
 console.log(table);
