@@ -6,18 +6,13 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { backgroundFunctions } from '#delivery/background-functions.js';
 import { allRoutes } from '#http/routes.js';
 import { resources } from '#platform/resources.js';
-import { NO_BUNDLING, actionsOf, functionStatements, resourcesOfType, synthStack, type Synthesized } from './synth-stack.js';
+import { actionsOf, functionStatements, resourcesOfType, SHARED_SYNTH_TIMEOUT_MS, sharedSynth, type Synthesized } from './template.js';
 
 let synthesized: Synthesized;
-beforeAll(() => {
-  synthesized = synthStack({
-    ...NO_BUNDLING,
-    stage: 'prod',
-    // Context values for the ATS hosts (issue 9): set ones reach the functions that call ATSs.
-    leverApiUrl: 'https://api.eu.lever.co',
-    personioFeedUrl: 'https://{subdomain}.jobs.personio.example/xml',
-  });
-});
+// The prod stack with context values for the ATS hosts (issue 9), synthesized once per run (P296).
+beforeAll(async () => {
+  synthesized = await sharedSynth('prodAtsHosts');
+}, SHARED_SYNTH_TIMEOUT_MS);
 afterAll(() => synthesized?.cleanup());
 
 const fnByDescriptionPrefix = (id: string) =>

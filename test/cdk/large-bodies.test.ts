@@ -15,12 +15,12 @@ import { CONTAINER_PORT, INGEST_TASKS, ORIGIN_SECRET_HEADER, VIEWER_HOST_FUNCTIO
 import {
   actionsOf,
   functionStatements,
-  NO_BUNDLING,
   resourcesOfType,
-  synthStack,
+  SHARED_SYNTH_TIMEOUT_MS,
+  sharedSynth,
   type Synthesized,
   type TemplateJson,
-} from './synth-stack.js';
+} from './template.js';
 
 const INGEST_TYPES = [
   'AWS::ECS::Cluster',
@@ -54,10 +54,10 @@ function webAclRules(template: TemplateJson) {
 describe('the default stack (no largeBodies)', () => {
   let synthesized: Synthesized;
   let template: Template;
-  beforeAll(() => {
-    synthesized = synthStack({ ...NO_BUNDLING, stage: 'dev' });
+  beforeAll(async () => {
+    synthesized = await sharedSynth('dev');
     template = Template.fromJSON(synthesized.template);
-  });
+  }, SHARED_SYNTH_TIMEOUT_MS);
   afterAll(() => synthesized?.cleanup());
 
   test('route functions take the gateway’s own host for their links (no CloudFront in front)', () => {
@@ -128,11 +128,11 @@ describe('-c largeBodies=true', () => {
   let synthesized: Synthesized;
   let template: Template;
   let json: TemplateJson;
-  beforeAll(() => {
-    synthesized = synthStack({ ...NO_BUNDLING, stage: 'dev', largeBodies: 'true' });
+  beforeAll(async () => {
+    synthesized = await sharedSynth('devLargeBodies');
     template = Template.fromJSON(synthesized.template);
     json = synthesized.template;
-  });
+  }, SHARED_SYNTH_TIMEOUT_MS);
   afterAll(() => synthesized?.cleanup());
 
   const only = (type: string) => {

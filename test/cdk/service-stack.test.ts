@@ -9,18 +9,26 @@ import { API_5XX_PERCENT_THRESHOLD } from '../../lib/service-alarms.js';
 import { resources } from '#platform/resources.js';
 import { allRoutes as routes, canonicalPath, pathVariants } from '#http/routes.js';
 import { tableDefinition } from '#platform/table.js';
-import { NO_BUNDLING, actionsOf, functionStatements, resourcePaths, resourcesOfType, synthStack, type Synthesized } from './synth-stack.js';
+import {
+  actionsOf,
+  functionStatements,
+  resourcePaths,
+  resourcesOfType,
+  SHARED_SYNTH_TIMEOUT_MS,
+  sharedSynth,
+  type Synthesized,
+} from './template.js';
 
 const DYNAMO_WRITES = ['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'];
 
 let synthesized: Synthesized;
 let template: Template;
 
-beforeAll(() => {
+beforeAll(async () => {
   // Without esbuild bundling: the template is the same; `cdk-synth-cli.test.ts` bundles every function and runs one.
-  synthesized = synthStack({ ...NO_BUNDLING, stage: 'dev' });
+  synthesized = await sharedSynth('dev');
   template = Template.fromJSON(synthesized.template);
-});
+}, SHARED_SYNTH_TIMEOUT_MS);
 
 afterAll(() => synthesized?.cleanup());
 

@@ -7,16 +7,16 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Queue } from 'aws-cdk-lib/aws-sqs';
 import { resources } from '#platform/resources.js';
 import type { BackgroundFunctionDefinition } from '#delivery/background-functions.js';
-import { functionStatements, resourcesOfType, synthStack, withApp, type Synthesized } from './synth-stack.js';
-import { NO_BUNDLING } from './synth-stack.js';
+import { functionStatements, NO_BUNDLING, resourcesOfType, synthStack, withApp } from './synth-stack.js';
+import { SHARED_SYNTH_TIMEOUT_MS, sharedSynth, type Synthesized } from './template.js';
 
 describe('prod with WAF', () => {
   let synthesized: Synthesized;
   let template: Template;
-  beforeAll(() => {
-    synthesized = synthStack({ ...NO_BUNDLING, stage: 'prod', waf: 'true' });
+  beforeAll(async () => {
+    synthesized = await sharedSynth('prodWaf');
     template = Template.fromJSON(synthesized.template);
-  });
+  }, SHARED_SYNTH_TIMEOUT_MS);
   afterAll(() => synthesized?.cleanup());
 
   test('retains the data: table with deletion protection, buckets, queues and the cursor secret', () => {
