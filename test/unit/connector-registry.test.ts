@@ -144,15 +144,17 @@ test('every connector has its document, unique settings and context keys, and fl
     for (const field of connector.credentialFields) expect(field.flag).toBe(`--${field.name.replace(/_/g, '-')}`);
 });
 
-test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls (P283)', async () => {
+test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls, and readOutcome exactly where it reads outcomes (P283, P298)', async () => {
   for (const descriptor of connectors) {
     const connector = (await loadConnector(descriptor.slug))!;
+    const reads = descriptor.outcomes.by === 'reading' ? ['readOutcome'] : [];
     expect({ slug: descriptor.slug, keys: Object.keys(connector).sort() }).toEqual({
       slug: descriptor.slug,
-      keys: [...Object.keys(descriptor), 'listPublishedJobs', 'submitApplication', 'validateCredentials'].sort(),
+      keys: [...Object.keys(descriptor), 'listPublishedJobs', 'submitApplication', 'validateCredentials', ...reads].sort(),
     });
-    const { submitApplication, listPublishedJobs, validateCredentials, ...declared } = connector;
+    const { submitApplication, listPublishedJobs, validateCredentials, readOutcome, ...declared } = connector;
     expect(declared).toEqual(descriptor);
+    expect(typeof readOutcome).toBe(reads.length ? 'function' : 'undefined');
     expect([submitApplication, listPublishedJobs, validateCredentials].map((f) => typeof f)).toEqual(['function', 'function', 'function']);
     expect(connectorFor(descriptor.slug)).toBe(descriptor);
   }

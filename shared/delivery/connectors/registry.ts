@@ -109,6 +109,13 @@ export function connectorSettings(registry: readonly ConnectorDescriptor[] = con
   return registry.flatMap((c) => c.settings.map((s) => ({ ats: c.slug, ...s })));
 }
 
+/** The README's outcomes cell: how the connector learns outcomes (D21), and the call, the events or the reason. */
+function outcomesCell(outcomes: ConnectorDescriptor['outcomes']): string {
+  if (outcomes.by === 'reading') return `read: ${outcomes.call}`;
+  if (outcomes.by === 'webhook') return `the vendor's webhooks: ${outcomes.about}`;
+  return `not tracked: ${outcomes.reason}`;
+}
+
 const escapeCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The README's ATS table (between the `ats-table` markers), written by `npm run openapi`. */
@@ -117,11 +124,11 @@ export function atsTableMarkdown(registry: readonly ConnectorDescriptor[] = conn
     const flags = c.credentialFields.map((f) => `\`${f.flag} ${f.name.toUpperCase()}\`${f.default !== undefined ? ' (optional)' : ''}`);
     const settings = c.settings.map((s) => `\`${s.env}\``).join(', ') || '—';
     const check = `${c.check.proves}${c.check.doesNotProve ? ` Not proved: ${c.check.doesNotProve}` : ''}`;
-    return `| ${c.name} (\`${c.slug}\`) | ${flags.join(' ') || 'nothing'} | ${settings} | ${escapeCell(check)} | [docs](docs/connectors/${c.slug}.md) |`;
+    return `| ${c.name} (\`${c.slug}\`) | ${flags.join(' ') || 'nothing'} | ${settings} | ${escapeCell(check)} | ${escapeCell(outcomesCell(c.outcomes))} | [docs](docs/connectors/${c.slug}.md) |`;
   });
   return [
-    '| ATS | `company connect --ats SLUG` needs | Base URL settings | What its check proves |  |',
-    '|---|---|---|---|---|',
+    '| ATS | `company connect --ats SLUG` needs | Base URL settings | What its check proves | Outcomes (D21) |  |',
+    '|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
 }
