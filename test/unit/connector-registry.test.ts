@@ -144,14 +144,16 @@ test('every connector has its document, unique settings and context keys, and fl
     for (const field of connector.credentialFields) expect(field.flag).toBe(`--${field.name.replace(/_/g, '-')}`);
 });
 
-test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls (P283)', async () => {
+test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls (P283), and readOutcome exactly where it reads outcomes (P301)', async () => {
   for (const descriptor of connectors) {
     const connector = (await loadConnector(descriptor.slug))!;
+    const reads = descriptor.outcomes.by === 'reading' ? ['readOutcome'] : [];
     expect({ slug: descriptor.slug, keys: Object.keys(connector).sort() }).toEqual({
       slug: descriptor.slug,
-      keys: [...Object.keys(descriptor), 'listPublishedJobs', 'submitApplication', 'validateCredentials'].sort(),
+      keys: [...Object.keys(descriptor), 'listPublishedJobs', 'submitApplication', 'validateCredentials', ...reads].sort(),
     });
-    const { submitApplication, listPublishedJobs, validateCredentials, ...declared } = connector;
+    const { submitApplication, listPublishedJobs, validateCredentials, readOutcome, ...declared } = connector;
+    expect(typeof readOutcome).toBe(reads.length ? 'function' : 'undefined');
     expect(declared).toEqual(descriptor);
     expect([submitApplication, listPublishedJobs, validateCredentials].map((f) => typeof f)).toEqual(['function', 'function', 'function']);
     expect(connectorFor(descriptor.slug)).toBe(descriptor);
