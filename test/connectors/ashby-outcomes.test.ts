@@ -6,7 +6,6 @@
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { OutcomeRef } from '#delivery/connectors/connector.js';
-import { ashbyDescriptor } from '#delivery/connectors/ashby-descriptor.js';
 import { ashbyConnector, ashbyOutcome } from '#delivery/connectors/ashby.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { ashbyBoard, startAshbySimulator, type AshbySimulator } from '../simulators/ashby.js';
@@ -51,20 +50,9 @@ async function submitted(creds: Record<string, string> = credentials): Promise<O
     creds,
   );
   expect(ashby.applications.some((a) => a.submittedFormInstanceId === externalId)).toBe(true);
-  return { externalId, jobExternalId: POSTING, reference: `app-${people}`, appliedAt: '2026-11-29T10:00:00.000Z' };
+  return { externalId: externalId!, jobExternalId: POSTING, reference: `app-${people}`, appliedAt: '2026-11-29T10:00:00.000Z' };
 }
 const read = (ref: OutcomeRef, creds: Record<string, string> = credentials) => ashbyConnector.readOutcome!(ref, creds, company);
-
-describe('descriptor', () => {
-  test('declares reading with application.info and the vendor page; the check says candidatesRead is not proved', () => {
-    expect(ashbyDescriptor.outcomes).toEqual({
-      by: 'reading',
-      call: expect.stringContaining('POST /application.info {submittedFormInstanceId}'),
-      source: 'https://developers.ashbyhq.com/reference/applicationinfo',
-    });
-    expect(ashbyDescriptor.check.doesNotProve).toContain('candidatesRead');
-  });
-});
 
 describe('readOutcome through the simulator', () => {
   test('a new application is PENDING in its first stage; moved to Onsite, Offer, then Hired: HIRED "Hired"', async () => {

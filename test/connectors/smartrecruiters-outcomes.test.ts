@@ -6,7 +6,6 @@
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { OutcomeRef } from '#delivery/connectors/connector.js';
-import { smartrecruitersDescriptor } from '#delivery/connectors/smartrecruiters-descriptor.js';
 import { smartrecruitersConnector as connector, smartrecruitersOutcome } from '#delivery/connectors/smartrecruiters.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
@@ -48,16 +47,6 @@ async function submitted(): Promise<OutcomeRef> {
   return { externalId: externalId!, jobExternalId: UUID, reference: `app-${people}`, appliedAt: '2026-11-29T10:00:00.000Z' };
 }
 const read = (ref: OutcomeRef, creds: Record<string, string> = credentials) => connector.readOutcome!(ref, creds, company);
-
-describe('descriptor', () => {
-  test('declares reading with the documented call and the vendor page', () => {
-    expect(smartrecruitersDescriptor.outcomes).toEqual({
-      by: 'reading',
-      call: expect.stringContaining('GET /postings/{uuid}/candidates/{candidateId}/status'),
-      source: 'https://developers.smartrecruiters.com/docs/get-candidate-application-status',
-    });
-  });
-});
 
 describe('readOutcome through the simulator', () => {
   test('NEW is PENDING; IN-REVIEW, INTERVIEW, OFFER stay PENDING; HIRE is HIRED; one GET with the key each', async () => {

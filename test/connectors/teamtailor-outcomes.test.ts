@@ -6,7 +6,6 @@
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { OutcomeRef } from '#delivery/connectors/connector.js';
-import { teamtailorDescriptor } from '#delivery/connectors/teamtailor-descriptor.js';
 import { TEAMTAILOR_API_VERSION, teamtailorConnector, teamtailorOutcome } from '#delivery/connectors/teamtailor.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
@@ -56,19 +55,9 @@ async function submitted(): Promise<OutcomeRef> {
     credentials,
   );
   expect(sim.applications.map((a) => a.id)).toContain(externalId);
-  return { externalId, jobExternalId: '501', reference: `app-${people}`, appliedAt: '2026-11-29T10:00:00.000Z' };
+  return { externalId: externalId!, jobExternalId: '501', reference: `app-${people}`, appliedAt: '2026-11-29T10:00:00.000Z' };
 }
 const read = (ref: OutcomeRef, creds: Record<string, string> = credentials) => teamtailorConnector.readOutcome!(ref, creds, company);
-
-describe('descriptor', () => {
-  test('declares reading with the documented call and the vendor page', () => {
-    expect(teamtailorDescriptor.outcomes).toEqual({
-      by: 'reading',
-      call: expect.stringContaining('GET /v1/job-applications/{id}'),
-      source: 'https://docs.teamtailor.com/#job-applications',
-    });
-  });
-});
 
 describe('readOutcome through the simulator', () => {
   test('in the Inbox: PENDING "Inbox"; moved to Interview, then Hired: HIRED "Hired"; one documented GET each', async () => {

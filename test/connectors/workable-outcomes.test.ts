@@ -5,7 +5,6 @@
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { OutcomeRef } from '#delivery/connectors/connector.js';
-import { workableDescriptor } from '#delivery/connectors/workable-descriptor.js';
 import { workableConnector, workableOutcome } from '#delivery/connectors/workable.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
@@ -60,18 +59,6 @@ async function submitted(credentials: { subdomain: string; token: string }, emai
   const ref: OutcomeRef = { externalId: externalId!, jobExternalId: 'J1', reference: 'app-1', appliedAt: '2026-11-29T10:00:00.000Z' };
   return ref;
 }
-
-describe('descriptor', () => {
-  test('declares reading with the documented call and the vendor page; the check says r_candidates is not proved', () => {
-    expect(workableDescriptor.outcomes).toEqual({
-      by: 'reading',
-      call: expect.stringContaining('GET /spi/v3/candidates/{id}'),
-      source: 'https://workable.readme.io/reference/job-candidates-show',
-    });
-    expect(workableDescriptor.check.doesNotProve).toContain('r_candidates');
-    expect(typeof workableConnector.readOutcome).toBe('function');
-  });
-});
 
 describe('readOutcome through the simulator', () => {
   test('a new applicant is PENDING in "Applied"; moved to Interview, then Hired: HIRED in "Hired"', async () => {

@@ -48,7 +48,8 @@ export interface TeamtailorOutcomes {
 
 interface Owned {
   id: string;
-  apiKey: string;
+  candidateId: string;
+  jobId: string;
   attributes: Record<string, unknown>;
   createdAt?: string;
 }
@@ -83,7 +84,7 @@ export function readJobApplication(
   req: RecordedRequest,
   path: string,
   account: { apiKey: string; scope: string },
-  applications: readonly (Owned & { candidateId: string; jobId: string })[],
+  applications: readonly Owned[],
   candidates: readonly { id: string; apiKey: string }[],
   base: string,
 ): Reply | undefined {

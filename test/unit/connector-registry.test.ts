@@ -164,3 +164,24 @@ test('each descriptor loads its own connector, which carries exactly the descrip
     await expect(loadConnector(ats)).resolves.toBeUndefined();
   }
 });
+
+test('outcomes (D21, P301, P303): four real ATSs read them with a documented call and its vendor page; the others say why not', () => {
+  const bySlug = new Map(connectors.map((c) => [c.slug, c.outcomes]));
+  const readers = ['workable', 'teamtailor', 'smartrecruiters', 'ashby'];
+  for (const slug of readers) {
+    const outcomes = bySlug.get(slug)!;
+    expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'reading' });
+    if (outcomes.by !== 'reading') continue;
+    expect(outcomes.call).toMatch(/^(GET|POST) \//);
+    expect(new URL(outcomes.source).protocol).toBe('https:');
+  }
+  for (const slug of ['greenhouse', 'lever', 'personio', 'recruitee']) {
+    const outcomes = bySlug.get(slug)!;
+    expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'none' });
+    // The reason names the other credential and the vendor page that documents it.
+    if (outcomes.by === 'none') expect(outcomes.reason).toMatch(/credential.*https:\/\//);
+  }
+  // Where reading needs a permission the credentials check does not prove, the check says so.
+  expect(connectorFor('workable')!.check.doesNotProve).toContain('r_candidates');
+  expect(connectorFor('ashby')!.check.doesNotProve).toContain('candidatesRead');
+});
