@@ -184,4 +184,9 @@ test('outcomes (D21, P301, P303): four real ATSs read them with a documented cal
   // Where reading needs a permission the credentials check does not prove, the check says so.
   expect(connectorFor('workable')!.check.doesNotProve).toContain('r_candidates');
   expect(connectorFor('ashby')!.check.doesNotProve).toContain('candidatesRead');
+  // The README's ATS table has the outcomes column (issue 43).
+  const table = atsTableMarkdown();
+  expect(table).toContain('| read: `GET /spi/v3/candidates/{id}` | [docs](docs/connectors/workable.md) |');
+  expect(table).toContain('| not tracked (see its docs) | [docs](docs/connectors/lever.md) |');
+  expect(atsTableMarkdown(registry)).toContain('| not tracked (see its docs) | [docs](docs/connectors/throwaway.md) |');
 });

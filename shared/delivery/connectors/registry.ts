@@ -117,11 +117,18 @@ export function atsTableMarkdown(registry: readonly ConnectorDescriptor[] = conn
     const flags = c.credentialFields.map((f) => `\`${f.flag} ${f.name.toUpperCase()}\`${f.default !== undefined ? ' (optional)' : ''}`);
     const settings = c.settings.map((s) => `\`${s.env}\``).join(', ') || '—';
     const check = `${c.check.proves}${c.check.doesNotProve ? ` Not proved: ${c.check.doesNotProve}` : ''}`;
-    return `| ${c.name} (\`${c.slug}\`) | ${flags.join(' ') || 'nothing'} | ${settings} | ${escapeCell(check)} | [docs](docs/connectors/${c.slug}.md) |`;
+    // D21 (issue 43): how the ATS tells what became of an application; the reason of a `none` is in its document.
+    const outcomes =
+      c.outcomes.by === 'reading'
+        ? `read: \`${c.outcomes.call.replace(/ \(.*$/, '')}\``
+        : c.outcomes.by === 'webhook'
+          ? 'its signed webhooks'
+          : 'not tracked (see its docs)';
+    return `| ${c.name} (\`${c.slug}\`) | ${flags.join(' ') || 'nothing'} | ${settings} | ${escapeCell(check)} | ${escapeCell(outcomes)} | [docs](docs/connectors/${c.slug}.md) |`;
   });
   return [
-    '| ATS | `company connect --ats SLUG` needs | Base URL settings | What its check proves |  |',
-    '|---|---|---|---|---|',
+    '| ATS | `company connect --ats SLUG` needs | Base URL settings | What its check proves | Outcomes (D21) |  |',
+    '|---|---|---|---|---|---|',
     ...rows,
   ].join('\n');
 }
