@@ -6,6 +6,10 @@ import { startRuntime } from './runtime.js';
 const dataDir = resolve(process.env.DATA_DIR ?? '.data');
 const port = Number(process.env.PORT ?? 3000);
 
+// The demo shows the outcome loop within seconds (P300): under `npm start` outcomes are read every 6 s unless
+// OUTCOME_POLL_MINUTES says otherwise; the sandbox moves an application SANDBOX_OUTCOME_SECONDS (5) after it.
+process.env.OUTCOME_POLL_MINUTES ??= '0.1';
+
 const runtime = await startRuntime({
   dataDir,
   port,

@@ -22,6 +22,8 @@ const MOVES = {
   sync_status: { code: 's', type: 'application.sync_status_changed' },
   email_sync_status: { code: 'e', type: 'application.email_sync_status_changed' },
   external_apply_status: { code: 'x', type: 'application.external_apply_status_changed' },
+  // D21 (P299): the outcome read back from the ATS; `o|` when there was none before (previous_outcome null).
+  outcome: { code: 'o', type: 'application.outcome_changed' },
 } as const satisfies Record<string, { code: string; type: EventType }>;
 export type MovedField = keyof typeof MOVES;
 
@@ -41,6 +43,7 @@ export const APPLICATION_EVENT_ATTRIBUTES = [
   'email_sync_status',
   'external_apply_status',
   'failure_error',
+  'outcome',
 ] as const;
 
 /** The stored form of an `application.created` event. */
@@ -77,12 +80,15 @@ export function applicationEventOf(item: Record<string, unknown>): ServiceEvent 
   const ids = { application_id: Number(item.id), job_id: Number(item.job) };
   const data: ServiceEvent['data'] = !field
     ? { ...ids, sync_status: String(item.sync_status), email_sync_status: String(item.email_sync_status) }
-    : {
-        ...ids,
-        [field]: String(item[field]),
-        [`previous_${field}`]: previous,
-        ...(field === 'sync_status' ? { failure_error: (item.failure_error as string | null | undefined) ?? null } : {}),
-      };
+    : field === 'outcome'
+      ? // Issue 43: exactly these three, never the ATS's stage name.
+        { id: Number(item.id), outcome: String(item.outcome), previous_outcome: previous || null }
+      : {
+          ...ids,
+          [field]: String(item[field]),
+          [`previous_${field}`]: previous,
+          ...(field === 'sync_status' ? { failure_error: (item.failure_error as string | null | undefined) ?? null } : {}),
+        };
   return {
     id: applicationEventId(item),
     type: field ? MOVES[field].type : 'application.created',

@@ -18,6 +18,10 @@ export const SYNC_STATUSES = ['SUCCESS', 'SUCCESS_FALLBACK', 'EXPECTED_FAILURE',
 export const EMAIL_SYNC_STATUSES = ['SUCCESS', 'FAILURE', 'NOTSENT'] as const;
 export const EXTERNAL_APPLY_STATUSES = ['NOTSENT', 'CONTACTED', 'REMINDED', 'ENGAGED'] as const;
 export const APPLICATION_STATUSES = ['active', 'anonymized', 'deleted'] as const;
+/** What became of a delivered application in the ATS (D21, issue 43); null on the application until known. */
+export const OUTCOMES = ['PENDING', 'HIRED', 'REJECTED', 'WITHDRAWN'] as const;
+/** The outcomes after which nothing changes any more: reading stops there (D21). */
+export const FINAL_OUTCOMES: readonly (typeof OUTCOMES)[number][] = ['HIRED', 'REJECTED', 'WITHDRAWN'];
 export const ANONYMIZATION_AGE_DAYS = 180;
 /** What of an application the item may hold besides its attachments' metadata (DynamoDB: 400 KB an item). */
 export const MAX_APPLICATION_BYTES = 350_000;
@@ -129,6 +133,13 @@ export interface ApplicationRecord {
   email_sync_status: (typeof EMAIL_SYNC_STATUSES)[number];
   external_apply_status: (typeof EXTERNAL_APPLY_STATUSES)[number];
   failure_error: string | null;
+  /**
+   * D21: the outcome read back from the ATS, its own stage name, and when either last changed; absent until the
+   * first reading found one (a create writes none of them, so it costs no more, P298).
+   */
+  outcome?: (typeof OUTCOMES)[number] | null;
+  outcome_stage?: string | null;
+  outcome_updated_at?: string | null;
   /** The partner whose key submitted the application, and the same id when that partner is an agency. */
   partner: number;
   agency: number | null;
@@ -218,6 +229,10 @@ export function toApplication(
   out.email_sync_status = r.email_sync_status;
   out.external_apply_status = r.external_apply_status;
   out.failure_error = r.failure_error;
+  // D21: anonymization keeps the outcome and drops the ATS's stage name with the personal data.
+  out.outcome = r.outcome ?? null;
+  if (!anonymized) out.outcome_stage = r.outcome_stage ?? null;
+  out.outcome_updated_at = r.outcome_updated_at ?? null;
   out.created_at = r.created_at;
   out.updated_at = r.updated_at;
   return out;

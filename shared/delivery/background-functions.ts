@@ -140,6 +140,16 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     timeoutSeconds: 120,
   },
   {
+    id: 'OutcomeReader',
+    handler: 'scheduled/outcome-reader',
+    description: 'Read the outcome of delivered applications back from their ATS (D21, P298)',
+    trigger: { kind: 'schedule', expression: outcomePollRate() },
+    access: { table: 'write', ats: true, credentials: 'decrypt' },
+    timeoutSeconds: 900,
+    memorySize: 1024,
+    localIntervalMinutesVariable: 'OUTCOME_POLL_MINUTES',
+  },
+  {
     id: 'ExternalApplyReminder',
     handler: 'scheduled/external-apply-reminder',
     description: 'Send the one external apply reminder of each contacted application past its due time (P207)',
@@ -164,6 +174,16 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     timeoutSeconds: 300,
   },
 ];
+
+/**
+ * The outcome reading pass's rate (D21, P298): `OUTCOME_POLL_MINUTES` (default 60) as the stack is synthesized,
+ * whole minutes, at least one. Locally the scheduler takes the variable as it is (fractions too, P300).
+ */
+export function outcomePollRate(): string {
+  const value = Number(process.env.OUTCOME_POLL_MINUTES ?? 60);
+  const minutes = Number.isFinite(value) && value > 0 ? Math.max(1, Math.round(value)) : 60;
+  return minutes === 1 ? 'rate(1 minute)' : `rate(${minutes} minutes)`;
+}
 
 /** Milliseconds between runs of a `rate(N unit)` expression. */
 export function rateMilliseconds(expression: string): number {

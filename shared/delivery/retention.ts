@@ -21,7 +21,16 @@ export interface RetentionResult {
   more: boolean;
 }
 
-export const PERSONAL_DATA_FIELDS = ['candidate', 'attachments', 'notes', 'social_links', 'screening_questions', 'custom_fields'] as const;
+/** What retention removes (D10); with it the ATS's stage name (D21: the outcome stays). */
+export const PERSONAL_DATA_FIELDS = [
+  'candidate',
+  'attachments',
+  'notes',
+  'social_links',
+  'screening_questions',
+  'custom_fields',
+  'outcome_stage',
+] as const;
 
 /** Purges one application; whether it held personal data, and how many objects went with it. */
 async function purge(applicationId: number, at: string): Promise<{ purged: boolean; objects: number }> {

@@ -35,6 +35,7 @@ import { loadCredentials } from '#delivery/credentials.js';
 import { recordSyncOutcome } from '#delivery/delivery-metrics.js';
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
+import { watchDelivered } from '#delivery/outcomes.js';
 import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
@@ -221,6 +222,9 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
     // Opened for this call only; the credentials go nowhere but the connector.
     const credentials = await loadCredentials(company);
     const { externalId } = await connector.submitApplication(submissionFor(record, company, job, reference), credentials);
+    // D21 (P300): its outcome is read from the next reading pass on; before the status write, so that a crash
+    // between them loses nothing (the retry puts the same watch again).
+    await watchDelivered(record, company, { externalId, reference, jobExternalId: String(job.external_id) });
     await hooks.afterSubmit?.();
     crashPoint('sync.after-ats-call');
     return decideSync(record, { sync_status: status, failure_error: null, ...(externalId ? { external_id: externalId } : {}) }, company);

@@ -26,6 +26,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'application.sync_status_changed',
   'application.email_sync_status_changed',
   'application.external_apply_status_changed',
+  'application.outcome_changed',
   'job.created',
   'job.updated',
   'job.archived',

@@ -10,6 +10,7 @@ import {
   APPLICATION_STATUSES,
   EMAIL_SYNC_STATUSES,
   EXTERNAL_APPLY_STATUSES,
+  OUTCOMES,
   GENDERS,
   SYNC_STATUSES,
   applicationInSchema,
@@ -204,7 +205,15 @@ export const attachmentOutSchema = record({
 });
 
 /** The personal data left out of an anonymized application (D10). */
-export const ANONYMIZED_FIELDS = ['candidate', 'notes', 'social_links', 'screening_questions', 'custom_fields', 'attachments'] as const;
+export const ANONYMIZED_FIELDS = [
+  'candidate',
+  'notes',
+  'social_links',
+  'screening_questions',
+  'custom_fields',
+  'attachments',
+  'outcome_stage',
+] as const;
 
 function applicationSchemaWith<C extends object>(candidate: C, description: string) {
   const schema = recordWithOptional(
@@ -242,6 +251,19 @@ function applicationSchemaWith<C extends object>(candidate: C, description: stri
       email_sync_status: { type: 'string', enum: EMAIL_SYNC_STATUSES },
       external_apply_status: { type: 'string', enum: EXTERNAL_APPLY_STATUSES },
       failure_error: { type: ['string', 'null'], description: 'Error type when the sync failed, for example `DuplicateApplicationError`.' },
+      outcome: {
+        ...nullableEnum(OUTCOMES),
+        description:
+          'Beyond the spec (D21): what became of the application in the ATS, read back after delivery; null until known or where the ATS does not report it. `HIRED`, `REJECTED` and `WITHDRAWN` are final.',
+      },
+      outcome_stage: {
+        ...nullableString,
+        description: "Beyond the spec (D21): the ATS's own name of the application's stage, or null; left out once anonymized.",
+      },
+      outcome_updated_at: {
+        ...nullableTimestamp,
+        description: 'Beyond the spec (D21): when `outcome` or `outcome_stage` last changed; null until then.',
+      },
       created_at: timestamp,
       updated_at: timestamp,
     },

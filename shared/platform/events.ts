@@ -28,6 +28,8 @@ export type EventType =
   | 'application.email_sync_status_changed'
   /** Issue 23 item 3, P206: the follow-up moved (data: external_apply_status, previous_external_apply_status). */
   | 'application.external_apply_status_changed'
+  /** D21, issue 43: the outcome read back from the ATS changed (data: id, outcome, previous_outcome; no stage name). */
+  | 'application.outcome_changed'
   | 'job.created'
   | 'job.updated'
   | 'job.archived'

@@ -11,6 +11,8 @@ export const PENDING_UPLOAD_SHARDS = 4;
 export const SYNC_DUE_SHARDS = 16;
 /** Partitions of the event outbox (P115): an application's events always share one, so they keep their order. */
 export const OUTBOX_SHARDS = 8;
+/** Partitions of the DUE index's outcome-watch entries (P298): a reading pass reads each with one paged Query. */
+export const OUTCOME_WATCH_SHARDS = 4;
 
 export const keys = {
   partner: (id: number): Key => ({ PK: `PARTNER#${id}`, SK: 'PARTNER' }),
@@ -55,6 +57,11 @@ export const keys = {
    * own, so that claiming does not rewrite the application and its index entries (P194).
    */
   submissionClaim: (id: number, field: 'sync' | 'email'): Key => ({ PK: `APPLICATION#${id}`, SK: `CLAIM#${field}` }),
+  /**
+   * An application whose outcome is read back from its ATS (D21, P298), beside it: a small item of its own with
+   * a DUE entry, written when the ATS accepted the application and deleted at a final outcome.
+   */
+  outcomeWatch: (id: number): Key => ({ PK: `APPLICATION#${id}`, SK: 'OUTCOMEWATCH' }),
   /** The external apply reminder's due item (P207): by shard of the application id, ordered by due time. */
   externalApplyDue: (id: number, due: string): Key => ({ PK: `EXTAPPLYDUE#${id % 4}`, SK: `${due}#${pad(id)}` }),
   /** Block-allocated id counter of one entity type. */
@@ -132,6 +139,8 @@ export const indexKeys = {
   applicationsByEmail: (companyId: number, email: string) => `COMPANY#${companyId}#APPEMAIL#${email.toLowerCase()}`,
   /** Applications whose sync (or e-mail fallback) is still due, by when the sweeper should look again. */
   syncDue: (applicationId: number) => `SYNCDUE#${applicationId % SYNC_DUE_SHARDS}`,
+  /** Applications whose outcome is read back (P298), sorted by `applied_at`: a pass reads those applied since the tracking window opened. */
+  outcomeWatch: (applicationId: number) => `OUTCOMEWATCH#${applicationId % OUTCOME_WATCH_SHARDS}`,
   /** The partition of an exact-filter slot: the members of `collection` whose `filter` equals `value`. */
   filterSlot: (collection: string, filter: string, value: string | number | boolean) => `${collection}#${filter}=${value}`,
   /**

@@ -12,6 +12,7 @@
 import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
 import { importJobs } from '#jobs/job-store.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
+import { allItems } from '../helpers/inspect.js';
 import { startTestRuntime, type TestResponse, type TestRuntime } from '../helpers/runtime.js';
 
 let api: TestRuntime;
@@ -93,7 +94,7 @@ test('a create with every partner id writes 24 units with its event relayed (iss
   expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 24, relay: 0 });
 });
 
-test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one status move) writes 10 units with its event relayed (issue 22: ≤ 10; 15 with the outbox, a second sandbox item and the DUE delete)', async () => {
+test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one status move) writes 12 units with its event relayed: 10 as before (issue 22: ≤ 10; 15 with the outbox, a second sandbox item and the DUE delete) and 2 for its outcome watch (P298)', async () => {
   const { company, job } = await companyWithJob(['job_sync', 'candidate_sync']);
   await create(company.id, job, 0);
   await worker();
@@ -105,7 +106,11 @@ test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one st
   const application = (await api.get(`/applications/${res.body.id}`, { key: partner.key, companyId: company.id })).body;
   expect(application.sync_status).toBe('SUCCESS');
   // P242: the sandbox's call and receipt are one item (1 unit, not 2), and the DUE entry stays (no index delete).
-  expect({ worker: synced.write, relay: relayed.write }).toEqual({ worker: 10, relay: 0 });
+  // P298: the sandbox reads outcomes, so the application is watched: its watch item (1 unit) and its DUE entry
+  // (1 unit); a sync at an ATS that does not read outcomes writes no watch and stays at 10.
+  expect({ worker: synced.write, relay: relayed.write }).toEqual({ worker: 12, relay: 0 });
+  const watch = (await allItems()).find((item) => item.PK === `APPLICATION#${res.body.id}` && item.SK === 'OUTCOMEWATCH');
+  expect(watch).toMatchObject({ DUEPK: expect.stringMatching(/^OUTCOMEWATCH#\d$/), reference: `his-application-${res.body.id}` });
 });
 
 test('a company rename writes 8 units, and no event (issue 22: ≤ 10; 9 while companies carried SLIM entries, P253)', async () => {

@@ -118,3 +118,46 @@ test('runs in batches and reports that more remain', async () => {
   expect(await purgeExpiredPersonalData({ batchSize: 2 })).toMatchObject({ purged: 1 });
   expect(JSON.stringify(await allItems())).not.toContain('batch-');
 });
+
+test('D21: an anonymized application keeps its outcome and drops the stage, on reads before and after the purge', async () => {
+  company = await aCompany(partner.id, { entitlements: [] });
+  await importJobs(company.id, [{ external_id: 'R-3', title: 'Job' }]);
+  jobId = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id;
+  const longAgo = new Date(Date.now() - 200 * 24 * 3600 * 1000).toISOString();
+  const [old, young] = await Promise.all([createAt(longAgo, 'outcome-old@example.com'), createAt(undefined, 'outcome-young@example.com')]);
+  // The outcome as a reading records it (test/http/outcomes.test.ts drives the reading itself).
+  const { UpdateCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { config, db } = await import('#platform/clients.js');
+  const readAt = '2026-01-02T03:04:05.006Z';
+  for (const app of [old, young])
+    await db().send(
+      new UpdateCommand({
+        TableName: config().tableName,
+        Key: { PK: `APPLICATION#${app.id}`, SK: 'APPLICATION' },
+        UpdateExpression: 'SET outcome = :o, outcome_stage = :s, outcome_updated_at = :at',
+        ExpressionAttributeValues: { ':o': 'HIRED', ':s': 'Offer accepted', ':at': readAt },
+      }),
+    );
+  const read = async (id: number) => (await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).body;
+  const listed = async (id: number) =>
+    (await api.get('/applications/?page_size=50', { key: partner.key, companyId: company.id })).body.results.find(
+      (a: { id: number }) => a.id === id,
+    );
+  // Before the purge, the read already anonymizes by age (D10).
+  for (const body of [await read(old.id), await listed(old.id)]) {
+    expect(body).toMatchObject({ status: 'anonymized', outcome: 'HIRED', outcome_updated_at: readAt });
+    expect(body).not.toHaveProperty('outcome_stage');
+  }
+  for (const body of [await read(young.id), await listed(young.id)])
+    expect(body).toMatchObject({ status: 'active', outcome: 'HIRED', outcome_stage: 'Offer accepted', outcome_updated_at: readAt });
+
+  const { purgeExpiredPersonalData } = await import('#delivery/retention.js');
+  expect((await purgeExpiredPersonalData()).purged).toBeGreaterThanOrEqual(1);
+  const item = (await allItems()).find((i) => i.PK === `APPLICATION#${old.id}`)!;
+  expect(item).toMatchObject({ status: 'anonymized', outcome: 'HIRED', outcome_updated_at: readAt });
+  expect(item).not.toHaveProperty('outcome_stage');
+  const after = await read(old.id);
+  expect(after).toMatchObject({ outcome: 'HIRED' });
+  expect(after).not.toHaveProperty('outcome_stage');
+  expect((await allItems()).find((i) => i.PK === `APPLICATION#${young.id}`)).toMatchObject({ outcome_stage: 'Offer accepted' });
+});

@@ -144,7 +144,7 @@ test('every connector has its document, unique settings and context keys, and fl
     for (const field of connector.credentialFields) expect(field.flag).toBe(`--${field.name.replace(/_/g, '-')}`);
 });
 
-test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls (P283), and readOutcome exactly where it reads outcomes (P301)', async () => {
+test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls, and readOutcome exactly where it reads outcomes (P283, P298, P301)', async () => {
   for (const descriptor of connectors) {
     const connector = (await loadConnector(descriptor.slug))!;
     const reads = descriptor.outcomes.by === 'reading' ? ['readOutcome'] : [];
@@ -153,8 +153,8 @@ test('each descriptor loads its own connector, which carries exactly the descrip
       keys: [...Object.keys(descriptor), 'listPublishedJobs', 'submitApplication', 'validateCredentials', ...reads].sort(),
     });
     const { submitApplication, listPublishedJobs, validateCredentials, readOutcome, ...declared } = connector;
-    expect(typeof readOutcome).toBe(reads.length ? 'function' : 'undefined');
     expect(declared).toEqual(descriptor);
+    expect(typeof readOutcome).toBe(reads.length ? 'function' : 'undefined');
     expect([submitApplication, listPublishedJobs, validateCredentials].map((f) => typeof f)).toEqual(['function', 'function', 'function']);
     expect(connectorFor(descriptor.slug)).toBe(descriptor);
   }

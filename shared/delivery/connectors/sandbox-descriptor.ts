@@ -13,8 +13,9 @@ export const sandboxDescriptor: ConnectorDescriptor = {
   pacing: { requestsPerSecond: 1000, importConcurrency: 1, documented: 'none: it is our own table' },
   attachments: { maxBytes: Number.MAX_SAFE_INTEGER },
   outcomes: {
-    by: 'none',
-    reason: 'not yet tracked (issue 43 in progress)',
+    by: 'reading',
+    call: "reads the application's receipt in the sandbox's own table: +hired and +rejected e-mails move SANDBOX_OUTCOME_SECONDS after acceptance",
+    source: 'README.md (the sandbox ATS)',
   },
   check: {
     call: "reads the sandbox's state for the company",

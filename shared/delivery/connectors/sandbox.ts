@@ -7,6 +7,9 @@
  * - e-mail containing `+down` → always transient;
  * - e-mail containing `+ratelimited` → rate limited on the first call, then accepted;
  * - anything else → accepted with a generated ATS id.
+ * Its outcome reading (D21, P300): `SANDBOX_OUTCOME_SECONDS` (default 5) after it accepted an application, one
+ * whose e-mail contains `+hired` is HIRED (stage "Hired"), `+rejected` REJECTED ("Rejected"), any other stays
+ * PENDING ("Applied"); before that every one is PENDING ("Applied").
  * Its job feed and its "credentials" are set per company (`setSandboxAts`): the feed it publishes (none
  * by default: the import then changes nothing, and jobs come from the admin file import), a malformed
  * feed, or rejected credentials, so that the job import and the lifecycle can be tried with it too.
@@ -19,11 +22,17 @@ import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionFailure } from '#platform/errors.js';
 import { config, db } from '#platform/clients.js';
-import { isoNow } from '#platform/clock.js';
+import { isoNow, now } from '#platform/clock.js';
 import { expiringAt } from '#platform/keys.js';
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
-import { ConnectorError, type AtsConnector, type Submission } from '#delivery/connectors/connector.js';
+import {
+  ConnectorError,
+  type AtsConnector,
+  type OutcomeReading,
+  type OutcomeRef,
+  type Submission,
+} from '#delivery/connectors/connector.js';
 import { sandboxDescriptor } from '#delivery/connectors/sandbox-descriptor.js';
 
 const RECORD_DAYS = 30;
@@ -100,6 +109,8 @@ export interface SandboxAtsState {
   feedMalformed?: boolean;
   /** It rejects the company's credentials (submissions, the feed and the credentials check). */
   rejectCredentials?: boolean;
+  /** Its outcome readings fail as an ATS that is down does (transient), D21. */
+  outcomesDown?: boolean;
 }
 
 /** Sets the sandbox ATS's feed and behaviour for a company (the local demo and the tests). */
@@ -198,6 +209,25 @@ export const sandboxConnector: AtsConnector = {
   async validateCredentials(_credentials, company: CompanyRecord) {
     if ((await sandboxState(company.id)).rejectCredentials) throw rejected();
   },
+
+  async readOutcome(ref: OutcomeRef, _credentials, company: CompanyRecord): Promise<OutcomeReading> {
+    const state = await sandboxState(company.id);
+    if (state.rejectCredentials) throw rejected();
+    if (state.outcomesDown) throw new ConnectorError('transient', 'The sandbox ATS is unavailable.');
+    const out = await db().send(new GetCommand({ TableName: config().tableName, Key: referenceKey(company.id, ref.reference) }));
+    if (out.Item?.external_id !== ref.externalId) throw new ConnectorError('invalid_data', 'The sandbox ATS has no such application.');
+    const settled = now().getTime() - Date.parse(String(out.Item.received_at)) >= sandboxOutcomeSeconds() * 1000;
+    const email = String((out.Item.candidate as Record<string, unknown> | undefined)?.email ?? '');
+    if (settled && email.includes('+hired')) return { outcome: 'HIRED', stage: 'Hired' };
+    if (settled && email.includes('+rejected')) return { outcome: 'REJECTED', stage: 'Rejected' };
+    return { outcome: 'PENDING', stage: 'Applied' };
+  },
+};
+
+/** Seconds after its acceptance at which the sandbox moves an application (P300). */
+const sandboxOutcomeSeconds = () => {
+  const seconds = Number(process.env.SANDBOX_OUTCOME_SECONDS ?? 5);
+  return Number.isFinite(seconds) && seconds >= 0 ? seconds : 5;
 };
 
 /** What the sandbox ATS received for a company (tests and the local demo read it). */

@@ -506,6 +506,18 @@ export interface components {
             /** @description Error type when the sync failed, for example `DuplicateApplicationError`. */
             failure_error: string | null;
             /**
+             * @description Beyond the spec (D21): what became of the application in the ATS, read back after delivery; null until known or where the ATS does not report it. `HIRED`, `REJECTED` and `WITHDRAWN` are final.
+             * @enum {string|null}
+             */
+            outcome: "PENDING" | "HIRED" | "REJECTED" | "WITHDRAWN" | null;
+            /** @description Beyond the spec (D21): the ATS's own name of the application's stage, or null; left out once anonymized. */
+            outcome_stage?: string | null;
+            /**
+             * Format: date-time
+             * @description Beyond the spec (D21): when `outcome` or `outcome_stage` last changed; null until then.
+             */
+            outcome_updated_at: string | null;
+            /**
              * Format: date-time
              * @description UTC, milliseconds, trailing Z (D7).
              */
@@ -565,6 +577,18 @@ export interface components {
             external_apply_status: "NOTSENT" | "CONTACTED" | "REMINDED" | "ENGAGED";
             /** @description Error type when the sync failed, for example `DuplicateApplicationError`. */
             failure_error: string | null;
+            /**
+             * @description Beyond the spec (D21): what became of the application in the ATS, read back after delivery; null until known or where the ATS does not report it. `HIRED`, `REJECTED` and `WITHDRAWN` are final.
+             * @enum {string|null}
+             */
+            outcome: "PENDING" | "HIRED" | "REJECTED" | "WITHDRAWN" | null;
+            /** @description Beyond the spec (D21): the ATS's own name of the application's stage, or null; left out once anonymized. */
+            outcome_stage?: string | null;
+            /**
+             * Format: date-time
+             * @description Beyond the spec (D21): when `outcome` or `outcome_stage` last changed; null until then.
+             */
+            outcome_updated_at: string | null;
             /**
              * Format: date-time
              * @description UTC, milliseconds, trailing Z (D7).

@@ -1,0 +1,153 @@
+/**
+ * Outcomes read back from the ATS (D21, issue 43; P298–P300). Once the ATS has accepted an application, the
+ * sync worker starts watching it (`watchDelivered`) when the company's connector reads outcomes
+ * (`outcomes.by === 'reading'`). The scheduled pass (`readOutcomes`, every `OUTCOME_POLL_MINUTES`) reads every
+ * watched application applied within the last `OUTCOME_TRACK_DAYS` through the DUE index, one `readOutcome` call
+ * each, paced by the connector's `pacing`; a changed reading is one write to the application, carrying the event
+ * `application.outcome_changed` when the outcome moved; an unchanged one writes nothing. Reading stops at a final
+ * outcome (the watch is deleted) and past the tracking window (the query no longer returns it). A ConnectorError
+ * for one application is logged by kind and leaves it as it was for the next pass; the others go on.
+ */
+import { FINAL_OUTCOMES, type ApplicationRecord } from '#applications/applications.js';
+import {
+  recordOutcome,
+  stopWatchingOutcome,
+  watchOutcome,
+  watchedApplications,
+  watchedOutcomeIds,
+  outcomeWatchShards,
+} from '#applications/outcome-store.js';
+import { deliveryAllowed, type CompanyRecord } from '#companies/company-schema.js';
+import { getCompanyRecord } from '#companies/company-store.js';
+import { now } from '#platform/clock.js';
+import { logger } from '#platform/logger.js';
+import { ConnectorError, type AtsConnector, type AtsCredentials } from '#delivery/connectors/connector.js';
+import { pace } from '#delivery/connectors/http.js';
+import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
+import { loadCredentials } from '#delivery/credentials.js';
+
+const positive = (value: string | undefined, fallback: number) => {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? n : fallback;
+};
+/** How long after `applied_at` an application's outcome is read (days). */
+export const outcomeTrackDays = () => positive(process.env.OUTCOME_TRACK_DAYS, 90);
+
+/** Whether the company's ATS reads outcomes (D21). */
+export function readsOutcomes(company: Pick<CompanyRecord, 'ats'>): boolean {
+  return connectorFor(company.ats)?.outcomes.by === 'reading';
+}
+
+/**
+ * The sync worker, once the ATS accepted the application (SUCCESS or SUCCESS_FALLBACK with the ATS's id): its
+ * outcome is read from the next pass on (P300), when the company's connector reads outcomes.
+ */
+export async function watchDelivered(
+  record: Pick<ApplicationRecord, 'id' | 'applied_at'>,
+  company: Pick<CompanyRecord, 'ats'>,
+  delivered: { externalId: string | null; reference: string; jobExternalId: string },
+): Promise<void> {
+  if (!delivered.externalId || !readsOutcomes(company)) return;
+  await watchOutcome(record, { reference: delivered.reference, job_external_id: delivered.jobExternalId }, outcomeTrackDays());
+}
+
+export interface OutcomePass {
+  /** Applications read (a `readOutcome` call made). */
+  read: number;
+  /** Readings that changed the application (one write each). */
+  changed: number;
+  /** Readings that failed with a ConnectorError or otherwise (left for the next pass). */
+  failed: number;
+  /** Watches deleted: a final outcome, or nothing left to read (company, connector, application gone). */
+  stopped: number;
+}
+
+const delivered = (r: ApplicationRecord) => (r.sync_status === 'SUCCESS' || r.sync_status === 'SUCCESS_FALLBACK') && Boolean(r.external_id);
+
+/** What one company's readings need, loaded once a pass. */
+interface CompanyReader {
+  company: CompanyRecord;
+  connector: AtsConnector;
+  credentials: AtsCredentials;
+}
+
+/** One reading pass over every watched application of the tracking window. */
+export async function readOutcomes(): Promise<OutcomePass> {
+  const result: OutcomePass = { read: 0, changed: 0, failed: 0, stopped: 0 };
+  const appliedAfter = new Date(now().getTime() - outcomeTrackDays() * 86_400_000).toISOString();
+  // Per company, its connector and credentials (or why it cannot be read this pass), loaded at its first application.
+  const readers = new Map<number, CompanyReader | 'stop' | 'skip'>();
+  for (const shard of outcomeWatchShards()) {
+    const ids = await watchedOutcomeIds(shard, appliedAfter);
+    for (let i = 0; i < ids.length; i += 50) {
+      for (const { watch, record } of await watchedApplications(ids.slice(i, i + 50))) {
+        if (!record || record.personal_data_deleted_at || FINAL_OUTCOMES.includes(record.outcome!)) {
+          await stopWatchingOutcome(watch.id);
+          result.stopped += 1;
+          continue;
+        }
+        if (!delivered(record)) continue;
+        let reader = readers.get(record.company);
+        if (!reader) readers.set(record.company, (reader = await companyReader(record.company)));
+        if (reader === 'skip') continue;
+        if (reader === 'stop') {
+          await stopWatchingOutcome(watch.id);
+          result.stopped += 1;
+          continue;
+        }
+        await pace(reader.connector.slug, reader.connector.pacing);
+        result.read += 1;
+        try {
+          const reading = await reader.connector.readOutcome!(
+            {
+              externalId: record.external_id!,
+              jobExternalId: watch.job_external_id,
+              reference: watch.reference,
+              appliedAt: record.applied_at,
+            },
+            reader.credentials,
+            reader.company,
+          );
+          if (reading.outcome === (record.outcome ?? null) && reading.stage === (record.outcome_stage ?? null)) continue;
+          if (!(await recordOutcome(record, reading, now().toISOString()))) continue;
+          result.changed += 1;
+          if (FINAL_OUTCOMES.includes(reading.outcome)) {
+            await stopWatchingOutcome(watch.id);
+            result.stopped += 1;
+          }
+        } catch (error) {
+          result.failed += 1;
+          // The ATS's own text can echo the candidate: the log names the error's kind only (as P284 for the sync).
+          if (error instanceof ConnectorError)
+            logger.warn('outcome reading failed', { applicationId: record.id, ats: reader.connector.slug, kind: error.kind });
+          else
+            logger.error('outcome reading failed unexpectedly', {
+              applicationId: record.id,
+              ats: reader.connector.slug,
+              error: error as Error,
+            });
+        }
+      }
+    }
+  }
+  logger.info('outcome pass', { ...result });
+  return result;
+}
+
+/**
+ * A company's reader, or `stop` when its applications are no longer read (company deleted, its ATS no longer
+ * reads outcomes), or `skip` for this pass (deliveries wait: deactivated; its credentials cannot be opened).
+ */
+async function companyReader(companyId: number): Promise<CompanyReader | 'stop' | 'skip'> {
+  const company = await getCompanyRecord(companyId);
+  if (!company || company.status === 'deleted' || !readsOutcomes(company)) return 'stop';
+  if (!deliveryAllowed(company)) return 'skip';
+  const connector = await loadConnector(company.ats);
+  if (!connector?.readOutcome) return 'stop';
+  try {
+    return { company, connector, credentials: await loadCredentials(company) };
+  } catch (error) {
+    logger.warn('outcome readings wait: credentials', { companyId, kind: error instanceof ConnectorError ? error.kind : 'error' });
+    return 'skip';
+  }
+}

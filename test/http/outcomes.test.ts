@@ -1,0 +1,261 @@
+/**
+ * Outcomes read back from the ATS (D21, issue 43; P298–P300) through the real path: applications created
+ * through HTTP for a sandbox company, delivered by the sync worker (fed by the local queue poller), moved by the
+ * sandbox ATS `SANDBOX_OUTCOME_SECONDS` after it accepted them, read by the scheduled OutcomeReader, and seen in
+ * GET /applications/{id}, the list, a partner webhook (registered with the admin tool, verified with the
+ * `standardwebhooks` library by the loopback receiver) and on the SNS topic.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { importJobs } from '#jobs/job-store.js';
+import { sqs } from '#platform/clients.js';
+import { advanceClock, resetClock } from '#platform/clock.js';
+import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
+import { setSandboxAts } from '#delivery/connectors/sandbox.js';
+import type { OutcomePass } from '#delivery/outcomes.js';
+import { aCompany, aPartner } from '../helpers/fixtures.js';
+import { allItems } from '../helpers/inspect.js';
+import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../simulators/webhook-receiver.js';
+
+process.env.WEBHOOK_ALLOW_LOOPBACK_HTTP = 'true';
+// The sandbox moves an hour after acceptance; the test moves the service clock past it (`advanceClock`), so a
+// slow machine never sees the move early.
+const MOVE_SECONDS = 3600;
+process.env.SANDBOX_OUTCOME_SECONDS = String(MOVE_SECONDS);
+
+const EVENTS_QUEUE = 'outcome-events';
+let api: TestRuntime;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  api = await startTestRuntime();
+  api.runtime.emulators.fauxqs.createQueue(EVENTS_QUEUE);
+  api.runtime.emulators.fauxqs.subscribe({ topic: 'his-local-events', queue: EVENTS_QUEUE });
+  receiver = await startWebhookReceiver();
+});
+// Each test reads only its own applications: what a test leaves watched stops after it.
+afterEach(async () => {
+  resetClock();
+  const { stopWatchingOutcome } = await import('#applications/outcome-store.js');
+  for (const id of await watches()) await stopWatchingOutcome(id);
+});
+afterAll(async () => {
+  await receiver.stop();
+  await api.stop();
+});
+
+function admin(args: string[]): Promise<{ code: number; json: any }> {
+  const env = {
+    PATH: process.env.PATH,
+    HOME: process.env.HOME,
+    DATA_DIR: api.runtime.dataDir,
+    LOG_LEVEL: 'SILENT',
+    WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true',
+  };
+  return new Promise((resolve) => {
+    execFile(process.execPath, [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args], { env }, (error, stdout, stderr) => {
+      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      let json: unknown;
+      try {
+        json = JSON.parse(code === 0 ? stdout : stderr);
+      } catch {
+        json = { stdout, stderr };
+      }
+      resolve({ code, json });
+    });
+  });
+}
+
+/** Every event on the topic since the last call. */
+async function published(): Promise<Record<string, any>[]> {
+  const url = `http://127.0.0.1:${api.runtime.emulators.fauxqs.port}/000000000000/${EVENTS_QUEUE}`;
+  const out: Record<string, any>[] = [];
+  for (;;) {
+    const res = await sqs().send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    if (!res.Messages?.length) return out;
+    for (const m of res.Messages) {
+      out.push(JSON.parse(JSON.parse(m.Body!).Message));
+      await sqs().send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
+    }
+  }
+}
+
+/** A partner with a sandbox company (candidate sync) and one job. */
+async function tenant() {
+  const partner = await aPartner();
+  const company = await aCompany(partner.id, { entitlements: ['candidate_sync'] });
+  await importJobs(company.id, [{ external_id: `O-${company.id}`, title: 'Outcome job' }]);
+  const job = (await api.get(`/jobs?external_id=O-${company.id}`, { key: partner.key, companyId: company.id })).body.results[0]
+    .id as number;
+  return { partner, company, job };
+}
+type Tenant = Awaited<ReturnType<typeof tenant>>;
+
+async function apply(t: Tenant, email: string, extra: Record<string, unknown> = {}): Promise<number> {
+  const res = await api.request('POST', '/applications/', {
+    key: t.partner.key,
+    companyId: t.company.id,
+    body: { job: t.job, candidate: { email, full_name: 'Ada Lovelace' }, ...extra },
+  });
+  expect(res.status).toBe(201);
+  return res.body.id as number;
+}
+
+const read = async (t: Tenant, id: number) => (await api.get(`/applications/${id}`, { key: t.partner.key, companyId: t.company.id })).body;
+
+/** One reading pass, and the read and write units it cost (DynamoDB Local's accounting, as the request header). */
+async function pass(): Promise<OutcomePass & { units: { read: number; write: number } }> {
+  return withRequestMetrics(async () => {
+    const result = (await api.runtime.scheduler.run('OutcomeReader')) as OutcomePass;
+    const m = currentMetrics()!;
+    return { ...result, units: { read: m.readUnits, write: m.writeUnits } };
+  });
+}
+
+/** Relays the events and delivers the webhooks. */
+async function relay(): Promise<void> {
+  await api.runtime.relay.drain();
+  await api.runtime.webhookPoller.drain(30_000);
+}
+
+const watches = async () => (await allItems()).filter((item) => item.SK === 'OUTCOMEWATCH').map((item) => Number(item.id));
+
+test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJECTED, seen in reads, the list, a webhook and SNS', async () => {
+  const t = await tenant();
+  const hook = await admin([
+    'webhook',
+    'create',
+    '--partner',
+    String(t.partner.id),
+    '--url',
+    receiver.url,
+    '--events',
+    'application.outcome_changed',
+  ]);
+  expect(hook.code).toBe(0);
+  receiver.secret = hook.json.secret;
+
+  const hired = await apply(t, 'ada+hired@example.com');
+  const rejected = await apply(t, 'bob+rejected@example.com');
+  const pending = await apply(t, 'cy@example.com');
+  // Before delivery: nothing known, nothing watched.
+  expect(await read(t, hired)).toMatchObject({ sync_status: 'NOTSENT', outcome: null, outcome_stage: null, outcome_updated_at: null });
+  expect(await watches()).toEqual([]);
+  await api.runtime.poller.drain();
+  const deliveredAt = Date.now();
+  for (const id of [hired, rejected, pending]) expect(await read(t, id)).toMatchObject({ sync_status: 'SUCCESS', outcome: null });
+  expect((await watches()).sort()).toEqual([hired, rejected, pending].sort());
+  await relay();
+  await published();
+
+  // The first reading, before the sandbox moved anything: every one PENDING, "Applied".
+  const first = await pass();
+  expect(first).toMatchObject({ read: 3, changed: 3, failed: 0, stopped: 0 });
+  for (const id of [hired, rejected, pending]) {
+    const body = await read(t, id);
+    expect(body).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Applied' });
+    expect(Date.parse(body.outcome_updated_at)).toBeGreaterThanOrEqual(deliveredAt - 1000);
+    expect(body.updated_at).toBe(body.outcome_updated_at);
+  }
+  // Nothing changed since: three readings, no write at all (P299).
+  const unchanged = await pass();
+  expect(unchanged).toMatchObject({ read: 3, changed: 0, failed: 0, stopped: 0 });
+  expect(unchanged.units.write).toBe(0);
+
+  advanceClock(MOVE_SECONDS * 1000);
+  const moved = await pass();
+  // Back to real time before the webhooks go out (their receiver checks the signature's timestamp).
+  resetClock();
+  expect(moved).toMatchObject({ read: 3, changed: 2, failed: 0, stopped: 2 });
+  expect(await read(t, hired)).toMatchObject({ outcome: 'HIRED', outcome_stage: 'Hired' });
+  expect(await read(t, rejected)).toMatchObject({ outcome: 'REJECTED', outcome_stage: 'Rejected' });
+  expect(await read(t, pending)).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Applied' });
+  const list = (await api.get('/applications/', { key: t.partner.key, companyId: t.company.id })).body.results as Record<string, unknown>[];
+  expect(Object.fromEntries(list.map((a) => [a.id, [a.outcome, a.outcome_stage]]))).toEqual({
+    [hired]: ['HIRED', 'Hired'],
+    [rejected]: ['REJECTED', 'Rejected'],
+    [pending]: ['PENDING', 'Applied'],
+  });
+  // Reading stops at a final outcome: only the pending one is read from now on.
+  expect(await watches()).toEqual([pending]);
+  expect(await pass()).toMatchObject({ read: 1, changed: 0, stopped: 0 });
+
+  await relay();
+  // The partner's webhook: exactly {id, outcome, previous_outcome}, in order, signed; no stage name, no e-mail.
+  const deliveries = receiver.deliveries.filter((d) => d.event.type === 'application.outcome_changed');
+  expect(deliveries.every((d) => d.verified)).toBe(true);
+  const byApplication = (events: Record<string, any>[], id: number) =>
+    events.filter((e) => e.type === 'application.outcome_changed' && e.data.id === id).map((e) => e.data);
+  const webhookEvents = deliveries.map((d) => d.event);
+  expect(byApplication(webhookEvents, hired)).toEqual([
+    { id: hired, outcome: 'PENDING', previous_outcome: null },
+    { id: hired, outcome: 'HIRED', previous_outcome: 'PENDING' },
+  ]);
+  expect(byApplication(webhookEvents, rejected)).toEqual([
+    { id: rejected, outcome: 'PENDING', previous_outcome: null },
+    { id: rejected, outcome: 'REJECTED', previous_outcome: 'PENDING' },
+  ]);
+  expect(byApplication(webhookEvents, pending)).toEqual([{ id: pending, outcome: 'PENDING', previous_outcome: null }]);
+  for (const event of webhookEvents) {
+    expect(Object.keys(event).sort()).toEqual(['company', 'data', 'id', 'occurred_at', 'sequence', 'type']);
+    expect(event.company).toBe(t.company.id);
+    expect(JSON.stringify(event)).not.toMatch(/Applied|Hired|Rejected|example\.com|Lovelace/);
+  }
+  // The same events on the topic.
+  const sns = await published();
+  expect(byApplication(sns, hired)).toEqual(byApplication(webhookEvents, hired));
+  expect(byApplication(sns, pending)).toEqual([{ id: pending, outcome: 'PENDING', previous_outcome: null }]);
+  expect(sns.filter((e) => e.type === 'application.outcome_changed')).toHaveLength(5);
+
+  // Another partner's company cannot read them (404), nor can the partner through another company (404).
+  const other = await tenant();
+  for (const id of [hired, pending])
+    expect((await api.get(`/applications/${id}`, { key: other.partner.key, companyId: other.company.id })).status).toBe(404);
+  const sibling = await aCompany(t.partner.id, { entitlements: ['candidate_sync'] });
+  expect((await api.get(`/applications/${hired}`, { key: t.partner.key, companyId: sibling.id })).status).toBe(404);
+});
+
+test('an ATS that is down while outcomes are read: nothing changes, the others go on, the next reading succeeds', async () => {
+  const down = await tenant();
+  const up = await tenant();
+  const a = await apply(down, 'dee@example.com');
+  const b = await apply(up, 'eve@example.com');
+  await api.runtime.poller.drain();
+  await setSandboxAts(down.company.id, { outcomesDown: true });
+  const before = await read(down, a);
+
+  const failing = await pass();
+  expect(failing).toMatchObject({ read: 2, changed: 1, failed: 1, stopped: 0 });
+  expect(await read(down, a)).toEqual(before);
+  expect(await read(up, b)).toMatchObject({ outcome: 'PENDING' });
+  expect(await watches()).toEqual(expect.arrayContaining([a, b]));
+
+  await setSandboxAts(down.company.id, {});
+  expect(await pass()).toMatchObject({ read: 2, changed: 1, failed: 0 });
+  expect(await read(down, a)).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Applied' });
+});
+
+test('reading stops OUTCOME_TRACK_DAYS after applied_at; failed deliveries are never watched', async () => {
+  const t = await tenant();
+  const days = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+  const old = await apply(t, 'old+hired@example.com', { applied_at: days(91) });
+  const recent = await apply(t, 'new@example.com', { applied_at: days(89) });
+  const duplicate = await apply(t, 'dup+duplicate@example.com');
+  await api.runtime.poller.drain();
+  expect(await read(t, duplicate)).toMatchObject({ sync_status: 'EXPECTED_FAILURE', outcome: null });
+  expect((await watches()).sort()).toEqual([old, recent].sort());
+
+  expect(await pass()).toMatchObject({ read: 1, changed: 1 });
+  expect(await read(t, old)).toMatchObject({ sync_status: 'SUCCESS', outcome: null, outcome_updated_at: null });
+  expect(await read(t, recent)).toMatchObject({ outcome: 'PENDING' });
+
+  // A shorter window takes effect at once: the 89-day-old one is no longer read either.
+  process.env.OUTCOME_TRACK_DAYS = '30';
+  try {
+    expect(await pass()).toMatchObject({ read: 0, changed: 0 });
+  } finally {
+    delete process.env.OUTCOME_TRACK_DAYS;
+  }
+});
