@@ -33,9 +33,11 @@
  *   (`job_posting_not_published`), and blocks an application over the board's application limit (success
  *   with `formMessages.blocked: true`, no application). Success: `results.submittedFormInstance.id`.
  * - Rate limits: none documented in numbers; `rateLimitNext` answers 429 with `Retry-After` and
- *   `rate_limit_exceeded` to the next application POSTs.
+ *   `rate_limit_exceeded` to the next application POSTs and `application.info` reads.
+ * - `application.info` (candidatesRead) and `outcomes.moveApplication`/`archive` for tests: ashby-outcomes.ts (D21).
  */
 import { randomUUID } from 'node:crypto';
+import { applicationInfo, ashbyOutcomes, recordApplication, type AshbyOutcomes } from './ashby-outcomes.js';
 import { basicUser, startSimulatorServer, type RecordedFile, type RecordedRequest, type Reply, type SimulatorServer } from './server.js';
 
 export interface AshbyQuestionFixture {
@@ -114,6 +116,8 @@ export interface AshbySimulator {
   /** Forces the storage's next answer to this status (a refused or failing upload). */
   storageStatusNext?: number;
   rateLimitNext: number;
+  /** Where each application stands (ashby-outcomes.ts): `outcomes.moveApplication(id, 'Hired')`. */
+  outcomes: AshbyOutcomes;
   env: { ASHBY_API_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
 }
@@ -235,6 +239,7 @@ const PERMISSIONS: Record<string, string> = {
   'jobPosting.list': 'jobsRead',
   'file.createFileUploadHandle': 'candidatesWrite',
   'applicationForm.submit': 'candidatesWrite',
+  'application.info': 'candidatesRead',
 };
 /** https://developers.ashbyhq.com/docs/filecreatefileuploadhandle: "The presigned URL expires after 10 minutes". */
 export const UPLOAD_URL_TTL_MS = 10 * 60 * 1000;
@@ -393,6 +398,7 @@ function submit(sim: AshbySimulator, board: AshbyBoard, req: RecordedRequest): R
     submittedFormInstanceId: id,
     blocked,
   });
+  if (!blocked) recordApplication(sim.outcomes, id);
   return {
     status: 200,
     body: {
@@ -408,7 +414,13 @@ function submit(sim: AshbySimulator, board: AshbyBoard, req: RecordedRequest): R
 }
 
 export async function startAshbySimulator(): Promise<AshbySimulator> {
-  const sim = { boards: new Map(), applications: [], uploads: new Map(), rateLimitNext: 0 } as unknown as AshbySimulator;
+  const sim = {
+    boards: new Map(),
+    applications: [],
+    uploads: new Map(),
+    rateLimitNext: 0,
+    outcomes: ashbyOutcomes(),
+  } as unknown as AshbySimulator;
   sim.server = await startSimulatorServer((req) => {
     if (req.path === '/ashby-storage/upload' && req.method === 'POST') return storageUpload(sim, req);
     const board = /^\/ashby\/posting-api\/job-board\/([^/]+)$/.exec(req.path);
@@ -477,6 +489,13 @@ export async function startAshbySimulator(): Promise<AshbySimulator> {
       sim.rateLimitNext -= 1;
       return failure('rate_limit_exceeded', 'Rate limit exceeded', 429, { 'Retry-After': '1' });
     }
+    if (method === 'application.info')
+      return applicationInfo(sim.outcomes, req.json, (formId) => {
+        const application = sim.applications.find((a) => a.submittedFormInstanceId === formId && a.board === owner.name);
+        const posting = owner.postings.find((p) => p.id === application?.postingId);
+        const name = application?.fieldSubmissions.find((f) => f.path === '_systemfield_name')?.value;
+        return application && posting ? { postingId: posting.id, title: posting.title, name: String(name ?? '') } : undefined;
+      });
     return submit(sim, owner, req);
   });
   sim.env = { ASHBY_API_URL: `${sim.server.url}/ashby` };

@@ -20,6 +20,9 @@
  *   `{fileName, mimeType, fileContent}` (Base64), 2 MB per file, PDF/DOC(X)/RTF/JPG/PNG, with the documented
  *   quirk that a file whose Base64 does not decode to its type fails as "failed to load PDF file".
  *   The key is checked before the posting is looked up.
+ *   `GET /postings/{uuid}/candidates/{candidateId}/status` → `{status}`, one of `APPLICATION_STATUSES`
+ *   (https://developers.smartrecruiters.com/docs/get-candidate-application-status); a candidate who did not
+ *   apply to that posting is 404 (ASSUMED). Tests move an application with `moveApplication(candidateId, status)`.
  * - Rate limit (https://developers.smartrecruiters.com/docs/rate-limiting): 10 requests per second per credential (the
  *   key, or the caller for the public Posting API); every response carries X-RateLimit-Limit/-Remaining and
  *   X-RateLimit-Concurrent-Limit/-Remaining; above it 429 with no Retry-After (none is documented).
@@ -68,7 +71,12 @@ export interface SmartRecruitersApplication {
   uuid: string;
   body: Record<string, unknown>;
   candidateId: string;
+  /** The application status (one of APPLICATION_STATUSES); NEW when it arrives. */
+  status?: string;
 }
+
+/** The values of "Get Candidate Application Status" (https://developers.smartrecruiters.com/docs/get-candidate-application-status). */
+export const APPLICATION_STATUSES = ['NEW', 'IN-REVIEW', 'INTERVIEW', 'OFFER', 'HIRE', 'REJECTED', 'WITHDRAWN', 'LEAD', 'TRANSFERRED'];
 
 const LIMIT_PER_SECOND = 10;
 
@@ -84,6 +92,8 @@ export interface SmartRecruitersSimulator {
   postStatuses: number[];
   env: { SMARTRECRUITERS_API_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
+  /** Sets a candidate's application status (one of APPLICATION_STATUSES), as the hiring team does. */
+  moveApplication(candidateId: string, status: string): void;
 }
 
 const PREFIX = '/smartrecruiters';
@@ -172,7 +182,7 @@ export async function startSmartRecruitersSimulator(): Promise<SmartRecruitersSi
       if (!company || !posting) return error(404, 'NOT_FOUND', 'Posting not found.');
       return { status: 200, body: fullPosting(sim, company, posting) };
     }
-    const apply = /^\/postings\/([^/]+)\/(configuration|candidates)$/.exec(path);
+    const apply = /^\/postings\/([^/]+)\/(configuration|candidates)(?:\/([^/]+)\/(status))?$/.exec(path);
     if (!apply) return error(404, 'NOT_FOUND', 'Not found.');
     // The key before the posting.
     const key = req.headers['x-smarttoken'];
@@ -194,6 +204,12 @@ export async function startSmartRecruitersSimulator(): Promise<SmartRecruitersSi
           privacyPolicies: [{ url: 'https://example.com/privacy', orgName: found.company.identifier }],
         },
       };
+    }
+    if (apply[4] === 'status') {
+      if (req.method !== 'GET') return error(405, 'METHOD_NOT_ALLOWED', 'Method not allowed.');
+      const application = sim.applications.find((a) => a.uuid === posting.uuid && a.candidateId === decodeURIComponent(apply[3]));
+      if (!application) return error(404, 'NOT_FOUND', 'Candidate not found.');
+      return { status: 200, body: { status: application.status ?? 'NEW' } };
     }
     if (apply[2] !== 'candidates' || req.method !== 'POST') return error(405, 'METHOD_NOT_ALLOWED', 'Method not allowed.');
     if (!(req.headers['content-type'] ?? '').startsWith('application/json') || !req.json || typeof req.json !== 'object')
@@ -243,6 +259,12 @@ export async function startSmartRecruitersSimulator(): Promise<SmartRecruitersSi
     if (post) sim.postStatuses.push(reply.status);
     return { ...reply, headers: { ...headers, ...(reply.headers ?? {}) } };
   });
+  sim.moveApplication = (candidateId, status) => {
+    if (!APPLICATION_STATUSES.includes(status)) throw new Error(`no SmartRecruiters status ${status}`);
+    const application = sim.applications.find((a) => a.candidateId === candidateId);
+    if (!application) throw new Error(`no SmartRecruiters application of ${candidateId}`);
+    application.status = status;
+  };
   sim.env = { SMARTRECRUITERS_API_URL: `${sim.server.url}${PREFIX}` };
   sim.requestsTo = (path) => sim.server.requests.filter((r) => path.test(r.path));
   return sim;

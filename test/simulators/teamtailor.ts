@@ -20,6 +20,8 @@
  *   `merge: true` (DOCS#create-candidate); a job application needs candidate and job (DOCS#create-job-application;
  *   unknown job 404, job not open 422 at `/data/relationships/job`, a second application 422 at
  *   `/data/relationships/candidate`: ASSUMED).
+ * - `GET /v1/job-applications/{id}` with its stage and reject reason, and `moveApplication`/`reject` for tests:
+ *   teamtailor-outcomes.ts (D21).
  */
 import { startSimulatorServer, type RecordedRequest, type Reply, type SimulatorServer } from './server.js';
 import {
@@ -31,6 +33,7 @@ import {
   unknownMember,
   versionProblem,
 } from './teamtailor-rules.js';
+import { readJobApplication, teamtailorOutcomes, type TeamtailorOutcomes } from './teamtailor-outcomes.js';
 
 export interface TeamtailorQuestionFixture {
   id: string;
@@ -84,6 +87,7 @@ export interface TeamtailorApplication {
   candidateId: string;
   jobId: string;
   attributes: Record<string, unknown>;
+  createdAt?: string;
 }
 
 export interface TeamtailorSimulator {
@@ -109,6 +113,8 @@ export interface TeamtailorSimulator {
   fileExtensions: string[];
   env: { TEAMTAILOR_API_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
+  /** Stages and rejections of the applications (teamtailor-outcomes.ts): `outcomes.moveApplication(id, 'Hired')`. */
+  outcomes: TeamtailorOutcomes;
 }
 
 export function teamtailorJobResource(sim: TeamtailorSimulator, job: TeamtailorJobFixture) {
@@ -174,6 +180,7 @@ export async function startTeamtailorSimulator(): Promise<TeamtailorSimulator> {
     windowMs: 10_000,
     maxFileBytes: 10 * 1024 * 1024,
     fileExtensions: ['pdf', 'doc', 'docx', 'odt', 'rtf', 'txt', 'png', 'jpg', 'jpeg'],
+    outcomes: teamtailorOutcomes(),
   } as unknown as TeamtailorSimulator;
   const windows = new Map<string, number[]>();
   let nextId = 1000;
@@ -267,6 +274,8 @@ export async function startTeamtailorSimulator(): Promise<TeamtailorSimulator> {
       const { page, meta, links } = paged(own, req.query, listLink('/candidates', ''));
       return { status: 200, body: { data: page.map((c) => ({ id: c.id, type: 'candidates', attributes: c.attributes })), meta, links } };
     }
+    const read = readJobApplication(sim.outcomes, req, path, account, sim.applications, sim.candidates, base());
+    if (read) return read;
     if (req.method !== 'POST') return error(404, 'Not found');
     if (!(req.headers['content-type'] ?? '').startsWith(MEDIA_TYPE)) return error(415, 'Unsupported Media Type');
     // DOCS#permissions: only an Admin write key "Can create new jobs, candidates and job applications".
@@ -357,7 +366,13 @@ export async function startTeamtailorSimulator(): Promise<TeamtailorSimulator> {
         pointer: '/data/relationships/candidate',
         detail: 'candidate has already applied to this job',
       });
-    const application: TeamtailorApplication = { id: newId(), candidateId: candidate.id, jobId: job.id, attributes };
+    const application: TeamtailorApplication = {
+      id: newId(),
+      candidateId: candidate.id,
+      jobId: job.id,
+      attributes,
+      createdAt: new Date().toISOString(),
+    };
     sim.applications.push(application);
     return {
       status: 201,

@@ -21,6 +21,13 @@
  *   404 for an unknown job; 422 `{"error": "…"}` for a job that is not published, a duplicate e-mail in the
  *   job, missing fields, an unknown question key, and a file over the form's `max_file_size` or of a type it
  *   does not list.
+ * - `GET /spi/v3/candidates/{id}` (https://workable.readme.io/reference/job-candidates-show; scope r_candidates,
+ *   403 otherwise): 200 `{candidate: {id, name, job, stage (the stage's name), stage_kind, disqualified,
+ *   withdrew, disqualified_at, disqualification_reason, hired_at, …}}`, 404 for an id the account does not have.
+ *   `stage_kind` and `withdrew` are documented on the candidate list (https://workable.readme.io/reference/job-candidates-index)
+ *   and assumed on the single candidate too. The account's stages are Workable's defaults (`STAGES`, slug → name
+ *   and kind, https://workable.readme.io/reference/stages). Tests move a candidate as a recruiter would:
+ *   `moveApplication(id, slug)`, `disqualify(id, {withdrew, reason})`.
  */
 import { randomUUID } from 'node:crypto';
 import { startSimulatorServer, type RecordedRequest, type Reply, type SimulatorServer } from './server.js';
@@ -71,8 +78,25 @@ export interface WorkableCandidate {
   shortcode: string;
   body: Record<string, unknown>;
   sourced: boolean;
+  /** The stage's slug (one of `STAGES`). */
   stage: string;
+  disqualified?: boolean;
+  withdrew?: boolean;
+  disqualifiedAt?: string | null;
+  disqualificationReason?: string | null;
+  hiredAt?: string | null;
 }
+
+/** Workable's default pipeline: slug → name and kind (https://workable.readme.io/reference/stages). */
+export const STAGES: Record<string, { name: string; kind: string }> = {
+  sourced: { name: 'Sourced', kind: 'sourced' },
+  applied: { name: 'Applied', kind: 'applied' },
+  'phone-screen': { name: 'Phone Screen', kind: 'phone_screen' },
+  assessment: { name: 'Assessment', kind: 'assessment' },
+  interview: { name: 'Interview', kind: 'interview' },
+  offer: { name: 'Offer', kind: 'offer' },
+  hired: { name: 'Hired', kind: 'hired' },
+};
 
 export interface WorkableSimulator {
   server: SimulatorServer;
@@ -93,6 +117,10 @@ export interface WorkableSimulator {
   postStatuses: number[];
   env: { WORKABLE_API_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
+  /** Moves a candidate to a stage of the pipeline (a slug of `STAGES`), as a recruiter does; hired sets hired_at. */
+  moveApplication(id: string, stage: string): void;
+  /** Disqualifies a candidate (`withdrew`: the candidate withdrew), as a recruiter does. */
+  disqualify(id: string, options?: { withdrew?: boolean; reason?: string }): void;
 }
 
 export const RESUME_FILE_TYPES = ['pdf', 'doc', 'docx', 'odt', 'rtf', 'txt'];
@@ -417,8 +445,57 @@ export async function startWorkableSimulator(): Promise<WorkableSimulator> {
         },
       };
     }
+    const show = /^\/candidates\/([^/]+)$/.exec(path);
+    if (req.method === 'GET' && show) {
+      const denied = scope('r_candidates');
+      if (denied) return denied;
+      const found = sim.candidates.find((c) => c.subdomain === account.subdomain && c.id === decodeURIComponent(show[1]));
+      if (!found) return { status: 404, body: { error: 'Not found' } };
+      return { status: 200, body: { candidate: candidateJson(found, account) } };
+    }
     return { status: 404, body: { error: 'Not found' } };
   }
+
+  function candidateJson(c: WorkableCandidate, account: WorkableAccount) {
+    const job = account.jobs.find((j) => j.shortcode === c.shortcode);
+    const stage = STAGES[c.stage];
+    return {
+      id: c.id,
+      name: c.body.name ?? `${String(c.body.firstname)} ${String(c.body.lastname)}`,
+      account: { subdomain: account.subdomain, name: account.subdomain },
+      job: { shortcode: c.shortcode, title: job?.title ?? '' },
+      stage: stage.name,
+      stage_kind: stage.kind,
+      disqualified: c.disqualified === true,
+      withdrew: c.withdrew === true,
+      disqualified_at: c.disqualifiedAt ?? null,
+      disqualification_reason: c.disqualificationReason ?? null,
+      hired_at: c.hiredAt ?? null,
+      sourced: c.sourced,
+      email: c.body.email,
+      created_at: new Date().toISOString(),
+      updated_at: new Date().toISOString(),
+    };
+  }
+
+  function candidate(id: string): WorkableCandidate {
+    const found = sim.candidates.find((c) => c.id === id);
+    if (!found) throw new Error(`no Workable candidate ${id}`);
+    return found;
+  }
+  sim.moveApplication = (id, stage) => {
+    if (!Object.hasOwn(STAGES, stage)) throw new Error(`no Workable stage ${stage}`);
+    const c = candidate(id);
+    c.stage = stage;
+    c.hiredAt = STAGES[stage].kind === 'hired' ? new Date().toISOString().slice(0, 10) : null;
+  };
+  sim.disqualify = (id, options = {}) => {
+    const c = candidate(id);
+    c.disqualified = true;
+    c.withdrew = options.withdrew === true;
+    c.disqualifiedAt = new Date().toISOString();
+    c.disqualificationReason = options.reason ?? null;
+  };
 
   sim.env = { WORKABLE_API_URL: `${sim.server.url}/workable/{subdomain}` };
   sim.requestsTo = (path) => sim.server.requests.filter((r) => path.test(r.path));

@@ -144,7 +144,7 @@ test('every connector has its document, unique settings and context keys, and fl
     for (const field of connector.credentialFields) expect(field.flag).toBe(`--${field.name.replace(/_/g, '-')}`);
 });
 
-test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls, and readOutcome exactly where it reads outcomes (P283, P298)', async () => {
+test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls, and readOutcome exactly where it reads outcomes (P283, P298, P301)', async () => {
   for (const descriptor of connectors) {
     const connector = (await loadConnector(descriptor.slug))!;
     const reads = descriptor.outcomes.by === 'reading' ? ['readOutcome'] : [];
@@ -163,4 +163,30 @@ test('each descriptor loads its own connector, which carries exactly the descrip
     expect(connectorFor(ats)).toBeUndefined();
     await expect(loadConnector(ats)).resolves.toBeUndefined();
   }
+});
+
+test('outcomes (D21, P301, P303): four real ATSs read them with a documented call and its vendor page; the others say why not', () => {
+  const bySlug = new Map(connectors.map((c) => [c.slug, c.outcomes]));
+  const readers = ['workable', 'teamtailor', 'smartrecruiters', 'ashby'];
+  for (const slug of readers) {
+    const outcomes = bySlug.get(slug)!;
+    expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'reading' });
+    if (outcomes.by !== 'reading') continue;
+    expect(outcomes.call).toMatch(/^(GET|POST) \//);
+    expect(new URL(outcomes.source).protocol).toBe('https:');
+  }
+  for (const slug of ['greenhouse', 'lever', 'personio', 'recruitee']) {
+    const outcomes = bySlug.get(slug)!;
+    expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'none' });
+    // The reason names the other credential and the vendor page that documents it.
+    if (outcomes.by === 'none') expect(outcomes.reason).toMatch(/credential.*https:\/\//);
+  }
+  // Where reading needs a permission the credentials check does not prove, the check says so.
+  expect(connectorFor('workable')!.check.doesNotProve).toContain('r_candidates');
+  expect(connectorFor('ashby')!.check.doesNotProve).toContain('candidatesRead');
+  // The README's ATS table has the outcomes column (issue 43).
+  const table = atsTableMarkdown();
+  expect(table).toContain('| read: `GET /spi/v3/candidates/{id}` | [docs](docs/connectors/workable.md) |');
+  expect(table).toContain('| not tracked (see its docs) | [docs](docs/connectors/lever.md) |');
+  expect(atsTableMarkdown(registry)).toContain('| not tracked (see its docs) | [docs](docs/connectors/throwaway.md) |');
 });

@@ -36,25 +36,28 @@ export const ashbyDescriptor: ConnectorDescriptor = {
     {
       name: 'api_key',
       flag: '--api-key',
-      description: 'an Ashby API key with the candidatesWrite and jobsRead permissions (apiKeysRead lets the check prove them)',
+      description:
+        'an Ashby API key with the candidatesWrite and jobsRead permissions (apiKeysRead lets the check prove them; candidatesRead lets outcomes be read)',
       label: 'API key',
       secret: true,
-      help: 'Admin → Integrations → API Keys: create a key with Candidates write and Jobs read (and API keys read, so that the check can prove both).',
+      help: 'Admin → Integrations → API Keys: create a key with Candidates write and Jobs read (and API keys read, so that the check can prove both; Candidates read, so that outcomes can be read).',
       pattern: /^[\x21-\x7e]{8,256}$/,
     },
   ],
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  // P301: application.info by the submitted form instance id, with the key we hold (candidatesRead).
   outcomes: {
-    by: 'none',
-    reason: 'not yet tracked (issue 43 in progress)',
+    by: 'reading',
+    call: 'POST /application.info {submittedFormInstanceId} (status Active/Hired/Archived/Lead, currentInterviewStage.title, archiveReason.reasonType; permission candidatesRead)',
+    source: 'https://developers.ashbyhq.com/reference/applicationinfo',
   },
   check: {
     call: 'GET /posting-api/job-board/{job_board_name}, then POST /apiKey.info with the key; when that lists no permissions (or the key lacks apiKeysRead), POST /jobPosting.info of a posting of the board (jobPosting.list for an empty board)',
     proves:
       "The job board exists and is public, and Ashby accepted the API key. When apiKey.info lists the key's permissions: they include candidatesWrite (applications) and jobsRead (application forms). Otherwise: the key has jobsRead, and (with a posting on the board) belongs to the board's organization.",
     doesNotProve:
-      "When apiKey.info lists no permissions (Ashby's reference documents no such list) or the key lacks apiKeysRead: the candidatesWrite permission the applications need. A key without it fails at the first submission (403 missing_endpoint_permission → CredentialsRejectedError naming candidatesWrite). Never: that a given posting still takes applications; nor, for an empty board, that the key belongs to the board's organization.",
+      "When apiKey.info lists no permissions (Ashby's reference documents no such list) or the key lacks apiKeysRead: the candidatesWrite permission the applications need. A key without it fails at the first submission (403 missing_endpoint_permission → CredentialsRejectedError naming candidatesWrite). Never: the candidatesRead permission outcomes need (a key without it fails at the first outcome reading: 403 missing_endpoint_permission → CredentialsRejectedError naming candidatesRead); that a given posting still takes applications; nor, for an empty board, that the key belongs to the board's organization.",
   },
 };

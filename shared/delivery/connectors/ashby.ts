@@ -15,6 +15,8 @@ import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
+  type OutcomeReading,
+  type OutcomeRef,
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
@@ -53,6 +55,7 @@ const PERMISSION_OF: Record<string, string> = {
   'jobPosting.list': 'jobsRead',
   'file.createFileUploadHandle': 'candidatesWrite',
   'applicationForm.submit': 'candidatesWrite',
+  'application.info': 'candidatesRead',
 };
 
 /** A scope as apiKey.info may spell it (`candidatesWrite`, `candidates:write`) → `candidateswrite`. */
@@ -371,6 +374,35 @@ async function provesJobsRead(credentials: AtsCredentials, jobs: AshbyJob[]): Pr
   throw rpcFailure(method, answer);
 }
 
+/**
+ * An application of `application.info` → our outcome (docs/connectors/ashby.md, "Outcomes"; P301): status Hired is
+ * HIRED; Archived is WITHDRAWN when the archive reason is the candidate's (`reasonType` RejectedByCandidate or
+ * Withdrawn), else REJECTED; Active and Lead are PENDING. `stage` is `currentInterviewStage.title`.
+ */
+export function ashbyOutcome(application: Record<string, unknown>): OutcomeReading {
+  const stage = text((application.currentInterviewStage as { title?: unknown } | undefined)?.title);
+  if (application.status === 'Hired') return { outcome: 'HIRED', stage };
+  if (application.status === 'Archived') {
+    const reasonType = String((application.archiveReason as { reasonType?: unknown } | undefined)?.reasonType ?? '');
+    return { outcome: /candidate|withdr/i.test(reasonType) ? 'WITHDRAWN' : 'REJECTED', stage };
+  }
+  return { outcome: 'PENDING', stage };
+}
+
+/** `application.info` by the submitted form instance id `applicationForm.submit` returned (our `external_id`). */
+async function readApplication(ref: OutcomeRef, credentials: AtsCredentials): Promise<OutcomeReading> {
+  const answer = await rpc(credentials, 'application.info', { submittedFormInstanceId: ref.externalId });
+  if (answer.response.ok && answer.body?.success === true) {
+    const results = answer.body.results;
+    if (!results || typeof results !== 'object' || Array.isArray(results))
+      throw new ConnectorError('invalid_data', `${ATS} application.info answered success without an application.`);
+    return ashbyOutcome(results as Record<string, unknown>);
+  }
+  if (isNotFound(answer))
+    throw new ConnectorError('invalid_data', `${ATS} no longer has the application (${errorInfo(answer.body).code || 404}).`);
+  throw rpcFailure('application.info', answer);
+}
+
 export const ashbyConnector: AtsConnector = {
   ...ashbyDescriptor,
 
@@ -421,4 +453,6 @@ export const ashbyConnector: AtsConnector = {
     // No permission list (P279): a read the key must be able to make proves the key and its jobsRead.
     await provesJobsRead(credentials, jobs);
   },
+
+  readOutcome: (ref: OutcomeRef, credentials: AtsCredentials) => readApplication(ref, credentials),
 };

@@ -43,9 +43,11 @@ export const greenhouseDescriptor: ConnectorDescriptor = {
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  // P303: the Job Board API key only posts applications; reading needs Harvest, and the signed web hooks need an inbound receiver.
   outcomes: {
     by: 'none',
-    reason: 'not yet tracked (issue 43 in progress)',
+    reason:
+      'The Job Board API key we hold can only submit applications; reading one needs a Harvest API key (another credential, with the GET applications permission: https://developers.greenhouse.io/harvest.html#get-retrieve-application). Greenhouse can also tell by its web hooks (application status changes, hires, rejections), signed with HMAC-SHA256 of the body in a Signature header (https://developers.greenhouse.io/webhooks.html); we take neither yet.',
   },
   check: {
     call: 'GET /v1/boards/{board_token}/jobs, then POST /v1/boards/{board_token}/jobs/0 with an empty body and the key',

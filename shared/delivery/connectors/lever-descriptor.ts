@@ -39,9 +39,11 @@ export const leverDescriptor: ConnectorDescriptor = {
   // Application POSTs are spaced per key by LEVER_MIN_INTERVAL_MS (`paced` in lever.ts); the bucket covers the reads.
   pacing: { requestsPerSecond: 2, importConcurrency: 1, documented: '2 application POSTs per second per key (429 above)' },
   attachments: ATTACHMENTS,
+  // P303: the Postings API key only posts applications; reading needs the Lever API, and the signed webhooks need an inbound receiver.
   outcomes: {
     by: 'none',
-    reason: 'not yet tracked (issue 43 in progress)',
+    reason:
+      'The Postings API key we hold can only submit applications; reading an opportunity needs a Lever API key or OAuth token with opportunities read (another credential: https://hire.lever.co/developer/documentation#retrieve-a-single-opportunity). Lever can also tell by its webhooks (candidateStageChange, candidateArchiveChange, candidateHired), signed with HMAC-SHA256 under the webhook’s signature token (https://hire.lever.co/developer/documentation#webhooks); we take neither yet.',
   },
   check: {
     call: 'GET /v0/postings/{site}?mode=json&skip=0&limit=1',

@@ -107,9 +107,11 @@ export const personioDescriptor: ConnectorDescriptor = {
   settings: [API_URL, PERSONIO_FEED_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  // P303: the Recruiting API token only posts applications; reading needs API v2 client credentials.
   outcomes: {
     by: 'none',
-    reason: 'not yet tracked (issue 43 in progress)',
+    reason:
+      'The Recruiting API token we hold can only submit applications (POST /v1/recruiting/applications). Reading an application and its stage transitions needs API v2 client credentials (a client id and secret with the personio:recruiting:read scope: GET /v2/recruiting/applications/{id}, https://developer.personio.de/reference/get_v2-recruiting-applications-id), another credential we do not hold.',
   },
   check: {
     call: 'GET the XML feed, then POST /v1/recruiting/applications with an empty body',

@@ -37,9 +37,11 @@ export const recruiteeDescriptor: ConnectorDescriptor = {
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  // P303: the Careers Site API needs no credentials and cannot read candidates; reading needs a personal API token.
   outcomes: {
     by: 'none',
-    reason: 'not yet tracked (issue 43 in progress)',
+    reason:
+      'The Careers Site API we use needs no credentials and has no call that reads a candidate back. Reading a candidate’s placements (stage, disqualification) needs the ATS API with a personal API token and the company id (another credential: GET /c/{company_id}/candidates/{id}, https://docs.recruitee.com/reference/candidates-get).',
   },
   check: {
     call: 'GET /api/offers/ on https://{company}.recruitee.com',

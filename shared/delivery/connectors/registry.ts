@@ -109,13 +109,6 @@ export function connectorSettings(registry: readonly ConnectorDescriptor[] = con
   return registry.flatMap((c) => c.settings.map((s) => ({ ats: c.slug, ...s })));
 }
 
-/** The README's outcomes cell: how the connector learns outcomes (D21), and the call, the events or the reason. */
-function outcomesCell(outcomes: ConnectorDescriptor['outcomes']): string {
-  if (outcomes.by === 'reading') return `read: ${outcomes.call}`;
-  if (outcomes.by === 'webhook') return `the vendor's webhooks: ${outcomes.about}`;
-  return `not tracked: ${outcomes.reason}`;
-}
-
 const escapeCell = (s: string) => s.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
 /** The README's ATS table (between the `ats-table` markers), written by `npm run openapi`. */
@@ -124,7 +117,14 @@ export function atsTableMarkdown(registry: readonly ConnectorDescriptor[] = conn
     const flags = c.credentialFields.map((f) => `\`${f.flag} ${f.name.toUpperCase()}\`${f.default !== undefined ? ' (optional)' : ''}`);
     const settings = c.settings.map((s) => `\`${s.env}\``).join(', ') || '—';
     const check = `${c.check.proves}${c.check.doesNotProve ? ` Not proved: ${c.check.doesNotProve}` : ''}`;
-    return `| ${c.name} (\`${c.slug}\`) | ${flags.join(' ') || 'nothing'} | ${settings} | ${escapeCell(check)} | ${escapeCell(outcomesCell(c.outcomes))} | [docs](docs/connectors/${c.slug}.md) |`;
+    // D21 (issue 43): how the ATS tells what became of an application; the reason of a `none` is in its document.
+    const outcomes =
+      c.outcomes.by === 'reading'
+        ? `read: \`${c.outcomes.call.replace(/ \(.*$/, '')}\``
+        : c.outcomes.by === 'webhook'
+          ? 'its signed webhooks'
+          : 'not tracked (see its docs)';
+    return `| ${c.name} (\`${c.slug}\`) | ${flags.join(' ') || 'nothing'} | ${settings} | ${escapeCell(check)} | ${escapeCell(outcomes)} | [docs](docs/connectors/${c.slug}.md) |`;
   });
   return [
     '| ATS | `company connect --ats SLUG` needs | Base URL settings | What its check proves | Outcomes (D21) |  |',

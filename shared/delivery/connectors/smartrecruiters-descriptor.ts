@@ -48,15 +48,17 @@ export const smartrecruitersDescriptor: ConnectorDescriptor = {
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  // P301: the Application API's status read, with the same key (and rights) as the application itself.
   outcomes: {
-    by: 'none',
-    reason: 'not yet tracked (issue 43 in progress)',
+    by: 'reading',
+    call: 'GET /postings/{uuid}/candidates/{candidateId}/status with X-SmartToken (NEW, IN-REVIEW, INTERVIEW, OFFER, HIRE, REJECTED, WITHDRAWN, LEAD, TRANSFERRED)',
+    source: 'https://developers.smartrecruiters.com/docs/get-candidate-application-status',
   },
   check: {
     call: 'GET /v1/companies/{company_identifier}/postings?limit=1&offset=0, then GET /postings/{uuid}/configuration with X-SmartToken for the first posting listed',
     proves:
       'The company identifier has a public postings feed, and the Application API accepts the API key and shows it this company’s posting (a wrong key is 401/403, another company’s key 404). Neither call creates anything.',
     doesNotProve:
-      'That the key may create candidates (a key or OAuth client without candidate_applications_manage, or a System role without that right, can still read the configuration). For a company that publishes no posting: the company identifier (an unknown one may answer an empty list), and the key only by a heuristic (the configuration of a posting that cannot exist; only 401/403 counts as a rejected key).',
+      'That the key may create candidates and read their application status (a key or OAuth client without candidate_applications_manage, or a System role without that right, can still read the configuration). For a company that publishes no posting: the company identifier (an unknown one may answer an empty list), and the key only by a heuristic (the configuration of a posting that cannot exist; only 401/403 counts as a rejected key).',
   },
 };

@@ -12,7 +12,14 @@
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
 import type { JobInput } from '#jobs/job-schema.js';
-import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
+import {
+  ConnectorError,
+  type AtsConnector,
+  type AtsCredentials,
+  type OutcomeReading,
+  type OutcomeRef,
+  type Submission,
+} from '#delivery/connectors/connector.js';
 import {
   atsBaseUrl,
   atsFetch,
@@ -175,6 +182,51 @@ async function failure(response: Response): Promise<ConnectorError> {
   return errorForStatus(ATS, response, detail);
 }
 
+// ---- outcomes (D21, P301) ---------------------------------------------------------------------------
+
+/**
+ * The application statuses of "Get Candidate Application Status"
+ * (https://developers.smartrecruiters.com/docs/get-candidate-application-status) → our outcome
+ * (docs/connectors/smartrecruiters.md, "Outcomes"). The newer Candidate Status API spells some with `_` and
+ * `-ED` (IN_REVIEW, OFFERED, HIRED): both spellings map alike. TRANSFERRED (moved to another job) ends this
+ * application without a hire: REJECTED (P302). An unknown value is PENDING with that value as the stage.
+ */
+const SMARTRECRUITERS_OUTCOMES = new Map<string, OutcomeReading['outcome']>([
+  ['NEW', 'PENDING'],
+  ['IN-REVIEW', 'PENDING'],
+  ['INTERVIEW', 'PENDING'],
+  ['OFFER', 'PENDING'],
+  ['OFFERED', 'PENDING'],
+  ['LEAD', 'PENDING'],
+  ['HIRE', 'HIRED'],
+  ['HIRED', 'HIRED'],
+  ['REJECTED', 'REJECTED'],
+  ['TRANSFERRED', 'REJECTED'],
+  ['WITHDRAWN', 'WITHDRAWN'],
+]);
+
+export function smartrecruitersOutcome(status: string): OutcomeReading {
+  const stage = status.trim().toUpperCase().replace(/_/g, '-').slice(0, 100);
+  return { outcome: SMARTRECRUITERS_OUTCOMES.get(stage) ?? 'PENDING', stage };
+}
+
+async function readApplicationStatus(ref: OutcomeRef, credentials: AtsCredentials): Promise<OutcomeReading> {
+  const response = await call(applicationUrl(ref.jobExternalId, `/candidates/${segment(ref.externalId)}/status`), {
+    headers: keyHeaders(credentials),
+  });
+  if (response.status === 401 || response.status === 403)
+    throw new ConnectorError('credentials_rejected', `${ATS} rejected the API key (${response.status}).`, undefined, 'api_key');
+  if (response.status === 404) {
+    await response.arrayBuffer().catch(() => undefined);
+    throw new ConnectorError('invalid_data', `${ATS} no longer has the candidate's application to this posting (404).`);
+  }
+  if (!response.ok) throw errorForStatus(ATS, response, errorDetail(await jsonBody(response)));
+  const status = (await readObject(response, 'application status')).status;
+  if (typeof status !== 'string' || !status.trim())
+    throw new ConnectorError('invalid_data', `${ATS} answered the application status without a status.`);
+  return smartrecruitersOutcome(status);
+}
+
 export const smartrecruitersConnector: AtsConnector = {
   ...smartrecruitersDescriptor,
 
@@ -235,4 +287,6 @@ export const smartrecruitersConnector: AtsConnector = {
       throw new ConnectorError('invalid_data', `${ATS} Application API answered ${response.status} to the credentials check.`);
     await readObject(response, 'posting configuration');
   },
+
+  readOutcome: (ref: OutcomeRef, credentials: AtsCredentials) => readApplicationStatus(ref, credentials),
 };

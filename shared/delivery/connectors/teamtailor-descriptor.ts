@@ -51,9 +51,11 @@ export const teamtailorDescriptor: ConnectorDescriptor = {
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  // P301: read with the Admin key we hold (job applications need the Admin scope the check proves).
   outcomes: {
-    by: 'none',
-    reason: 'not yet tracked (issue 43 in progress)',
+    by: 'reading',
+    call: 'GET /v1/job-applications/{id}?include=stage,reject-reason (rejected-at, stage name and stage-type, rejected-by-company)',
+    source: 'https://docs.teamtailor.com/#job-applications',
   },
   check: {
     call: 'GET /v1/jobs?page[size]=1, then GET /v1/candidates?page[size]=1 (reads only)',

@@ -19,10 +19,21 @@ import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
+  type OutcomeReading,
+  type OutcomeRef,
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
-import { atsBaseUrl, atsFetch, atsUrl, errorForStatus, jsonBody, mapLimited, retryAfterSeconds } from '#delivery/connectors/http.js';
+import {
+  atsBaseUrl,
+  atsFetch,
+  atsUrl,
+  errorForStatus,
+  jsonBody,
+  mapLimited,
+  retryAfterSeconds,
+  segment,
+} from '#delivery/connectors/http.js';
 import { candidateName, httpUrl, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 import { includedIndex, linkages, mapTeamtailorJob, type PickedQuestion, type Resource } from '#delivery/connectors/teamtailor-jobs.js';
 import { API_URL, ATTACHMENTS, PACING, teamtailorDescriptor } from '#delivery/connectors/teamtailor-descriptor.js';
@@ -295,6 +306,43 @@ async function post(credentials: AtsCredentials, path: string, document: unknown
 
 const rel = (type: string, id: string) => ({ data: { type, id } });
 
+// --- Outcomes (D21, P301) ------------------------------------------------------------------------------
+
+/**
+ * A job application with its stage and reject reason → our outcome (docs/connectors/teamtailor.md, "Outcomes";
+ * https://docs.teamtailor.com/#job-applications, #stages, #reject-reasons): `rejected-at` set is REJECTED, or
+ * WITHDRAWN when the reject reason is not the company's (`rejected-by-company: false`); a stage of `stage-type`
+ * `Hired` is HIRED; any other stage PENDING. `stage` is the stage's name.
+ */
+export function teamtailorOutcome(application: Resource, included: Map<string, Resource>): OutcomeReading {
+  const related = (name: string) => {
+    const link = linkages(application, name)[0];
+    return link ? included.get(`${link.type}:${link.id}`) : undefined;
+  };
+  const stage = related('stage');
+  const name = text(stage?.attributes?.name);
+  if (text(application.attributes?.['rejected-at'])) {
+    const byCompany = related('reject-reason')?.attributes?.['rejected-by-company'];
+    return { outcome: byCompany === false ? 'WITHDRAWN' : 'REJECTED', stage: name };
+  }
+  if (stage?.attributes?.['stage-type'] === 'Hired') return { outcome: 'HIRED', stage: name };
+  return { outcome: 'PENDING', stage: name };
+}
+
+async function readJobApplication(ref: OutcomeRef, credentials: AtsCredentials): Promise<OutcomeReading> {
+  const response = await get(credentials, `/v1/job-applications/${segment(ref.externalId)}`, { include: 'stage,reject-reason' });
+  if (response.status === 404) {
+    await response.arrayBuffer().catch(() => undefined);
+    throw new ConnectorError('invalid_data', `${ATS} no longer has the job application (404).`);
+  }
+  if (!response.ok) throw failure(response, await jsonBody(response), 'read');
+  const document = await readDocument(response, 'job application');
+  const data = document.data as Resource | undefined;
+  if (!data || typeof data !== 'object' || Array.isArray(data) || data.type !== 'job-applications')
+    throw new ConnectorError('invalid_data', `${ATS} answered the job application read without a job application.`);
+  return teamtailorOutcome(data, includedIndex(document.included));
+}
+
 export const teamtailorConnector: AtsConnector = {
   ...teamtailorDescriptor,
 
@@ -369,4 +417,6 @@ export const teamtailorConnector: AtsConnector = {
     if (!response.ok) throw failure(response, await jsonBody(response), 'read');
     await response.arrayBuffer().catch(() => undefined);
   },
+
+  readOutcome: (ref: OutcomeRef, credentials: AtsCredentials) => readJobApplication(ref, credentials),
 };

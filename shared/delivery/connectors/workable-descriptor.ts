@@ -41,25 +41,27 @@ export const workableDescriptor: ConnectorDescriptor = {
     {
       name: 'token',
       flag: '--token',
-      description: 'the SPI v3 access token (scopes r_jobs and w_candidates)',
+      description: 'the SPI v3 access token (scopes r_jobs, w_candidates and, for outcomes, r_candidates)',
       label: 'API access token',
       secret: true,
-      help: 'Settings → Integrations → Apps → API access token: generate one with the r_jobs and w_candidates scopes (shown only once).',
+      help: 'Settings → Integrations → Apps → API access token: generate one with the r_jobs, w_candidates and r_candidates scopes (shown only once).',
       pattern: /^[\x21-\x7e]{8,512}$/,
     },
   ],
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
+  // P301: read with the token we hold; it needs the r_candidates scope as well.
   outcomes: {
-    by: 'none',
-    reason: 'not yet tracked (issue 43 in progress)',
+    by: 'reading',
+    call: 'GET /spi/v3/candidates/{id} (stage, disqualified, withdrew, hired_at; scope r_candidates)',
+    source: 'https://workable.readme.io/reference/job-candidates-show',
   },
   check: {
     call: 'GET /spi/v3/jobs?limit=1 with the token',
     proves:
       'The subdomain (a Workable account answers there) and the token, with the r_jobs scope the job import needs (401/403 otherwise). Nothing is created.',
     doesNotProve:
-      'The w_candidates scope the applications need: Workable has no documented call that checks it without creating a candidate, so a token without it shows on the first submission (403 → CredentialsRejectedError).',
+      'The w_candidates scope the applications need and the r_candidates scope outcomes need: Workable has no documented call that checks them without creating or reading a candidate, so a token without w_candidates shows on the first submission and one without r_candidates on the first outcome reading (403 → CredentialsRejectedError).',
   },
 };

@@ -19,6 +19,8 @@ import {
   ConnectorError,
   type AtsConnector,
   type AtsCredentials,
+  type OutcomeReading,
+  type OutcomeRef,
   type Submission,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
@@ -307,6 +309,44 @@ function submissionFailure(response: Response, body: unknown): ConnectorError {
   return failure(response, body, 'the application');
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Outcomes (D21, P301): `GET /spi/v3/candidates/{id}` (https://workable.readme.io/reference/job-candidates-show,
+// scope r_candidates). The id is the candidate id the submission returned (`candidate.id`, our `external_id`).
+
+/**
+ * Workable's candidate → our outcome (docs/connectors/workable.md, "Outcomes"): disqualified is REJECTED, or
+ * WITHDRAWN when `withdrew` says the candidate withdrew; `hired_at` set (or a stage of kind `hired`) is HIRED;
+ * any other stage is PENDING. `stage` is the stage's name (never the disqualification reason, which is free text).
+ */
+export function workableOutcome(candidate: Record<string, unknown>): OutcomeReading {
+  const stage = text(candidate.stage);
+  if (candidate.disqualified === true) return { outcome: candidate.withdrew === true ? 'WITHDRAWN' : 'REJECTED', stage };
+  if (text(candidate.hired_at) || candidate.stage_kind === 'hired') return { outcome: 'HIRED', stage };
+  return { outcome: 'PENDING', stage };
+}
+
+async function readCandidateOutcome(ref: OutcomeRef, credentials: AtsCredentials): Promise<OutcomeReading> {
+  const response = await read(credentials, apiUrl(credentials, `/candidates/${segment(ref.externalId)}`));
+  if (response.status === 404) {
+    await response.arrayBuffer().catch(() => undefined);
+    // The account answered before (the submission); a candidate it no longer has was deleted there.
+    throw new ConnectorError('invalid_data', `${ATS} no longer has the candidate (404).`);
+  }
+  if (response.status === 403)
+    throw new ConnectorError(
+      'credentials_rejected',
+      `${ATS} refused the token the candidate (403): it lacks the r_candidates scope outcomes need.`,
+      undefined,
+      'token',
+    );
+  if (!response.ok) throw failure(response, await jsonBody(response), 'the candidate');
+  const body = await readObject(response, 'candidate');
+  const candidate = body.candidate;
+  if (!candidate || typeof candidate !== 'object' || Array.isArray(candidate))
+    throw new ConnectorError('invalid_data', `${ATS} answered the candidate read without a candidate object.`);
+  return workableOutcome(candidate as Record<string, unknown>);
+}
+
 export const workableConnector: AtsConnector = {
   ...workableDescriptor,
 
@@ -379,4 +419,6 @@ export const workableConnector: AtsConnector = {
     if (!body || typeof body !== 'object' || !Array.isArray((body as { jobs?: unknown }).jobs))
       throw new ConnectorError('invalid_data', `${ATS} answered the credentials check without a job list.`);
   },
+
+  readOutcome: (ref: OutcomeRef, credentials: AtsCredentials) => readCandidateOutcome(ref, credentials),
 };
