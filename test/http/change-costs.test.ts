@@ -93,7 +93,7 @@ test('a create with every partner id writes 24 units with its event relayed (iss
   expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 24, relay: 0 });
 });
 
-test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one status move) writes 10 units with its event relayed (issue 22: ≤ 10; 15 with the outbox, a second sandbox item and the DUE delete)', async () => {
+test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one status move) writes 11 units with its event relayed: 10 (issue 22: ≤ 10; 15 with the outbox, a second sandbox item and the DUE delete) and 1 for its one ATS call in the delivery log (issue 44, D23)', async () => {
   const { company, job } = await companyWithJob(['job_sync', 'candidate_sync']);
   await create(company.id, job, 0);
   await worker();
@@ -105,7 +105,10 @@ test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one st
   const application = (await api.get(`/applications/${res.body.id}`, { key: partner.key, companyId: company.id })).body;
   expect(application.sync_status).toBe('SUCCESS');
   // P242: the sandbox's call and receipt are one item (1 unit, not 2), and the DUE entry stays (no index delete).
-  expect({ worker: synced.write, relay: relayed.write }).toEqual({ worker: 10, relay: 0 });
+  // Issue 44 (D23): the sandbox's one simulated call is one delivery log record under 1 KB: 1 unit more, after the outcome.
+  const log = (await api.get(`/applications/${res.body.id}/deliveries`, { key: partner.key, companyId: company.id })).body;
+  expect(log.count).toBe(1);
+  expect({ worker: synced.write, relay: relayed.write }).toEqual({ worker: 11, relay: 0 });
 });
 
 test('a company rename writes 8 units, and no event (issue 22: ≤ 10; 9 while companies carried SLIM entries, P253)', async () => {
