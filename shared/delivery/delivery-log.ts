@@ -196,6 +196,25 @@ export async function listDeliveries(
   return envelope(link, options, request, page, page.records);
 }
 
+/**
+ * `hiring-admin applications deliveries ID` (issue 44): an application's whole log, newest first, with its sync
+ * status; an operator's read, so any company's application. A missing application is a 404.
+ */
+export async function applicationDeliveries(
+  applicationId: number,
+): Promise<{ application: number; company: number; sync_status: string; failure_error: string | null; deliveries: DeliveryRecord[] }> {
+  const record = await getApplicationRecord(applicationId);
+  if (!record) throw new NotFoundError(`Application ${applicationId} does not exist.`);
+  const items = await queryAll({ ...logQuery(applicationId), ScanIndexForward: false, ConsistentRead: true });
+  return {
+    application: record.id,
+    company: record.company,
+    sync_status: record.sync_status,
+    failure_error: record.failure_error ?? null,
+    deliveries: items.map(recordOf),
+  };
+}
+
 /** Deletes items by primary key in batches of 25, retrying unprocessed ones. */
 async function deleteItems(itemKeys: { PK: unknown; SK: unknown }[]): Promise<void> {
   for (let i = 0; i < itemKeys.length; i += 25) {
