@@ -20,6 +20,11 @@ const PRICE = { write: 0.625, read: 0.125 };
 
 /** The reference month of issue 22. */
 const MONTH = { creates: 1_000_000, syncMoves: 3_000_000, companyWrites: 20_000, listPages: 10_000_000, readsById: 50_000_000 };
+/**
+ * Issue 44 (D23): ATS calls per sync, each one delivery log record. Assumed: the sandbox makes one call, the real
+ * connectors one to three (a submission, uploads or answers, the occasional retry); two on average.
+ */
+const ATS_CALLS_PER_SYNC = 2;
 
 /** The list mix: weights (summing to 1) over bench:scale's rows at 10,000 (list, kind; the mean of its rows). */
 const LIST_MIX: [list: string, kind: string, weight: number][] = [
@@ -60,6 +65,8 @@ const { createPartner } = await import('#companies/partners.js');
 const { createApiKey } = await import('#companies/api-keys.js');
 const { createCompany } = await import('#companies/company-store.js');
 const { importJobs } = await import('#jobs/job-store.js');
+const { queryAll } = await import('#platform/batch.js');
+const { itemBytes } = await import('#platform/item-size.js');
 
 type Cost = { read: number; write: number };
 const add = (a: Cost, b: Cost): Cost => ({ read: a.read + b.read, write: a.write + b.write });
@@ -126,9 +133,19 @@ try {
   changes['create, no partner ids'] = add(plain.cost, await relay());
   const full = await create(company.id, job, 2, ids(2));
   changes['create, every partner id'] = add(full.cost, await relay());
-  await create(syncing.id, syncJob, 3);
+  const synced = await create(syncing.id, syncJob, 3);
   await relay();
-  changes['sync status move (NOTSENT → SUCCESS)'] = add(await worker(), await relay());
+  const sync = add(await worker(), await relay());
+  // Issue 44 (D23): the worker's total holds the delivery log's write for the sync's one ATS call; it is billed on its
+  // own line (per ATS call), so the status move keeps its figure of before.
+  const logItems = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :d)',
+    ExpressionAttributeValues: { ':pk': `APPLICATION#${synced.body.id}`, ':d': 'DELIVERY#' },
+  });
+  const logWrite = logItems.reduce((sum, item) => sum + Math.ceil(itemBytes(item) / 1024), 0);
+  if (logItems.length !== 1) throw new Error(`the sandbox sync wrote ${logItems.length} delivery log records, not 1`);
+  changes['sync status move (NOTSENT → SUCCESS)'] = { read: sync.read, write: sync.write - logWrite };
+  changes['delivery log record (one ATS call)'] = { read: 0, write: logWrite };
   const renamed = await request('PATCH', `/companies/${company.id}/`, key, company.id, { name: 'Bill Renamed Ltd' });
   changes['company write (rename)'] = add(renamed.cost, await relay());
   changes['job import run, 10 jobs unchanged'] = add(await measured(() => importJobs(company.id, jobs)), await relay());
@@ -160,6 +177,11 @@ const lines: { item: string; count: number; perUnit: Cost }[] = [
     perUnit: half(changes['create, no partner ids'], changes['create, every partner id']),
   },
   { item: 'sync status moves', count: MONTH.syncMoves, perUnit: changes['sync status move (NOTSENT → SUCCESS)'] },
+  {
+    item: `delivery log records (${ATS_CALLS_PER_SYNC} ATS calls per sync, assumed)`,
+    count: MONTH.syncMoves * ATS_CALLS_PER_SYNC,
+    perUnit: changes['delivery log record (one ATS call)'],
+  },
   { item: 'company writes', count: MONTH.companyWrites, perUnit: changes['company write (rename)'] },
   { item: 'list pages (mix below)', count: MONTH.listPages, perUnit: { read: perListPage, write: 0 } },
   { item: 'reads by id (60 % jobs, 40 % applications)', count: MONTH.readsById, perUnit: { read: perReadById, write: 0 } },

@@ -8,6 +8,7 @@
  * context.ts, and how a bad command line becomes one usage error in arguments.ts.
  */
 import { Command, Help, type CommanderError } from 'commander';
+import { applicationCommands } from './applications.js';
 import { usageErrors, usageLine } from './arguments.js';
 import { channelCommands } from './channels.js';
 import { companyCommands } from './companies.js';
@@ -25,6 +26,7 @@ const AREAS = [
   companyCommands,
   keyCommands,
   jobsCommands,
+  applicationCommands,
   connectionCommands,
   channelCommands,
   webhookCommands,

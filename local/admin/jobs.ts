@@ -2,13 +2,13 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { flag, id, text } from './arguments.js';
+import { flag, id, limit, text } from './arguments.js';
 import type { Session } from './context.js';
 import { UsageError, withFlagNames } from './output.js';
 import { withProgress } from './progress.js';
 
 export function jobsCommands(program: Command, session: Session): void {
-  const jobs = program.command('jobs').description('Jobs: import, sync.');
+  const jobs = program.command('jobs').description('Jobs: import, sync, runs.');
 
   jobs
     .command('import')
@@ -59,5 +59,28 @@ export function jobsCommands(program: Command, session: Session): void {
         },
         { serviceIdBlocks: true },
       ),
+    );
+
+  jobs
+    .command('runs')
+    .description("A company's last job import runs from its ATS, newest first: when, outcome, counts and the ATS calls made.")
+    .requiredOption('--company <COMPANY_ID>', 'The company.', id)
+    .option('--limit <N>', 'How many runs, at most 1000 (default 10).', limit)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints {"company", "runs": [{"run_id", "started_at", "finished_at", "outcome", "counts": {"created",',
+        '"updated", "unchanged", "archived"}, "calls": [the records of `applications deliveries`]}]}. Outcomes:',
+        'success, credentials_rejected, ats_unreachable, invalid_feed. Kept for DELIVERY_LOG_DAYS (default 30) days.',
+      ].join('\n'),
+    )
+    .action(
+      session.action(async (options: { company: number; limit?: number }) => {
+        const { requireCompany } = await import('#companies/company-store.js');
+        const { jobImportRuns } = await import('#delivery/delivery-log.js');
+        await requireCompany(options.company);
+        return { company: options.company, runs: await jobImportRuns(options.company, options.limit ?? 10) };
+      }),
     );
 }

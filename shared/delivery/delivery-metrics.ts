@@ -47,3 +47,8 @@ export function recordJobImportRun(
     { name: 'JobsUnchanged', unit: 'Count', value: jobs.unchanged },
   ]);
 }
+
+/** Delivery log records (issue 44) that could not be written (`DeliveryLogWriteFailures`): the sync went on without them. */
+export function recordDeliveryLogWriteFailure(records: number): void {
+  emitMetrics({}, [{ name: 'DeliveryLogWriteFailures', unit: 'Count', value: records }]);
+}

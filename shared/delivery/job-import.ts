@@ -26,6 +26,9 @@ import { ConnectorError } from '#delivery/connectors/connector.js';
 import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { recordJobImportRun } from '#delivery/delivery-metrics.js';
+import { redactInScope, withAtsCalls, type AtsCallScope } from '#delivery/ats-calls.js';
+import { deliveryRecords, writeJobImportRun } from '#delivery/delivery-log.js';
+import { isoNow } from '#platform/clock.js';
 
 export interface JobImportMessage {
   company_id: number;
@@ -85,30 +88,56 @@ export async function runJobImport(
   ]);
   if (claimed.status === 'rejected') throw claimed.reason;
   if (!claimed.value) throw new ConflictError(`A job import of company ${companyId} is already running.`, 'job_import_running');
+  // Issue 44: the run's ATS calls are recorded and stored with the run (when, outcome, counts) once it has ended.
+  const startedAt = isoNow();
+  let calls: AtsCallScope | undefined;
+  let callError: unknown;
+  const logRun = async (outcome: string, counts: Omit<ImportResult, 'run_id'>, runId: string) =>
+    writeJobImportRun(companyId, {
+      run_id: runId,
+      started_at: startedAt,
+      finished_at: isoNow(),
+      outcome,
+      counts: { created: counts.created, updated: counts.updated, unchanged: counts.unchanged, archived: counts.archived },
+      calls: calls ? await deliveryRecords(calls, 1, { error: callError, retrying: false }, []) : [],
+    });
+  const none = { created: 0, updated: 0, unchanged: 0, archived: 0 };
   try {
     if (loaded.status === 'rejected') throw loaded.reason;
     const connector = loaded.value!;
     let feed;
     try {
       if (credentials.status === 'rejected') throw credentials.reason;
-      feed = await connector.listPublishedJobs(company, credentials.value);
+      const listed = await withAtsCalls('listPublishedJobs', async () => {
+        redactInScope(Object.values(credentials.value));
+        return connector.listPublishedJobs(company, credentials.value);
+      });
+      calls = listed.scope;
+      if (listed.result.status === 'rejected') throw listed.result.reason;
+      feed = listed.result.value;
     } catch (error) {
       if (!(error instanceof ConnectorError)) throw error;
+      callError = error;
       const reason = error.kind === 'credentials_rejected' ? 'credentials_rejected' : error.retryable ? 'ats_unreachable' : 'invalid_feed';
+      await logRun(reason, none, randomUUID());
       return await failRun(company, reason, error.message);
     }
     // No feed (a sandbox company without one): nothing to import, nothing changes.
     if (feed === undefined) {
       recordJobImportRun('success');
-      return { run_id: randomUUID(), created: 0, updated: 0, unchanged: 0, archived: 0 };
+      const result = { run_id: randomUUID(), ...none };
+      await logRun('success', result, result.run_id);
+      return result;
     }
     try {
       const result = await importJobs(companyId, feed, { source: 'api', onProgress: options.onProgress });
       recordJobImportRun('success', result);
+      await logRun('success', result, result.run_id);
       return result;
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
       const first = Object.entries(error.errors ?? {})[0];
+      await logRun('invalid_feed', none, randomUUID());
       return await failRun(
         company,
         'invalid_feed',

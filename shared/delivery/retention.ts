@@ -13,6 +13,7 @@ import { deleteAttachmentObjects } from '#applications/attachments.js';
 import { allCompanyIds } from '#companies/company-store.js';
 import { now } from '#platform/clock.js';
 import { logger } from '#platform/logger.js';
+import { deleteDeliveryLog } from '#delivery/delivery-log.js';
 
 export interface RetentionResult {
   purged: number;
@@ -38,6 +39,9 @@ async function purge(applicationId: number, at: string): Promise<{ purged: boole
   if (!record || record.personal_data_deleted_at) return { purged: false, objects: 0 };
   const objectKeys = (record.attachments ?? []).map((a) => a.key);
   await deleteAttachmentObjects(objectKeys);
+  // Issue 44 (D23): the delivery log (what was sent and answered about the candidate) goes before the record is
+  // cleared, as the objects do, so that a run that stops between the two leaves the application due.
+  await deleteDeliveryLog(applicationId);
   await clearPersonalData(record, PERSONAL_DATA_FIELDS, at);
   return { purged: true, objects: objectKeys.length };
 }

@@ -33,10 +33,12 @@ import { ConnectorError, type Submission } from '#delivery/connectors/connector.
 import { loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { recordSyncOutcome } from '#delivery/delivery-metrics.js';
+import { redactInScope, withAtsCalls } from '#delivery/ats-calls.js';
+import { deliveryRecords, writeDeliveryLog } from '#delivery/delivery-log.js';
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
 import { watchDelivered } from '#delivery/outcomes.js';
-import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
+import { crashPoint, isSimulatedCrash, rethrowIfCrash } from '#platform/faults.js';
 import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { SYNC_DUE_SHARDS, keys } from '#platform/keys.js';
@@ -219,8 +221,9 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
   const connector = await loadConnector(company.ats);
   if (!connector) return decideSync(record, { sync_status: 'FAILURE', failure_error: 'NoConnectorError' }, company);
   const submit = async (job: JobRecord, reference: string, status: 'SUCCESS' | 'SUCCESS_FALLBACK') => {
-    // Opened for this call only; the credentials go nowhere but the connector.
+    // Opened for this call only; the credentials go nowhere but the connector (and the log's redaction list).
     const credentials = await loadCredentials(company);
+    redactInScope(Object.values(credentials));
     const { externalId } = await connector.submitApplication(submissionFor(record, company, job, reference), credentials);
     // D21 (P300): its outcome is read from the next reading pass on; before the status write, so that a crash
     // between them loses nothing (the retry puts the same watch again).
@@ -229,22 +232,45 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
     crashPoint('sync.after-ats-call');
     return decideSync(record, { sync_status: status, failure_error: null, ...(externalId ? { external_id: externalId } : {}) }, company);
   };
-  try {
-    const job = await getJob(company.id, record.job);
+  // Issue 44 (D23): the attempt's ATS calls are recorded in a scope and written to the delivery log after the
+  // outcome (or the retry) is written, so the log never delays a submission.
+  let attemptError: unknown;
+  let retrying = false;
+  const { scope, result } = await withAtsCalls('submitApplication', async () => {
     try {
-      return await submit(job, `his-application-${record.id}`, 'SUCCESS');
+      const job = await getJob(company.id, record.job);
+      try {
+        return await submit(job, `his-application-${record.id}`, 'SUCCESS');
+      } catch (error) {
+        rethrowIfCrash(error);
+        const fallbackJob = company.fallback_job;
+        if (!(error instanceof ConnectorError && error.kind === 'job_not_published' && fallbackJob && fallbackJob !== job.id)) throw error;
+        // D12: a job no longer published goes to the company's fallback job, under its own reference.
+        return await submit(await getJob(company.id, fallbackJob), `his-application-${record.id}-fallback`, 'SUCCESS_FALLBACK');
+      }
     } catch (error) {
+      // A dead attempt neither releases its claim nor decides anything: the next one after the claim expires does.
       rethrowIfCrash(error);
-      const fallbackJob = company.fallback_job;
-      if (!(error instanceof ConnectorError && error.kind === 'job_not_published' && fallbackJob && fallbackJob !== job.id)) throw error;
-      // D12: a job no longer published goes to the company's fallback job, under its own reference.
-      return await submit(await getJob(company.id, fallbackJob), `his-application-${record.id}-fallback`, 'SUCCESS_FALLBACK');
+      attemptError = error;
+      try {
+        return await failAttempt(record, company, error, attempts);
+      } catch (later) {
+        retrying = later instanceof RetryLater;
+        throw later;
+      }
     }
-  } catch (error) {
-    // A dead attempt neither releases its claim nor decides anything: the next one after the claim expires does.
-    rethrowIfCrash(error);
-    return failAttempt(record, company, error, attempts);
-  }
+  });
+  // A dead attempt writes nothing more (as a process that died would not).
+  if (!(result.status === 'rejected' && isSimulatedCrash(result.reason)))
+    await writeDeliveryLog(record.id, await deliveryRecords(scope, attempts, { error: attemptError, retrying }, candidateValues(record)));
+  if (result.status === 'rejected') throw result.reason;
+}
+
+/** The candidate's values (e-mail, phone, names, any other string) that no delivery log excerpt may hold (P305). */
+function candidateValues(record: ApplicationRecord): unknown[] {
+  const candidate = record.candidate ?? {};
+  const name = [candidate.first_name, candidate.last_name].filter(Boolean).join(' ');
+  return [...Object.values(candidate), name];
 }
 
 /**

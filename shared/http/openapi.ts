@@ -42,6 +42,8 @@ import {
   candidateSingleFormSchema,
   companyPageSchema,
   companySchema,
+  deliveryPageSchema,
+  deliverySchema,
   descriptionSectionListFormSchema,
   errorSchema,
   jobListItemSchema,
@@ -86,6 +88,8 @@ const SCHEMAS: readonly [string, object][] = [
   ['Application', applicationSchema],
   ['ApplicationListItem', applicationListItemSchema],
   ['ApplicationPage', applicationPageSchema],
+  ['Delivery', deliverySchema],
+  ['DeliveryPage', deliveryPageSchema],
   ['CandidateSingleForm', candidateSingleFormSchema],
   ['CandidateListForm', candidateListFormSchema],
   ['Attachment', attachmentOutSchema],
@@ -234,6 +238,14 @@ const OPERATIONS: Record<string, OperationSpec> = {
       description: 'A page of applications; the candidate includes `birthdate`, `language`, `nationality` (D9).',
       schema: 'ApplicationPage',
     },
+  },
+  ListApplicationDeliveries: {
+    description:
+      'Beyond the spec (D23): the ATS calls made for one application of the `Company-Id` company (submission, uploads, ' +
+      "answers, outcome reads, each retry), newest first; another company's application is a 404. Kept for " +
+      '`DELIVERY_LOG_DAYS` (default 30) and deleted with the personal data (D10): an anonymized application has none.',
+    query: queryParameters([], {}, ['page', 'page_size', 'cursor']),
+    success: { status: '200', description: 'A page of delivery records.', schema: 'DeliveryPage' },
   },
   GetApplication: {
     description: 'One application of the `Company-Id` company. Personal data is omitted for records older than 180 days (D10).',

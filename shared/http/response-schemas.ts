@@ -307,6 +307,34 @@ export const companyPageSchema = pageOf(companySchema);
 export const jobPageSchema = pageOf(jobListItemSchema);
 export const applicationPageSchema = pageOf(applicationListItemSchema);
 
+/** Issue 44 (D23): one ATS call made for an application, as `GET /applications/{id}/deliveries` lists it. */
+export const deliverySchema = record({
+  attempt: { type: 'integer', minimum: 1, description: 'The submission attempt the call belongs to (1 for the first).' },
+  at: { ...timestamp, description: 'When the request left (UTC, milliseconds, trailing Z).' },
+  operation: { type: 'string', description: 'The connector operation: `submitApplication`, `readOutcome`.' },
+  method: { type: 'string', description: 'The HTTP method (for the in-process sandbox ATS: of its simulated call).' },
+  url: { type: 'string', description: "Host and path of the ATS's URL; never its query or credentials." },
+  status: { type: ['integer', 'null'], description: "The ATS's HTTP status; null when no answer came (a timeout, a network error)." },
+  duration_ms: { type: 'integer', minimum: 0 },
+  result: {
+    type: 'string',
+    enum: ['accepted', 'retry', 'failed'],
+    description: 'Our reading of the call: accepted, to be retried, or failed for good.',
+  },
+  failure_error: { ...nullableString, description: 'On the call that failed its attempt: the `failure_error` it led to.' },
+  error_code: { ...nullableString, description: "The ATS's own error code, where its answer has one." },
+  response_excerpt: {
+    type: 'string',
+    description: "The start of the ATS's answer, at most 1 KB, with the candidate's contact data and names, tokens and secrets redacted.",
+  },
+  fields_sent: {
+    type: 'array',
+    items: { type: 'string' },
+    description: 'The names of the fields sent (nested ones as dotted paths), never their values.',
+  },
+});
+export const deliveryPageSchema = pageOf(deliverySchema);
+
 /** D2: every error, whoever answers it (function or gateway). */
 export const errorSchema = {
   type: 'object',

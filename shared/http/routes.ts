@@ -92,6 +92,16 @@ export const routes: readonly RouteDefinition[] = [
     access: { table: 'read' },
     summary: 'Read one application',
   },
+  {
+    // Issue 44 (D23), beyond the spec: the ATS calls made for one application (the delivery log), newest first.
+    id: 'ListApplicationDeliveries',
+    method: 'GET',
+    path: '/applications/{id}/deliveries',
+    handler: 'applications/deliveries',
+    companyHeader: true,
+    access: { table: 'read', cursorSecret: true },
+    summary: 'List the ATS calls made for one application (its delivery log), newest first',
+  },
 ];
 
 /** The public pages (D20): the connect page of the magic link and the API reference. */

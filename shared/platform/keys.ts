@@ -62,6 +62,12 @@ export const keys = {
    * a DUE entry, written when the ATS accepted the application and deleted at a final outcome.
    */
   outcomeWatch: (id: number): Key => ({ PK: `APPLICATION#${id}`, SK: 'OUTCOMEWATCH' }),
+   * One ATS call made for an application (issue 44, D23), beside it: sorted by when it was made, then the attempt
+   * and the call's place in it, so that a Query in reverse reads the log newest first; expiring (DELIVERY_LOG_DAYS).
+   */
+  deliveryLog: (id: number, sort: string): Key => ({ PK: `APPLICATION#${id}`, SK: `${DELIVERY_LOG_PREFIX}${sort}` }),
+  /** One job import run of a company and its ATS calls (issue 44): the run `<sort>`, its calls `<sort>#CALL#<n>`; expiring. */
+  jobImportRun: (companyId: number, sort: string): Key => ({ PK: `COMPANY#${companyId}`, SK: `${JOB_IMPORT_RUN_PREFIX}${sort}` }),
   /** The external apply reminder's due item (P207): by shard of the application id, ordered by due time. */
   externalApplyDue: (id: number, due: string): Key => ({ PK: `EXTAPPLYDUE#${id % 4}`, SK: `${due}#${pad(id)}` }),
   /** Block-allocated id counter of one entity type. */
@@ -104,6 +110,10 @@ export const keys = {
   /** One stored part of a list's ids for a walk by `next` (P260), expiring; the list routes write only these. */
   walk: (walkId: string, part: number): Key => ({ PK: `${WALK_PREFIX}${walkId}`, SK: `PART#${part}` }),
 } as const;
+
+/** The sort key prefixes of an application's delivery log and of a company's job import runs (issue 44). */
+export const DELIVERY_LOG_PREFIX = 'DELIVERY#';
+export const JOB_IMPORT_RUN_PREFIX = 'IMPORTRUN#';
 
 /** The partition key prefix of a walk's stored ids (the list routes' only writes, P260). */
 export const WALK_PREFIX = 'WALK#';

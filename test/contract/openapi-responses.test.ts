@@ -319,6 +319,15 @@ describe('applications', () => {
     expectDocumented('GetApplication', await api.get('/applications/999999', as()), 404);
   });
 
+  test('ListApplicationDeliveries: the delivery log (D23), a page of it; 404; 400', async () => {
+    await api.runtime.poller.drain();
+    const res = await api.get(`/applications/${createdId}/deliveries?page_size=1`, as());
+    expectDocumented('ListApplicationDeliveries', res, 200);
+    expectDocumented('ListApplicationDeliveries', await api.get(`/applications/${oldId}/deliveries`, as()), 200);
+    expectDocumented('ListApplicationDeliveries', await api.get('/applications/999999/deliveries', as()), 404);
+    expectDocumented('ListApplicationDeliveries', await api.get(`/applications/${createdId}/deliveries?page_size=x`, as()), 400);
+  });
+
   test('ListApplications: list form (with birthdate, D9), anonymized entries, filters; 400', async () => {
     const res = await api.get('/applications/?page_size=50', as());
     expectDocumented('ListApplications', res, 200);

@@ -94,7 +94,7 @@ test('a create with every partner id writes 24 units with its event relayed (iss
   expect({ request: requestCost(res).write, relay: relayed.write }).toEqual({ request: 24, relay: 0 });
 });
 
-test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one status move) writes 12 units with its event relayed: 10 as before (issue 22: ≤ 10; 15 with the outbox, a second sandbox item and the DUE delete) and 2 for its outcome watch (P298)', async () => {
+test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one status move) writes 13 units with its event relayed: 10 as before (issue 22: ≤ 10; 15 with the outbox, a second sandbox item and the DUE delete), 2 for its outcome watch (P298) and 1 for its one ATS call in the delivery log (issue 44, D23)', async () => {
   const { company, job } = await companyWithJob(['job_sync', 'candidate_sync']);
   await create(company.id, job, 0);
   await worker();
@@ -107,10 +107,13 @@ test('the sync of an application (NOTSENT → SUCCESS at the sandbox ATS, one st
   expect(application.sync_status).toBe('SUCCESS');
   // P242: the sandbox's call and receipt are one item (1 unit, not 2), and the DUE entry stays (no index delete).
   // P298: the sandbox reads outcomes, so the application is watched: its watch item (1 unit) and its DUE entry
-  // (1 unit); a sync at an ATS that does not read outcomes writes no watch and stays at 10.
-  expect({ worker: synced.write, relay: relayed.write }).toEqual({ worker: 12, relay: 0 });
+  // (1 unit); a sync at an ATS that does not read outcomes writes no watch.
   const watch = (await allItems()).find((item) => item.PK === `APPLICATION#${res.body.id}` && item.SK === 'OUTCOMEWATCH');
   expect(watch).toMatchObject({ DUEPK: expect.stringMatching(/^OUTCOMEWATCH#\d$/), reference: `his-application-${res.body.id}` });
+  // Issue 44 (D23): the sandbox's one simulated call is one delivery log record under 1 KB: 1 unit more.
+  const log = (await api.get(`/applications/${res.body.id}/deliveries`, { key: partner.key, companyId: company.id })).body;
+  expect(log.count).toBe(1);
+  expect({ worker: synced.write, relay: relayed.write }).toEqual({ worker: 13, relay: 0 });
 });
 
 test('a company rename writes 8 units, and no event (issue 22: ≤ 10; 9 while companies carried SLIM entries, P253)', async () => {

@@ -118,7 +118,7 @@ function expectedStatus(route: RouteDefinition, key: KeyName, c: CompanyIdCase):
   const company = actedFor(c);
   if (!company || !company.startsWith(scope.partner) || (scope.company && scope.company !== company)) return 403;
   // Acting for a company it may act for: a record of another company is "not found" (the records are A1's).
-  if (route.id === 'GetJob' || route.id === 'GetApplication' || route.id === 'UpdateCompany') return company === 'A1' ? 200 : 404;
+  if (['GetJob', 'GetApplication', 'ListApplicationDeliveries', 'UpdateCompany'].includes(route.id)) return company === 'A1' ? 200 : 404;
   // The create names A1's job: under another company that job does not exist (400 naming `job`).
   if (route.id === 'CreateApplication') return company === 'A1' ? 201 : 400;
   return success;
@@ -126,8 +126,9 @@ function expectedStatus(route: RouteDefinition, key: KeyName, c: CompanyIdCase):
 
 /** Lists are asked for one item a page, so that their `next` links (and cursors) are part of every cell. */
 function pathOf(route: RouteDefinition): string {
-  const id = route.id === 'GetJob' ? jobOf.A1 : route.id === 'GetApplication' ? a1Application : ids.A1;
-  return route.path.replace('{id}', String(id)) + (route.method === 'GET' && !route.path.includes('{id}') ? '?page_size=1' : '');
+  const id = route.id === 'GetJob' ? jobOf.A1 : ['GetApplication', 'ListApplicationDeliveries'].includes(route.id) ? a1Application : ids.A1;
+  const paged = route.method === 'GET' && (!route.path.includes('{id}') || route.id === 'ListApplicationDeliveries');
+  return route.path.replace('{id}', String(id)) + (paged ? '?page_size=1' : '');
 }
 
 function bodyOf(route: RouteDefinition): unknown {

@@ -16,6 +16,8 @@ import type {
   Company,
   CompanyPatch,
   CompanyQuery,
+  Delivery,
+  DeliveryQuery,
   Job,
   JobListItem,
   JobQuery,
@@ -58,6 +60,8 @@ export interface CompanyClient {
     list(query?: ApplicationQuery): PageIterator<ApplicationListItem>;
     /** `GET /applications/{id}`. */
     get(id: number): Promise<Application>;
+    /** `GET /applications/{id}/deliveries` (D23), every page, newest first: `for await (const call of company.applications.deliveries(id))`. */
+    deliveries(id: number, query?: DeliveryQuery): PageIterator<Delivery>;
     /** `POST /applications/` with an `Idempotency-Key`: retried on 429, 5xx, 409 and network errors, and stored exactly once. */
     create(application: ApplicationIn, options?: CreateOptions): Promise<Application>;
   };
@@ -125,6 +129,10 @@ export function createHiringClient(options: HiringClientOptions): HiringClient {
       applications: {
         list: (query = {}) => pages(companyId, async () => unwrap('GET', await api.GET('/applications/', { params: { query, header } }))),
         get: async (id) => unwrap('GET', await api.GET('/applications/{id}', { params: { path: { id }, header } })),
+        deliveries: (id, query = {}) =>
+          pages(companyId, async () =>
+            unwrap('GET', await api.GET('/applications/{id}/deliveries', { params: { path: { id }, query, header } })),
+          ),
         create: async (application, { idempotencyKey, signal } = {}) =>
           unwrap(
             'POST',

@@ -12,6 +12,8 @@ export type JobListItem = Schemas['JobListItem'];
 export type Application = Schemas['Application'];
 export type ApplicationListItem = Schemas['ApplicationListItem'];
 export type ApplicationIn = Schemas['ApplicationIn'];
+/** One ATS call made for an application (its delivery log, D23). */
+export type Delivery = Schemas['Delivery'];
 export type CandidateIn = Schemas['CandidateIn'];
 export type AttachmentIn = Schemas['AttachmentIn'];
 export type AttachmentType = NonNullable<AttachmentIn['type']>;
@@ -22,6 +24,7 @@ export type ApiErrorBody = Schemas['Error'];
 export type CompanyQuery = NonNullable<operations['ListCompanies']['parameters']['query']>;
 export type JobQuery = NonNullable<operations['ListJobs']['parameters']['query']>;
 export type ApplicationQuery = NonNullable<operations['ListApplications']['parameters']['query']>;
+export type DeliveryQuery = NonNullable<operations['ListApplicationDeliveries']['parameters']['query']>;
 
 /** The envelope of every list response. */
 export interface Page<T> {

@@ -12,6 +12,7 @@ import {
   type ConnectorSetting,
   type SubmissionAttachment,
 } from '#delivery/connectors/connector.js';
+import { recordHttpCall } from '#delivery/ats-calls.js';
 
 /**
  * The configured base URL of a connector setting (its environment variable, else the real default), with
@@ -83,9 +84,14 @@ export function setAtsCallWrapper(wrapper: AtsCallWrapper): void {
  */
 export async function atsFetch(ats: string, url: string, init: RequestInit = {}, pacing?: ConnectorPacing): Promise<Response> {
   if (pacing) await pace(ats, pacing);
+  // Issue 44 (D23): each request is reported to the open delivery log scope, if any (after it, never before).
+  const started = Date.now();
   try {
-    return await wrapAtsCall(ats, () => fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs()) }));
+    const response = await wrapAtsCall(ats, () => fetch(url, { ...init, redirect: 'error', signal: AbortSignal.timeout(timeoutMs()) }));
+    recordHttpCall(url, init, started, response);
+    return response;
   } catch (error) {
+    recordHttpCall(url, init, started, undefined);
     const reason = (error as Error).name === 'TimeoutError' ? 'timed out' : 'is unreachable';
     throw new ConnectorError('transient', `${ats} ${reason}.`);
   }

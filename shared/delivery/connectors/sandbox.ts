@@ -34,6 +34,7 @@ import {
   type Submission,
 } from '#delivery/connectors/connector.js';
 import { sandboxDescriptor } from '#delivery/connectors/sandbox-descriptor.js';
+import { recordSimulatedCall } from '#delivery/ats-calls.js';
 
 const RECORD_DAYS = 30;
 const key = (companyId: number, sk: string) => ({ PK: `SANDBOXATS#${companyId}`, SK: sk });
@@ -173,12 +174,58 @@ async function receiptOf(submission: Submission): Promise<SandboxReceipt> {
   };
 }
 
+/** The HTTP status a real ATS would answer with for each of the sandbox's outcomes (its simulated call, issue 44). */
+const SIMULATED_STATUS: Record<ConnectorError['kind'], number> = {
+  duplicate: 409,
+  job_not_published: 422,
+  invalid_data: 400,
+  rate_limited: 429,
+  transient: 503,
+  credentials_rejected: 401,
+  attachment_rejected: 413,
+};
+
+/** The field names a submission sends (its JSON as the sandbox would receive it), never values. */
+function simulatedFields(submission: Submission): string[] {
+  const nested = (name: string, value: Record<string, unknown>) => Object.keys(value).map((key) => `${name}.${key}`);
+  return [
+    'reference',
+    'job_external_id',
+    'candidate',
+    ...nested('candidate', submission.candidate),
+    'screening_answers',
+    'custom_fields',
+    ...nested('custom_fields', submission.customFields),
+    'social_links',
+    'notes',
+    'applied_at',
+    'source',
+    ...(submission.attachments.length ? ['attachments'] : []),
+  ];
+}
+
+/** Reports the simulated call to the open delivery log scope: the answer echoes the candidate, as many ATSs do. */
+function simulated(submission: Submission, started: number, outcome: ConnectorError | string): void {
+  const failed = outcome instanceof ConnectorError;
+  recordSimulatedCall({
+    method: 'POST',
+    url: `https://sandbox.ats.invalid/companies/${submission.company.id}/applications`,
+    status: failed ? SIMULATED_STATUS[outcome.kind] : 201,
+    started,
+    fields_sent: simulatedFields(submission),
+    response: failed
+      ? { error: { code: outcome.kind, message: outcome.message }, reference: submission.reference }
+      : { id: outcome, reference: submission.reference, candidate: submission.candidate },
+  });
+}
+
 export const sandboxConnector: AtsConnector = {
   ...sandboxDescriptor,
 
   async submitApplication(submission: Submission) {
     const companyId = submission.company.id;
     const { reference } = submission;
+    const started = Date.now();
     let accepted: SandboxReceipt | undefined;
     for (;;) {
       // Read the reference's item, decide, then write the call (and the receipt, if accepted) at once.
@@ -191,18 +238,39 @@ export const sandboxConnector: AtsConnector = {
       const outcome = await decide(submission, calls, existing === undefined);
       if (outcome instanceof ConnectorError || existing !== undefined) {
         if (!(await recordCall(companyId, reference, seen))) continue;
+        simulated(submission, started, outcome ?? String(existing));
         if (outcome instanceof ConnectorError) throw outcome;
         return { externalId: String(existing) };
       }
       accepted ??= await receiptOf(submission);
-      if (await recordCall(companyId, reference, seen, accepted)) return { externalId: accepted.external_id };
+      if (await recordCall(companyId, reference, seen, accepted)) {
+        simulated(submission, started, accepted.external_id);
+        return { externalId: accepted.external_id };
+      }
     }
   },
 
   async listPublishedJobs(company: CompanyRecord) {
+    const started = Date.now();
     const state = await sandboxState(company.id);
-    if (state.rejectCredentials) throw rejected();
-    if (state.feedMalformed) throw new ConnectorError('invalid_data', 'The sandbox ATS feed is malformed.');
+    const answer = (status: number, response: unknown) =>
+      recordSimulatedCall({
+        method: 'GET',
+        url: `https://sandbox.ats.invalid/companies/${company.id}/jobs`,
+        status,
+        started,
+        fields_sent: [],
+        response,
+      });
+    if (state.rejectCredentials) {
+      answer(401, { error: { code: 'credentials_rejected' } });
+      throw rejected();
+    }
+    if (state.feedMalformed) {
+      answer(200, 'malformed feed');
+      throw new ConnectorError('invalid_data', 'The sandbox ATS feed is malformed.');
+    }
+    answer(200, { jobs: (state.feed ?? []).length });
     return state.feed;
   },
 

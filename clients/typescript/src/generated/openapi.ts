@@ -128,6 +128,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/applications/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the ATS calls made for one application (its delivery log), newest first
+         * @description Beyond the spec (D23): the ATS calls made for one application of the `Company-Id` company (submission, uploads, answers, outcome reads, each retry), newest first; another company's application is a 404. Kept for `DELIVERY_LOG_DAYS` (default 30) and deleted with the personal data (D10): an anonymized application has none.
+         */
+        get: operations["ListApplicationDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -614,6 +634,52 @@ export interface components {
              */
             previous: string | null;
             results: components["schemas"]["ApplicationListItem"][];
+        };
+        Delivery: {
+            /** @description The submission attempt the call belongs to (1 for the first). */
+            attempt: number;
+            /**
+             * Format: date-time
+             * @description When the request left (UTC, milliseconds, trailing Z).
+             */
+            at: string;
+            /** @description The connector operation: `submitApplication`, `readOutcome`. */
+            operation: string;
+            /** @description The HTTP method (for the in-process sandbox ATS: of its simulated call). */
+            method: string;
+            /** @description Host and path of the ATS's URL; never its query or credentials. */
+            url: string;
+            /** @description The ATS's HTTP status; null when no answer came (a timeout, a network error). */
+            status: number | null;
+            duration_ms: number;
+            /**
+             * @description Our reading of the call: accepted, to be retried, or failed for good.
+             * @enum {string}
+             */
+            result: "accepted" | "retry" | "failed";
+            /** @description On the call that failed its attempt: the `failure_error` it led to. */
+            failure_error: string | null;
+            /** @description The ATS's own error code, where its answer has one. */
+            error_code: string | null;
+            /** @description The start of the ATS's answer, at most 1 KB, with the candidate's contact data and names, tokens and secrets redacted. */
+            response_excerpt: string;
+            /** @description The names of the fields sent (nested ones as dotted paths), never their values. */
+            fields_sent: string[];
+        };
+        DeliveryPage: {
+            /** @description Total of the matching records across all pages. */
+            count: number;
+            /**
+             * Format: uri
+             * @description Absolute URL of the next page, keeping every query parameter; null on the last page.
+             */
+            next: string | null;
+            /**
+             * Format: uri
+             * @description Absolute URL of the previous page; null on the first page.
+             */
+            previous: string | null;
+            results: components["schemas"]["Delivery"][];
         };
         /** @description The candidate as the create and single-read responses show it: without `birthdate`, `language` and `nationality` (spec quirk, D9). */
         CandidateSingleForm: {
@@ -1292,6 +1358,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Application"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    ListApplicationDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Page number; a page past the end is empty. Not a positive integer: 400. */
+                page?: number;
+                /** @description Records per page; values above 50 are capped at 50. Not a positive integer: 400. */
+                page_size?: number;
+                /** @description Opaque position carried by `next` links; pass it back only as given. A forged or corrupt cursor is a 400 (`invalid_cursor`); one minted for other filters is ignored. */
+                cursor?: string;
+            };
+            header: {
+                /** @description The company the request acts for (D3). Missing or not a positive integer: 400. A company the key may not act for, or one that does not exist: 403. A deleted company: 403 with code `company_inactive` (D17). */
+                "Company-Id": components["parameters"]["CompanyId"];
+            };
+            path: {
+                /** @description A record id: a value that is no positive integer is a 400 naming the parameter; one that names no record of the `Company-Id` company is a 404. */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of delivery records. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeliveryPage"];
                 };
             };
             400: components["responses"]["BadRequest"];

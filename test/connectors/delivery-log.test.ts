@@ -1,0 +1,166 @@
+/**
+ * The delivery log (issue 44, D23) against every ATS simulator (the contract's drivers, test/connectors/drivers):
+ * an application through success, a retry (the ATS rate limits once) and a permanent failure (rejected
+ * credentials), each end to end (HTTP create → sync queue → worker → connector → simulator), its log read through
+ * HTTP with the typed client (`for await`) and through `hiring-admin applications deliveries`; and the company's
+ * job import run through `hiring-admin jobs runs`. The candidate's e-mail, phone and names and the credentials are
+ * in none of it.
+ */
+import { execFile } from 'node:child_process';
+import { connectCompany } from '#delivery/ats-connections.js';
+import { runJobImport } from '#delivery/job-import.js';
+import { createCompany, setCompanyStatus } from '#companies/company-store.js';
+import { createApiKey } from '#companies/api-keys.js';
+import { findJobByExternalId } from '#jobs/job-store.js';
+import { createHiringClient, type Delivery } from '../../clients/typescript/src/index.js';
+import { aPartner } from '../helpers/fixtures.js';
+import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { COVER, PDF, type Driver, type DriverModule, type StartedSimulator } from './drivers/driver.js';
+import { driverModules } from './drivers/index.js';
+
+process.env.SYNC_RETRY_BASE_SECONDS = '0';
+process.env.SYNC_CLAIM_SECONDS = '1';
+process.env.SYNC_MAX_ATTEMPTS = '4';
+
+const SHIM = `${process.cwd()}/bin/hiring-admin.js`;
+
+let api: TestRuntime;
+let partner: Awaited<ReturnType<typeof aPartner>>;
+let simulators: StartedSimulator[] = [];
+
+beforeAll(async () => {
+  const started = await Promise.all([startTestRuntime(), ...driverModules.map((m) => m.start())]);
+  api = started[0];
+  simulators = started.slice(1) as StartedSimulator[];
+  for (const simulator of simulators) Object.assign(process.env, simulator.env);
+  partner = await aPartner();
+}, 120_000);
+afterAll(async () => {
+  await Promise.all([api.stop(), ...simulators.map((s) => s.stop())]);
+});
+
+/** The admin tool in a child process, finding the test runtime's storage through its runtime.json. */
+function cli(...args: string[]): Promise<{ code: number; json: any; stderr: string }> {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (/^(AWS_|TABLE_NAME$|BUCKET_NAME$|SYNC_|EVENTS_TOPIC_ARN$|CURSOR_SECRET$|NODE_OPTIONS$|ID_BLOCK_SIZE$)/.test(name)) continue;
+    env[name] = value;
+  }
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [SHIM, ...args],
+      { env: { ...env, DATA_DIR: api.runtime.dataDir, LOG_LEVEL: 'SILENT' }, cwd: process.cwd() },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        let json: unknown;
+        try {
+          json = JSON.parse(code === 0 ? stdout : stderr);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code, json, stderr });
+      },
+    );
+  });
+}
+
+const CANDIDATE = { first_name: 'Grace', last_name: 'Hopper', phone: '+49 30 1234' };
+
+describe.each(driverModules.map((m) => [m.ats, m] as [string, DriverModule]))('%s', (ats, driverModule) => {
+  test('success, a retry and a permanent failure: every ATS call in the log, through HTTP and the CLI, nothing personal', async () => {
+    const company = await createCompany({ partner: partner.id, name: `Log ${ats}`, ats, entitlements: ['job_sync', 'candidate_sync'] });
+    await createApiKey({ company: company.id });
+    const driver: Driver = driverModule.driver(company.id);
+    await driver.publish([{ key: 'a', title: 'Backend Engineer' }]);
+    await connectCompany(company.id, ats, driver.credentials);
+    await runJobImport(company.id);
+    const job = (await findJobByExternalId(company.id, driver.ids.a))!.id;
+    const client = createHiringClient({ baseUrl: api.url, apiKey: partner.key, retry: { baseDelayMs: 5 }, fetch: (r) => contractFetch(r) });
+
+    const apply = async (email: string) => {
+      const created = await api.request('POST', '/applications/', {
+        key: partner.key,
+        companyId: company.id,
+        body: {
+          job,
+          candidate: { email, ...CANDIDATE },
+          screening_questions: [{ id: '123', question: 'Why us?', answer_type: 'text', answer: 'Because.' }],
+          attachments: [
+            { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') },
+            { type: 'cover_letter', name: 'cover.pdf', content_type: 'application/pdf', data: COVER.toString('base64') },
+          ].filter((a) => driver.attachmentTypes?.includes(a.type) ?? true),
+        },
+      });
+      expect(created.status).toBe(201);
+      await api.runtime.poller.drain();
+      const application = (await api.get(`/applications/${created.body.id}`, { key: partner.key, companyId: company.id })).body;
+      const log: Delivery[] = [];
+      for await (const record of client.company(company.id).applications.deliveries(created.body.id, { page_size: 2 })) log.push(record);
+      return { application, log, email };
+    };
+
+    const success = await apply(`log.ok.${ats}@example.com`);
+    const retried = await apply(await driver.rateLimitOnce());
+    await driver.rejectCredentials(true);
+    let failed;
+    try {
+      failed = await apply(`log.rejected.${ats}@example.com`);
+    } finally {
+      await driver.rejectCredentials(false);
+      await setCompanyStatus(company.id, 'active');
+    }
+
+    // Success: newest first, the last call accepted with a 2xx; every call of attempt 1, of the submission.
+    expect(success.application).toMatchObject({ sync_status: 'SUCCESS' });
+    expect(success.log.length).toBeGreaterThanOrEqual(1);
+    expect(success.log.map((r) => r.at)).toEqual([...success.log.map((r) => r.at)].sort().reverse());
+    expect(success.log[0]).toMatchObject({ attempt: 1, operation: 'submitApplication', result: 'accepted', failure_error: null });
+    expect(success.log[0].status! >= 200 && success.log[0].status! < 300).toBe(true);
+    expect(success.log.flatMap((r) => r.fields_sent).length).toBeGreaterThan(0);
+
+    // The retry: a 429 read as `retry`, then accepted (in the same attempt where the connector retries it itself).
+    expect(retried.application).toMatchObject({ sync_status: 'SUCCESS' });
+    expect(retried.log.some((r) => r.status === 429 && r.result === 'retry')).toBe(true);
+    expect(retried.log[0]).toMatchObject({ result: 'accepted' });
+
+    // The permanent failure: the newest call failed the attempt, with the failure_error it led to.
+    expect(failed.application).toMatchObject({ sync_status: 'FAILURE', failure_error: 'CredentialsRejectedError' });
+    expect(failed.log[0]).toMatchObject({ result: 'failed', failure_error: 'CredentialsRejectedError' });
+    // The ATS's own status: 401 or 403 for most, 404 for Recruitee (an unknown company's API answers so).
+    expect(failed.log[0].status).toBeGreaterThanOrEqual(400);
+    expect(failed.log[0].status).toBeLessThan(500);
+
+    // The CLI prints the same records.
+    const printed = await Promise.all([success, retried, failed].map((a) => cli('applications', 'deliveries', String(a.application.id))));
+    for (const [i, app] of [success, retried, failed].entries()) {
+      expect(printed[i].code).toBe(0);
+      expect(printed[i].json).toMatchObject({
+        application: app.application.id,
+        company: company.id,
+        sync_status: app.application.sync_status,
+      });
+      expect(printed[i].json.deliveries).toEqual(app.log);
+    }
+    const runs = await cli('jobs', 'runs', '--company', String(company.id));
+    expect(runs.code).toBe(0);
+    expect(runs.json.runs[0]).toMatchObject({ outcome: 'success', counts: { created: 1, updated: 0, unchanged: 0, archived: 0 } });
+    expect(runs.json.runs[0].calls.length).toBeGreaterThanOrEqual(1);
+    expect(runs.json.runs[0].calls[0]).toMatchObject({ operation: 'listPublishedJobs', attempt: 1 });
+
+    // Nothing personal and no credential anywhere in what was shown.
+    const shown = JSON.stringify([success.log, retried.log, failed.log, runs.json]).toLowerCase();
+    const secrets = Object.values(driver.credentials).filter((v) => v.length >= 6);
+    for (const value of [
+      success.email,
+      retried.email,
+      failed.email,
+      CANDIDATE.first_name,
+      CANDIDATE.last_name,
+      CANDIDATE.phone,
+      ...secrets,
+    ])
+      expect({ value, shown: shown.includes(value.toLowerCase()) }).toEqual({ value, shown: false });
+    for (const record of [...success.log, ...retried.log, ...failed.log]) expect(record.url).not.toMatch(/[?#]/);
+  }, 240_000);
+});
