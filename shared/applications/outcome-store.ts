@@ -11,7 +11,8 @@
  */
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { moveEventAttribute } from '#applications/application-events.js';
-import { updatedAtIndex } from '#applications/application-store.js';
+import { APPLICATION_ENTITY } from '#applications/application-store.js';
+import { updateExpression } from '#platform/entities.js';
 import type { ApplicationRecord } from '#applications/applications.js';
 import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
@@ -99,13 +100,17 @@ export async function recordOutcome(
   at: string,
 ): Promise<boolean> {
   const moved = reading.outcome !== (record.outcome ?? null);
-  const values: Record<string, unknown> = { ':outcome': reading.outcome, ':at': at, ':updated': updatedAtIndex(record, at).D2SK };
-  const set = ['outcome = :outcome', 'outcome_updated_at = :at', 'updated_at = :at', 'D2SK = :updated'];
-  // A null is never stored: an absent attribute is the null of the record.
-  if (reading.stage !== null) {
-    values[':stage'] = reading.stage;
-    set.push('outcome_stage = :stage');
-  }
+  // The fields and every index attribute the application entity builds from them (P290): `updated_at` moves the
+  // application's UPDATED entry. A null is never stored: an absent attribute is the null of the record.
+  const parts = APPLICATION_ENTITY.updateParts(record, {
+    outcome: reading.outcome,
+    outcome_stage: reading.stage ?? undefined,
+    outcome_updated_at: at,
+    updated_at: at,
+  });
+  const values: Record<string, unknown> = { ...parts.values };
+  const names: Record<string, string> = { ...parts.names };
+  const extra: string[] = [];
   const conditions = ['attribute_exists(PK)'];
   if (record.outcome) {
     values[':was'] = record.outcome;
@@ -115,15 +120,14 @@ export async function recordOutcome(
     values[':wasStage'] = record.outcome_stage;
     conditions.push('outcome_stage = :wasStage');
   } else conditions.push('attribute_not_exists(outcome_stage)');
-  const names: Record<string, string> = {};
   if (moved) {
     const step = sequenceStep(record.event_sequence ?? 0);
     Object.assign(values, step.values, { ':event': moveEventAttribute('outcome', record.outcome ?? '') });
     names['#event'] = ITEM_EVENT_ATTRIBUTE;
-    set.push('event_sequence = :sequence', '#event = :event');
+    extra.push('event_sequence = :sequence', '#event = :event');
     conditions.push(step.condition);
   }
-  const update = `SET ${set.join(', ')}${reading.stage === null ? ' REMOVE outcome_stage' : ''}`;
+  const update = updateExpression(parts, extra);
   try {
     await db().send(
       new UpdateCommand({
@@ -131,7 +135,7 @@ export async function recordOutcome(
         Key: keys.application(record.id),
         UpdateExpression: update,
         ConditionExpression: conditions.join(' AND '),
-        ...(Object.keys(names).length ? { ExpressionAttributeNames: names } : {}),
+        ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       }),
     );

@@ -62,6 +62,7 @@ export const keys = {
    * a DUE entry, written when the ATS accepted the application and deleted at a final outcome.
    */
   outcomeWatch: (id: number): Key => ({ PK: `APPLICATION#${id}`, SK: 'OUTCOMEWATCH' }),
+  /**
    * One ATS call made for an application (issue 44, D23), beside it: sorted by when it was made, then the attempt
    * and the call's place in it, so that a Query in reverse reads the log newest first; expiring (DELIVERY_LOG_DAYS).
    */
