@@ -9,7 +9,7 @@
  * - `totals`: where matches are counted (`application-counters.ts`; `keys`: the index or lookup partition's keys).
  */
 import { SYNC_STATUSES } from '#applications/applications.js';
-import { loadApplicationFiltersValidator } from '#generated/applications-validators.js';
+import { loadApplicationFiltersValidator } from '#generated/applications-filter-validators.js';
 import { filterQuerySchema, filterSet, type FilterDeclaration } from '#platform/filters.js';
 import type { IndexName } from '#platform/table.js';
 

@@ -8,7 +8,7 @@
  * - `scan`: a case-insensitive substring of the fields `of`, read lower case from the partner's search document (P179).
  * `ordering` is no filter: `company-list.ts` reads it.
  */
-import { loadCompanyFiltersValidator } from '#generated/companies-validators.js';
+import { loadCompanyFiltersValidator } from '#generated/companies-filter-validators.js';
 import { filterQuerySchema, filterSet, type FilterDeclaration } from '#platform/filters.js';
 import type { IndexName } from '#platform/table.js';
 import { stringParam, type QueryParams } from '#platform/query-params.js';

@@ -74,15 +74,16 @@ export function jobFilters(declarations: readonly FilterDeclaration<JobServe>[],
   return { ...filterSet(declarations, load), ...jobFilterLayout(declarations) };
 }
 
-/** What `job-filters.ts` exports of its declarations; a test makes a variant of that module from its own. */
-export function jobFilterModule<D extends FilterDeclaration<JobServe>>(declarations: readonly D[], load: () => CompiledValidator) {
+/**
+ * What `job-filters.ts` exports of its declarations but the list's filter set (`jobFilters`, apart so that only the
+ * list bundles its validator); a test makes a variant of that module from its own declarations.
+ */
+export function jobFilterModule<D extends FilterDeclaration<JobServe>>(declarations: readonly D[]) {
   const layout = jobFilterLayout(declarations);
   return {
     JOB_FILTER_DECLARATIONS: declarations,
     /** The query's schema, compiled by `npm run validators` (P292). */
     JOB_FILTER_QUERY_SCHEMA: filterQuerySchema(declarations),
-    /** The list's filters, read by the generated validator of that schema. */
-    JOB_FILTER_SET: jobFilters(declarations, load),
     /** The list's query parameters, in the document's order (a cursor is bound to them). */
     JOB_FILTERS: declarations.map((d) => d.name),
     JOB_FILTER_SLOTS: layout.slots,

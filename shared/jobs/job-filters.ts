@@ -3,9 +3,9 @@
  * store (`job-store.ts`), the OpenAPI document and the list-model test derive from this list, through
  * `jobFilterModule` (`job-filter-layout.ts`, which says what each `serve` means).
  */
-import { loadJobFiltersValidator } from '#generated/jobs-validators.js';
+import { loadJobFiltersValidator } from '#generated/jobs-filter-validators.js';
 import type { FilterDeclaration } from '#platform/filters.js';
-import { jobFilterModule, type JobServe } from '#jobs/job-filter-layout.js';
+import { jobFilterModule, jobFilters, type JobServe } from '#jobs/job-filter-layout.js';
 import { JOB_STATUSES, REMOTE_VALUES } from '#jobs/job-schema.js';
 
 export type { JobFilters, JobServe } from '#jobs/job-filter-layout.js';
@@ -23,15 +23,10 @@ export const JOB_FILTER_DECLARATIONS = [
   { name: 'last_content_update_at', kind: 'gte', value: 'date', serve: { range: 'APPLIED' } },
 ] as const satisfies readonly FilterDeclaration<JobServe>[];
 
-export const {
-  JOB_FILTER_QUERY_SCHEMA,
-  JOB_FILTER_SET,
-  JOB_FILTERS,
-  JOB_FILTER_SLOTS,
-  JOB_TOTALS_FILTERS,
-  JOB_TOTAL_VALUES,
-  JOB_OWN_TOTALS_FILTERS,
-} = jobFilterModule(JOB_FILTER_DECLARATIONS, loadJobFiltersValidator);
+export const { JOB_FILTER_QUERY_SCHEMA, JOB_FILTERS, JOB_FILTER_SLOTS, JOB_TOTALS_FILTERS, JOB_TOTAL_VALUES, JOB_OWN_TOTALS_FILTERS } =
+  jobFilterModule(JOB_FILTER_DECLARATIONS);
+/** The list's filters, read by the generated validator of `JOB_FILTER_QUERY_SCHEMA` (only the list bundles it). */
+export const JOB_FILTER_SET = /* @__PURE__ */ jobFilters(JOB_FILTER_DECLARATIONS, loadJobFiltersValidator);
 
 type Declared = (typeof JOB_FILTER_DECLARATIONS)[number];
 export type JobSlotFilter = Extract<Declared, { serve: { slot: string } }>['name'];

@@ -1,6 +1,6 @@
 /**
  * Issue 42 item 2 (P292): a filter is one declaration, down to the store. This file replaces the jobs' declaration
- * module (`#jobs/job-filters.js`) by a variant built the way the real one is (`jobFilterModule`), in which the slot
+ * module (`#jobs/job-filters.js`) by a variant built the way the real one is (`jobFilterModule`, `jobFilters`), in which the slot
  * of `language` serves a throwaway `employment_type` filter instead; its validator is compiled in process by the
  * service's ajv configuration. Nothing else changes: the import writes the filter's slot and its per-value
  * totals, a change of the value moves (or clears) them, and the list answers the filter and refuses a bad value.
@@ -8,7 +8,7 @@
 import { jest } from '@jest/globals';
 import { filterQuerySchema, type FilterDeclaration } from '#platform/filters.js';
 import { ajv } from '#platform/validation.js';
-import { jobFilterModule, type JobServe } from '#jobs/job-filter-layout.js';
+import { jobFilterModule, jobFilters, type JobServe } from '#jobs/job-filter-layout.js';
 import { JOB_FILTER_DECLARATIONS } from '#jobs/job-filters.js';
 
 const employmentType = {
@@ -19,7 +19,10 @@ const employmentType = {
   serve: { slot: 'SLOT3', totals: 'own' },
 } as const satisfies FilterDeclaration<JobServe>;
 const declarations: FilterDeclaration<JobServe>[] = JOB_FILTER_DECLARATIONS.map((d) => (d.name === 'language' ? employmentType : d));
-jest.unstable_mockModule('#jobs/job-filters.js', () => jobFilterModule(declarations, () => ajv.compile(filterQuerySchema(declarations))));
+jest.unstable_mockModule('#jobs/job-filters.js', () => ({
+  ...jobFilterModule(declarations),
+  JOB_FILTER_SET: jobFilters(declarations, () => ajv.compile(filterQuerySchema(declarations))),
+}));
 
 // Everything that reads the declarations is imported after the variant is in place.
 const { importJobs, jobSlot, jobValueCounterKey } = await import('#jobs/job-store.js');

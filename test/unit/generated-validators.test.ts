@@ -4,9 +4,12 @@
  */
 import { ajv } from '#platform/validation.js';
 import { lazyValidator, toFieldErrors } from '#platform/field-errors.js';
-import { loadApplicationFiltersValidator, loadApplicationInValidator } from '#generated/applications-validators.js';
-import { loadCompanyFiltersValidator, loadCompanyPatchValidator } from '#generated/companies-validators.js';
-import { loadJobFiltersValidator, loadJobInputValidator } from '#generated/jobs-validators.js';
+import { loadApplicationInValidator } from '#generated/applications-validators.js';
+import { loadCompanyPatchValidator } from '#generated/companies-validators.js';
+import { loadJobInputValidator } from '#generated/jobs-validators.js';
+import { loadApplicationFiltersValidator } from '#generated/applications-filter-validators.js';
+import { loadCompanyFiltersValidator } from '#generated/companies-filter-validators.js';
+import { loadJobFiltersValidator } from '#generated/jobs-filter-validators.js';
 import { APPLICATION_FILTER_QUERY_SCHEMA } from '#applications/application-filters.js';
 import { COMPANY_FILTER_QUERY_SCHEMA } from '#companies/company-filters.js';
 import { JOB_FILTER_QUERY_SCHEMA } from '#jobs/job-filters.js';
