@@ -43,12 +43,8 @@ function account(scopes = ['r_jobs', 'r_candidates', 'w_candidates']) {
   return { account: created, credentials: { subdomain: created.subdomain, token: created.token } };
 }
 
-const submission = submissionFactory({
-  company,
-  pdf: PDF,
-  jobExternalId: 'J1',
-  candidate: { email: 'ada@example.com', first_name: 'Ada', last_name: 'Lovelace' },
-});
+// Each test names its candidate (`submitted`).
+const submission = submissionFactory({ company, pdf: PDF, jobExternalId: 'J1', candidate: {} });
 
 async function submitted(credentials: { subdomain: string; token: string }, email = 'ada@example.com') {
   const { externalId } = await workableConnector.submitApplication(
