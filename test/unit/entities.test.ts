@@ -187,9 +187,8 @@ describe('the entities of the service', () => {
     );
     const removed = remove ? remove.split(', ').map((name) => names[name] ?? name) : [];
     const moved = ['sync_status', 'updated_at', 'sync_due_at'];
-    const after = APPLICATION_ENTITY.derive({ ...record, sync_status: 'SENT', updated_at: at } as unknown as Parameters<
-      typeof APPLICATION_ENTITY.derive
-    >[0]);
+    const moves: unknown = { ...record, sync_status: 'SENT', updated_at: at };
+    const after = APPLICATION_ENTITY.derive(moves as Parameters<typeof APPLICATION_ENTITY.derive>[0]);
     const affected = APPLICATION_ENTITY.attributes.filter((a) => APPLICATION_ENTITY.fieldsOf(a).some((f) => moved.includes(f)));
     // The sync-status slot and the updated_at sort move; the sync-due entry stays where it is (P242).
     expect(affected.sort()).toEqual([partitionKeyOf('DUE'), sortKeyOf('DUE'), partitionKeyOf('SLOT1'), sortKeyOf('UPDATED')].sort());
