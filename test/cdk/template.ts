@@ -125,7 +125,10 @@ function sharedAssemblies(): Promise<string> {
         const scratch = `${directory}.${process.pid}.tmp`;
         rmSync(scratch, { recursive: true, force: true });
         mkdirSync(scratch);
-        await synthesizeAll(scratch);
+        await synthesizeAll(scratch).catch((error: unknown) => {
+          rmSync(scratch, { recursive: true, force: true });
+          throw error;
+        });
         writeFileSync(join(scratch, 'complete'), '');
         // Older sources' assemblies are of no more use.
         for (const entry of readdirSync(cacheRoot)) {
