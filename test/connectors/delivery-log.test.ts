@@ -16,7 +16,7 @@ import { adminCli } from '../helpers/admin-cli.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { COVER, PDF, type Driver, type DriverModule, type StartedSimulator } from './drivers/driver.js';
-import { driverModules } from './drivers/index.js';
+import { driverModules, startSimulators } from './drivers/index.js';
 
 process.env.SYNC_RETRY_BASE_SECONDS = '0';
 process.env.SYNC_CLAIM_SECONDS = '1';
@@ -27,10 +27,7 @@ let partner: Awaited<ReturnType<typeof aPartner>>;
 let simulators: StartedSimulator[] = [];
 
 beforeAll(async () => {
-  const started = await Promise.all([startTestRuntime(), ...driverModules.map((m) => m.start())]);
-  api = started[0];
-  simulators = started.slice(1) as StartedSimulator[];
-  for (const simulator of simulators) Object.assign(process.env, simulator.env);
+  [api, simulators] = await Promise.all([startTestRuntime(), startSimulators()]);
   partner = await aPartner();
 }, 120_000);
 afterAll(async () => {
