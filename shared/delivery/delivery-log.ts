@@ -8,8 +8,8 @@
  * A job import run's ATS calls are kept the same way under its company (`keys.jobImportRun`): one item for the
  * run (when, outcome, counts) and one per call.
  */
-import { BatchWriteCommand, QueryCommand, type BatchWriteCommandInput, type BatchWriteCommandOutput } from '@aws-sdk/lib-dynamodb';
-import { batchPut, queryAll } from '#platform/batch.js';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { batchDelete, batchPut, queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { DELIVERY_LOG_PREFIX, JOB_IMPORT_RUN_PREFIX, expiringAt, keys } from '#platform/keys.js';
 import { logger } from '#platform/logger.js';
@@ -215,24 +215,10 @@ export async function applicationDeliveries(
   };
 }
 
-/** Deletes items by primary key in batches of 25, retrying unprocessed ones. */
-async function deleteItems(itemKeys: { PK: unknown; SK: unknown }[]): Promise<void> {
-  for (let i = 0; i < itemKeys.length; i += 25) {
-    let request: BatchWriteCommandInput['RequestItems'] | undefined = {
-      [config().tableName]: itemKeys.slice(i, i + 25).map(({ PK, SK }) => ({ DeleteRequest: { Key: { PK, SK } } })),
-    };
-    for (let attempt = 0; request && Object.keys(request).length; attempt++) {
-      if (attempt) await new Promise((resolve) => setTimeout(resolve, Math.min(50 * 2 ** attempt, 2000)));
-      const out: BatchWriteCommandOutput = await db().send(new BatchWriteCommand({ RequestItems: request }));
-      request = out.UnprocessedItems;
-    }
-  }
-}
-
 /** D10: deletes an application's log with its personal data; how many records went. */
 export async function deleteDeliveryLog(applicationId: number): Promise<number> {
   const items = await queryAll({ ...logQuery(applicationId), ProjectionExpression: 'PK, SK' });
-  await deleteItems(items as { PK: unknown; SK: unknown }[]);
+  await batchDelete(items as { PK: unknown; SK: unknown }[]);
   return items.length;
 }
 

@@ -54,9 +54,20 @@ export async function batchGetByKey<T extends { id: number }>(
 
 /** Puts items in batches of 25, retrying unprocessed items. */
 export async function batchPut(items: Record<string, unknown>[]): Promise<void> {
-  for (let i = 0; i < items.length; i += 25) {
+  await batchWrite(items.map((Item) => ({ PutRequest: { Item } })));
+}
+
+/** Deletes items by primary key in batches of 25, retrying unprocessed ones. */
+export async function batchDelete(itemKeys: { PK: unknown; SK: unknown }[]): Promise<void> {
+  await batchWrite(itemKeys.map(({ PK, SK }) => ({ DeleteRequest: { Key: { PK, SK } } })));
+}
+
+type WriteRequests = NonNullable<BatchWriteCommandInput['RequestItems']>[string];
+
+async function batchWrite(requests: WriteRequests): Promise<void> {
+  for (let i = 0; i < requests.length; i += 25) {
     let request: BatchWriteCommandInput['RequestItems'] | undefined = {
-      [config().tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })),
+      [config().tableName]: requests.slice(i, i + 25),
     };
     for (let attempt = 0; request && Object.keys(request).length; attempt++) {
       if (attempt) await backoff(attempt);

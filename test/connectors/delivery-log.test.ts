@@ -6,33 +6,28 @@
  * job import run through `hiring-admin jobs runs`. The candidate's e-mail, phone and names and the credentials are
  * in none of it.
  */
-import { execFile } from 'node:child_process';
 import { connectCompany } from '#delivery/ats-connections.js';
 import { runJobImport } from '#delivery/job-import.js';
 import { createCompany, setCompanyStatus } from '#companies/company-store.js';
 import { createApiKey } from '#companies/api-keys.js';
 import { findJobByExternalId } from '#jobs/job-store.js';
 import { createHiringClient, type Delivery } from '../../clients/typescript/src/index.js';
+import { adminCli } from '../helpers/admin-cli.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { COVER, PDF, type Driver, type DriverModule, type StartedSimulator } from './drivers/driver.js';
-import { driverModules } from './drivers/index.js';
+import { driverModules, startSimulators } from './drivers/index.js';
 
 process.env.SYNC_RETRY_BASE_SECONDS = '0';
 process.env.SYNC_CLAIM_SECONDS = '1';
 process.env.SYNC_MAX_ATTEMPTS = '4';
-
-const SHIM = `${process.cwd()}/bin/hiring-admin.js`;
 
 let api: TestRuntime;
 let partner: Awaited<ReturnType<typeof aPartner>>;
 let simulators: StartedSimulator[] = [];
 
 beforeAll(async () => {
-  const started = await Promise.all([startTestRuntime(), ...driverModules.map((m) => m.start())]);
-  api = started[0];
-  simulators = started.slice(1) as StartedSimulator[];
-  for (const simulator of simulators) Object.assign(process.env, simulator.env);
+  [api, simulators] = await Promise.all([startTestRuntime(), startSimulators()]);
   partner = await aPartner();
 }, 120_000);
 afterAll(async () => {
@@ -40,30 +35,7 @@ afterAll(async () => {
 });
 
 /** The admin tool in a child process, finding the test runtime's storage through its runtime.json. */
-function cli(...args: string[]): Promise<{ code: number; json: any; stderr: string }> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^(AWS_|TABLE_NAME$|BUCKET_NAME$|SYNC_|EVENTS_TOPIC_ARN$|CURSOR_SECRET$|NODE_OPTIONS$|ID_BLOCK_SIZE$)/.test(name)) continue;
-    env[name] = value;
-  }
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [SHIM, ...args],
-      { env: { ...env, DATA_DIR: api.runtime.dataDir, LOG_LEVEL: 'SILENT' }, cwd: process.cwd() },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        let json: unknown;
-        try {
-          json = JSON.parse(code === 0 ? stdout : stderr);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code, json, stderr });
-      },
-    );
-  });
-}
+const cli = (...args: string[]) => adminCli(args, api.runtime.dataDir);
 
 const CANDIDATE = { first_name: 'Grace', last_name: 'Hopper', phone: '+49 30 1234' };
 

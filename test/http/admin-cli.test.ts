@@ -65,6 +65,8 @@ const COMMANDS: Record<string, string[]> = {
   'key revoke': ['KEY_ID'],
   'jobs import': ['--company', '--file', '--partial'],
   'jobs sync': ['--company'],
+  'jobs runs': ['--company', '--limit'],
+  'applications deliveries': ['APPLICATION_ID', '--follow', '--timeout'],
   'channel create': ['--slug', '--name', '--logo', '--format', '--secret'],
   'channel revoke-tokens': ['--slug'],
   'webhook create': ['--partner', '--url', '--events'],
@@ -154,7 +156,7 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
       errors: { command: ['Missing command.'] },
     });
     expect(usageError(unknown).errors).toEqual({
-      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, channel, webhook, outbox.'],
+      command: ['Unknown command "frobnicate". Use one of partner, company, key, jobs, applications, channel, webhook, outbox.'],
     });
     expect(usageError(noAction).errors).toEqual({
       command: [

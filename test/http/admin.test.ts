@@ -14,41 +14,10 @@ import { queryAll } from '#platform/batch.js';
 import { keys } from '#platform/keys.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { ADMIN_SHIM, adminCli, cleanEnv } from '../helpers/admin-cli.js';
 
-const SHIM = join(process.cwd(), 'bin', 'hiring-admin.js');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  /** stdout parsed on success, stderr parsed on failure. */
-  json: any;
-}
-
-/** The environment of a shell that has no AWS or runtime variables: the tool must find its storage itself. */
-function cleanEnv(dataDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^(AWS_|TABLE_NAME$|BUCKET_NAME$|SYNC_|EVENTS_TOPIC_ARN$|CURSOR_SECRET$|NODE_OPTIONS$|ID_BLOCK_SIZE$)/.test(name)) continue;
-    env[name] = value;
-  }
-  return { ...env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT' };
-}
-
-function cli(args: string[], dataDir: string): Promise<CliResult> {
-  return new Promise((resolve) => {
-    execFile(process.execPath, [SHIM, ...args], { env: cleanEnv(dataDir), cwd: process.cwd() }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      let json: unknown;
-      try {
-        json = JSON.parse(code === 0 ? stdout : stderr);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, stdout, stderr, json });
-    });
-  });
-}
+const SHIM = ADMIN_SHIM;
+const cli = adminCli;
 
 /**
  * The tool on a terminal: run under `script` (util-linux), which gives it a pseudo-terminal for stdin, stdout and

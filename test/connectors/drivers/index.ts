@@ -1,5 +1,5 @@
 /** Every ATS the connector contract runs against: one import line and one entry per driver module. */
-import type { DriverModule } from './driver.js';
+import type { DriverModule, StartedSimulator } from './driver.js';
 import { sandboxDriver } from './sandbox.js';
 import { personioDriver } from './personio.js';
 import { greenhouseDriver } from './greenhouse.js';
@@ -22,3 +22,10 @@ export const driverModules: DriverModule[] = [
   teamtailorDriver,
   ashbyDriver,
 ];
+
+/** Starts every driver module's simulator and points the connectors at them (their environments). */
+export async function startSimulators(): Promise<StartedSimulator[]> {
+  const simulators = await Promise.all(driverModules.map((m) => m.start()));
+  for (const simulator of simulators) Object.assign(process.env, simulator.env);
+  return simulators;
+}
