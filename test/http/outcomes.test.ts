@@ -162,12 +162,18 @@ test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJEC
   // Nothing changed since: three readings, no write at all (P299).
   const unchanged = await pass();
   expect(unchanged).toMatchObject({ read: 3, changed: 0, failed: 0, stopped: 0 });
-  expect(unchanged.units.write).toBe(0);
+  // P299, DynamoDB Local's accounting: a pass over 3 watched applications reads 10 units (4 shard Queries of
+  // keys, one BatchGet of the applications and watches, the company, and the sandbox's own reads of its state
+  // and receipt per application); a change writes 4 (the application item and its UPDATED entry moving).
+  expect(first.units).toEqual({ read: 10, write: 12 });
+  expect(unchanged.units).toEqual({ read: 10, write: 0 });
 
   advanceClock(MOVE_SECONDS * 1000);
   const moved = await pass();
   // Back to real time before the webhooks go out (their receiver checks the signature's timestamp).
   resetClock();
+  // Two changes (4 each) and two watches deleted at their final outcome (the item and its DUE entry, 2 each).
+  expect(moved.units).toEqual({ read: 10, write: 12 });
   expect(moved).toMatchObject({ read: 3, changed: 2, failed: 0, stopped: 2 });
   expect(await read(t, hired)).toMatchObject({ outcome: 'HIRED', outcome_stage: 'Hired' });
   expect(await read(t, rejected)).toMatchObject({ outcome: 'REJECTED', outcome_stage: 'Rejected' });
