@@ -120,7 +120,8 @@ async function relay(): Promise<void> {
   await api.runtime.webhookPoller.drain(30_000);
 }
 
-const watches = async () => (await allItems()).filter((item) => item.SK === 'OUTCOMEWATCH').map((item) => Number(item.id));
+const watches = async () =>
+  (await allItems()).filter((item) => item.SK === 'OUTCOMEWATCH').map((item) => Number(String(item.PK).split('#')[1]));
 
 test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJECTED, seen in reads, the list, a webhook and SNS', async () => {
   const t = await tenant();
@@ -189,11 +190,15 @@ test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJEC
   expect(await pass()).toMatchObject({ read: 1, changed: 0, stopped: 0 });
 
   await relay();
-  // The partner's webhook: exactly {id, outcome, previous_outcome}, in order, signed; no stage name, no e-mail.
+  // The partner's webhook: exactly {id, outcome, previous_outcome}, numbered in order, signed; no stage name, no e-mail.
   const deliveries = receiver.deliveries.filter((d) => d.event.type === 'application.outcome_changed');
   expect(deliveries.every((d) => d.verified)).toBe(true);
   const byApplication = (events: Record<string, any>[], id: number) =>
-    events.filter((e) => e.type === 'application.outcome_changed' && e.data.id === id).map((e) => e.data);
+    events
+      .filter((e) => e.type === 'application.outcome_changed' && e.data.id === id)
+      // Deliveries may arrive out of order (D19); a partner orders an application's events by `sequence`.
+      .sort((a, b) => a.sequence - b.sequence)
+      .map((e) => e.data);
   const webhookEvents = deliveries.map((d) => d.event);
   expect(byApplication(webhookEvents, hired)).toEqual([
     { id: hired, outcome: 'PENDING', previous_outcome: null },
