@@ -5,15 +5,12 @@
  * GET /applications/{id}, the list, a partner webhook (registered with the admin tool, verified with the
  * `standardwebhooks` library by the loopback receiver) and on the SNS topic.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
-import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { importJobs } from '#jobs/job-store.js';
-import { sqs } from '#platform/clients.js';
 import { advanceClock, resetClock } from '#platform/clock.js';
 import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
 import { setSandboxAts } from '#delivery/connectors/sandbox.js';
 import type { OutcomePass } from '#delivery/outcomes.js';
+import { receivedEvents, runAdmin } from '../helpers/admin-cli.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { allItems } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -46,41 +43,8 @@ afterAll(async () => {
   await api.stop();
 });
 
-function admin(args: string[]): Promise<{ code: number; json: any }> {
-  const env = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    DATA_DIR: api.runtime.dataDir,
-    LOG_LEVEL: 'SILENT',
-    WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true',
-  };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args], { env }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      let json: unknown;
-      try {
-        json = JSON.parse(code === 0 ? stdout : stderr);
-      } catch {
-        json = { stdout, stderr };
-      }
-      resolve({ code, json });
-    });
-  });
-}
-
-/** Every event on the topic since the last call. */
-async function published(): Promise<Record<string, any>[]> {
-  const url = `http://127.0.0.1:${api.runtime.emulators.fauxqs.port}/000000000000/${EVENTS_QUEUE}`;
-  const out: Record<string, any>[] = [];
-  for (;;) {
-    const res = await sqs().send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
-    if (!res.Messages?.length) return out;
-    for (const m of res.Messages) {
-      out.push(JSON.parse(JSON.parse(m.Body!).Message));
-      await sqs().send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
-    }
-  }
-}
+const admin = (args: string[]) => runAdmin(api.runtime.dataDir, args, { WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true' });
+const published = () => receivedEvents(api.runtime.emulators.fauxqs.port, EVENTS_QUEUE);
 
 /** A partner with a sandbox company (candidate sync) and one job. */
 async function tenant() {
