@@ -44,7 +44,6 @@ export async function watchOutcome(
         ...keys.outcomeWatch(record.id),
         DUEPK: indexKeys.outcomeWatch(record.id),
         DUESK: indexKeys.createdSort(record.applied_at, record.id),
-        id: record.id,
         reference: watch.reference,
         job_external_id: watch.job_external_id,
         ...expiringAt(expires),

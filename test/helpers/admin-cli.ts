@@ -1,6 +1,11 @@
-/** The admin tool in a child process (the real bin shim), as an operator's shell runs it. */
+/**
+ * The admin tool in a child process (the real bin shim), as an operator's shell runs it, and the events the
+ * topic delivered to a test queue.
+ */
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
+import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
+import { sqs } from '#platform/clients.js';
 
 export const ADMIN_SHIM = join(process.cwd(), 'bin', 'hiring-admin.js');
 
@@ -23,17 +28,39 @@ export function cleanEnv(dataDir: string): NodeJS.ProcessEnv {
 }
 
 /** Runs `hiring-admin ARGS` on `dataDir` (a running test runtime's, found through its runtime.json). */
-export function adminCli(args: string[], dataDir: string): Promise<CliResult> {
+export function adminCli(args: string[], dataDir: string, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [ADMIN_SHIM, ...args], { env: cleanEnv(dataDir), cwd: process.cwd() }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      let json: unknown;
-      try {
-        json = JSON.parse(code === 0 ? stdout : stderr);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, stdout, stderr, json });
-    });
+    execFile(
+      process.execPath,
+      [ADMIN_SHIM, ...args],
+      { env: { ...cleanEnv(dataDir), ...env }, cwd: process.cwd() },
+      (error, stdout, stderr) => {
+        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+        let json: unknown;
+        try {
+          json = JSON.parse(code === 0 ? stdout : stderr);
+        } catch {
+          json = undefined;
+        }
+        resolve({ code, stdout, stderr, json });
+      },
+    );
   });
+}
+
+/** `adminCli` with the data directory first and extra variables (the end-to-end tests of issue 43). */
+export const runAdmin = (dataDir: string, args: string[], env: NodeJS.ProcessEnv = {}) => adminCli(args, dataDir, env);
+
+/** Every event the topic delivered to the fauxqs queue `queue` since the last call (deleted as read). */
+export async function receivedEvents(fauxqsPort: number, queue: string): Promise<Record<string, any>[]> {
+  const url = `http://127.0.0.1:${fauxqsPort}/000000000000/${queue}`;
+  const out: Record<string, any>[] = [];
+  for (;;) {
+    const res = await sqs().send(new ReceiveMessageCommand({ QueueUrl: url, MaxNumberOfMessages: 10, WaitTimeSeconds: 0 }));
+    if (!res.Messages?.length) return out;
+    for (const m of res.Messages) {
+      out.push(JSON.parse(JSON.parse(m.Body!).Message));
+      await sqs().send(new DeleteMessageCommand({ QueueUrl: url, ReceiptHandle: m.ReceiptHandle! }));
+    }
+  }
 }
