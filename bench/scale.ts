@@ -12,7 +12,7 @@
  * Writes docs/benchmarks.json (key "scale") and the "Scale" section of docs/benchmarks.md, which also sets
  * each request's units beside its units at the next smaller size. `SCALE_MARK=scale-2000 SCALE_SIZES=200,2000`
  * writes its own section (key and markers `scale-2000`): the 200 against 2,000 comparison list-capacity made in
- * `npm test` before P294 (it compares 20 against 200 now).
+ * `npm test` before P294 (it compares 50 against 500 now).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
@@ -438,7 +438,7 @@ const table = [
 ].join('\n');
 /**
  * Each request beside the same request at the next smaller size (ids and page numbers aside): a list that costs
- * the page, not the company, costs the same at both (what list-capacity asserts at 20 and 200, P294).
+ * the page, not the company, costs the same at both (what list-capacity asserts at 50 and 500, P294).
  */
 const sameRequest = (r: Row) => `${r.list} ${r.kind} ${r.request.replace(/\d+/g, 'N')}`;
 const compared = SIZES.slice(1).flatMap((size, i) => {

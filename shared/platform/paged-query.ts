@@ -393,6 +393,16 @@ async function pageOf(
   return { items, count: all.length, position };
 }
 
+/** A first page with nothing to check (P255): its keys and one more; keys that end within it are the count, no counter read (P295). */
+async function firstKeysPage(query: CollectionQuery, kind: SourceKind, pageSize: number): Promise<PageResult<Item>> {
+  const entries = (await send(query, { ...baseInput(query), Limit: pageSize + 1 })).Items ?? [];
+  const [page, more] = [entries.slice(0, pageSize), entries.length > pageSize];
+  const [count, items] = await Promise.all([more ? countMatching(query) : entries.length, itemsOf(page)]);
+  // A record gone in between: the page is read the usual way.
+  if (items.length < page.length) return { ...(await collect(query, kind, undefined, pageSize)), count };
+  return { items, count, position: more ? positionOf(query, page[pageSize - 1]) : undefined };
+}
+
 /** One page of a source, with the count of its matches (from the cursor on later pages). */
 export async function readPage(query: CollectionQuery, request: PageRequest): Promise<PageResult<Item>> {
   const kind = kindOf(query);
@@ -417,11 +427,7 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   const ahead = Number(request.cursor?.position.ahead);
   if (kind === 'keys' && query.conditions.length && Number.isFinite(ahead) && ahead >= 1)
     query = { ...query, readAhead: Math.min(MAX_READ_AHEAD, ahead) };
-  if (!request.cursor && skip === 0 && !query.conditions.length) {
-    // Nothing to check: the count and the page are read side by side (P255).
-    const [count, page] = await Promise.all([countMatching(query), collect(query, kind, undefined, request.pageSize)]);
-    return { items: page.items, count, position: page.position };
-  }
+  if (!request.cursor && skip === 0 && !query.conditions.length) return firstKeysPage(query, kind, request.pageSize);
   const count = request.cursor ? request.cursor.count : await countMatching(query);
   if (skip >= count) return { items: [], count };
   let from: Record<string, unknown> | undefined;
