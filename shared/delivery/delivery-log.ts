@@ -17,7 +17,7 @@ import { envelope, invalidCursor, pageRequest, type LinkContext, type PageEnvelo
 import type { QueryParams } from '#platform/query-params.js';
 import { NotFoundError } from '#platform/errors.js';
 import { getApplicationRecord } from '#applications/application-store.js';
-import { isAnonymized } from '#applications/applications.js';
+import { isAnonymized, type ApplicationRecord } from '#applications/applications.js';
 import type { AtsCallScope } from '#delivery/ats-calls.js';
 import { ConnectorError } from '#delivery/connectors/connector.js';
 import { recordDeliveryLogWriteFailure } from '#delivery/delivery-metrics.js';
@@ -103,6 +103,13 @@ export async function deliveryRecords(
       } satisfies DeliveryRecord;
     }),
   );
+}
+
+/** The candidate's values (e-mail, phone, names, any other string) that no delivery log excerpt may hold (P305). */
+export function candidateValues(record: ApplicationRecord): unknown[] {
+  const candidate = record.candidate ?? {};
+  const name = [candidate.first_name, candidate.last_name].filter(Boolean).join(' ');
+  return [...Object.values(candidate), name];
 }
 
 const expiry = () => expiringAt(Math.floor(Date.now() / 1000) + deliveryLogDays() * 86_400);

@@ -25,6 +25,8 @@ import { ConnectorError, type AtsConnector, type AtsCredentials } from '#deliver
 import { pace } from '#delivery/connectors/http.js';
 import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
+import { redactInScope, withAtsCalls } from '#delivery/ats-calls.js';
+import { candidateValues, deliveryRecords, writeDeliveryLog, type WorkReading } from '#delivery/delivery-log.js';
 
 const positive = (value: string | undefined, fallback: number) => {
   const n = Number(value);
@@ -97,8 +99,11 @@ export async function readOutcomes(): Promise<OutcomePass> {
         }
         await pace(reader.connector.slug, reader.connector.pacing);
         result.read += 1;
-        try {
-          const reading = await reader.connector.readOutcome!(
+        // Issue 44 (D23): the reading's ATS calls are recorded, and kept in the delivery log when the reading
+        // changed the application or failed (P307: an unchanged reading, every pass, would cost a write each).
+        const { scope, result: read } = await withAtsCalls('readOutcome', () => {
+          redactInScope(Object.values(reader.credentials));
+          return reader.connector.readOutcome!(
             {
               externalId: record.external_id!,
               jobExternalId: watch.job_external_id,
@@ -108,15 +113,13 @@ export async function readOutcomes(): Promise<OutcomePass> {
             reader.credentials,
             reader.company,
           );
-          if (reading.outcome === (record.outcome ?? null) && reading.stage === (record.outcome_stage ?? null)) continue;
-          if (!(await recordOutcome(record, reading, now().toISOString()))) continue;
-          result.changed += 1;
-          if (FINAL_OUTCOMES.includes(reading.outcome)) {
-            await stopWatchingOutcome(watch.id);
-            result.stopped += 1;
-          }
-        } catch (error) {
+        });
+        const log = async (reading: WorkReading) =>
+          writeDeliveryLog(record.id, await deliveryRecords(scope, 1, reading, candidateValues(record)));
+        if (read.status === 'rejected') {
+          const error = read.reason;
           result.failed += 1;
+          await log({ error, retrying: true });
           // The ATS's own text can echo the candidate: the log names the error's kind only (as P284 for the sync).
           if (error instanceof ConnectorError)
             logger.warn('outcome reading failed', { applicationId: record.id, ats: reader.connector.slug, kind: error.kind });
@@ -126,6 +129,16 @@ export async function readOutcomes(): Promise<OutcomePass> {
               ats: reader.connector.slug,
               error: error as Error,
             });
+          continue;
+        }
+        const reading = read.value;
+        if (reading.outcome === (record.outcome ?? null) && reading.stage === (record.outcome_stage ?? null)) continue;
+        if (!(await recordOutcome(record, reading, now().toISOString()))) continue;
+        await log({ retrying: false });
+        result.changed += 1;
+        if (FINAL_OUTCOMES.includes(reading.outcome)) {
+          await stopWatchingOutcome(watch.id);
+          result.stopped += 1;
         }
       }
     }

@@ -34,7 +34,7 @@ import { loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { recordSyncOutcome } from '#delivery/delivery-metrics.js';
 import { redactInScope, withAtsCalls } from '#delivery/ats-calls.js';
-import { deliveryRecords, writeDeliveryLog } from '#delivery/delivery-log.js';
+import { candidateValues, deliveryRecords, writeDeliveryLog } from '#delivery/delivery-log.js';
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
 import { watchDelivered } from '#delivery/outcomes.js';
@@ -264,13 +264,6 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
   if (!(result.status === 'rejected' && isSimulatedCrash(result.reason)))
     await writeDeliveryLog(record.id, await deliveryRecords(scope, attempts, { error: attemptError, retrying }, candidateValues(record)));
   if (result.status === 'rejected') throw result.reason;
-}
-
-/** The candidate's values (e-mail, phone, names, any other string) that no delivery log excerpt may hold (P305). */
-function candidateValues(record: ApplicationRecord): unknown[] {
-  const candidate = record.candidate ?? {};
-  const name = [candidate.first_name, candidate.last_name].filter(Boolean).join(' ');
-  return [...Object.values(candidate), name];
 }
 
 /**

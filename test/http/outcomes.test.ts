@@ -129,16 +129,18 @@ test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJEC
   expect(unchanged).toMatchObject({ read: 3, changed: 0, failed: 0, stopped: 0 });
   // P299, DynamoDB Local's accounting: a pass over 3 watched applications reads 10 units (4 shard Queries of
   // keys, one BatchGet of the applications and watches, the company, and the sandbox's own reads of its state
-  // and receipt per application); a change writes 4 (the application item and its UPDATED entry moving).
-  expect(first.units).toEqual({ read: 10, write: 12 });
+  // and receipt per application); a change writes 4 (the application item and its UPDATED entry moving), and 1
+  // for its reading's record in the delivery log (issue 44, P307: an unchanged reading is not logged).
+  expect(first.units).toEqual({ read: 10, write: 15 });
   expect(unchanged.units).toEqual({ read: 10, write: 0 });
 
   advanceClock(MOVE_SECONDS * 1000);
   const moved = await pass();
   // Back to real time before the webhooks go out (their receiver checks the signature's timestamp).
   resetClock();
-  // Two changes (4 each) and two watches deleted at their final outcome (the item and its DUE entry, 2 each).
-  expect(moved.units).toEqual({ read: 10, write: 12 });
+  // Two changes (4 each, and 1 each in the delivery log) and two watches deleted at their final outcome (the item
+  // and its DUE entry, 2 each).
+  expect(moved.units).toEqual({ read: 10, write: 14 });
   expect(moved).toMatchObject({ read: 3, changed: 2, failed: 0, stopped: 2 });
   expect(await read(t, hired)).toMatchObject({ outcome: 'HIRED', outcome_stage: 'Hired' });
   expect(await read(t, rejected)).toMatchObject({ outcome: 'REJECTED', outcome_stage: 'Rejected' });
@@ -149,6 +151,14 @@ test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJEC
     [rejected]: ['REJECTED', 'Rejected'],
     [pending]: ['PENDING', 'Applied'],
   });
+  // The delivery log (issue 44, P307): the submission, then the two readings that changed something, newest first.
+  const log = (await api.get(`/applications/${hired}/deliveries`, { key: t.partner.key, companyId: t.company.id })).body;
+  expect(log.results.map((r: Record<string, unknown>) => [r.operation, r.method, r.status, r.result])).toEqual([
+    ['readOutcome', 'GET', 200, 'accepted'],
+    ['readOutcome', 'GET', 200, 'accepted'],
+    ['submitApplication', 'POST', 201, 'accepted'],
+  ]);
+  expect(JSON.stringify(log)).not.toMatch(/ada|example\.com/);
   // Reading stops at a final outcome: only the pending one is read from now on.
   expect(await watches()).toEqual([pending]);
   expect(await pass()).toMatchObject({ read: 1, changed: 0, stopped: 0 });
@@ -204,6 +214,9 @@ test('an ATS that is down while outcomes are read: nothing changes, the others g
   const failing = await pass();
   expect(failing).toMatchObject({ read: 2, changed: 1, failed: 1, stopped: 0 });
   expect(await read(down, a)).toEqual(before);
+  // The failed reading is in the application's delivery log (issue 44, P307), as a retry.
+  const log = (await api.get(`/applications/${a}/deliveries`, { key: down.partner.key, companyId: down.company.id })).body;
+  expect(log.results[0]).toMatchObject({ operation: 'readOutcome', status: 503, result: 'retry', failure_error: 'AtsUnavailableError' });
   expect(await read(up, b)).toMatchObject({ outcome: 'PENDING' });
   expect(await watches()).toEqual(expect.arrayContaining([a, b]));
 

@@ -279,16 +279,41 @@ export const sandboxConnector: AtsConnector = {
   },
 
   async readOutcome(ref: OutcomeRef, _credentials, company: CompanyRecord): Promise<OutcomeReading> {
+    const started = Date.now();
+    // Issue 44 (D23): the simulated read is reported like a real ATS call (P307).
+    const simulated = (status: number, response: unknown) =>
+      recordSimulatedCall({
+        method: 'GET',
+        url: `https://sandbox.ats.invalid/companies/${company.id}/applications/${encodeURIComponent(ref.externalId)}`,
+        status,
+        started,
+        fields_sent: [],
+        response,
+      });
     const state = await sandboxState(company.id);
-    if (state.rejectCredentials) throw rejected();
-    if (state.outcomesDown) throw new ConnectorError('transient', 'The sandbox ATS is unavailable.');
+    if (state.rejectCredentials) {
+      simulated(401, { error: { code: 'credentials_rejected' } });
+      throw rejected();
+    }
+    if (state.outcomesDown) {
+      simulated(503, { error: { code: 'unavailable' } });
+      throw new ConnectorError('transient', 'The sandbox ATS is unavailable.');
+    }
     const out = await db().send(new GetCommand({ TableName: config().tableName, Key: referenceKey(company.id, ref.reference) }));
-    if (out.Item?.external_id !== ref.externalId) throw new ConnectorError('invalid_data', 'The sandbox ATS has no such application.');
+    if (out.Item?.external_id !== ref.externalId) {
+      simulated(404, { error: { code: 'not_found' } });
+      throw new ConnectorError('invalid_data', 'The sandbox ATS has no such application.');
+    }
     const settled = now().getTime() - Date.parse(String(out.Item.received_at)) >= sandboxOutcomeSeconds() * 1000;
     const email = String((out.Item.candidate as Record<string, unknown> | undefined)?.email ?? '');
-    if (settled && email.includes('+hired')) return { outcome: 'HIRED', stage: 'Hired' };
-    if (settled && email.includes('+rejected')) return { outcome: 'REJECTED', stage: 'Rejected' };
-    return { outcome: 'PENDING', stage: 'Applied' };
+    const reading: OutcomeReading =
+      settled && email.includes('+hired')
+        ? { outcome: 'HIRED', stage: 'Hired' }
+        : settled && email.includes('+rejected')
+          ? { outcome: 'REJECTED', stage: 'Rejected' }
+          : { outcome: 'PENDING', stage: 'Applied' };
+    simulated(200, { id: ref.externalId, stage: reading.stage });
+    return reading;
   },
 };
 
