@@ -28,7 +28,7 @@ const FEED = `<?xml version="1.0" encoding="UTF-8"?>
   <position><id>99</id><name>Nothing else</name></position>
 </workzag-jobs>`;
 
-test('Personio: every documented element maps, raw_values keeps the position, the result is a valid feed', () => {
+test('Personio: every documented element maps, raw_values keeps the position, the result is a valid feed', async () => {
   const [first, second] = parsePersonioFeed(FEED).map((p) => mapPersonioPosition(p, 'https://acme.jobs.personio.de/xml'));
   expect(first).toMatchObject({
     external_id: '1234',
@@ -50,7 +50,7 @@ test('Personio: every documented element maps, raw_values keeps the position, th
   expect(first.description).toContain('<h3>Your tasks</h3>');
   expect(first.raw_values).toMatchObject({ id: '1234', seniority: 'experienced', yearsOfExperience: '3-5' });
   expect(second).toMatchObject({ external_id: '99', employment_type: null, senority: null, description_sections: [] });
-  expect(parseJobFeed([first, second])).toHaveLength(2);
+  expect(await parseJobFeed([first, second])).toHaveLength(2);
 });
 
 test.each([
@@ -66,7 +66,7 @@ test('Personio: an empty feed is a complete feed with no positions', () => {
   expect(parsePersonioFeed('<?xml version="1.0"?><workzag-jobs></workzag-jobs>')).toEqual([]);
 });
 
-test('Greenhouse: content is entity-decoded, questions become screening questions and form fields, pay ranges the salary', () => {
+test('Greenhouse: content is entity-decoded, questions become screening questions and form fields, pay ranges the salary', async () => {
   const job = mapGreenhouseJob({
     id: 4001,
     internal_job_id: 9,
@@ -138,7 +138,7 @@ test('Greenhouse: content is entity-decoded, questions become screening question
     ['question_55', 'multi_value_single_select', true, 2],
     ['question_56[]', 'multi_value_multi_select', false, 3],
   ]);
-  expect(parseJobFeed([job])).toHaveLength(1);
+  expect(await parseJobFeed([job])).toHaveLength(1);
 });
 
 test('Greenhouse (P280): the language, and the consent a job asks for as data_compliance form fields', () => {
@@ -160,7 +160,7 @@ test('Greenhouse (P280): the language, and the consent a job asks for as data_co
   expect(mapGreenhouseJob({ id: 3, title: 'C' }).custom_fields).not.toHaveProperty('data_compliance');
 });
 
-test('Lever: workplace type, commitment, salary range and the description sections', () => {
+test('Lever: workplace type, commitment, salary range and the description sections', async () => {
   const job = mapLeverPosting({
     id: 'abc-123',
     text: 'Account Executive',
@@ -196,7 +196,7 @@ test('Lever: workplace type, commitment, salary range and the description sectio
     ['additional', 3, 'Additional information'],
   ]);
   expect(mapLeverPosting({ id: 'x', text: 'y', workplaceType: 'unspecified' }).remote).toBeNull();
-  expect(parseJobFeed([job])).toHaveLength(1);
+  expect(await parseJobFeed([job])).toHaveLength(1);
 });
 
 test('helpers: only http(s) URLs survive, entities decode, names split, categories by keyword', () => {
@@ -210,8 +210,8 @@ test('helpers: only http(s) URLs survive, entities decode, names split, categori
   expect(categoryFrom(undefined, 'Unicorn Wrangling')).toBeNull();
 });
 
-test('an import feed refuses URL fields that are not http(s)', () => {
-  expect(() => parseJobFeed([{ external_id: 'u', posting_url: 'javascript:alert(1)' }])).toThrow(
+test('an import feed refuses URL fields that are not http(s)', async () => {
+  await expect(parseJobFeed([{ external_id: 'u', posting_url: 'javascript:alert(1)' }])).rejects.toThrow(
     expect.objectContaining({ errors: { '[0].posting_url': ['Must be an http(s) URL.'] } }),
   );
 });

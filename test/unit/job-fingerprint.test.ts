@@ -22,10 +22,10 @@ describe('job fingerprint (D14)', () => {
     );
   });
 
-  test('a feed is validated whole, with paths naming the job', () => {
-    expect(() => parseJobFeed({})).toThrow(ValidationError);
+  test('a feed is validated whole, with paths naming the job', async () => {
+    await expect(parseJobFeed({})).rejects.toThrow(ValidationError);
     try {
-      parseJobFeed([{ external_id: 'a' }, { external_id: 'b', remote: 'office' }, { title: 'x' }, { external_id: 'a' }]);
+      await parseJobFeed([{ external_id: 'a' }, { external_id: 'b', remote: 'office' }, { title: 'x' }, { external_id: 'a' }]);
       throw new Error('expected a ValidationError');
     } catch (error) {
       expect((error as ValidationError).errors).toEqual({
