@@ -13,6 +13,7 @@ export const ROUTE_HANDLERS: Readonly<Record<string, () => Promise<{ handler: Ro
   'applications/create': () => import('../functions/applications/create.js'),
   'applications/list': () => import('../functions/applications/list.js'),
   'applications/get': () => import('../functions/applications/get.js'),
+  'applications/deliveries': () => import('../functions/applications/deliveries.js'),
   // The public pages and the apply endpoint: `serve` runs every route, and a magic link may point here.
   'pages/connect-show': () => import('../functions/pages/connect-show.js'),
   'pages/connect-submit': () => import('../functions/pages/connect-submit.js'),

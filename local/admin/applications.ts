@@ -37,7 +37,8 @@ export function applicationCommands(program: Command, session: Session): void {
         if (!options.follow) return applicationDeliveries(applicationId);
         const seen = new Set<string>();
         const until = Date.now() + (options.timeout ?? 900) * 1000;
-        for (;;) {
+        const pause = () => new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
+        const readAndPrint = async () => {
           const current = await applicationDeliveries(applicationId);
           for (const record of [...current.deliveries].reverse()) {
             const key = JSON.stringify([record.at, record.attempt, record.method, record.url]);
@@ -45,10 +46,18 @@ export function applicationCommands(program: Command, session: Session): void {
             seen.add(key);
             process.stderr.write(`${JSON.stringify(record)}\n`);
           }
-          if (current.sync_status !== 'NOTSENT') return current;
+          return current;
+        };
+        for (;;) {
+          const current = await readAndPrint();
+          if (current.sync_status !== 'NOTSENT') {
+            // The worker writes an attempt's records just after its status (P304): one more read takes them in.
+            await pause();
+            return readAndPrint();
+          }
           if (Date.now() >= until)
             throw new ToolError('follow_timeout', `Application ${applicationId} is still NOTSENT after ${options.timeout ?? 900} seconds.`);
-          await new Promise((resolve) => setTimeout(resolve, FOLLOW_INTERVAL_MS));
+          await pause();
         }
       }),
     );

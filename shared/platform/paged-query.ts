@@ -394,8 +394,12 @@ async function pageOf(
 }
 
 /** A first page with nothing to check (P255): its keys and one more; keys that end within it are the count, no counter read (P295). */
-async function firstKeysPage(query: CollectionQuery, kind: SourceKind, pageSize: number): Promise<PageResult<Item>> {
-  const entries = (await send(query, { ...baseInput(query), Limit: pageSize + 1 })).Items ?? [];
+async function firstKeysPage(query: CollectionQuery, kind: SourceKind, pageSize: number): Promise<PageResult<Item> | undefined> {
+  const out = await send(query, { ...baseInput(query), Limit: pageSize + 1 });
+  const entries = out.Items ?? [];
+  // A Query stops at 1 MB (an index that projects large items): short of the page and one more, the entries
+  // read say nothing of the count, and the page is read the usual way.
+  if (out.LastEvaluatedKey && entries.length <= pageSize) return undefined;
   const [page, more] = [entries.slice(0, pageSize), entries.length > pageSize];
   const [count, items] = await Promise.all([more ? countMatching(query) : entries.length, itemsOf(page)]);
   // A record gone in between: the page is read the usual way.
@@ -427,7 +431,10 @@ export async function readPage(query: CollectionQuery, request: PageRequest): Pr
   const ahead = Number(request.cursor?.position.ahead);
   if (kind === 'keys' && query.conditions.length && Number.isFinite(ahead) && ahead >= 1)
     query = { ...query, readAhead: Math.min(MAX_READ_AHEAD, ahead) };
-  if (!request.cursor && skip === 0 && !query.conditions.length) return firstKeysPage(query, kind, request.pageSize);
+  if (!request.cursor && skip === 0 && !query.conditions.length) {
+    const first = await firstKeysPage(query, kind, request.pageSize);
+    if (first) return first;
+  }
   const count = request.cursor ? request.cursor.count : await countMatching(query);
   if (skip >= count) return { items: [], count };
   let from: Record<string, unknown> | undefined;

@@ -138,9 +138,11 @@ describe('routes', () => {
   test('every list route seals its cursors with the stack secret', () => {
     // Without CURSOR_SECRET a deployed function refuses to mint a `next` link (derived-keys.ts).
     const lists = routes.filter((route) => route.method === 'GET' && route.id.startsWith('List'));
-    expect(lists.map((route) => route.id)).toEqual(['ListCompanies', 'ListJobs', 'ListApplications']);
+    expect(lists.map((route) => route.id)).toEqual(['ListCompanies', 'ListJobs', 'ListApplications', 'ListApplicationDeliveries']);
     for (const route of lists) {
-      expect([route.id, route.access.table, route.access.cursorSecret]).toEqual([route.id, 'list', true]);
+      // The delivery log (issue 44) is read from the application's own partition: no index, so `read` access.
+      const table = route.id === 'ListApplicationDeliveries' ? 'read' : 'list';
+      expect([route.id, route.access.table, route.access.cursorSecret]).toEqual([route.id, table, true]);
       expect(functionForRoute(route.id)[1].Properties.Environment.Variables).toHaveProperty('CURSOR_SECRET');
     }
   });

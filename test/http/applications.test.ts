@@ -34,6 +34,10 @@ const APPLICATION_FIELDS = [
   'email_sync_status',
   'external_apply_status',
   'failure_error',
+  // D21 (issue 43), beyond the spec: the outcome in the ATS.
+  'outcome',
+  'outcome_stage',
+  'outcome_updated_at',
   'created_at',
   'updated_at',
 ];

@@ -16,6 +16,7 @@ import { advanceClock, resetClock } from '#platform/clock.js';
 import { queryAll } from '#platform/batch.js';
 import { itemBytes } from '#platform/item-size.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
+import { adminCli } from '../helpers/admin-cli.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
 
@@ -232,4 +233,32 @@ test('an anonymized application has no log: retention deletes it with the person
   }
   expect(await storedLog(applicationId)).toEqual([]);
   expect((await deliveries(applicationId)).body).toMatchObject({ count: 0, results: [] });
+});
+
+test('`hiring-admin applications deliveries ID --follow` prints each call as it is made, then the whole log once the sync ends', async () => {
+  const job = (await api.get(`/jobs?external_id=${UUID}`, { key: partner.key, companyId })).body.results[0].id as number;
+  const created = await api.request('POST', '/applications/', { key: partner.key, companyId, body: { job, candidate: CANDIDATE } });
+  expect(created.status).toBe(201);
+  const id = created.body.id as number;
+  // The operator follows before the worker has run: nothing is logged yet, the status is NOTSENT.
+  const following = adminCli(['applications', 'deliveries', String(id), '--follow', '--timeout', '120'], api.runtime.dataDir);
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await api.runtime.poller.drain();
+  const followed = await following;
+  expect(followed.code).toBe(0);
+  expect(followed.json).toMatchObject({ application: id, sync_status: 'FAILURE', failure_error: 'AtsUnavailableError' });
+  const streamed = followed.stderr
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line) as DeliveryRecord);
+  // Every call once, oldest first on stderr; the document holds the same calls, newest first, as the API does.
+  expect(streamed.length).toBeGreaterThanOrEqual(2);
+  expect(streamed).toEqual([...followed.json.deliveries].reverse());
+  expect(streamed.filter((r) => r.method === 'POST').map((r) => [r.attempt, r.result])).toEqual([
+    [1, 'retry'],
+    [2, 'failed'],
+  ]);
+  expect(followed.stderr.toLowerCase()).not.toContain(CANDIDATE.email.toLowerCase());
+  const apiLog = (await deliveries(id, '?page_size=50')).body.results;
+  expect(followed.json.deliveries).toEqual(apiLog);
 });
