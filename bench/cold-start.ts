@@ -262,6 +262,9 @@ try {
     }),
     ListApplications: proxy('GET', '/applications/', '/applications', null),
     GetApplication: proxy('GET', `/applications/${applicationId}`, '/applications/{id}', { id: String(applicationId) }),
+    ListApplicationDeliveries: proxy('GET', `/applications/${applicationId}/deliveries`, '/applications/{id}/deliveries', {
+      id: String(applicationId),
+    }),
     // An unknown token: the address counter and the link lookup, then the 404 page.
     ConnectPage: proxy('GET', `/connect/${'A'.repeat(43)}`, '/connect/{token}', { token: 'A'.repeat(43) }),
     ConnectSubmit: proxy('POST', `/connect/${'A'.repeat(43)}`, '/connect/{token}', { token: 'A'.repeat(43) }),
@@ -313,6 +316,7 @@ try {
       ],
     },
     SyncSweeper: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
+    OutcomeReader: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     ExternalApplyReminder: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     Retention: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
     JobImportScheduler: { source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} },
