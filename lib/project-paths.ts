@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
@@ -6,4 +7,11 @@ export const projectRoot = fileURLToPath(new URL('..', import.meta.url));
 
 export function functionEntry(handlerModule: string): string {
   return join(projectRoot, 'functions', `${handlerModule}.ts`);
+}
+
+/** Every handler module: each `.ts` file under `functions/`, as a path without extension (`jobs/list`). */
+export function allHandlerModules(): string[] {
+  return readdirSync(join(projectRoot, 'functions'), { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.ts'))
+    .map((file) => file.slice(0, -'.ts'.length).split('\\').join('/'));
 }

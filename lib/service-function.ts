@@ -2,7 +2,10 @@
  * The project's Lambda function: every function of the service is one of these, so runtime, architecture,
  * bundling, logging and tracing are decided once.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, type ExecFileSyncOptions } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { AssetHashType, AssetStaging, DockerImage, Duration, Validations } from 'aws-cdk-lib';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Code, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -16,6 +19,27 @@ export const SERVICE_NAME = 'hiring-integration-service';
 
 /** The metrics namespace of a stage (CloudWatch, EMF): every function gets it as `POWERTOOLS_METRICS_NAMESPACE`. */
 export const metricsNamespace = (stage: Pick<StageConfig, 'name'>) => `HiringIntegrationService/${stage.name}`;
+
+// As in CDK's own bundling: the app's stdout stays clean, the bundler's output goes to stderr.
+const BUNDLER_OUTPUT: ExecFileSyncOptions = { cwd: projectRoot, stdio: ['ignore', process.stderr, 'inherit'] };
+
+let prebuilt: string | undefined;
+
+/**
+ * A function's bundle from those the synthesis' first bundling built for every handler module at once, in one
+ * process (P334): a process per function (start, TypeScript loader, esbuild) took most of a synthesis. The
+ * directory goes when the app's process exits. Undefined for a module that is not under `functions/`.
+ */
+function prebuiltBundle(handlerModule: string): string | undefined {
+  if (prebuilt === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'his-bundles-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    execFileSync(process.execPath, ['--import', 'tsx', 'scripts/bundle-function.ts', '--all', dir], BUNDLER_OUTPUT);
+    prebuilt = dir;
+  }
+  const built = join(prebuilt, handlerModule);
+  return existsSync(built) ? built : undefined;
+}
 
 /**
  * A function's code: its bundle, built locally by `scripts/bundle-function.ts` with the options of
@@ -34,8 +58,9 @@ function functionCode(handlerModule: string): Code {
       command: ['node', ...args, AssetStaging.BUNDLING_OUTPUT_DIR],
       local: {
         tryBundle(outputDir) {
-          // As in CDK's own bundling: the app's stdout stays clean, the bundler's output goes to stderr.
-          execFileSync(process.execPath, [...args, outputDir], { cwd: projectRoot, stdio: ['ignore', process.stderr, 'inherit'] });
+          const built = prebuiltBundle(handlerModule);
+          if (built) cpSync(built, outputDir, { recursive: true });
+          else execFileSync(process.execPath, [...args, outputDir], BUNDLER_OUTPUT);
           return true;
         },
       },

@@ -1,5 +1,7 @@
 import { createCompany } from '#companies/company-store.js';
+import { WALK_PREFIX } from '#platform/keys.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
+import { allItems } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 
 const COMPANY_FIELDS = [
@@ -390,17 +392,23 @@ describe('a walk of a list in memory (P258) goes on after the companies it showe
     const made: number[] = [];
     // Long names: the position after the carried ids holds the last one's name, and the cursor carries fewer ids.
     const nameOf = (i: number) => `Zz ${String(i).padStart(4, '0')} ${'x'.repeat(200)}`;
-    // Four at a time: concurrent creates of one partner conflict on its counter item and retry, which a busy
-    // machine turns into minutes at sixteen.
-    for (let start = 0; start < 470; start += 4) {
-      const batch = Array.from({ length: Math.min(4, 470 - start) }, (_, k) => nameOf(start + k));
-      made.push(...(await Promise.all(batch.map((name) => createCompany({ partner: walker.id, name })))).map((c) => c.id));
+    // Long ids too (ten base-36 digits): a cursor carries one page of them, not seven, so 260 companies walk the
+    // carried page, a list computed again and the parts it stores, as 470 short ids walked the carried pages and
+    // a list computed again, at half the creates. Four at a time: concurrent creates of one partner conflict on
+    // its search document (P179) and retry.
+    const [total, base] = [260, 36 ** 9 + 1000 * walker.id];
+    for (let start = 0; start < total; start += 4) {
+      const batch = Array.from({ length: Math.min(4, total - start) }, (_, k) => start + k);
+      const created = await Promise.all(batch.map((i) => createCompany({ id: base + i, partner: walker.id, name: nameOf(i) })));
+      made.push(...created.map((c) => c.id));
     }
+    const walkParts = async () => (await allItems()).filter((item) => String(item.PK).startsWith(WALK_PREFIX)).length;
+    const partsBefore = await walkParts();
     const seen: number[] = [];
     let res = await list('?name=zz&ordering=name&page_size=50', walker.key);
     for (let page = 1; ; page++) {
       expect(res.status).toBe(200);
-      expect(res.body.count).toBe(470);
+      expect(res.body.count).toBe(total);
       const shown = res.body.results.map((c: { id: number }) => c.id);
       seen.push(...shown);
       if (!res.body.next) break;
@@ -411,5 +419,7 @@ describe('a walk of a list in memory (P258) goes on after the companies it showe
       res = await api.get(new URL(res.body.next).pathname + new URL(res.body.next).search, { key: walker.key });
     }
     expect(seen).toEqual(made);
+    // Past the carried pages the list was computed again and stored the rest for the walk (P260).
+    expect(await walkParts()).toBeGreaterThan(partsBefore);
   }, 180_000);
 });

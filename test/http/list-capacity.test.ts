@@ -566,10 +566,12 @@ describe('companies: exact filters, totals, orderings and contains cost the page
   const portfolios: Record<'small' | 'big', Portfolio> = {} as never;
 
   /** Ten rare companies first (oldest), then common ones: active, connected (sandbox), both syncs entitled. */
-  async function aPortfolio(size: number): Promise<Portfolio> {
+  async function aPortfolio(size: number, idBase?: number): Promise<Portfolio> {
     const owner = await aPartner();
+    const id = (i: number) => (idBase === undefined ? {} : { id: idBase + 1000 * owner.id + i });
     const rare = await pool(RARE, 4, (i) =>
       createCompany({
+        ...id(i),
         partner: owner.id,
         name: `Zeta Rare Widgets ${i}`,
         ats: 'lever',
@@ -580,6 +582,7 @@ describe('companies: exact filters, totals, orderings and contains cost the page
     );
     const common = await pool(size - RARE, 4, (i) =>
       createCompany({
+        ...id(RARE + i),
         partner: owner.id,
         name: `Common Trading ${String(i).padStart(4, '0')}`,
         ats: 'sandbox',
@@ -721,8 +724,9 @@ describe('companies: exact filters, totals, orderings and contains cost the page
   });
 
   test('a walk of a list in memory computes it again once, and then stores the ids past its cursor (P260)', async () => {
-    // Enough companies that the ids left after the carried ones (300–400 of them) do not fit in one cursor.
-    const portfolio = await aPortfolio(1000);
+    // Long ids (ten base-36 digits): a cursor carries ten pages of them where it carried thirty of short ones, so 400
+    // companies leave more ids after the carried ones than one cursor holds, as 1,000 short ids did, at 40 % of the creates.
+    const portfolio = await aPortfolio(400, 36 ** 9);
     const expected = portfolio.companies
       .filter((c) => c.status === 'active')
       .sort(compareCompanies(parseCompanyFilter({ ordering: ['name'] }).ordering))

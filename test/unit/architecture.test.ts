@@ -1,17 +1,16 @@
 /**
  * The architecture test: dependency-cruiser with the project's rules (.dependency-cruiser.cjs) over the real
  * tree finds nothing, and over small trees that break one rule each it names exactly that rule, so the rules
- * are known to bite. The CLI runs as a child process, as a developer would run it.
+ * are known to bite. The CLI's entry runs with the options a developer's command line gives it.
  */
-import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PassThrough, Writable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { tableDefinition } from '#platform/table.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const depcruise = join(root, 'node_modules', 'dependency-cruiser', 'bin', 'dependency-cruiser.mjs');
 
 interface Violation {
   rule: { name: string };
@@ -19,26 +18,35 @@ interface Violation {
   to: string;
 }
 
-function cruise(cwd: string, paths: string[]): { violations: Violation[]; modules: number } {
-  let out: string;
+/**
+ * The CLI's own entry (what `bin/dependency-cruiser.mjs` calls with its parsed options), run in this process from
+ * `cwd`: the same options, configuration and JSON report as `depcruise --config .dependency-cruiser.cjs
+ * --output-type json`, without starting Node and loading TypeScript again for each of the small trees (P334).
+ */
+const depcruiseCli = pathToFileURL(join(root, 'node_modules', 'dependency-cruiser', 'src', 'cli', 'index.mjs')).href;
+
+async function cruise(cwd: string, paths: string[]): Promise<{ violations: Violation[]; modules: number }> {
+  const { default: executeCli } = (await import(depcruiseCli)) as {
+    default: (paths: string[], options: Record<string, unknown>, streams: { stdout: Writable; stderr: Writable }) => Promise<number>;
+  };
+  const report = join(mkdtempSync(join(tmpdir(), 'depcruise-')), 'report.json');
+  let stderr = '';
+  const streams = { stdout: new PassThrough(), stderr: new Writable({ write: (chunk, _encoding, done) => ((stderr += chunk), done()) }) };
+  const before = process.cwd();
+  process.chdir(cwd);
   try {
-    out = execFileSync(process.execPath, [depcruise, ...paths, '--config', '.dependency-cruiser.cjs', '--output-type', 'json'], {
-      cwd,
-      encoding: 'utf8',
-      maxBuffer: 64 * 1024 * 1024,
-    });
-  } catch (error) {
-    // depcruise exits non-zero when it finds violations; the JSON is on stdout all the same.
-    const { stdout, stderr } = error as { stdout: string; stderr: string };
-    if (!stdout) throw new Error(`depcruise failed: ${stderr}`, { cause: error });
-    out = stdout;
+    await executeCli(paths, { config: '.dependency-cruiser.cjs', outputType: 'json', outputTo: report }, streams);
+  } finally {
+    process.chdir(before);
   }
-  const result = JSON.parse(out) as { summary: { violations: Violation[]; totalCruised: number } };
+  if (!existsSync(report)) throw new Error(`depcruise failed: ${stderr}`);
+  const result = JSON.parse(readFileSync(report, 'utf8')) as { summary: { violations: Violation[]; totalCruised: number } };
+  rmSync(dirname(report), { recursive: true, force: true });
   return { violations: result.summary.violations, modules: result.summary.totalCruised };
 }
 
-test('the real tree keeps every architecture rule', () => {
-  const { violations, modules } = cruise(root, [
+test('the real tree keeps every architecture rule', async () => {
+  const { violations, modules } = await cruise(root, [
     'shared',
     'functions',
     'local',
@@ -216,76 +224,78 @@ describe('each rule fails a tree that breaks it', () => {
       writeFileSync(join(dir, path), text);
     }
   };
-  const rulesBroken = () =>
+  const rulesBroken = async () =>
     [
       ...new Set(
-        cruise(
-          dir,
-          ['shared', 'functions', 'local', 'container', 'lib', 'test', 'clients'].filter((d) => existsSync(join(dir, d))),
+        (
+          await cruise(
+            dir,
+            ['shared', 'functions', 'local', 'container', 'lib', 'test', 'clients'].filter((d) => existsSync(join(dir, d))),
+          )
         ).violations.map((v) => v.rule.name),
       ),
     ].sort();
 
-  test('a clean layered tree passes', () => {
+  test('a clean layered tree passes', async () => {
     write({
       'shared/platform/clock.ts': 'export const now = () => 1;\n',
       'shared/jobs/jobs.ts': "import { now } from '#platform/clock.js';\nexport const job = now();\n",
       'functions/get.ts': "import { job } from '#jobs/jobs.js';\nexport const handler = () => job;\n",
     });
-    expect(rulesBroken()).toEqual([]);
+    expect(await rulesBroken()).toEqual([]);
   });
 
-  test('an upward import, also a type-only one', () => {
+  test('an upward import, also a type-only one', async () => {
     write({
       'shared/http/routes.ts': 'export interface Route { path: string }\n',
       'shared/platform/clock.ts': "import type { Route } from '#http/routes.js';\nexport type R = Route;\n",
     });
-    expect(rulesBroken()).toEqual(['no-upward-from-platform']);
+    expect(await rulesBroken()).toEqual(['no-upward-from-platform']);
   });
 
-  test('a domain folder importing a sibling that is not below it', () => {
+  test('a domain folder importing a sibling that is not below it', async () => {
     write({
       'shared/applications/applications.ts': 'export const a = 1;\n',
       'shared/jobs/jobs.ts': "import { a } from '#applications/applications.js';\nexport const j = a;\n",
     });
-    expect(rulesBroken()).toEqual(['no-upward-from-jobs']);
+    expect(await rulesBroken()).toEqual(['no-upward-from-jobs']);
   });
 
-  test('a function importing local/', () => {
+  test('a function importing local/', async () => {
     write({
       'local/runtime.ts': 'export const r = 1;\n',
       'functions/get.ts': "import { r } from '../local/runtime.js';\nexport const handler = () => r;\n",
     });
-    expect(rulesBroken()).toEqual(['no-function-imports-local']);
+    expect(await rulesBroken()).toEqual(['no-function-imports-local']);
   });
 
-  test('the container importing more of local/ than the HTTP adapter', () => {
+  test('the container importing more of local/ than the HTTP adapter', async () => {
     write({
       'local/http-adapter.ts': 'export const adapter = 1;\n',
       'local/emulators.ts': 'export const emulators = 1;\n',
       'container/ingest.ts':
         "import { adapter } from '../local/http-adapter.js';\nimport { emulators } from '../local/emulators.js';\nexport const c = adapter + emulators;\n",
     });
-    expect(rulesBroken()).toEqual(['container-takes-only-the-adapter']);
+    expect(await rulesBroken()).toEqual(['container-takes-only-the-adapter']);
   });
 
-  test('the stack (or anything but tests) importing the container', () => {
+  test('the stack (or anything but tests) importing the container', async () => {
     write({
       'container/ingest.ts': 'export const mode = 1;\n',
       'lib/stack.ts': "import { mode } from '../container/ingest.js';\nexport const s = mode;\n",
     });
-    expect(rulesBroken()).toEqual(['nothing-imports-the-container']);
+    expect(await rulesBroken()).toEqual(['nothing-imports-the-container']);
   });
 
-  test('anything importing test/', () => {
+  test('anything importing test/', async () => {
     write({
       'test/helpers/fixtures.ts': 'export const f = 1;\n',
       'local/seed.ts': "import { f } from '../test/helpers/fixtures.js';\nexport const s = f;\n",
     });
-    expect(rulesBroken()).toEqual(['no-imports-of-tests']);
+    expect(await rulesBroken()).toEqual(['no-imports-of-tests']);
   });
 
-  test('a generated module imported from below the layer it is named for, or importing above shared/platform', () => {
+  test('a generated module imported from below the layer it is named for, or importing above shared/platform', async () => {
     write({
       'shared/platform/field-errors.ts': 'export type V = (x: unknown) => boolean;\n',
       'shared/generated/applications-validators.ts':
@@ -293,55 +303,55 @@ describe('each rule fails a tree that breaks it', () => {
       'shared/applications/create.ts':
         "import { loadApplicationInValidator } from '#generated/applications-validators.js';\nexport const v = loadApplicationInValidator;\n",
     });
-    expect(rulesBroken()).toEqual([]);
+    expect(await rulesBroken()).toEqual([]);
     write({
       'shared/jobs/jobs.ts':
         "import { loadApplicationInValidator } from '#generated/applications-validators.js';\nexport const j = loadApplicationInValidator;\n",
     });
-    expect(rulesBroken()).toEqual(['no-upward-from-jobs']);
+    expect(await rulesBroken()).toEqual(['no-upward-from-jobs']);
     rmSync(join(dir, 'shared/jobs'), { recursive: true });
     write({
       'shared/companies/companies.ts': 'export const schema = {};\n',
       'shared/generated/companies-validators.ts': "import { schema } from '#companies/companies.js';\nexport const s = schema;\n",
     });
-    expect(rulesBroken()).toEqual(['generated-imports-only-platform']);
+    expect(await rulesBroken()).toEqual(['generated-imports-only-platform']);
   });
 
-  test('the TypeScript client importing the service (it is published alone)', () => {
+  test('the TypeScript client importing the service (it is published alone)', async () => {
     write({
       'shared/platform/errors.ts': 'export const codes = [];\n',
       'clients/typescript/src/errors.ts': 'export const own = 1;\n',
       'clients/typescript/src/index.ts': "import { own } from './errors.js';\nexport const i = own;\n",
     });
-    expect(rulesBroken()).toEqual([]);
+    expect(await rulesBroken()).toEqual([]);
     write({ 'clients/typescript/src/client.ts': "import { codes } from '../../../shared/platform/errors.js';\nexport const c = codes;\n" });
-    expect(rulesBroken()).toEqual(['client-stands-alone']);
+    expect(await rulesBroken()).toEqual(['client-stands-alone']);
   });
 
-  test('a circular import', () => {
+  test('a circular import', async () => {
     write({
       'shared/jobs/a.ts': "import { b } from '#jobs/b.js';\nexport const a = () => b;\n",
       'shared/jobs/b.ts': "import { a } from '#jobs/a.js';\nexport const b = () => a;\n",
     });
-    expect(rulesBroken()).toEqual(['no-circular']);
+    expect(await rulesBroken()).toEqual(['no-circular']);
   });
 
-  test('a module other than the outbox relay importing the SNS client (P115)', () => {
+  test('a module other than the outbox relay importing the SNS client (P115)', async () => {
     write({
       'node_modules/@aws-sdk/client-sns/package.json': JSON.stringify({ name: '@aws-sdk/client-sns', main: 'index.js' }),
       'node_modules/@aws-sdk/client-sns/index.js': 'exports.PublishCommand = class {};\n',
       'shared/delivery/event-relay.ts':
         "import { PublishCommand } from '@aws-sdk/client-sns';\nexport const relay = () => new PublishCommand();\n",
     });
-    expect(rulesBroken()).toEqual([]);
+    expect(await rulesBroken()).toEqual([]);
     write({
       'shared/delivery/sync.ts':
         "import { PublishCommand } from '@aws-sdk/client-sns';\nexport const direct = () => new PublishCommand();\n",
     });
-    expect(rulesBroken()).toEqual(['only-the-relay-publishes-events']);
+    expect(await rulesBroken()).toEqual(['only-the-relay-publishes-events']);
   });
 
-  test('a connector loaded other than by the registry, statically, or from another connector; a descriptor importing code (P283)', () => {
+  test('a connector loaded other than by the registry, statically, or from another connector; a descriptor importing code (P283)', async () => {
     const c = 'shared/delivery/connectors';
     write({
       [`${c}/connector.ts`]: 'export interface AtsConnector { slug: string }\n',
@@ -355,30 +365,30 @@ describe('each rule fails a tree that breaks it', () => {
         "import { acmeDescriptor } from '#delivery/connectors/acme-descriptor.js';\nexport const connectors = [acmeDescriptor];\nexport const load = async () => (await import('#delivery/connectors/acme.js')).acmeConnector;\n",
       'shared/delivery/sync.ts': "import { load } from '#delivery/connectors/registry.js';\nexport const sync = load;\n",
     });
-    expect(rulesBroken()).toEqual([]);
+    expect(await rulesBroken()).toEqual([]);
     write({
       'shared/delivery/sync.ts': "import { acmeConnector } from '#delivery/connectors/acme.js';\nexport const sync = acmeConnector;\n",
     });
-    expect(rulesBroken()).toEqual(['only-the-registry-loads-connectors']);
+    expect(await rulesBroken()).toEqual(['only-the-registry-loads-connectors']);
     write({
       'shared/delivery/sync.ts': 'export const sync = 1;\n',
       [`${c}/registry.ts`]: "import { acmeConnector } from '#delivery/connectors/acme.js';\nexport const connectors = [acmeConnector];\n",
     });
-    expect(rulesBroken()).toEqual(['the-registry-loads-connectors-lazily']);
+    expect(await rulesBroken()).toEqual(['the-registry-loads-connectors-lazily']);
     write({
       [`${c}/registry.ts`]: 'export const connectors = [];\n',
       [`${c}/acme-jobs.ts`]: "import { otherConnector } from '#delivery/connectors/other.js';\nexport const jobs = otherConnector;\n",
     });
-    expect(rulesBroken()).toEqual(['a-connector-imports-no-other']);
+    expect(await rulesBroken()).toEqual(['a-connector-imports-no-other']);
     write({
       [`${c}/acme-jobs.ts`]: 'export const jobs = 1;\n',
       [`${c}/acme-descriptor.ts`]:
         "import { atsFetch } from '#delivery/connectors/http.js';\nexport const acmeDescriptor = { slug: 'acme', atsFetch };\n",
     });
-    expect(rulesBroken()).toEqual(['descriptors-import-only-the-interface']);
+    expect(await rulesBroken()).toEqual(['descriptors-import-only-the-interface']);
   });
 
-  test('a filter set built outside a *-filters.ts module, or a list module parsing a query by hand (P292)', () => {
+  test('a filter set built outside a *-filters.ts module, or a list module parsing a query by hand (P292)', async () => {
     write({
       'shared/platform/query-params.ts':
         'export type QueryParams = Record<string, string[]>;\nexport const stringParam = (q: QueryParams, n: string) => q[n]?.[0];\n',
@@ -389,21 +399,21 @@ describe('each rule fails a tree that breaks it', () => {
       'shared/jobs/job-list.ts':
         "import type { QueryParams } from '#platform/query-params.js';\nimport type { FilterDeclaration } from '#platform/filters.js';\nimport { JOB_FILTER_SET } from '#jobs/job-filters.js';\nexport const list = (q: QueryParams, d?: FilterDeclaration) => [JOB_FILTER_SET.read(q), d];\n",
     });
-    expect(rulesBroken()).toEqual([]);
+    expect(await rulesBroken()).toEqual([]);
     write({
       'shared/jobs/job-list.ts':
         "import { filterSet } from '#platform/filters.js';\nimport type { QueryParams } from '#platform/query-params.js';\nexport const list = (q: QueryParams) => filterSet([{ name: 'title' }]).read(q);\n",
     });
-    expect(rulesBroken()).toEqual(['filters-are-declared-in-filters-modules']);
+    expect(await rulesBroken()).toEqual(['filters-are-declared-in-filters-modules']);
     write({
       'shared/jobs/job-list.ts':
         "import { stringParam, type QueryParams } from '#platform/query-params.js';\nexport const list = (q: QueryParams) => stringParam(q, 'title');\n",
     });
-    expect(rulesBroken()).toEqual(['list-modules-parse-no-query']);
+    expect(await rulesBroken()).toEqual(['list-modules-parse-no-query']);
   });
 
-  test('a layer import that resolves nowhere', () => {
+  test('a layer import that resolves nowhere', async () => {
     write({ 'shared/jobs/jobs.ts': "import { x } from '#platform/missing.js';\nexport const j = x;\n" });
-    expect(rulesBroken()).toEqual(['not-to-unresolvable']);
+    expect(await rulesBroken()).toEqual(['not-to-unresolvable']);
   });
 });
