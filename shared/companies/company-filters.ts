@@ -28,14 +28,9 @@ export const COMPANY_FILTER_DECLARATIONS = [
   { name: 'job_sync_active', kind: 'exact', value: 'boolean', serve: { slot: 'SLOT3' } },
 ] as const satisfies readonly FilterDeclaration<CompanyServe>[];
 
-export const {
-  COMPANY_FILTER_QUERY_SCHEMA,
-  COMPANY_FILTER_SLOTS,
-  COMPANY_LOOKUPS,
-  COMPANY_TOTALS_FILTERS,
-  COMPANY_EXACT_FILTERS,
-  COMPANY_SCAN_FILTERS,
-} = companyFilterModule(COMPANY_FILTER_DECLARATIONS);
+const layout = companyFilterModule(COMPANY_FILTER_DECLARATIONS);
+export const { COMPANY_FILTER_QUERY_SCHEMA, COMPANY_FILTER_SLOTS, COMPANY_LOOKUPS } = layout;
+export const { COMPANY_TOTALS_FILTERS, COMPANY_EXACT_FILTERS, COMPANY_SCAN_FILTERS } = layout;
 /** The list's filters, read by the generated validator of `COMPANY_FILTER_QUERY_SCHEMA` (only the list bundles it). */
 export const COMPANY_FILTER_SET = /* @__PURE__ */ filterSet(COMPANY_FILTER_DECLARATIONS, loadCompanyFiltersValidator);
 

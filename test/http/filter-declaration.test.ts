@@ -33,13 +33,7 @@ jest.unstable_mockModule('#jobs/job-filters.js', () => ({
   JOB_FILTER_SET: jobFilters(declarations, () => ajv.compile(filterQuerySchema(declarations))),
 }));
 
-const externalJobId = {
-  name: 'external_job_id',
-  kind: 'exact',
-  value: 'string',
-  about: "the job's ID in the ATS",
-  serve: { slot: 'SLOT4', totals: 'folded' },
-} as const satisfies FilterDeclaration<ApplicationServe>;
+const externalJobId = { name: 'external_job_id', kind: 'exact', value: 'string', serve: { slot: 'SLOT4', totals: 'folded' } } as const;
 const applicationDeclarations: FilterDeclaration<ApplicationServe>[] = APPLICATION_FILTER_DECLARATIONS.map((d) =>
   d.name === 'channel' ? externalJobId : d,
 );
@@ -56,20 +50,23 @@ jest.unstable_mockModule('#companies/company-filters.js', () => ({
   readOrdering,
 }));
 
-// Everything that reads the declarations is imported after the variant is in place.
-const { importJobs, jobSlot, jobValueCounterKey } = await import('#jobs/job-store.js');
-const { listJobs } = await import('#jobs/job-list.js');
+// Everything that reads the declarations is imported after the variants are in place: the helpers and the platform,
 const { aCompany, aPartner } = await import('../helpers/fixtures.js');
 const { allItems } = await import('../helpers/inspect.js');
 const { startTestRuntime } = await import('../helpers/runtime.js');
 const { ApiError } = await import('#platform/errors.js');
+const { partitionKeyOf } = await import('#platform/table.js');
+// the jobs,
+const { importJobs, jobSlot, jobValueCounterKey } = await import('#jobs/job-store.js');
+const { listJobs } = await import('#jobs/job-list.js');
+// the applications,
 const { applicationSlot, clearPersonalData } = await import('#applications/application-store.js');
 const { applicationCounterKey, totalsAttribute } = await import('#applications/application-counters.js');
 const { listApplications } = await import('#applications/application-list.js');
+// and the companies.
 const { companySlot } = await import('#companies/company-layout.js');
 const { listCompanies } = await import('#companies/company-list.js');
 const { updateCompany } = await import('#companies/company-store.js');
-const { partitionKeyOf } = await import('#platform/table.js');
 
 let api: Awaited<ReturnType<typeof startTestRuntime>>;
 beforeAll(async () => {
