@@ -17,6 +17,7 @@ import {
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { startFauxqs } from 'fauxqs';
+import { keepMultipartPartsOnDisk } from './fauxqs-disk-parts.js';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { db, dynamoClient, resetClients } from '#platform/clients.js';
 import { forgetIdBlocks } from '#platform/ids.js';
@@ -241,6 +242,8 @@ export async function startEmulators(dataDir: string, options: EmulatorOptions =
   mkdirSync(join(dataDir, 'fauxqs'), { recursive: true });
   mkdirSync(join(dataDir, 's3'), { recursive: true });
 
+  // Multipart uploads' parts on disk, not in memory (P331).
+  await keepMultipartPartsOnDisk();
   // The JVM starts while fauxqs does.
   const [dynamo, fauxqs] = await Promise.all([
     dynamoFor(dataDir),

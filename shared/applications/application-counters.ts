@@ -77,15 +77,17 @@ export class CounterFold {
   }
 }
 
-/** Whether the record carries a value of a folded filter (the create then reads the company counter first). */
-export function hasFoldedValues(r: Pick<ApplicationRecord, (typeof FOLDED_FILTERS)[number]>): boolean {
-  return FOLDED_FILTERS.some((filter) => r[filter] !== null && r[filter] !== undefined);
-}
+/** Whether any of `filters` has a value in `r` (a record, or the create's input: its fields are named as the record's). */
+const hasValueOf = (filters: readonly string[], r: object) =>
+  filters.some(
+    (filter) => (r as Readonly<Record<string, unknown>>)[filter] !== null && (r as Readonly<Record<string, unknown>>)[filter] !== undefined,
+  );
 
-/** Whether the record carries a job value (the create then reads its job's counter item first). */
-export function hasJobValues(r: Pick<ApplicationRecord, JobValueFilter>): boolean {
-  return JOB_VALUE_FILTERS.some((filter) => r[filter] !== null && r[filter] !== undefined);
-}
+/** Whether the record (or input) carries a value of a folded filter (the create then reads the company counter first). */
+export const hasFoldedValues = (r: object): boolean => hasValueOf(FOLDED_FILTERS, r);
+
+/** Whether the record (or input) carries a job value (the create then reads its job's counter item first). */
+export const hasJobValues = (r: object): boolean => hasValueOf(JOB_VALUE_FILTERS, r);
 
 /**
  * Lists the job on the own items of the values newly folded into its counter item (`CounterFold.registrations`).

@@ -290,10 +290,10 @@ export async function createApplication(
   options: CreateOptions = {},
 ): Promise<CreatedApplication> {
   // The company is read afresh: the access check's copy may be cached and its entitlements stale.
-  // The company's counter item says where a channel's or partner company id's total is kept (P160).
-  const folding = hasFoldedValues({ channel: input.channel ?? null, partner_company_id: input.partner_company_id ?? null });
+  // The company's counter item says where a folded filter's total (a channel's, a partner company id's) is kept (P160).
+  const folding = hasFoldedValues(input);
   // A job value's total is folded into its job's counter item, which says whether it is there yet (P181).
-  const jobValues = hasJobValues({ partner_job_id: input.partner_job_id ?? null, agency_job_id: input.agency_job_id ?? null });
+  const jobValues = hasJobValues(input);
   const jobCounter = (jobId: number) => readItem(jobCounterKey(company.id, jobId));
   // The id is taken beside the reads (usually from the instance's block; a cold instance reserves one, a
   // round trip that need not wait for the others). A refused create leaves a gap, as ids may have (P156, P175).

@@ -1,20 +1,16 @@
 /**
- * The filters of `GET /companies/` (P243): the planner (`company-list.ts`, including `matchesCompany`), the company's
- * layout (`company-layout.ts`) and the OpenAPI document derive from this list. `serve` (docs/access-patterns.md, "Companies"):
- * - `slot`: a keys-only slot index, partition `<partner's companies>#<filter>=<value>`; totals on the partner's
- *   company counter item (bounded values);
- * - `lookup`: lookup items in that partition, for a value a company has at most once and often not at all;
- *   counted as keys (P241);
- * - `scan`: a case-insensitive substring of the fields `of`, read lower case from the partner's search document (P179).
- * `ordering` is no filter: `company-list.ts` reads it.
+ * The filters of `GET /companies/` (P243, P292, P330): the query's schema and validator, the planner
+ * (`company-list.ts`, including `matchesCompany`), the company's layout (`company-layout.ts`), the search document
+ * and the OpenAPI document derive from this list, through `companyFilterModule` (`company-filter-layout.ts`, which
+ * says what each `serve` means). `ordering` is no filter: `company-list.ts` reads it (`readOrdering`, below).
  */
 import { loadCompanyFiltersValidator } from '#generated/companies-filter-validators.js';
-import { filterQuerySchema, filterSet, type FilterDeclaration } from '#platform/filters.js';
-import type { IndexName } from '#platform/table.js';
+import { filterSet, type FilterDeclaration } from '#platform/filters.js';
 import { stringParam, type QueryParams } from '#platform/query-params.js';
-import { COMPANY_STATUSES, type CompanyRecord } from '#companies/company-schema.js';
+import { companyFilterModule, type CompanyServe } from '#companies/company-filter-layout.js';
+import { COMPANY_STATUSES } from '#companies/company-schema.js';
 
-export type CompanyServe = { slot: IndexName } | { lookup: true } | { scan: { of: readonly (keyof CompanyRecord)[] } };
+export type { CompanyServe } from '#companies/company-filter-layout.js';
 
 export const COMPANY_FILTER_DECLARATIONS = [
   { name: 'name', kind: 'contains', value: 'string', about: 'the name', serve: { scan: { of: ['name'] } } },
@@ -32,38 +28,17 @@ export const COMPANY_FILTER_DECLARATIONS = [
   { name: 'job_sync_active', kind: 'exact', value: 'boolean', serve: { slot: 'SLOT3' } },
 ] as const satisfies readonly FilterDeclaration<CompanyServe>[];
 
-/** The query's schema, compiled by `npm run validators` (P292). */
-export const COMPANY_FILTER_QUERY_SCHEMA = /* @__PURE__ */ filterQuerySchema(COMPANY_FILTER_DECLARATIONS);
-
-/** The list's filters, read by the generated validator of `COMPANY_FILTER_QUERY_SCHEMA` (P292). */
+const layout = companyFilterModule(COMPANY_FILTER_DECLARATIONS);
+export const { COMPANY_FILTER_QUERY_SCHEMA, COMPANY_FILTER_SLOTS, COMPANY_LOOKUPS } = layout;
+export const { COMPANY_TOTALS_FILTERS, COMPANY_EXACT_FILTERS, COMPANY_SCAN_FILTERS } = layout;
+/** The list's filters, read by the generated validator of `COMPANY_FILTER_QUERY_SCHEMA` (only the list bundles it). */
 export const COMPANY_FILTER_SET = /* @__PURE__ */ filterSet(COMPANY_FILTER_DECLARATIONS, loadCompanyFiltersValidator);
 
 type Declared = (typeof COMPANY_FILTER_DECLARATIONS)[number];
-type SlotDeclared = Extract<Declared, { serve: { slot: string } }>;
-type LookupDeclared = Extract<Declared, { serve: { lookup: true } }>;
-type ScanDeclared = Extract<Declared, { serve: { scan: object } }>;
-
 /** The filters with a slot of their own; each also has its totals on the partner's company counter. */
-export type CompanySlotName = SlotDeclared['name'];
+export type CompanySlotName = Extract<Declared, { serve: { slot: string } }>['name'];
 /** The exact filters: a slot, or lookup items. */
-export type CompanySlotFilter = CompanySlotName | LookupDeclared['name'];
-
-const slotDeclarations = COMPANY_FILTER_DECLARATIONS.filter((d): d is SlotDeclared => 'slot' in d.serve);
-
-/** Exact filters on a keys-only slot index, and the index. */
-export const COMPANY_FILTER_SLOTS: ReadonlyMap<CompanySlotName, IndexName> = new Map(slotDeclarations.map((d) => [d.name, d.serve.slot]));
-/** Exact filters served by lookup items. */
-export const COMPANY_LOOKUPS = COMPANY_FILTER_DECLARATIONS.filter((d): d is LookupDeclared => 'lookup' in d.serve).map((d) => d.name);
-/** Slot filters whose per-value totals sit on the partner's company counter item: all of them. */
-export const COMPANY_TOTALS_FILTERS: readonly CompanySlotName[] = slotDeclarations.map((d) => d.name);
-/** The exact filters, in declaration order. */
-export const COMPANY_EXACT_FILTERS: readonly CompanySlotFilter[] = COMPANY_FILTER_DECLARATIONS.filter(
-  (d): d is SlotDeclared | LookupDeclared => d.kind === 'exact',
-).map((d) => d.name);
-/** Contains filters, and the record fields each matches a substring of. */
-export const COMPANY_SCAN_FILTERS: readonly ScanDeclared[] = COMPANY_FILTER_DECLARATIONS.filter(
-  (d): d is ScanDeclared => 'scan' in d.serve,
-);
+export type CompanySlotFilter = CompanySlotName | Extract<Declared, { serve: { lookup: true } }>['name'];
 
 const ORDERING_FIELDS = ['name', 'status', 'created_at', 'updated_at'] as const;
 export type OrderingField = (typeof ORDERING_FIELDS)[number];

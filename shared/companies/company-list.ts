@@ -42,6 +42,7 @@ import {
   COMPANY_EXACT_FILTERS,
   COMPANY_FILTER_DECLARATIONS,
   COMPANY_FILTER_SET,
+  COMPANY_LOOKUPS,
   COMPANY_SCAN_FILTERS,
   COMPANY_TOTALS_FILTERS,
   readOrdering,
@@ -89,12 +90,13 @@ function matches(c: Filtered, f: CompanyFilter): boolean {
 export const matchesCompany = (c: CompanyRecord, f: CompanyFilter): boolean =>
   matches({ exact: (name) => companyFilterValue(c, name), text: (field) => (c[field] ?? '').toLowerCase() }, f);
 
-/** The same from a search document entry; not under a `partner_company_id` filter, which the entry cannot answer. */
+/** A filter served by lookup items (P241), which only its lookup partition answers. */
+const isLookup = (name: CompanySlotFilter): name is (typeof COMPANY_LOOKUPS)[number] =>
+  (COMPANY_LOOKUPS as readonly string[]).includes(name);
+
+/** The same from a search document entry; not under a lookup filter (`partner_company_id`), which the entry holds no copy of. */
 const entryMatches = (e: SearchEntry, f: CompanyFilter): boolean =>
-  matches(
-    { exact: (name) => (name === 'partner_company_id' ? undefined : entryFilterValue(e, name)), text: (field) => searchedField(e, field) },
-    f,
-  );
+  matches({ exact: (name) => (isLookup(name) ? undefined : entryFilterValue(e, name)), text: (field) => searchedField(e, field) }, f);
 
 /** The list order (also applied to search document entries, whose name is lower case). */
 export type SortableCompany = Pick<CompanyRecord, 'id' | 'name' | 'status' | 'created_at' | 'updated_at'>;
@@ -232,7 +234,7 @@ async function planList(partnerId: number, filter: CompanyFilter, request: PageR
     const smallest = sizes.indexOf(Math.min(...sizes));
     const documentUnits = (await counted(counterKey)) / ENTRIES_PER_UNIT;
     const fewer = (sizes[smallest] - Math.min(sizes[smallest], request.pageSize)) * 0.5 <= documentUnits;
-    if (fewer || exact.has('partner_company_id')) return wholePlan(sources[smallest].read, filter);
+    if (fewer || [...exact.keys()].some(isLookup)) return wholePlan(sources[smallest].read, filter);
   }
   const matching = async () => (await readSearchDocument(partnerId)).filter((e) => entryMatches(e, filter)).map(sortableOf);
   return { memory: async () => ({ list: (await matching()).sort(compareCompanies(ordering)) }) };

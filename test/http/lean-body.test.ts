@@ -2,9 +2,9 @@
  * The lean body path (issue 15), checked by structure rather than by timing or RSS: while the local
  * runtime creates an application from a 26.7 MB JSON body and from a 20 MB multipart body, nothing on the
  * server side makes a copy of anything near the body's size — no `Buffer.concat` or `toString` above one
- * S3 part (5 MiB, plus the chunk that filled it), no `JSON.parse` of more than a megabyte. fauxqs, the S3 stand-in of the tests, keeps
- * whole objects (it concatenates an upload's parts), so copies made inside it are not counted; what it
- * costs is measured apart by `npm run bench:memory`. The uploaded bytes are checked to be the files.
+ * S3 part (5 MiB, plus the chunk that filled it), no `JSON.parse` of more than a megabyte. Copies made inside fauxqs, the S3
+ * stand-in of the tests, are not counted (since P331 it appends an upload's parts from disk rather than concatenating them);
+ * what it costs is measured apart by `npm run bench:memory`. The uploaded bytes are checked to be the files.
  */
 import { request } from 'node:http';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';

@@ -9,8 +9,10 @@ import { filterQuerySchema, filterSet, type FilterDeclaration } from '#platform/
 import { makeCursor, pageRequest } from '#platform/pagination.js';
 import type { QueryParams } from '#platform/query-params.js';
 import { ajv } from '#platform/validation.js';
-import { APPLICATION_FILTER_SET } from '#applications/application-filters.js';
-import { COMPANY_FILTER_SET } from '#companies/company-filters.js';
+import { APPLICATION_FILTER_DECLARATIONS, APPLICATION_FILTER_SET } from '#applications/application-filters.js';
+import { applicationFilterModule } from '#applications/application-filter-layout.js';
+import { COMPANY_FILTER_DECLARATIONS, COMPANY_FILTER_SET } from '#companies/company-filters.js';
+import { companyFilterModule } from '#companies/company-filter-layout.js';
 import { JOB_FILTER_DECLARATIONS, JOB_FILTER_SET, type JobServe } from '#jobs/job-filters.js';
 import { jobFilters } from '#jobs/job-filter-layout.js';
 import { jobQuery } from '#jobs/job-list.js';
@@ -179,6 +181,67 @@ describe('a throwaway filter is one declaration (issue 42, item 2)', () => {
     expect(alone.total).toEqual(expect.any(Function));
     // The list's own planner ignores the parameter: the collection.
     expect(await jobQuery(7, { seniority: ['junior'] })).toMatchObject({ index: 'COLLECTION', conditions: [] });
+  });
+});
+
+describe.each([
+  {
+    list: 'applications',
+    // On the slot `channel` serves, totals folded (test/http/filter-declaration.test.ts writes and lists it).
+    declarations: APPLICATION_FILTER_DECLARATIONS.map((d) =>
+      d.name === 'channel'
+        ? { name: 'source', kind: 'exact', value: ['board', 'referral'], serve: { slot: 'SLOT4', totals: 'folded' } }
+        : d,
+    ) as readonly FilterDeclaration[],
+    module: applicationFilterModule as (d: readonly FilterDeclaration[]) => Record<string, unknown>,
+    own: APPLICATION_FILTER_SET,
+  },
+  {
+    list: 'companies',
+    declarations: [
+      ...COMPANY_FILTER_DECLARATIONS,
+      { name: 'source', kind: 'exact', value: ['board', 'referral'], serve: { lookup: true } },
+    ] as readonly FilterDeclaration[],
+    module: companyFilterModule as (d: readonly FilterDeclaration[]) => Record<string, unknown>,
+    own: COMPANY_FILTER_SET,
+  },
+])('a throwaway $list filter is one declaration (issue 42, item 2, P330)', ({ list, declarations, module, own }) => {
+  const filters = filterSet(declarations, () => ajv.compile(filterQuerySchema(declarations)));
+  const exported = module(declarations);
+
+  test("it is parsed, and a bad value refused with the D5 body; the list's own set ignores it", () => {
+    expect(filters.read({ source: ['referral'] }).get('source')).toBe('referral');
+    expect(refusal(filters.read, { source: ['print'] })).toEqual(d5('source', '"print" is not one of board, referral.'));
+    expect(own.read({ source: ['print'] }).size).toBe(0);
+  });
+
+  test('it is in the query schema and the OpenAPI document, from its declaration', () => {
+    const schema = exported[`${list === 'applications' ? 'APPLICATION' : 'COMPANY'}_FILTER_QUERY_SCHEMA`] as {
+      properties: Record<string, unknown>;
+    };
+    expect(Object.keys(schema.properties)).toContain('source');
+    const parameters = queryParameters(filters.names, filterParameterTypes(declarations), ['page']);
+    expect(parameters.find((p) => p.name === 'source')).toMatchObject({
+      in: 'query',
+      schema: { type: 'string', enum: ['board', 'referral'] },
+    });
+  });
+
+  test("the store's layout serves it", () => {
+    const served = list === 'applications' ? [...(exported.APPLICATION_FILTER_SLOTS as Map<string, string>)] : exported.COMPANY_LOOKUPS;
+    expect(served).toContainEqual(list === 'applications' ? ['source', 'SLOT4'] : 'source');
+    if (list === 'applications') {
+      expect(exported.FOLDED_FILTERS).toEqual(['partner_company_id', 'source']);
+      expect(exported.COMPLEMENT_FILTERS).toContain('source');
+    } else expect(exported.COMPANY_EXACT_FILTERS).toContain('source');
+  });
+
+  test('a cursor is bound to its value', () => {
+    const options = { scope: `${list}:1`, filterParams: filters.names };
+    const q = { source: ['board'], page_size: ['5'] };
+    const token = makeCursor(q, options, 2, 5, { position: { PK: 'a' }, count: 12 });
+    expect(pageRequest({ ...q, page: ['2'], cursor: [token] }, options).cursor).toEqual({ position: { PK: 'a' }, count: 12 });
+    expect(pageRequest({ ...q, source: ['referral'], page: ['2'], cursor: [token] }, options).cursor).toBeUndefined();
   });
 });
 
