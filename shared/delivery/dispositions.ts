@@ -267,6 +267,7 @@ async function sendSome(target: DispositionTarget, items: Queued[]): Promise<{ d
  */
 export async function flushDispositions(channel: number, attempt: number): Promise<{ sent: number; more: boolean }> {
   const at = now();
+  const lease = at.getTime() + LEASE_SECONDS * 1000;
   try {
     await db().send(
       new UpdateCommand({
@@ -274,7 +275,7 @@ export async function flushDispositions(channel: number, attempt: number): Promi
         Key: keys.dispositionState(channel),
         UpdateExpression: 'SET lease_until = :until REMOVE flush_due',
         ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now',
-        ExpressionAttributeValues: { ':until': at.getTime() + LEASE_SECONDS * 1000, ':now': at.getTime() },
+        ExpressionAttributeValues: { ':until': lease, ':now': at.getTime() },
       }),
     );
   } catch (error) {
@@ -295,8 +296,19 @@ export async function flushDispositions(channel: number, attempt: number): Promi
     }
     return { sent, more: (await waiting(channel, 1)).length > 0 };
   } finally {
-    await db().send(
-      new UpdateCommand({ TableName: config().tableName, Key: keys.dispositionState(channel), UpdateExpression: 'REMOVE lease_until' }),
-    );
+    // Gives back only its own lease (one that ran out may have been taken by another flush meanwhile).
+    await db()
+      .send(
+        new UpdateCommand({
+          TableName: config().tableName,
+          Key: keys.dispositionState(channel),
+          UpdateExpression: 'REMOVE lease_until',
+          ConditionExpression: 'lease_until = :until',
+          ExpressionAttributeValues: { ':until': lease },
+        }),
+      )
+      .catch((error: unknown) => {
+        if (!isConditionFailure(error)) throw error;
+      });
   }
 }
