@@ -177,6 +177,7 @@ test('channel update: the Indeed client sealed, a generic URL http(s) only, "" t
 test('indeed: NEW once the ATS has it, then each outcome with the stage as raw status, batched, one token reused', async () => {
   const hired = await indeedApply('ia-hired-1', 'ada+hired@example.com');
   const pending = await indeedApply('ia-pending-1', 'bob@example.com');
+  await indeedApply('ia-dup-1', 'eve+duplicate@example.com'); // the ATS says duplicate: a delivery failure Indeed has a word for
   // A partner naming the Indeed channel on an API create: not from the board, nothing goes to Indeed.
   const spoof = await api.request('POST', '/applications/', {
     key: t.partner.key,
@@ -191,8 +192,10 @@ test('indeed: NEW once the ATS has it, then each outcome with the stage as raw s
   expect(spoof.status).toBe(201);
   await api.runtime.poller.drain();
   await relay();
-  // Both NEWs came close together: one request, sorted by statusChangeDateTime.
-  expect(indeed.batches.map((b) => b.map(summary).sort())).toEqual([['ia-hired-1 NEW NEW', 'ia-pending-1 NEW NEW']]);
+  // The three came close together: one request (sorted by statusChangeDateTime, checked below).
+  expect(indeed.batches.map((b) => b.map(summary).sort())).toEqual([
+    ['ia-dup-1 DROPPED_DUPLICATE DROPPED_DUPLICATE', 'ia-hired-1 NEW NEW', 'ia-pending-1 NEW NEW'],
+  ]);
   expect(indeed.dispositions[0].atsName).toBe('Hiring Integration Service');
 
   await readPass(); // the sandbox: PENDING, "Applied"
