@@ -181,21 +181,28 @@ export async function queueDisposition(event: WebhookEvent): Promise<Disposition
       },
     }),
   );
+  // A flush is due already (and will take this one) unless this disposition is the first since one began.
+  const first = await updateState(channel, 'SET flush_due = :at', 'attribute_not_exists(flush_due)', { ':at': now().toISOString() });
+  return first ? { kind: 'disposition-flush', channel } : undefined;
+}
+
+/** A conditional update of the channel's flush state (P316); false when its condition did not hold. */
+async function updateState(channel: number, update: string, condition: string, values: Record<string, unknown>): Promise<boolean> {
   try {
     await db().send(
       new UpdateCommand({
         TableName: config().tableName,
         Key: keys.dispositionState(channel),
-        UpdateExpression: 'SET flush_due = :at',
-        ConditionExpression: 'attribute_not_exists(flush_due)',
-        ExpressionAttributeValues: { ':at': now().toISOString() },
+        UpdateExpression: update,
+        ConditionExpression: condition,
+        ExpressionAttributeValues: values,
       }),
     );
+    return true;
   } catch (error) {
-    if (isConditionFailure(error)) return undefined; // a flush is due already and will take this one
+    if (isConditionFailure(error)) return false;
     throw error;
   }
-  return { kind: 'disposition-flush', channel };
 }
 
 interface Queued extends Disposition {
@@ -268,20 +275,13 @@ async function sendSome(target: DispositionTarget, items: Queued[]): Promise<{ d
 export async function flushDispositions(channel: number, attempt: number): Promise<{ sent: number; more: boolean }> {
   const at = now();
   const lease = at.getTime() + LEASE_SECONDS * 1000;
-  try {
-    await db().send(
-      new UpdateCommand({
-        TableName: config().tableName,
-        Key: keys.dispositionState(channel),
-        UpdateExpression: 'SET lease_until = :until REMOVE flush_due',
-        ConditionExpression: 'attribute_not_exists(lease_until) OR lease_until < :now',
-        ExpressionAttributeValues: { ':until': lease, ':now': at.getTime() },
-      }),
-    );
-  } catch (error) {
-    if (isConditionFailure(error)) throw new DeliveryFailed(Math.max(dispositionBatchSeconds(), 5), 'another flush holds the lease');
-    throw error;
-  }
+  const leased = await updateState(
+    channel,
+    'SET lease_until = :until REMOVE flush_due',
+    'attribute_not_exists(lease_until) OR lease_until < :now',
+    { ':until': lease, ':now': at.getTime() },
+  );
+  if (!leased) throw new DeliveryFailed(Math.max(dispositionBatchSeconds(), 5), 'another flush holds the lease');
   let sent = 0;
   try {
     const target = await loadDispositionTarget(channel);
@@ -297,18 +297,6 @@ export async function flushDispositions(channel: number, attempt: number): Promi
     return { sent, more: (await waiting(channel, 1)).length > 0 };
   } finally {
     // Gives back only its own lease (one that ran out may have been taken by another flush meanwhile).
-    await db()
-      .send(
-        new UpdateCommand({
-          TableName: config().tableName,
-          Key: keys.dispositionState(channel),
-          UpdateExpression: 'REMOVE lease_until',
-          ConditionExpression: 'lease_until = :until',
-          ExpressionAttributeValues: { ':until': lease },
-        }),
-      )
-      .catch((error: unknown) => {
-        if (!isConditionFailure(error)) throw error;
-      });
+    await updateState(channel, 'REMOVE lease_until', 'lease_until = :until', { ':until': lease });
   }
 }
