@@ -28,11 +28,14 @@ import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startIndeedSimulator, type IndeedSimulator } from '../simulators/indeed.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../simulators/webhook-receiver.js';
 
-process.env.WEBHOOK_ALLOW_LOOPBACK_HTTP = 'true';
-process.env.WEBHOOK_RETRY_BASE_SECONDS = '1';
-process.env.DISPOSITION_BATCH_SECONDS = '1';
+// The sandbox moves an hour after acceptance (the test moves the clock); retries and the batch window take a second.
 const MOVE_SECONDS = 3600;
-process.env.SANDBOX_OUTCOME_SECONDS = String(MOVE_SECONDS);
+Object.assign(process.env, {
+  WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true',
+  WEBHOOK_RETRY_BASE_SECONDS: '1',
+  DISPOSITION_BATCH_SECONDS: '1',
+  SANDBOX_OUTCOME_SECONDS: String(MOVE_SECONDS),
+});
 const INDEED_SECRET = 'indeed-api-secret-0123456789';
 
 let api: TestRuntime;
