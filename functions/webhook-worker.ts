@@ -4,10 +4,11 @@
  * out into one delivery message per matching endpoint of the event's partner, sent back to the same queue;
  * and those delivery messages, each one attempt to POST one event to one endpoint. A failed attempt comes
  * back after an exponential delay set through its visibility timeout; after the queue's maxReceiveCount it
- * goes to the DLQ.
+ * goes to the DLQ. A third kind, `disposition-flush`, sends an apply channel's waiting dispositions to its
+ * board (D22, P316), with the same backoff.
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
-import { ChangeMessageVisibilityCommand, SendMessageBatchCommand } from '@aws-sdk/client-sqs';
+import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
 import type { Context, SQSEvent, SQSRecord } from 'aws-lambda';
 import { config, sqs } from '#platform/clients.js';
 import { isSimulatedCrash } from '#platform/faults.js';
@@ -21,6 +22,13 @@ import {
   webhookRetryDelaySeconds,
   type WebhookDeliveryMessage,
 } from '#delivery/webhooks.js';
+import {
+  dispositionBatchSeconds,
+  flushDispositions,
+  isDispositionFlush,
+  queueDisposition,
+  type DispositionFlushMessage,
+} from '#delivery/dispositions.js';
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -53,6 +61,13 @@ async function send(messages: WebhookDeliveryMessage[]): Promise<void> {
   }
 }
 
+/** Asks for a channel's disposition flush, after `delaySeconds` (the batch window, P316). */
+async function askFlush(message: DispositionFlushMessage, delaySeconds: number): Promise<void> {
+  await sqs().send(
+    new SendMessageCommand({ QueueUrl: config().webhookQueueUrl, MessageBody: JSON.stringify(message), DelaySeconds: delaySeconds }),
+  );
+}
+
 /** Set when a record hit a simulated crash: the invocation dies, as a process killed there would. */
 let crashed: unknown;
 
@@ -65,11 +80,20 @@ async function handleRecord(record: SQSRecord): Promise<void> {
       logger.info('webhook attempt', { webhook: body.endpoint, event: body.event.id, attempt, outcome });
       return;
     }
+    if (isDispositionFlush(body)) {
+      const flushed = await flushDispositions(body.channel, attempt);
+      logger.info('disposition flush', { channel: body.channel, attempt, sent: flushed.sent, more: flushed.more });
+      if (flushed.more) await askFlush(body, 0);
+      return;
+    }
     const event = parseEvent(body);
     if (!event) {
       logger.error('not a webhook queue message; dropped', { messageId: record.messageId });
       return;
     }
+    // The board the application came from (D22), then the partner's endpoints (D19); a failure repeats both.
+    const flush = await queueDisposition(event);
+    if (flush) await askFlush(flush, dispositionBatchSeconds());
     await send(await fanOut(event));
   } catch (error) {
     if (isSimulatedCrash(error)) {

@@ -12,7 +12,7 @@ interface CreateOptions {
 }
 
 export function channelCommands(program: Command, session: Session): void {
-  const channel = program.command('channel').description('Talent channels and apply channels: create, revoke-tokens.');
+  const channel = program.command('channel').description('Talent channels and apply channels: create, update, revoke-tokens.');
 
   channel
     .command('create')
@@ -47,6 +47,36 @@ export function channelCommands(program: Command, session: Session): void {
         const inbound = checkApplyChannelInput({ slug, format, secret });
         const created = await createChannel({ slug, name, logo }, (c) => applyChannelItems(c, inbound.format, inbound.secret));
         return { ...created, format: inbound.format, generation: 1, ...(inbound.generated ? { secret: inbound.secret } : {}) };
+      }),
+    );
+
+  channel
+    .command('update')
+    .description(
+      "Set where an apply channel reports dispositions back to its board (D22): a generic channel's URL, an indeed channel's client.",
+    )
+    .requiredOption('--slug <SLUG>', 'The apply channel.', text)
+    .option('--disposition-url <URL>', 'generic: the http(s) URL each status change is POSTed to, signed; "" turns it off.', text)
+    .option('--indeed-client-id <ID>', 'indeed: the OAuth client id of the Disposition Sync API app.', text)
+    .option('--indeed-client-secret <SECRET>', 'indeed: its client secret (sealed; never printed).', text)
+    .addHelpText('after', '\nPrints {"slug", "format", "disposition_url", "indeed_client_id"}; never the secret.')
+    .action(
+      session.action(async (options: { slug: string; dispositionUrl?: string; indeedClientId?: string; indeedClientSecret?: string }) => {
+        const { setChannelDisposition } = await import('#companies/apply-channels.js');
+        if (options.dispositionUrl) {
+          // The address rules of partner webhooks (P132): https, a public address (plain http to loopback only when allowed).
+          const { webhookUrlProblems } = await import('#delivery/webhook-endpoints.js');
+          const problems = await webhookUrlProblems(options.dispositionUrl);
+          if (problems.length) {
+            const { invalidField } = await import('#platform/errors.js');
+            throw invalidField('disposition_url', problems[0]);
+          }
+        }
+        return setChannelDisposition(options.slug, {
+          disposition_url: options.dispositionUrl,
+          indeed_client_id: options.indeedClientId,
+          indeed_client_secret: options.indeedClientSecret,
+        });
       }),
     );
 

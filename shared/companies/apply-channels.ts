@@ -9,7 +9,7 @@
  * `apply_webhooks` from it and the entitlement check of `company entitle` needs it.
  */
 import { randomBytes } from 'node:crypto';
-import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { CHANNEL_SLUG, CHANNEL_SLUG_RULE } from '#companies/entitlements.js';
 import { batchGetItems, primaryKeyOf } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
@@ -17,6 +17,7 @@ import { isoNow } from '#platform/clock.js';
 import { ConflictError, NotFoundError, invalidField, isConditionFailure } from '#platform/errors.js';
 import { keys } from '#platform/keys.js';
 import { openSecret, sealSecret, type SealedSecret } from '#platform/secrets.js';
+import { isHttpUrl } from '#platform/web-formats.js';
 
 /** The inbound formats: `generic` (our application JSON, Standard Webhooks signatures), `indeed` (Indeed Apply). */
 export const APPLY_FORMATS = ['generic', 'indeed'] as const;
@@ -164,4 +165,99 @@ export async function loadApplyChannelSecret(channelId: number): Promise<string>
   );
   if (!out.Item) throw new NotFoundError();
   return openSecret(out.Item.sealed as SealedSecret, secretContext(channelId));
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Dispositions back to the board (D22, P315): where and how an apply channel reports an application's status.
+
+/** What a channel reports with: a `generic` channel's URL (signed with its own secret), an `indeed` channel's OAuth client. */
+export type DispositionTarget =
+  | { format: 'generic'; channel_id: number; url: string; secret: string }
+  | { format: 'indeed'; channel_id: number; client_id: string; client_secret: string };
+
+/** `channel update`'s disposition options; `disposition_url: ''` turns a generic channel's dispositions off. */
+export interface DispositionSettings {
+  disposition_url?: string;
+  indeed_client_id?: string;
+  indeed_client_secret?: string;
+}
+
+const dispositionSecretContext = (channelId: number) => ({ purpose: 'indeed-client-secret', channel: String(channelId) });
+const PRINTABLE = /^[\x21-\x7e]{1,512}$/;
+
+/**
+ * `hiring-admin channel update`: sets (or, with an empty URL, removes) where the channel reports dispositions.
+ * Checked before anything is written; errors name the option and never echo a secret. The URL is http(s) only
+ * (P58); the Indeed client secret is sealed under a context naming the channel (D18).
+ */
+export async function setChannelDisposition(
+  slug: string,
+  settings: DispositionSettings,
+): Promise<{ slug: string; format: ApplyFormat; disposition_url: string | null; indeed_client_id: string | null }> {
+  if (!CHANNEL_SLUG.test(slug)) throw invalidField('slug', CHANNEL_SLUG_RULE);
+  const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.applyChannelSlug(slug), ConsistentRead: true }));
+  if (!out.Item) throw new NotFoundError(`No apply channel has the slug "${slug}".`);
+  const channel = fromItem(out.Item);
+  const key = keys.applyChannelDisposition(channel.channel_id);
+  const { disposition_url: url, indeed_client_id: clientId, indeed_client_secret: clientSecret } = settings;
+  if (channel.format === 'generic') {
+    if (clientId !== undefined || clientSecret !== undefined)
+      throw invalidField(
+        clientId !== undefined ? 'indeed_client_id' : 'indeed_client_secret',
+        'Only an indeed channel has an Indeed client.',
+      );
+    if (url === undefined) throw invalidField('disposition_url', 'Required for a generic channel (an empty value turns dispositions off).');
+    if (url === '') {
+      await db().send(new DeleteCommand({ TableName: config().tableName, Key: key }));
+      return { slug, format: channel.format, disposition_url: null, indeed_client_id: null };
+    }
+    if (!isHttpUrl(url)) throw invalidField('disposition_url', 'Must be a valid http or https URL.');
+    await db().send(new PutCommand({ TableName: config().tableName, Item: { ...key, format: 'generic', url, updated_at: isoNow() } }));
+    return { slug, format: channel.format, disposition_url: url, indeed_client_id: null };
+  }
+  if (url !== undefined)
+    throw invalidField('disposition_url', 'An indeed channel reports through the Disposition Sync API; give its client.');
+  if (clientId === undefined || !PRINTABLE.test(clientId))
+    throw invalidField('indeed_client_id', 'Required: the OAuth client id from Indeed, 1 to 512 printable characters.');
+  if (clientSecret === undefined || !PRINTABLE.test(clientSecret))
+    throw invalidField('indeed_client_secret', 'Required: the OAuth client secret from Indeed, 1 to 512 printable characters.');
+  const sealed = await sealSecret(clientSecret, dispositionSecretContext(channel.channel_id));
+  await db().send(
+    new PutCommand({
+      TableName: config().tableName,
+      Item: { ...key, format: 'indeed', client_id: clientId, sealed, updated_at: isoNow() },
+    }),
+  );
+  return { slug, format: channel.format, disposition_url: null, indeed_client_id: clientId };
+}
+
+/** The format a channel reports dispositions in, or undefined when it reports none (a cheap read: nothing is opened). */
+export async function dispositionFormat(channelId: number): Promise<ApplyFormat | undefined> {
+  const out = await db().send(
+    new GetCommand({
+      TableName: config().tableName,
+      Key: keys.applyChannelDisposition(channelId),
+      ProjectionExpression: '#format',
+      ExpressionAttributeNames: { '#format': 'format' },
+    }),
+  );
+  return out.Item?.format as ApplyFormat | undefined;
+}
+
+/** Where and how the channel reports, with its secrets opened (the sender, just before it sends). Never log it. */
+export async function loadDispositionTarget(channelId: number): Promise<DispositionTarget | undefined> {
+  const out = await db().send(
+    new GetCommand({ TableName: config().tableName, Key: keys.applyChannelDisposition(channelId), ConsistentRead: true }),
+  );
+  const item = out.Item;
+  if (!item) return undefined;
+  if (item.format === 'generic') {
+    return { format: 'generic', channel_id: channelId, url: item.url as string, secret: await loadApplyChannelSecret(channelId) };
+  }
+  return {
+    format: 'indeed',
+    channel_id: channelId,
+    client_id: item.client_id as string,
+    client_secret: await openSecret(item.sealed as SealedSecret, dispositionSecretContext(channelId)),
+  };
 }

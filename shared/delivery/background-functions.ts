@@ -126,7 +126,8 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     description: "Deliver events to partners' webhook endpoints, signed, with retries (D19)",
     trigger: { kind: 'webhookQueue', batchSize: 10, maxConcurrency: 10 },
     // Sends the fan-out's delivery messages to its own queue; opens the sealed signing secrets; emits
-    // webhook.endpoint_disabled through the outbox (P115). No ATS, no attachments, no e-mail, no SNS.
+    // webhook.endpoint_disabled through the outbox (P115). Also queues and flushes the dispositions apply channels
+    // report to their job boards (D22, P316; Indeed's API at INDEED_API_URL). No ATS, no attachments, no e-mail, no SNS.
     access: { table: 'write', webhookQueue: 'send', credentials: 'decrypt' },
     // Six times this fits into the webhook queue's visibility timeout; one POST times out after 10 s.
     timeoutSeconds: 60,

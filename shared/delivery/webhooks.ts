@@ -126,14 +126,17 @@ export class DeliveryFailed extends Error {
   }
 }
 
-interface PostResult {
+export interface PostResult {
   status_code: number | null;
   latency_ms: number;
   error: string | null;
 }
 
-/** POSTs `body` to `url` at a checked address, with a timeout; never follows redirects; reads no more than 64 kB back. */
-async function post(url: URL, headers: Record<string, string>, body: string): Promise<PostResult> {
+/**
+ * POSTs `body` to `url` at a checked address, with a timeout; never follows redirects; reads no more than 64 kB back.
+ * Also the sender of a `generic` channel's dispositions (P318).
+ */
+export async function post(url: URL, headers: Record<string, string>, body: string): Promise<PostResult> {
   const started = performance.now();
   const latency = () => Math.round(performance.now() - started);
   let addresses: { address: string; family: number }[];
@@ -196,7 +199,7 @@ async function post(url: URL, headers: Record<string, string>, body: string): Pr
 }
 
 /** The headers of one attempt (Standard Webhooks). */
-export function signedHeaders(secret: string, event: WebhookEvent, body: string, at: Date): Record<string, string> {
+export function signedHeaders(secret: string, event: Pick<WebhookEvent, 'id'>, body: string, at: Date): Record<string, string> {
   return {
     'webhook-id': event.id,
     'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),

@@ -35,6 +35,14 @@ export const keys = {
   /** An apply channel's signing secret, sealed (D18): an item of its own, so no channel read carries it. */
   applyChannelSecret: (id: number): Key => ({ PK: `CHANNEL#${id}`, SK: 'APPLYSECRET' }),
   /**
+   * Where an apply channel reports dispositions back to its board (D22, P315): a `generic` channel's disposition
+   * URL, an `indeed` channel's OAuth client id and sealed client secret. An item of its own, like the secret.
+   */
+  applyChannelDisposition: (id: number): Key => ({ PK: `CHANNEL#${id}`, SK: 'DISPOSITION' }),
+  /** A channel's dispositions waiting to go out, oldest first (P316), and the channel's flush state beside them. */
+  disposition: (channelId: number, sort: string): Key => ({ PK: `DISPOSITIONS#${channelId}`, SK: `Q#${sort}` }),
+  dispositionState: (channelId: number): Key => ({ PK: `DISPOSITIONS#${channelId}`, SK: 'STATE' }),
+  /**
    * A delivery an apply channel made for a company, by the hash of the channel's delivery id (`webhook-id`),
    * written with the application it created (replays find it, P202); expiring.
    */

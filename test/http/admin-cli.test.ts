@@ -68,6 +68,7 @@ const COMMANDS: Record<string, string[]> = {
   'jobs runs': ['--company', '--limit'],
   'applications deliveries': ['APPLICATION_ID', '--follow', '--timeout'],
   'channel create': ['--slug', '--name', '--logo', '--format', '--secret'],
+  'channel update': ['--slug', '--disposition-url', '--indeed-client-id', '--indeed-client-secret'],
   'channel revoke-tokens': ['--slug'],
   'webhook create': ['--partner', '--url', '--events'],
   'webhook list': ['--partner'],
