@@ -6,9 +6,11 @@
  * malformed webhooks and an unknown token: a 4xx (or, for another company's application, ignored) and nothing
  * changes.
  */
+import { inviteCompany } from '#companies/invites.js';
 import { connectCompany } from '#delivery/ats-connections.js';
 import { atsWebhookSetup } from '#delivery/ats-webhooks.js';
 import { createWebhookEndpoint } from '#delivery/webhook-endpoints.js';
+import { runAdmin } from '../helpers/admin-cli.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
@@ -252,4 +254,43 @@ test('Lever: delivered, linked by applicationCreated, moved and archived in Leve
     result: 'recorded',
   });
   expect(await read(partner, company, id)).toMatchObject({ outcome: 'REJECTED', outcome_stage: null });
+});
+
+test('the connect page shows the URL and secret right after connecting; `company connect` shows the same, kept across a reconnect (P310)', async () => {
+  const partner = await aPartner();
+  const board = `gh-page-${Date.now()}`;
+  greenhouse.boards.set(board, { token: board, apiKey: `${board}-key-1`, jobs: [{ id: 7301, title: 'Page job', content: '<p>x</p>' }] });
+  const invited = await inviteCompany({ partner: partner.id, name: 'Hooks Page', contact_email: 'hr@hooks.example' }, api.url);
+  const token = /\/connect\/([A-Za-z0-9_-]{43})$/.exec(invited.magic_link!)![1];
+  const form = await (await fetch(`${api.url}/connect/${token}?ats=greenhouse`)).text();
+  const formToken = /name="form_token" value="([^"]+)"/.exec(form)![1];
+  const done = await fetch(`${api.url}/connect/${token}`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ form_token: formToken, ats: 'greenhouse', board_token: board, api_key: `${board}-key-1` }).toString(),
+  });
+  expect(done.status).toBe(200);
+  const text = await done.text();
+  const setup = (await atsWebhookSetup({ id: invited.id, ats: 'greenhouse' }, api.url))!;
+  expect(text).toContain(`<code>${setup.url}</code>`);
+  expect(text).toContain(`<code>${setup.secret}</code>`);
+
+  const cli = await runAdmin(
+    api.runtime.dataDir,
+    ['company', 'connect', String(invited.id), '--ats', 'greenhouse', '--board-token', board, '--api-key', `${board}-key-1`],
+    {
+      ...greenhouse.env,
+      PUBLIC_BASE_URL: api.url,
+    },
+  );
+  expect(cli.code).toBe(0);
+  expect(cli.json.ats_webhook).toMatchObject({
+    url: setup.url,
+    secret: setup.secret,
+    secret_from: null,
+    source: 'https://developers.greenhouse.io/webhooks.html',
+  });
+  // Another ATS shows none.
+  const sandbox = await aCompany(partner.id);
+  expect(await atsWebhookSetup({ id: sandbox.id, ats: 'sandbox' }, api.url)).toBeUndefined();
 });
