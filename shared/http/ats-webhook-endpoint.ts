@@ -11,7 +11,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { receiveAtsWebhook } from '#delivery/ats-webhooks.js';
 import { ApiError, PayloadTooLargeError } from '#platform/errors.js';
 import { logger } from '#platform/logger.js';
-import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
+import { currentMetrics, formatMetrics, withRequestMetrics } from '#platform/request-metrics.js';
 import { recordRequest } from '#platform/service-metrics.js';
 import { rawBody } from '#http/json-body.js';
 import { jsonResult } from '#http/response-headers.js';
@@ -51,6 +51,13 @@ export function atsWebhookHandler(routeId: string) {
     const durationMs = Date.now() - started;
     recordRequest(routeId, statusCode, durationMs, currentMetrics());
     logger.info('request', { route: routeId, status: statusCode, durationMs, requestId });
-    return jsonResult(statusCode, body, requestId);
+    // What the webhook cost in DynamoDB capacity, as the API routes report it (locally and in tests).
+    const metrics = currentMetrics();
+    return jsonResult(
+      statusCode,
+      body,
+      requestId,
+      metrics && process.env.CAPACITY_HEADER === '1' ? { 'X-DynamoDB-Capacity': formatMetrics(metrics) } : {},
+    );
   }
 }

@@ -108,6 +108,10 @@ test('Greenhouse: delivered, moved and hired in Greenhouse, its signed web hooks
   expect(staged).toEqual({ status: 200, answer: { result: 'recorded' } });
   const pending = await outcomeOf(partner, company, id);
   expect(pending).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Phone Screen' });
+  // DynamoDB Local's accounting: 5 read units (the token's lookup, the company, its sealed hook, the replay check,
+  // the e-mail reference, the application); 7 write units (the link to Greenhouse's id 1, the outcome 4 with its
+  // UPDATED entry, the delivery log 1, the delivery remembered 1).
+  expect(sent[0].capacity).toMatch(/; read=5; write=7;/);
 
   // Forged: the same event signed with another key, or not signed. 401 in the D2 shape; nothing changes.
   const forged = await postGreenhouseWebhook({ ...hook, secretKey: 'not-the-secret' }, sent[0].body.replace('Phone Screen', 'Offer'), sent);
@@ -135,6 +139,18 @@ test('Greenhouse: delivered, moved and hired in Greenhouse, its signed web hooks
 
   const hired = await moveGreenhouseApplication(greenhouse, application, { action: 'hire_candidate' }, hook, sent);
   expect(hired).toEqual({ status: 200, answer: { result: 'recorded' } });
+  // Refused ones write nothing: a forged signature reads 2.5 units, an unknown token 0.5 (its lookup).
+  expect(sent.map((x) => [x.status, /write=(\d+)/.exec(x.capacity ?? '')?.[1]])).toEqual([
+    [200, '7'],
+    [401, '0'],
+    [400, '0'],
+    [400, '0'],
+    [404, '0'],
+    [200, '1'],
+    [200, '6'],
+  ]);
+  expect(sent[1].capacity).toMatch(/; read=2.5; write=0;/);
+  expect(sent[4].capacity).toMatch(/; read=0.5; write=0;/);
   expect(await read(partner, company, id)).toMatchObject({ outcome: 'HIRED', outcome_stage: null, sync_status: 'SUCCESS' });
 
   // The delivery log: each webhook that changed something, without token, body or e-mail (P307).
@@ -254,6 +270,8 @@ test('Lever: delivered, linked by applicationCreated, moved and archived in Leve
     result: 'recorded',
   });
   expect(await read(partner, company, id)).toMatchObject({ outcome: 'REJECTED', outcome_stage: null });
+  // A change by an opportunity already linked: 6 read units, 6 write units (the outcome 4, the log 1, remembered 1).
+  expect(sent.at(-1)!.capacity).toMatch(/; read=6; write=6;/);
 });
 
 test('the connect page shows the URL and secret right after connecting; `company connect` shows the same, kept across a reconnect (P310)', async () => {

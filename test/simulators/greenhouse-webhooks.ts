@@ -25,6 +25,8 @@ export interface SentWebhook {
   headers: Record<string, string>;
   status: number;
   answer: unknown;
+  /** The receiver's `X-DynamoDB-Capacity` header, when it sent one (our service, locally). */
+  capacity?: string;
 }
 
 export type GreenhouseMove =
@@ -75,7 +77,7 @@ export async function postGreenhouseWebhook(hook: GreenhouseWebHook, body: strin
   };
   const response = await fetch(hook.url, { method: 'POST', headers, body });
   const answer = await response.json().catch(() => undefined);
-  sent.push({ body, headers, status: response.status, answer });
+  sent.push({ body, headers, status: response.status, answer, capacity: response.headers.get('x-dynamodb-capacity') ?? undefined });
   return { status: response.status, answer };
 }
 

@@ -64,7 +64,7 @@ export async function postLeverWebhook(url: string, body: string, sent: SentWebh
   const headers = { 'Content-Type': 'application/json' };
   const response = await fetch(url, { method: 'POST', headers, body });
   const answer = await response.json().catch(() => undefined);
-  sent.push({ body, headers, status: response.status, answer });
+  sent.push({ body, headers, status: response.status, answer, capacity: response.headers.get('x-dynamodb-capacity') ?? undefined });
   return { status: response.status, answer };
 }
 
