@@ -280,6 +280,8 @@ try {
       { channel: 'generic', token: 'A'.repeat(43) },
       {},
     ),
+    // An unknown token: the ATS webhook's 404 path (P310).
+    AtsWebhook: proxy('POST', `/ats-webhooks/${'A'.repeat(32)}`, '/ats-webhooks/{token}', { token: 'A'.repeat(32) }, {}),
     SyncWorker: {
       Records: [
         {

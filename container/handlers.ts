@@ -22,6 +22,7 @@ export const ROUTE_HANDLERS: Readonly<Record<string, () => Promise<{ handler: Ro
   'pages/external-apply-unsubscribe-show': () => import('../functions/pages/external-apply-unsubscribe-show.js'),
   'pages/external-apply-unsubscribe': () => import('../functions/pages/external-apply-unsubscribe.js'),
   'apply/receive': () => import('../functions/apply/receive.js'),
+  'outcomes/ats-webhook': () => import('../functions/outcomes/ats-webhook.js'),
 };
 
 export async function loadRouteHandler(module: string): Promise<RouteHandler> {

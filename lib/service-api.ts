@@ -171,7 +171,9 @@ export class ServiceApi extends Construct {
           reason:
             route.id === 'ApplyWebhook'
               ? `${route.id} is where job boards post applications (issue 23): the apply token of the URL (an HMAC, revocable per channel) and the channel's signature over the body are checked by the function.`
-              : `${route.id} is a public page (D20): the connect page checks its magic-link token itself (one use, expiring, rate-limited); the API reference is public documentation.`,
+              : route.id === 'AtsWebhook'
+                ? `${route.id} is where Greenhouse and Lever send their webhooks (issue 43, P310): the random token of the URL and the vendor's signature are checked by the function.`
+                : `${route.id} is a public page (D20): the connect page checks its magic-link token itself (one use, expiring, rate-limited); the API reference is public documentation.`,
         });
     }
     const path = canonicalPath(route.path);

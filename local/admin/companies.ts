@@ -141,7 +141,7 @@ export function companyCommands(program: Command, session: Session): void {
  * The base of `magic_link`: `PUBLIC_BASE_URL`; else the running `npm start`'s address; else the address
  * `npm start` would have (`http://127.0.0.1:$PORT`, default 3000). On AWS it must be set.
  */
-async function publicBaseUrl(session: Session): Promise<string> {
+export async function publicBaseUrl(session: Session): Promise<string> {
   const { invalidField } = await import('#platform/errors.js');
   const { isHttpUrl } = await import('#platform/web-formats.js');
   const configured = process.env.PUBLIC_BASE_URL;

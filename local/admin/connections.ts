@@ -8,6 +8,7 @@ import type { Command } from 'commander';
 import type { ConnectorDescriptor } from '#delivery/connectors/connector.js';
 import { connectFlags, connectors } from '#delivery/connectors/registry.js';
 import { id, text } from './arguments.js';
+import { publicBaseUrl } from './companies.js';
 import type { Session } from './context.js';
 import { withFlagNames } from './output.js';
 import { withProgress } from './progress.js';
@@ -35,9 +36,7 @@ export function connectionCommands(program: Command, session: Session, registry:
     .argument('<COMPANY_ID>', 'The company.', id)
     .requiredOption('--ats <SLUG>', `${registry.map((c) => c.slug).join(', ')}.`, text);
   for (const flag of flags) {
-    const help = flag.uses.map(
-      (u) => `${u.name}: ${u.field.description}${u.field.default !== undefined ? ` (default ${u.field.default})` : ''}`,
-    );
+    const help = flag.uses.map((u) => `${u.name}: ${u.field.description}${u.field.default ? ` (default ${u.field.default})` : ''}`);
     connect.option(`${flag.flag} <${flag.field.toUpperCase()}>`, `${help.join('; ')}.`, text);
   }
   connect
@@ -47,6 +46,9 @@ export function connectionCommands(program: Command, session: Session, registry:
         '',
         'On success prints the Company object (ats, ats_name, status "active") with `credentials_check`: the call',
         'made, what it proved and what it could not. On failure a D2 error naming what failed, and nothing is saved.',
+        'For an ATS that reports outcomes by signed webhooks (greenhouse, lever) also `ats_webhook`: the URL to add in the',
+        'ATS and, for Greenhouse, the secret key to enter there (P310); for Lever, connect again with',
+        '--webhook-signature-tokens once its webhooks exist.',
         'Details: docs/connectors/<ats>.md. Credentials are never printed, logged or returned by the API.',
       ].join('\n'),
     )
@@ -62,7 +64,10 @@ export function connectionCommands(program: Command, session: Session, registry:
         for (const flag of flags) names[flag.field] = flag.flag;
         names.ats = '--ats';
         const company = await withFlagNames(() => connectCompany(companyId, options.ats, input), names);
-        return { ...company, credentials_check: credentialsCheckOf(options.ats) ?? null };
+        // P310: an ATS that tells outcomes by signed webhooks: the URL (and our secret) to paste into it.
+        const { atsWebhookSetup } = await import('#delivery/ats-webhooks.js');
+        const webhook = await atsWebhookSetup({ id: companyId, ats: options.ats }, await publicBaseUrl(session));
+        return { ...company, credentials_check: credentialsCheckOf(options.ats) ?? null, ats_webhook: webhook ?? null };
       }),
     );
 

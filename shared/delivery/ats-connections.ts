@@ -15,6 +15,7 @@ import { ConnectorError } from '#delivery/connectors/connector.js';
 import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
 import type { CredentialsCheck } from '#delivery/connectors/connector.js';
 import { credentialsItem, deleteCredentialsInput, parseCredentials } from '#delivery/credentials.js';
+import { ensureAtsWebhook } from '#delivery/ats-webhooks.js';
 
 /** A failed credentials check as a D2 error: which credential (or the ATS) failed, and why. */
 export function connectionError(error: ConnectorError, fields: string[]): ApiError {
@@ -104,6 +105,8 @@ export async function connectCompany(
     if (options.magicLinkHash && isConditionFailure(error)) throw new MagicLinkGoneError();
     throw error;
   });
+  // P310: an ATS whose outcomes come by webhooks gets its inbound URL (and our secret, where the vendor takes one).
+  await ensureAtsWebhook(companyId, ats);
   return toCompany(next);
 }
 

@@ -86,7 +86,8 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     handler: 'sync-worker',
     description: 'Submit applications to the ATS, record the outcome, send the e-mail fallback (D12)',
     trigger: { kind: 'syncQueue', batchSize: 10, maxBatchingWindowSeconds: 1 },
-    access: { table: 'write', attachments: 'read', email: 'send', ats: true, credentials: 'decrypt' },
+    // The cursor secret keys the references ATS webhooks name a delivered application by (P311).
+    access: { table: 'write', attachments: 'read', email: 'send', ats: true, credentials: 'decrypt', cursorSecret: true },
     // Six times this fits into the sync queue's visibility timeout.
     timeoutSeconds: 30,
     memorySize: 1024,

@@ -38,6 +38,7 @@ import { candidateValues, deliveryRecords, writeDeliveryLog } from '#delivery/de
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
 import { watchDelivered } from '#delivery/outcomes.js';
+import { rememberDelivery } from '#delivery/ats-webhooks.js';
 import { crashPoint, isSimulatedCrash, rethrowIfCrash } from '#platform/faults.js';
 import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
@@ -228,6 +229,8 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
     // D21 (P300): its outcome is read from the next reading pass on; before the status write, so that a crash
     // between them loses nothing (the retry puts the same watch again).
     await watchDelivered(record, company, { externalId, reference, jobExternalId: String(job.external_id) });
+    // P311: where outcomes come by webhooks, what the ATS's webhooks will name the application by.
+    await rememberDelivery(record, company, { externalId, jobExternalId: String(job.external_id) });
     await hooks.afterSubmit?.();
     crashPoint('sync.after-ats-call');
     return decideSync(record, { sync_status: status, failure_error: null, ...(externalId ? { external_id: externalId } : {}) }, company);

@@ -29,7 +29,7 @@ import { recordRequest } from '#platform/service-metrics.js';
 import { jsonObject, rawBody } from '#http/json-body.js';
 import { InvalidSignatureError, type ApplyFormatHandler, type ApplyResponse } from '#http/apply-format.js';
 import { indeedFormat } from '#http/indeed-apply.js';
-import { SECURITY_HEADERS } from '#http/response-headers.js';
+import { jsonResult } from '#http/response-headers.js';
 
 /**
  * The largest body taken, on every runtime alike: the Lambda path's JSON limit (`LAMBDA_PATH_BODY_LIMITS.text`
@@ -86,14 +86,6 @@ async function receive(
   return format.created({ id: record.id, application: toApplication(record, job, channel, 'single') });
 }
 
-function respond(statusCode: number, body: unknown, requestId: string): APIGatewayProxyResult {
-  return {
-    statusCode,
-    headers: { 'Content-Type': 'application/json', ...SECURITY_HEADERS, 'X-Request-Id': requestId },
-    body: JSON.stringify(body),
-  };
-}
-
 /** The Lambda handler of the apply route. */
 export function applyHandler(routeId: string) {
   return (event: APIGatewayProxyEvent): Promise<APIGatewayProxyResult> => withRequestMetrics(() => handle(event));
@@ -131,6 +123,6 @@ export function applyHandler(routeId: string) {
     const durationMs = Date.now() - started;
     recordRequest(routeId, result.statusCode, durationMs, currentMetrics());
     logger.info('request', { route: routeId, format: formatName, status: result.statusCode, durationMs, requestId });
-    return respond(result.statusCode, result.body, requestId);
+    return jsonResult(result.statusCode, result.body, requestId);
   }
 }

@@ -15,6 +15,7 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ApiError } from '#platform/errors.js';
 import { MagicLinkGoneError } from '#delivery/ats-connections.js';
+import { atsWebhookSetup, type AtsWebhookSetup } from '#delivery/ats-webhooks.js';
 import {
   connectThroughLink,
   invitationStillOpen,
@@ -42,6 +43,7 @@ import {
   verifyFormToken,
 } from '#http/connect-form.js';
 import { html, type Html, type PageResult } from '#http/pages.js';
+import { publicBase } from '#http/public-base.js';
 
 type OpenInvitation = Extract<Invitation, { state: 'open' }>;
 /** What the outcome pages name: the company and the partner. */
@@ -280,7 +282,23 @@ function checkSays(ats: OfferedAts) {
     ${ats.check.doesNotProve ? html`<p class="check"><strong>What it cannot prove:</strong> ${ats.check.doesNotProve}</p>` : ''}`;
 }
 
-function connectedPage(invitation: Shown, ats: OfferedAts): PageResult {
+/**
+ * P310: for an ATS that tells outcomes by its signed webhooks, the URL (and our secret, where the vendor takes one)
+ * to paste into it. Shown right after connecting; a page shown again later without it points to the partner.
+ */
+function webhookSays(ats: OfferedAts, hook: AtsWebhookSetup | undefined) {
+  if (!hook) return '';
+  return html`<h2>Tell us what becomes of each application</h2>
+    <p>${ats.name} reports progress by webhooks. Add one with this URL: <code>${hook.url}</code></p>
+    ${
+      hook.secret
+        ? html`<p>Its secret key: <code>${hook.secret}</code> (keep it private; it is shown only here and to your partner).</p>`
+        : html`<p>${ats.name} gives each webhook its own signature token: send them to your partner, who adds them to the connection.</p>`
+    }
+    <p>Events: ${hook.events} (<a href="${hook.source}">${ats.name}’s documentation</a>)</p>`;
+}
+
+function connectedPage(invitation: Shown, ats: OfferedAts, hook?: AtsWebhookSetup): PageResult {
   const partner = invitation.partnerName || 'your partner';
   return {
     statusCode: 200,
@@ -292,6 +310,7 @@ function connectedPage(invitation: Shown, ats: OfferedAts): PageResult {
         <li>Your published jobs are imported from ${ats.name} within the hour, and kept up to date from then on.</li>
         <li>Applications that candidates send through ${partner} are delivered to ${ats.name}.</li>
       </ul>
+      ${webhookSays(ats, hook)}
       <p>You can close this page. This link has now been used up.</p>`,
   };
 }
@@ -412,7 +431,7 @@ export async function submitConnectForm({ event }: { event: APIGatewayProxyEvent
   try {
     if (ats.fields) {
       await connectThroughLink(invitation, ats.slug, input);
-      return connectedPage(invitation, ats);
+      return connectedPage(invitation, ats, await atsWebhookSetup({ id: invitation.company.id, ats: ats.slug }, publicBase(event)));
     }
     await requestAtsThroughLink(invitation, ats.slug, parseAtsRequest(input));
     return requestedPage(invitation, ats);

@@ -173,6 +173,7 @@ export const pageRoutes: readonly RouteDefinition[] = [
 /**
  * Where job boards post applications (issue 23, P202): public like the pages (no authorizer, no `Company-Id`),
  * JSON, not part of the partner interface; the apply token of the URL and the channel's signature are the authority.
+ * The ATS webhooks (P310) are inbound the same way: the URL's token and the vendor's signature.
  */
 export const inboundRoutes: readonly RouteDefinition[] = [
   {
@@ -184,6 +185,18 @@ export const inboundRoutes: readonly RouteDefinition[] = [
     // The token's MAC key derives from the cursor secret (P197); the channel's signing secret is sealed (D18).
     access: { table: 'write', attachments: 'write', syncQueue: 'send', credentials: 'decrypt', cursorSecret: true },
     summary: "A job board's application, posted to a job's apply_webhooks URL",
+    public: true,
+  },
+  {
+    // Issue 43 (P310): Greenhouse's and Lever's signed webhooks; the URL's random token names the company.
+    id: 'AtsWebhook',
+    method: 'POST',
+    path: '/ats-webhooks/{token}',
+    handler: 'outcomes/ats-webhook',
+    companyHeader: false,
+    // Lever's signature tokens are a sealed credential, our Greenhouse secret is sealed (D18); the references' keyed hashes.
+    access: { table: 'write', credentials: 'decrypt', cursorSecret: true },
+    summary: "An ATS's signed webhook about an application it received from us (its outcome)",
     public: true,
   },
 ];

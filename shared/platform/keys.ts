@@ -77,6 +77,23 @@ export const keys = {
   deliveryLog: (id: number, sort: string): Key => ({ PK: `APPLICATION#${id}`, SK: `${DELIVERY_LOG_PREFIX}${sort}` }),
   /** One job import run of a company and its ATS calls (issue 44): the run `<sort>`, its calls `<sort>#CALL#<n>`; expiring. */
   jobImportRun: (companyId: number, sort: string): Key => ({ PK: `COMPANY#${companyId}`, SK: `${JOB_IMPORT_RUN_PREFIX}${sort}` }),
+  /**
+   * A company's inbound ATS webhook (issue 43, P310): found by the SHA-256 of the URL's random token (the token
+   * itself is never a key), pointing at the company; its signing secret is sealed on it (D18).
+   */
+  atsWebhook: (tokenHash: string): Key => ({ PK: `ATSWEBHOOK#${tokenHash}`, SK: 'ATSWEBHOOK' }),
+  /** The company's side of its inbound ATS webhook: the token and secret, sealed, to show them again (P310). */
+  atsWebhookOf: (companyId: number): Key => ({ PK: `COMPANY#${companyId}`, SK: 'ATSWEBHOOK' }),
+  /**
+   * How an ATS webhook names a delivered application (P311): a keyed hash of one of its references (the ATS's id,
+   * or the candidate's e-mail where the ATS returns no id), per company, one item per application; expiring.
+   */
+  atsRef: (companyId: number, refHash: string, applicationId: number): Key => ({
+    PK: `ATSREF#${companyId}#${refHash}`,
+    SK: `APPLICATION#${pad(applicationId)}`,
+  }),
+  /** An ATS webhook delivery already taken (P312, replays), by the hash of its signature; expiring. */
+  atsWebhookSeen: (companyId: number, signatureHash: string): Key => ({ PK: `ATSHOOKSEEN#${companyId}#${signatureHash}`, SK: 'SEEN' }),
   /** The external apply reminder's due item (P207): by shard of the application id, ordered by due time. */
   externalApplyDue: (id: number, due: string): Key => ({ PK: `EXTAPPLYDUE#${id % 4}`, SK: `${due}#${pad(id)}` }),
   /** Block-allocated id counter of one entity type. */

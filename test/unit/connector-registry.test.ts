@@ -144,17 +144,18 @@ test('every connector has its document, unique settings and context keys, and fl
     for (const field of connector.credentialFields) expect(field.flag).toBe(`--${field.name.replace(/_/g, '-')}`);
 });
 
-test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls, and readOutcome exactly where it reads outcomes (P283, P298, P301)', async () => {
+test('each descriptor loads its own connector, which carries exactly the descriptor and the three calls, and readOutcome or outcomeWebhooks exactly where it learns outcomes so (P283, P298, P301, P310)', async () => {
   for (const descriptor of connectors) {
     const connector = (await loadConnector(descriptor.slug))!;
-    const reads = descriptor.outcomes.by === 'reading' ? ['readOutcome'] : [];
+    const reads = descriptor.outcomes.by === 'reading' ? ['readOutcome'] : descriptor.outcomes.by === 'webhook' ? ['outcomeWebhooks'] : [];
     expect({ slug: descriptor.slug, keys: Object.keys(connector).sort() }).toEqual({
       slug: descriptor.slug,
       keys: [...Object.keys(descriptor), 'listPublishedJobs', 'submitApplication', 'validateCredentials', ...reads].sort(),
     });
-    const { submitApplication, listPublishedJobs, validateCredentials, readOutcome, ...declared } = connector;
+    const { submitApplication, listPublishedJobs, validateCredentials, readOutcome, outcomeWebhooks, ...declared } = connector;
     expect(declared).toEqual(descriptor);
-    expect(typeof readOutcome).toBe(reads.length ? 'function' : 'undefined');
+    expect(typeof readOutcome).toBe(descriptor.outcomes.by === 'reading' ? 'function' : 'undefined');
+    expect(typeof outcomeWebhooks?.verify).toBe(descriptor.outcomes.by === 'webhook' ? 'function' : 'undefined');
     expect([submitApplication, listPublishedJobs, validateCredentials].map((f) => typeof f)).toEqual(['function', 'function', 'function']);
     expect(connectorFor(descriptor.slug)).toBe(descriptor);
   }
@@ -165,7 +166,7 @@ test('each descriptor loads its own connector, which carries exactly the descrip
   }
 });
 
-test('outcomes (D21, P301, P303): four real ATSs read them with a documented call and its vendor page; the others say why not', () => {
+test('outcomes (D21, P301, P303, P310): four real ATSs read them with a documented call and its vendor page, two take signed webhooks; the others say why not', () => {
   const bySlug = new Map(connectors.map((c) => [c.slug, c.outcomes]));
   const readers = ['workable', 'teamtailor', 'smartrecruiters', 'ashby'];
   for (const slug of readers) {
@@ -175,7 +176,12 @@ test('outcomes (D21, P301, P303): four real ATSs read them with a documented cal
     expect(outcomes.call).toMatch(/^(GET|POST) \//);
     expect(new URL(outcomes.source).protocol).toBe('https:');
   }
-  for (const slug of ['greenhouse', 'lever', 'personio', 'recruitee']) {
+  for (const slug of ['greenhouse', 'lever']) {
+    const outcomes = bySlug.get(slug)!;
+    expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'webhook' });
+    if (outcomes.by === 'webhook') expect(outcomes.source).toMatch(/^https:\/\/(developers\.greenhouse\.io|hire\.lever\.co)\//);
+  }
+  for (const slug of ['personio', 'recruitee']) {
     const outcomes = bySlug.get(slug)!;
     expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'none' });
     // The reason names the other credential and the vendor page that documents it.
@@ -187,6 +193,7 @@ test('outcomes (D21, P301, P303): four real ATSs read them with a documented cal
   // The README's ATS table has the outcomes column (issue 43).
   const table = atsTableMarkdown();
   expect(table).toContain('| read: `GET /spi/v3/candidates/{id}` | [docs](docs/connectors/workable.md) |');
-  expect(table).toContain('| not tracked (see its docs) | [docs](docs/connectors/lever.md) |');
+  expect(table).toContain('| its signed webhooks | [docs](docs/connectors/lever.md) |');
+  expect(table).toContain('| not tracked (see its docs) | [docs](docs/connectors/recruitee.md) |');
   expect(atsTableMarkdown(registry)).toContain('| not tracked (see its docs) | [docs](docs/connectors/throwaway.md) |');
 });

@@ -173,6 +173,43 @@ export interface OutcomeRef {
 export type OutcomeTracking =
   { by: 'reading'; call: string; source: string } | { by: 'webhook'; about: string; source: string } | { by: 'none'; reason: string };
 
+/**
+ * What one inbound ATS webhook says of an application (P311): the references it names the application by (looked
+ * up among those kept at delivery or linked by an earlier event), the job ids it names (to tell apart several
+ * applications of one candidate), a reference later events will use (`link`), and the reading, if any.
+ */
+export interface WebhookOutcome {
+  refs: string[];
+  jobIds: string[];
+  link?: string;
+  reading?: OutcomeReading;
+  /** A reading that never replaces these outcomes (Lever: an archive after a hire). */
+  keeps?: readonly Outcome[];
+}
+
+/** A verified webhook delivery: what identifies it for replays, how long that is remembered, and its JSON. */
+export interface VerifiedWebhook {
+  replayKey: string;
+  /** How long the delivery is remembered; the outcome tracking window (OUTCOME_TRACK_DAYS) when not given. */
+  rememberSeconds?: number;
+  json: Record<string, unknown>;
+}
+
+/**
+ * How a connector whose outcomes come `by: 'webhook'` takes the vendor's signed webhooks (P310–P312). Signature
+ * and body errors are thrown as ApiErrors (401 a bad or stale signature, 400 a malformed body), each before
+ * anything is stored.
+ */
+export interface OutcomeWebhooks {
+  /** Where the signing secrets come from: ours (generated at connect, shown to the company) or a credential field. */
+  secrets: { by: 'ours' } | { by: 'credential'; field: string };
+  /** The references kept when the ATS accepted an application (before any keying, never stored as given). */
+  deliveryRefs(delivered: { externalId: string | null; jobExternalId: string; email: string | undefined }): string[];
+  verify(body: Buffer, header: (name: string) => string | undefined, secrets: readonly string[], nowMs: number): VerifiedWebhook;
+  /** What the event says; undefined for an event that says nothing of an outcome (a ping, another event). */
+  read(json: Record<string, unknown>): WebhookOutcome | undefined;
+}
+
 export interface AtsConnector {
   slug: string;
   /** The display name (`ats_name`). */
@@ -205,6 +242,8 @@ export interface AtsConnector {
    * as the other calls do (a retryable one: the next scheduled reading tries again).
    */
   readOutcome?(ref: OutcomeRef, credentials: AtsCredentials, company: CompanyRecord): Promise<OutcomeReading>;
+  /** Takes the vendor's signed webhooks (only where `outcomes.by` is `webhook`, P310). */
+  outcomeWebhooks?: OutcomeWebhooks;
 }
 
 /**
@@ -212,4 +251,7 @@ export interface AtsConnector {
  * connector's `<ats>-descriptor.ts` declares it and imports nothing but types; `registry.ts` loads the
  * connector itself (`loadConnector`) only where one of its calls is made.
  */
-export type ConnectorDescriptor = Omit<AtsConnector, 'submitApplication' | 'listPublishedJobs' | 'validateCredentials' | 'readOutcome'>;
+export type ConnectorDescriptor = Omit<
+  AtsConnector,
+  'submitApplication' | 'listPublishedJobs' | 'validateCredentials' | 'readOutcome' | 'outcomeWebhooks'
+>;

@@ -43,11 +43,12 @@ export const greenhouseDescriptor: ConnectorDescriptor = {
   settings: [API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
-  // P303: the Job Board API key only posts applications; reading needs Harvest, and the signed web hooks need an inbound receiver.
+  // P310: Greenhouse's signed web hooks tell outcomes (the Job Board API key cannot read them; Harvest is another credential).
   outcomes: {
-    by: 'none',
-    reason:
-      'The Job Board API key we hold can only submit applications; reading one needs a Harvest API key (another credential, with the GET applications permission: https://developers.greenhouse.io/harvest.html#get-retrieve-application). Greenhouse can also tell by its web hooks (application status changes, hires, rejections), signed with HMAC-SHA256 of the body in a Signature header (https://developers.greenhouse.io/webhooks.html); we take neither yet.',
+    by: 'webhook',
+    about:
+      'Web hooks "Candidate stage change", "Candidate hired", "Candidate/Prospect rejected", "Candidate/Prospect unrejected" and "Candidate unhired" to the URL we give, signed with the secret key we give (Signature: sha256 HMAC-SHA256 of the body); matched by the candidate e-mail and job post, then by Greenhouse’s application id.',
+    source: 'https://developers.greenhouse.io/webhooks.html',
   },
   check: {
     call: 'GET /v1/boards/{board_token}/jobs, then POST /v1/boards/{board_token}/jobs/0 with an empty body and the key',

@@ -13,6 +13,7 @@ import { atsBaseUrl, atsFetch, atsUrl, errorForStatus, jsonBody, mapLimited, seg
 import { greenhouseApplicationBody } from '#delivery/connectors/greenhouse-application.js';
 import { API_URL, greenhouseDescriptor, PACING } from '#delivery/connectors/greenhouse-descriptor.js';
 import { mapGreenhouseJob, type GreenhouseJob } from '#delivery/connectors/greenhouse-jobs.js';
+import { greenhouseWebhooks } from '#delivery/connectors/greenhouse-webhooks.js';
 
 export { GREENHOUSE_FILE_EXTENSIONS, greenhouseApplicationBody } from '#delivery/connectors/greenhouse-application.js';
 export { mapGreenhouseJob } from '#delivery/connectors/greenhouse-jobs.js';
@@ -102,6 +103,7 @@ async function keyRefused(credentials: AtsCredentials): Promise<number | undefin
 
 export const greenhouseConnector: AtsConnector = {
   ...greenhouseDescriptor,
+  outcomeWebhooks: greenhouseWebhooks,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const listed = await listBoard(credentials, { content: 'true' });

@@ -34,16 +34,28 @@ export const leverDescriptor: ConnectorDescriptor = {
       help: 'Settings → Integrations and API → API credentials: create a Postings API key.',
       pattern: /^[\x21-\x7e]{8,256}$/,
     },
+    {
+      // P310: Lever generates each webhook's signature token; outcomes need them (optional: deliveries do not).
+      name: 'webhook_signature_tokens',
+      flag: '--webhook-signature-tokens',
+      description: 'the signature tokens of the Lever webhooks that report outcomes, comma-separated (optional)',
+      label: 'Webhook signature tokens (optional)',
+      secret: true,
+      help: 'Settings → Integrations and API → Webhooks: after you add our URL to applicationCreated, candidateStageChange, candidateArchiveChange and candidateHired, copy each signature token here, comma-separated.',
+      pattern: /^[A-Za-z0-9_-]{8,200}(,[A-Za-z0-9_-]{8,200}){0,7}$/,
+      default: '',
+    },
   ],
   settings: [API_URL],
   // Application POSTs are spaced per key by LEVER_MIN_INTERVAL_MS (`paced` in lever.ts); the bucket covers the reads.
   pacing: { requestsPerSecond: 2, importConcurrency: 1, documented: '2 application POSTs per second per key (429 above)' },
   attachments: ATTACHMENTS,
-  // P303: the Postings API key only posts applications; reading needs the Lever API, and the signed webhooks need an inbound receiver.
+  // P310: Lever's signed webhooks tell outcomes (the Postings API key cannot read them); Lever makes their signature tokens.
   outcomes: {
-    by: 'none',
-    reason:
-      'The Postings API key we hold can only submit applications; reading an opportunity needs a Lever API key or OAuth token with opportunities read (another credential: https://hire.lever.co/developer/documentation#retrieve-a-single-opportunity). Lever can also tell by its webhooks (candidateStageChange, candidateArchiveChange, candidateHired), signed with HMAC-SHA256 under the webhook’s signature token (https://hire.lever.co/developer/documentation#webhooks); we take neither yet.',
+    by: 'webhook',
+    about:
+      'Webhooks applicationCreated, candidateStageChange, candidateArchiveChange and candidateHired to the URL we give, each signed by Lever with its own signature token (HMAC-SHA256 of token + triggeredAt), which the company gives us as webhook_signature_tokens; older than 5 minutes or replayed is refused.',
+    source: 'https://hire.lever.co/developer/documentation#webhooks',
   },
   check: {
     call: 'GET /v0/postings/{site}?mode=json&skip=0&limit=1',

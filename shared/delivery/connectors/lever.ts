@@ -22,6 +22,7 @@ import {
 } from '#delivery/connectors/http.js';
 import { candidateName, categoryFrom, commitmentSchedule, commitmentType, httpUrl, text } from '#delivery/connectors/mapping.js';
 import { API_URL, ATTACHMENTS, leverDescriptor } from '#delivery/connectors/lever-descriptor.js';
+import { leverWebhooks } from '#delivery/connectors/lever-webhooks.js';
 
 const ATS = 'Lever';
 const MAX_PAGES = 200;
@@ -214,6 +215,7 @@ function failure(response: Response, body: unknown): ConnectorError {
 
 export const leverConnector: AtsConnector = {
   ...leverDescriptor,
+  outcomeWebhooks: leverWebhooks,
 
   async listPublishedJobs(_company: CompanyRecord, credentials: AtsCredentials) {
     const limit = pageSize();
