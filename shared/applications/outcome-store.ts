@@ -9,7 +9,7 @@
  * window (`OUTCOME_TRACK_DAYS`), never a scan. A reading that finds nothing new writes nothing, so the entry is
  * never moved; a watch past the window is no longer read (its TTL removes it later).
  */
-import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { moveEventAttribute } from '#applications/application-events.js';
 import { APPLICATION_ENTITY } from '#applications/application-store.js';
 import { updateExpression } from '#platform/entities.js';
@@ -57,14 +57,29 @@ export async function stopWatchingOutcome(id: number): Promise<void> {
   await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.outcomeWatch(id) }));
 }
 
-/** The ids of the watches of one shard whose application was applied after `appliedAfter` (keys only, oldest first). */
-export async function watchedOutcomeIds(shard: number, appliedAfter: string): Promise<number[]> {
+/** The ids of the watches of one shard whose application was applied in `window` (keys only, oldest first; P320). */
+export async function watchedOutcomeIds(shard: number, window: { from: string; to?: string }): Promise<number[]> {
   const entries = await queryAll({
     IndexName: 'DUE',
-    KeyConditionExpression: 'DUEPK = :pk AND DUESK > :after',
-    ExpressionAttributeValues: { ':pk': `OUTCOMEWATCH#${shard}`, ':after': appliedAfter },
+    KeyConditionExpression: window.to ? 'DUEPK = :pk AND DUESK BETWEEN :from AND :to' : 'DUEPK = :pk AND DUESK >= :from',
+    ExpressionAttributeValues: { ':pk': `OUTCOMEWATCH#${shard}`, ':from': window.from, ...(window.to ? { ':to': window.to } : {}) },
   });
   return entries.map((entry) => Number(String(entry.PK).split('#')[1]));
+}
+
+/** The `applied_at` of the oldest watch of one shard applied after `appliedAfter` (one key read, 0.5 units; P320). */
+export async function oldestWatched(shard: number, appliedAfter: string): Promise<string | undefined> {
+  const out = await db().send(
+    new QueryCommand({
+      TableName: config().tableName,
+      IndexName: 'DUE',
+      KeyConditionExpression: 'DUEPK = :pk AND DUESK > :after',
+      ExpressionAttributeValues: { ':pk': `OUTCOMEWATCH#${shard}`, ':after': appliedAfter },
+      Limit: 1,
+    }),
+  );
+  const sort = out.Items?.[0]?.DUESK;
+  return sort === undefined ? undefined : String(sort).slice(0, String(sort).lastIndexOf('#'));
 }
 
 export const outcomeWatchShards = () => Array.from({ length: OUTCOME_WATCH_SHARDS }, (_, shard) => shard);
