@@ -1,5 +1,5 @@
 /**
- * `hiring-admin company connect|disconnect|entitle|set-status` and `jobs sync`: a company's ATS connection,
+ * `hiring-admin company connect|status|disconnect|entitle|set-status` and `jobs sync`: a company's ATS connection,
  * entitlements and lifecycle (issue 9, D17, D18). The domain does the work (delivery/ats-connections.ts,
  * companies/company-store.ts, delivery/job-import.ts); this module maps flags to its inputs and its field names
  * back to flags.
@@ -46,13 +46,14 @@ export function connectionCommands(program: Command, session: Session, registry:
       [
         '',
         'On success prints the Company object (ats, ats_name, status "active") with `credentials_check`: the call',
-        'made, what it proved and what it could not. On failure a D2 error naming what failed, and nothing is saved.',
+        'made, what it proved and what it could not, and `outcomes`: whether outcomes are tracked, how or why not.',
+        'On failure a D2 error naming what failed, and nothing is saved.',
         'Details: docs/connectors/<ats>.md. Credentials are never printed, logged or returned by the API.',
       ].join('\n'),
     )
     .action(
       session.action(async (companyId: number, options: Record<string, string | undefined> & { ats: string }) => {
-        const { connectCompany, credentialsCheckOf } = await import('#delivery/ats-connections.js');
+        const { connectCompany, credentialsCheckOf, outcomeStatusOf } = await import('#delivery/ats-connections.js');
         const input: Record<string, string> = Object.create(null) as Record<string, string>;
         for (const flag of flags) {
           const value = Object.hasOwn(options, flag.key) ? options[flag.key] : undefined;
@@ -62,7 +63,29 @@ export function connectionCommands(program: Command, session: Session, registry:
         for (const flag of flags) names[flag.field] = flag.flag;
         names.ats = '--ats';
         const company = await withFlagNames(() => connectCompany(companyId, options.ats, input), names);
-        return { ...company, credentials_check: credentialsCheckOf(options.ats) ?? null };
+        // P323: whether outcomes are tracked, how, or why not (a fresh connection resumes paused readings, P322).
+        const outcomes = outcomeStatusOf({ ats: options.ats, ats_connection: null });
+        return { ...company, credentials_check: credentialsCheckOf(options.ats) ?? null, outcomes };
+      }),
+    );
+
+  company
+    .command('status')
+    .description("Show a company's ATS connection: connected or not, since when, and whether outcomes are tracked, how or why not.")
+    .argument('<COMPANY_ID>', 'The company.', id)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints {id, status, ats, ats_name, connected, connected_at, outcomes}. `outcomes.tracked` is reading, webhook,',
+        'none (with the reason and what the vendor offers) or paused: the ATS rejected the credentials for reading',
+        'outcomes (P322); `company connect` with new credentials resumes them.',
+      ].join('\n'),
+    )
+    .action(
+      session.action(async (companyId: number) => {
+        const { connectionStatus } = await import('#delivery/ats-connections.js');
+        return connectionStatus(companyId);
       }),
     );
 

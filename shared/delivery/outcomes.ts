@@ -27,6 +27,7 @@ import { pace } from '#delivery/connectors/http.js';
 import { outcomePollRate, rateMilliseconds } from '#delivery/background-functions.js';
 import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
+import { pauseOutcomeReadings } from '#delivery/ats-connections.js';
 import { redactInScope, withAtsCalls } from '#delivery/ats-calls.js';
 import { candidateValues, deliveryRecords, writeDeliveryLog, type WorkReading } from '#delivery/delivery-log.js';
 
@@ -119,6 +120,8 @@ export interface OutcomePass {
   failed: number;
   /** Watches deleted: a final outcome, or nothing left to read (company, connector, application gone). */
   stopped: number;
+  /** Companies whose readings this pass paused: the ATS rejected the credentials for them (P322). */
+  paused: number;
 }
 
 const delivered = (r: ApplicationRecord) => (r.sync_status === 'SUCCESS' || r.sync_status === 'SUCCESS_FALLBACK') && Boolean(r.external_id);
@@ -132,7 +135,7 @@ interface CompanyReader {
 
 /** One reading pass over every watched application of the tracking window. */
 export async function readOutcomes(): Promise<OutcomePass> {
-  const result: OutcomePass = { read: 0, changed: 0, failed: 0, stopped: 0 };
+  const result: OutcomePass = { read: 0, changed: 0, failed: 0, stopped: 0, paused: 0 };
   const at = now();
   const appliedAfter = new Date(at.getTime() - outcomeTrackDays() * DAY).toISOString();
   // Per company, its connector and credentials (or why it cannot be read this pass), loaded at its first application.
@@ -185,6 +188,12 @@ export async function readOutcomes(): Promise<OutcomePass> {
           const error = read.reason;
           result.failed += 1;
           await log({ error, retrying: true });
+          // P322: credentials rejected for reading (401/403, a missing read scope or permission): the company's
+          // readings pause until its credentials change, from this pass on; its submissions are left alone.
+          if (error instanceof ConnectorError && error.kind === 'credentials_rejected') {
+            readers.set(record.company, 'skip');
+            if (await pauseOutcomeReadings(reader.company, error)) result.paused += 1;
+          }
           // The ATS's own text can echo the candidate: the log names the error's kind only (as P284 for the sync).
           if (error instanceof ConnectorError)
             logger.warn('outcome reading failed', { applicationId: record.id, ats: reader.connector.slug, kind: error.kind });
@@ -214,12 +223,14 @@ export async function readOutcomes(): Promise<OutcomePass> {
 
 /**
  * A company's reader, or `stop` when its applications are no longer read (company deleted, its ATS no longer
- * reads outcomes), or `skip` for this pass (deliveries wait: deactivated; its credentials cannot be opened).
+ * reads outcomes), or `skip` for this pass (deliveries wait: deactivated; its credentials cannot be opened; its
+ * readings are paused, P322).
  */
 async function companyReader(companyId: number): Promise<CompanyReader | 'stop' | 'skip'> {
   const company = await getCompanyRecord(companyId);
   if (!company || company.status === 'deleted' || !readsOutcomes(company)) return 'stop';
   if (!deliveryAllowed(company)) return 'skip';
+  if (company.ats_connection?.outcomes_paused) return 'skip'; // P322: until the credentials change
   const connector = await loadConnector(company.ats);
   if (!connector?.readOutcome) return 'stop';
   try {
