@@ -9,13 +9,13 @@
  * `applied_at` due at the pass (P320), never a scan. A reading that finds nothing new writes nothing, so the
  * entry is never moved; a watch past the window is no longer read (its TTL removes it later).
  */
-import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { moveEventAttribute } from '#applications/application-events.js';
 import { APPLICATION_ENTITY } from '#applications/application-store.js';
 import { defineEntity, updateExpression } from '#platform/entities.js';
 import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
 import type { ApplicationRecord } from '#applications/applications.js';
-import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
+import { batchGetItems, firstQueried, primaryKeyOf, queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { ITEM_EVENT_ATTRIBUTE, sequenceStep } from '#platform/events.js';
@@ -93,17 +93,13 @@ export async function watchedOutcomeIds(shard: number, window: { from: string; t
 
 /** The `applied_at` of the oldest watch of one shard applied after `appliedAfter` (one key read, 0.5 units; P320). */
 export async function oldestWatched(shard: number, appliedAfter: string): Promise<string | undefined> {
-  const out = await db().send(
-    new QueryCommand({
-      TableName: config().tableName,
-      IndexName: 'DUE',
-      KeyConditionExpression: '#pk = :pk AND #sk > :after',
-      ExpressionAttributeNames: DUE_NAMES,
-      ExpressionAttributeValues: { ':pk': indexKeys.outcomeWatchShard(shard), ':after': appliedAfter },
-      Limit: 1,
-    }),
-  );
-  const sort = out.Items?.[0]?.[sortKeyOf('DUE')];
+  const entry = await firstQueried({
+    IndexName: 'DUE',
+    KeyConditionExpression: '#pk = :pk AND #sk > :after',
+    ExpressionAttributeNames: DUE_NAMES,
+    ExpressionAttributeValues: { ':pk': indexKeys.outcomeWatchShard(shard), ':after': appliedAfter },
+  });
+  const sort = entry?.[sortKeyOf('DUE')];
   return sort === undefined ? undefined : String(sort).slice(0, String(sort).lastIndexOf('#'));
 }
 

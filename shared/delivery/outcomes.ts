@@ -1,12 +1,14 @@
 /**
  * Outcomes read back from the ATS (D21, issue 43; P298–P300). Once the ATS has accepted an application, the
  * sync worker starts watching it (`watchDelivered`) when the company's connector reads outcomes
- * (`outcomes.by === 'reading'`). The scheduled pass (`readOutcomes`, every `OUTCOME_POLL_MINUTES`) reads every
- * watched application applied within the last `OUTCOME_TRACK_DAYS` through the DUE index, one `readOutcome` call
- * each, paced by the connector's `pacing`; a changed reading is one write to the application, carrying the event
- * `application.outcome_changed` when the outcome moved; an unchanged one writes nothing. Reading stops at a final
+ * (`outcomes.by === 'reading'`). The scheduled pass (`readOutcomes`, every `OUTCOME_POLL_MINUTES`) reads the
+ * watched applications due at that pass through the DUE index (P320: every pass in their first day, every 6 hours
+ * to day 7, daily to `OUTCOME_TRACK_DAYS`), one `readOutcome` call each, paced by the connector's `pacing`; a
+ * changed reading is one write to the application, carrying the event `application.outcome_changed` when the
+ * outcome moved; an unchanged one writes nothing. Reading stops at a final
  * outcome (the watch is deleted) and past the tracking window (the query no longer returns it). A ConnectorError
- * for one application is logged by kind and leaves it as it was for the next pass; the others go on.
+ * for one application is logged by kind and leaves it as it was for its next reading; the others go on. Credentials
+ * rejected for reading pause the company's readings until it reconnects (P322).
  */
 import { FINAL_OUTCOMES, type ApplicationRecord } from '#applications/applications.js';
 import {
@@ -79,7 +81,7 @@ export function readingWindows(at: Date, pollMs: number, trackDays: number, olde
   const windows: ReadingWindow[] = [];
   const add = (from: number, to: number | undefined) => {
     const start = Math.max(from, cutoff);
-    if ((to !== undefined && to <= start) || (to !== undefined && to <= floor)) return;
+    if (to !== undefined && to <= Math.max(start, floor)) return;
     windows.push({ from: new Date(start).toISOString(), ...(to !== undefined ? { to: new Date(to).toISOString() } : {}) });
   };
   OUTCOME_SCHEDULE.forEach((tier, i) => {
@@ -133,7 +135,7 @@ interface CompanyReader {
   credentials: AtsCredentials;
 }
 
-/** One reading pass over every watched application of the tracking window. */
+/** One reading pass over the watched applications due at this pass (P320). */
 export async function readOutcomes(): Promise<OutcomePass> {
   const result: OutcomePass = { read: 0, changed: 0, failed: 0, stopped: 0, paused: 0 };
   const at = now();
