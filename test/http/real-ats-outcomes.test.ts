@@ -31,22 +31,30 @@ afterAll(async () => {
 
 const pass = async () => (await api.runtime.scheduler.run('OutcomeReader')) as OutcomePass;
 
-test('Workable: delivered, read PENDING "Applied", moved to Interview and Hired in Workable, HIRED "Hired" in GET /applications/{id}', async () => {
-  const partner = await aPartner();
+/**
+ * A company of `partner` connected to its own Workable account on the simulator (with the token's `scopes`, all
+ * by default), one job, and one application made through HTTP to it.
+ */
+async function appliedOnWorkable(partner: { id: number; key: string }, name: string, email: string, scopes?: string[]) {
   const company = await aCompany(partner.id, { entitlements: ['candidate_sync'] });
-  const account = workableAccount(`real-path-${company.id}`, { jobs: [{ shortcode: `WK${company.id}`, title: 'Outcome job' }] });
+  const account = workableAccount(`${name}-${company.id}`, { jobs: [{ shortcode: `WK${company.id}`, title: 'Outcome job' }] });
+  if (scopes) account.scopes = new Set(scopes);
   workable.accounts.set(account.subdomain, account);
   await connectCompany(company.id, 'workable', { subdomain: account.subdomain, token: account.token });
   await withJobs(company.id, [{ external_id: `WK${company.id}`, title: 'Outcome job' }]);
   const job = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id as number;
-
   const created = await api.request('POST', '/applications/', {
     key: partner.key,
     companyId: company.id,
-    body: { job, candidate: { email: 'ada@example.com', full_name: 'Ada Lovelace' } },
+    body: { job, candidate: { email: `${email}@example.com`, full_name: 'Ada Lovelace' } },
   });
   expect(created.status).toBe(201);
-  const id = created.body.id as number;
+  return { company, account, id: created.body.id as number };
+}
+
+test('Workable: delivered, read PENDING "Applied", moved to Interview and Hired in Workable, HIRED "Hired" in GET /applications/{id}', async () => {
+  const partner = await aPartner();
+  const { company, account, id } = await appliedOnWorkable(partner, 'real-path', 'ada');
   const read = async (key = partner.key, companyId = company.id) => api.get(`/applications/${id}`, { key, companyId });
 
   await api.runtime.poller.drain();
@@ -92,20 +100,7 @@ test("P322: Workable refuses the reading (no r_candidates): that company's readi
   const partner = await aPartner();
   // Two companies on Workable: one whose token lacks r_candidates (it submits, it cannot read), one whose token reads.
   const setUp = async (name: string, scopes: string[]) => {
-    const company = await aCompany(partner.id, { entitlements: ['candidate_sync'] });
-    const account = workableAccount(`${name}-${company.id}`, { jobs: [{ shortcode: `WK${company.id}`, title: 'Job' }] });
-    account.scopes = new Set(scopes);
-    workable.accounts.set(account.subdomain, account);
-    await connectCompany(company.id, 'workable', { subdomain: account.subdomain, token: account.token });
-    await withJobs(company.id, [{ external_id: `WK${company.id}`, title: 'Job' }]);
-    const job = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id as number;
-    const created = await api.request('POST', '/applications/', {
-      key: partner.key,
-      companyId: company.id,
-      body: { job, candidate: { email: `${name}@example.com`, full_name: 'Ada Lovelace' } },
-    });
-    expect(created.status).toBe(201);
-    const id = created.body.id as number;
+    const { company, account, id } = await appliedOnWorkable(partner, name, name, scopes);
     const reads = () => workable.requestsTo(new RegExp(`^/workable/${account.subdomain}/spi/v3/candidates/`)).length;
     const application = async () => (await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).body;
     return { company, account, id, reads, application };
