@@ -25,6 +25,12 @@ const MONTH = { creates: 1_000_000, syncMoves: 3_000_000, companyWrites: 20_000,
  * connectors one to three (a submission, uploads or answers, the occasional retry); two on average.
  */
 const ATS_CALLS_PER_SYNC = 2;
+/**
+ * Issue 43 (D21, P320): outcomes. Assumed, as P299: every created application is delivered to an ATS that reads
+ * outcomes (the upper bound), 30 % reach a final outcome, on average at day 45, the others are read for the
+ * whole `OUTCOME_TRACK_DAYS` (90); passes hourly (`OUTCOME_POLL_MINUTES` 60), 720 a month.
+ */
+const OUTCOMES = { finalShare: 0.3, finalAtDay: 45, trackDays: 90, pollMinutes: 60, passes: 720 };
 
 /** The list mix: weights (summing to 1) over bench:scale's rows at 10,000 (list, kind; the mean of its rows). */
 const LIST_MIX: [list: string, kind: string, weight: number][] = [
@@ -57,6 +63,8 @@ const BY_ID_MIX: [list: string, weight: number][] = [
 const COMMAND = 'npm run bench:bill';
 // Set before the runtime (and its logger) load.
 process.env.LOG_LEVEL = 'ERROR';
+// The sandbox moves a +hired application an hour after it accepted it; the bench moves the clock past it.
+process.env.SANDBOX_OUTCOME_SECONDS = '3600';
 const dataDir = mkdtempSync(join(tmpdir(), 'his-bill-'));
 const { startRuntime } = await import('../local/runtime.js');
 const runtime = await startRuntime({ dataDir, port: 0, host: '127.0.0.1', seed: false, schedules: false, poller: false, dropTable: true });
@@ -67,6 +75,10 @@ const { createCompany } = await import('#companies/company-store.js');
 const { importJobs } = await import('#jobs/job-store.js');
 const { queryAll } = await import('#platform/batch.js');
 const { itemBytes } = await import('#platform/item-size.js');
+const { advanceClock, resetClock } = await import('#platform/clock.js');
+const { readingWindows } = await import('#delivery/outcomes.js');
+const { watchOutcome, watchedApplications, stopWatchingOutcome } = await import('#applications/outcome-store.js');
+const { OUTCOME_WATCH_SHARDS } = await import('#platform/keys.js');
 
 type Cost = { read: number; write: number };
 const add = (a: Cost, b: Cost): Cost => ({ read: a.read + b.read, write: a.write + b.write });
@@ -144,8 +156,37 @@ try {
   });
   const logWrite = logItems.reduce((sum, item) => sum + Math.ceil(itemBytes(item) / 1024), 0);
   if (logItems.length !== 1) throw new Error(`the sandbox sync wrote ${logItems.length} delivery log records, not 1`);
-  changes['sync status move (NOTSENT → SUCCESS)'] = { read: sync.read, write: sync.write - logWrite };
+  // Issue 43 (P298): the sandbox reads outcomes, so the sync also put the outcome watch; billed on its own line.
+  // Its cost measured alone: the same put for an application id no other item has (then deleted).
+  const watchWrite = (
+    await measured(() =>
+      watchOutcome({ id: 900_000_001, applied_at: new Date().toISOString() }, { reference: 'R', job_external_id: 'J' }, 90),
+    )
+  ).write;
+  await stopWatchingOutcome(900_000_001);
+  changes['sync status move (NOTSENT → SUCCESS)'] = { read: sync.read, write: sync.write - logWrite - watchWrite };
   changes['delivery log record (one ATS call)'] = { read: 0, write: logWrite };
+  changes['outcome watch (put at delivery, P298)'] = { read: 0, write: watchWrite };
+  // Outcomes (D21, P299, P320): an application that the sandbox moves to HIRED. Its first reading records
+  // PENDING (a change, with its delivery log record), an unchanged reading writes nothing, the final one records
+  // HIRED and deletes the watch. What a reading reads of ours: the BatchGet of the application and its watch
+  // (the sandbox's own reads of its state stand for the ATS's answer and are not ours).
+  await stopWatchingOutcome(Number(synced.body.id)); // only the application below is read
+  const hired = await create(syncing.id, syncJob, 4, { candidate: { email: 'c4+hired@example.com', full_name: 'Ada Lovelace' } });
+  await relay();
+  await worker();
+  await relay();
+  const pass = () => measured(() => runtime.scheduler.run('OutcomeReader'));
+  const firstReading = add(await pass(), await relay());
+  const unchanged = await pass();
+  if (unchanged.write !== 0) throw new Error(`an unchanged outcome reading wrote ${unchanged.write} units`);
+  advanceClock(3_601_000);
+  const finalReading = add(await pass(), await relay());
+  resetClock();
+  const perReading = await measured(() => watchedApplications([Number(hired.body.id)]));
+  changes['outcome reading, unchanged (BatchGet of application and watch)'] = { read: perReading.read, write: 0 };
+  changes['outcome change recorded (first PENDING), with its log record'] = { read: 0, write: firstReading.write };
+  changes['final outcome (HIRED), with its log record and the watch deleted'] = { read: 0, write: finalReading.write };
   const renamed = await request('PATCH', `/companies/${company.id}/`, key, company.id, { name: 'Bill Renamed Ltd' });
   changes['company write (rename)'] = add(renamed.cost, await relay());
   changes['job import run, 10 jobs unchanged'] = add(await measured(() => importJobs(company.id, jobs)), await relay());
@@ -169,6 +210,35 @@ if (Math.abs(listWeights - 1) > 1e-9) throw new Error(`the list mix weighs ${lis
 const perListPage = LIST_MIX.reduce((sum, [list, kind, w]) => sum + w * meanRead(list, kind), 0);
 const perReadById = BY_ID_MIX.reduce((sum, [list, w]) => sum + w * meanRead(list, 'by id'), 0);
 
+/** P320: how many readings an application gets in its first `days` (hourly passes, from the schedule itself). */
+function readingsOver(days: number, pollMinutes: number): number {
+  const pollMs = pollMinutes * 60_000;
+  const applied = Date.UTC(2026, 0, 1, 0, 17);
+  const iso = new Date(applied).toISOString();
+  let count = 0;
+  for (let t = Math.ceil(applied / pollMs) * pollMs; t < applied + days * 86_400_000; t += pollMs)
+    if (readingWindows(new Date(t), pollMs, OUTCOMES.trackDays, iso).some((w) => iso >= w.from && (!w.to || iso < w.to))) count++;
+  return count;
+}
+const readings = {
+  pending: readingsOver(OUTCOMES.trackDays, OUTCOMES.pollMinutes),
+  final: readingsOver(OUTCOMES.finalAtDay, OUTCOMES.pollMinutes),
+};
+/**
+ * A reading's own reads priced as AWS bills them: BatchGetItem rounds each item up to 4 KB, 0.5 units eventually
+ * consistent (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/read-write-operations.html), so the
+ * application and its watch are 1 unit, where DynamoDB Local reports their sum rounded once (0.5).
+ */
+const readingUnits: Cost = {
+  read: Math.max(changes['outcome reading, unchanged (BatchGet of application and watch)'].read, 2 * 0.5),
+  write: 0,
+};
+const readingsPerApplication = (1 - OUTCOMES.finalShare) * readings.pending + OUTCOMES.finalShare * readings.final;
+const hourlyPerApplication = (1 - OUTCOMES.finalShare) * OUTCOMES.trackDays * 24 + OUTCOMES.finalShare * OUTCOMES.finalAtDay * 24;
+/** The range Queries of a pass: per shard, its oldest watch and every range due (at least 0.5 each on AWS, assumed). */
+const rangesPerPass = readingWindows(new Date(Date.UTC(2026, 0, 1, 12)), OUTCOMES.pollMinutes * 60_000, OUTCOMES.trackDays).length;
+const passRead = OUTCOME_WATCH_SHARDS * (1 + rangesPerPass) * 0.5;
+
 const half = (a: Cost, b: Cost): Cost => ({ read: (a.read + b.read) / 2, write: (a.write + b.write) / 2 });
 const lines: { item: string; count: number; perUnit: Cost }[] = [
   {
@@ -181,6 +251,31 @@ const lines: { item: string; count: number; perUnit: Cost }[] = [
     item: `delivery log records (${ATS_CALLS_PER_SYNC} ATS calls per sync, assumed)`,
     count: MONTH.syncMoves * ATS_CALLS_PER_SYNC,
     perUnit: changes['delivery log record (one ATS call)'],
+  },
+  {
+    item: 'outcome watches (one per delivered application)',
+    count: MONTH.creates,
+    perUnit: changes['outcome watch (put at delivery, P298)'],
+  },
+  {
+    item: `outcome readings (P320: ${readings.pending} in 90 days, ${readings.final} to a final outcome at day ${OUTCOMES.finalAtDay}; ${OUTCOMES.finalShare * 100} % final)`,
+    count: Math.round(MONTH.creates * readingsPerApplication),
+    perUnit: readingUnits,
+  },
+  {
+    item: `outcome reading passes (hourly; ${OUTCOME_WATCH_SHARDS} shards × ${1 + rangesPerPass} key Queries at 0.5, assumed)`,
+    count: OUTCOMES.passes,
+    perUnit: { read: passRead, write: 0 },
+  },
+  {
+    item: 'outcome changes: the first PENDING',
+    count: MONTH.creates,
+    perUnit: changes['outcome change recorded (first PENDING), with its log record'],
+  },
+  {
+    item: `outcome changes: final (${OUTCOMES.finalShare * 100} %), the watch deleted`,
+    count: MONTH.creates * OUTCOMES.finalShare,
+    perUnit: changes['final outcome (HIRED), with its log record and the watch deleted'],
   },
   { item: 'company writes', count: MONTH.companyWrites, perUnit: changes['company write (rename)'] },
   { item: 'list pages (mix below)', count: MONTH.listPages, perUnit: { read: perListPage, write: 0 } },
@@ -205,6 +300,7 @@ json.bill = {
   perReadById,
   lines,
   total,
+  outcomes: { ...OUTCOMES, readings, readingsPerApplication, hourlyPerApplication, rangesPerPass },
 };
 writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`);
 
@@ -232,6 +328,8 @@ const section = [
     return `| ${l.item} | ${l.count.toLocaleString('en')} | ${round(l.perUnit.read)} | ${round(l.perUnit.write)} | ${round(dollars(l.perUnit, l.count))} | ${was ? round(dollars(was.perUnit, was.count)) : '–'} |`;
   }),
   `| **total** | | | | **${round(total)}** | ${before ? round(before.total) : '–'} |`,
+  '',
+  `Outcomes (issue 43, P320): every application assumed delivered to an ATS that reads outcomes, ${OUTCOMES.finalShare * 100} % final at day ${OUTCOMES.finalAtDay} on average. With the schedule of P320 an application is read ${round(readingsPerApplication, 1)} times on average (${readings.pending} over 90 days); read hourly for 90 days it would be ${round(hourlyPerApplication)} times, $${round(dollars(readingUnits, MONTH.creates * hourlyPerApplication))} a month in readings instead of $${round(dollars(readingUnits, MONTH.creates * readingsPerApplication))}. A reading's own reads are priced as AWS rounds a BatchGetItem's items (${readingUnits.read} units: 0.5 for the application and 0.5 for its watch; DynamoDB Local reports ${changes['outcome reading, unchanged (BatchGet of application and watch)'].read}), an empty Query at 0.5 (DynamoDB Local reports 0). An unchanged reading writes nothing; the schedule moves no watch or index entry.`,
   '',
   `List mix (weights of bench:scale's row kinds at 10,000; a kind with several rows counts their mean): ${LIST_MIX.map(([list, kind, w]) => `${list} ${kind} ${Math.round(w * 100)} %`).join(', ')}.`,
   '<!-- bill:end -->',

@@ -1,5 +1,5 @@
 /**
- * `hiring-admin company connect|disconnect|entitle|set-status` and `jobs sync`: a company's ATS connection,
+ * `hiring-admin company connect|status|disconnect|entitle|set-status` and `jobs sync`: a company's ATS connection,
  * entitlements and lifecycle (issue 9, D17, D18). The domain does the work (delivery/ats-connections.ts,
  * companies/company-store.ts, delivery/job-import.ts); this module maps flags to its inputs and its field names
  * back to flags.
@@ -45,7 +45,8 @@ export function connectionCommands(program: Command, session: Session, registry:
       [
         '',
         'On success prints the Company object (ats, ats_name, status "active") with `credentials_check`: the call',
-        'made, what it proved and what it could not. On failure a D2 error naming what failed, and nothing is saved.',
+        'made, what it proved and what it could not, and `outcomes`: whether outcomes are tracked, how or why not.',
+        'On failure a D2 error naming what failed, and nothing is saved.',
         'For an ATS that reports outcomes by signed webhooks (greenhouse, lever) also `ats_webhook`: the URL to add in the',
         'ATS and, for Greenhouse, the secret key to enter there (P310); for Lever, connect again with',
         '--webhook-signature-tokens once its webhooks exist.',
@@ -54,7 +55,7 @@ export function connectionCommands(program: Command, session: Session, registry:
     )
     .action(
       session.action(async (companyId: number, options: Record<string, string | undefined> & { ats: string }) => {
-        const { connectCompany, credentialsCheckOf } = await import('#delivery/ats-connections.js');
+        const { connectCompany, credentialsCheckOf, outcomeStatusOf } = await import('#delivery/ats-connections.js');
         const input: Record<string, string> = Object.create(null) as Record<string, string>;
         for (const flag of flags) {
           const value = Object.hasOwn(options, flag.key) ? options[flag.key] : undefined;
@@ -67,7 +68,29 @@ export function connectionCommands(program: Command, session: Session, registry:
         // P310: an ATS that tells outcomes by signed webhooks: the URL (and our secret) to paste into it.
         const { atsWebhookSetup } = await import('#delivery/ats-webhooks.js');
         const webhook = await atsWebhookSetup({ id: companyId, ats: options.ats }, await publicBaseUrl(session));
-        return { ...company, credentials_check: credentialsCheckOf(options.ats) ?? null, ats_webhook: webhook ?? null };
+        // P323: whether outcomes are tracked, how, or why not (a fresh connection resumes paused readings, P322).
+        const outcomes = outcomeStatusOf({ ats: options.ats, ats_connection: null });
+        return { ...company, credentials_check: credentialsCheckOf(options.ats) ?? null, outcomes, ats_webhook: webhook ?? null };
+      }),
+    );
+
+  company
+    .command('status')
+    .description("Show a company's ATS connection: connected or not, since when, and whether outcomes are tracked, how or why not.")
+    .argument('<COMPANY_ID>', 'The company.', id)
+    .addHelpText(
+      'after',
+      [
+        '',
+        'Prints {id, status, ats, ats_name, connected, connected_at, outcomes}. `outcomes.tracked` is reading, webhook,',
+        'none (with the reason and what the vendor offers) or paused: the ATS rejected the credentials for reading',
+        'outcomes (P322); `company connect` with new credentials resumes them.',
+      ].join('\n'),
+    )
+    .action(
+      session.action(async (companyId: number) => {
+        const { connectionStatus } = await import('#delivery/ats-connections.js');
+        return connectionStatus(companyId);
       }),
     );
 

@@ -5,16 +5,17 @@
  *
  * The watch is a small item beside the application (`keys.outcomeWatch`), written once when the ATS accepted
  * the application and deleted when a final outcome was recorded. Its DUE entry (`OUTCOMEWATCH#<shard>`, sorted
- * by `applied_at`) is what the reading pass queries: every watch of an application applied within the tracking
- * window (`OUTCOME_TRACK_DAYS`), never a scan. A reading that finds nothing new writes nothing, so the entry is
- * never moved; a watch past the window is no longer read (its TTL removes it later).
+ * by `applied_at`, declared by `OUTCOME_WATCH_ENTITY`, P321) is what the reading pass queries: the ranges of
+ * `applied_at` due at the pass (P320), never a scan. A reading that finds nothing new writes nothing, so the
+ * entry is never moved; a watch past the window is no longer read (its TTL removes it later).
  */
 import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { moveEventAttribute } from '#applications/application-events.js';
 import { APPLICATION_ENTITY } from '#applications/application-store.js';
-import { updateExpression } from '#platform/entities.js';
+import { defineEntity, updateExpression } from '#platform/entities.js';
+import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
 import type { ApplicationRecord } from '#applications/applications.js';
-import { batchGetItems, primaryKeyOf, queryAll } from '#platform/batch.js';
+import { batchGetItems, firstQueried, primaryKeyOf, queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { ITEM_EVENT_ATTRIBUTE, sequenceStep } from '#platform/events.js';
@@ -26,6 +27,23 @@ export interface OutcomeWatch {
   reference: string;
   job_external_id: string;
 }
+
+/**
+ * The outcome watch's entity (P298, P321): its one index entry, in DUE, is built from the application's id (the
+ * shard, `OUTCOMEWATCH#<id % 4>`) and `applied_at` (the sort, `<applied_at>#<id>`), declared here once so that no
+ * index attribute is written by hand. The reading pass queries it by ranges of `applied_at` (P320).
+ */
+export const OUTCOME_WATCH_ENTITY = defineEntity<OutcomeWatch & { applied_at: string }>({
+  entity: 'outcome watch',
+  indexes: [
+    {
+      pattern: 'outcome watches by applied_at',
+      index: 'DUE',
+      pk: { fields: ['id'], build: (w) => indexKeys.outcomeWatch(w.id) },
+      sk: { fields: ['applied_at', 'id'], build: (w) => indexKeys.createdSort(w.applied_at, w.id) },
+    },
+  ],
+});
 
 /**
  * Starts reading the application's outcome (P298): the watch item with its DUE entry, 1 write unit and 1 for
@@ -42,8 +60,7 @@ export async function watchOutcome(
       TableName: config().tableName,
       Item: {
         ...keys.outcomeWatch(record.id),
-        DUEPK: indexKeys.outcomeWatch(record.id),
-        DUESK: indexKeys.createdSort(record.applied_at, record.id),
+        ...OUTCOME_WATCH_ENTITY.item({ id: record.id, applied_at: record.applied_at, ...watch }),
         reference: watch.reference,
         job_external_id: watch.job_external_id,
         ...expiringAt(expires),
@@ -57,14 +74,33 @@ export async function stopWatchingOutcome(id: number): Promise<void> {
   await db().send(new DeleteCommand({ TableName: config().tableName, Key: keys.outcomeWatch(id) }));
 }
 
-/** The ids of the watches of one shard whose application was applied after `appliedAfter` (keys only, oldest first). */
-export async function watchedOutcomeIds(shard: number, appliedAfter: string): Promise<number[]> {
+const DUE_NAMES = { '#pk': partitionKeyOf('DUE'), '#sk': sortKeyOf('DUE') };
+
+/** The ids of the watches of one shard whose application was applied in `window` (keys only, oldest first; P320). */
+export async function watchedOutcomeIds(shard: number, window: { from: string; to?: string }): Promise<number[]> {
   const entries = await queryAll({
     IndexName: 'DUE',
-    KeyConditionExpression: 'DUEPK = :pk AND DUESK > :after',
-    ExpressionAttributeValues: { ':pk': `OUTCOMEWATCH#${shard}`, ':after': appliedAfter },
+    KeyConditionExpression: window.to ? '#pk = :pk AND #sk BETWEEN :from AND :to' : '#pk = :pk AND #sk >= :from',
+    ExpressionAttributeNames: DUE_NAMES,
+    ExpressionAttributeValues: {
+      ':pk': indexKeys.outcomeWatchShard(shard),
+      ':from': window.from,
+      ...(window.to ? { ':to': window.to } : {}),
+    },
   });
   return entries.map((entry) => Number(String(entry.PK).split('#')[1]));
+}
+
+/** The `applied_at` of the oldest watch of one shard applied after `appliedAfter` (one key read, 0.5 units; P320). */
+export async function oldestWatched(shard: number, appliedAfter: string): Promise<string | undefined> {
+  const entry = await firstQueried({
+    IndexName: 'DUE',
+    KeyConditionExpression: '#pk = :pk AND #sk > :after',
+    ExpressionAttributeNames: DUE_NAMES,
+    ExpressionAttributeValues: { ':pk': indexKeys.outcomeWatchShard(shard), ':after': appliedAfter },
+  });
+  const sort = entry?.[sortKeyOf('DUE')];
+  return sort === undefined ? undefined : String(sort).slice(0, String(sort).lastIndexOf('#'));
 }
 
 export const outcomeWatchShards = () => Array.from({ length: OUTCOME_WATCH_SHARDS }, (_, shard) => shard);

@@ -40,7 +40,16 @@ export interface CompanyRecord {
   /** Job used when the applied-for job is no longer published (D12). */
   fallback_job: number | null;
   /** Which ATS the stored credentials were checked against, and when (D18); absent when not connected. */
-  ats_connection?: { ats: string; connected_at: string } | null;
+  ats_connection?: {
+    ats: string;
+    connected_at: string;
+    /**
+     * P322: outcome readings paused because the ATS rejected the credentials for them (401/403, a missing read
+     * scope or permission): when, the connector's message and the credential it names. A new connection (new
+     * credentials) replaces the whole object, which resumes them.
+     */
+    outcomes_paused?: { at: string; reason: string; credential: string | null };
+  } | null;
   /** Failed job import runs in a row (D14: 3 turn the company `failing`). */
   job_import_failures?: number;
   /** The active magic link, sealed, with its hash and expiry (D20); never the token in plain text. */

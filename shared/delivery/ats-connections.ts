@@ -6,7 +6,7 @@
  */
 import { atsBySlug, atsIntegrations } from '#companies/ats.js';
 import { requireCompany, writeCompanyChange } from '#companies/company-store.js';
-import { toCompany, type Company, type CompanyRecord } from '#companies/company-schema.js';
+import { atsConnected, toCompany, type Company, type CompanyRecord } from '#companies/company-schema.js';
 import { config } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { ApiError, CompanyInactiveError, invalidField, isConditionFailure } from '#platform/errors.js';
@@ -120,6 +120,73 @@ export class MagicLinkGoneError extends ApiError {
   constructor() {
     super(410, 'link_gone', 'This link is no longer valid.');
   }
+}
+
+/**
+ * P322: the ATS rejected the credentials for reading outcomes (401/403, or a missing read scope or permission):
+ * the company's readings pause until its credentials change. Recorded on its connection (`outcomes_paused`), only
+ * while the connection is the one the readings used (a reconnection meanwhile wins); the company's status and its
+ * submissions are left alone (the credentials may still submit). Returns whether it was recorded.
+ */
+export async function pauseOutcomeReadings(company: CompanyRecord, error: ConnectorError): Promise<boolean> {
+  const connectedAt = company.ats_connection?.connected_at;
+  if (!company.ats_connection || !connectedAt) return false;
+  let paused = false;
+  await writeCompanyChange(company.id, (c) => {
+    if (!c.ats_connection || c.ats_connection.connected_at !== connectedAt || c.ats_connection.outcomes_paused) return undefined;
+    paused = true;
+    const pause = { at: isoNow(), reason: error.message.slice(0, 300), credential: error.field ?? null };
+    return { ats_connection: { ...c.ats_connection, outcomes_paused: pause } };
+  });
+  return paused;
+}
+
+/** What a company's connection does about outcomes (D21, P322, P323), for `company connect`/`status` and the page. */
+export interface OutcomeStatus {
+  /** `reading`: read by the service; `webhook`: told by the ATS; `none`: not tracked; `paused`: reading paused (P322). */
+  tracked: 'reading' | 'webhook' | 'none' | 'paused';
+  /** How (the documented call or the webhooks), or why not (the reason; for a pause, the ATS's answer). */
+  detail: string;
+  /** For a pause: since when, and the credential to change (reconnect with new credentials to resume). */
+  paused_at?: string;
+  credential?: string | null;
+}
+
+/** The company's outcome tracking as its connector declares it, and a pause of its readings (P322). */
+export function outcomeStatusOf(
+  company: Pick<CompanyRecord, 'ats' | 'ats_connection'>,
+  registry?: Parameters<typeof connectorFor>[1],
+): OutcomeStatus | null {
+  const outcomes = connectorFor(company.ats, registry)?.outcomes;
+  if (!outcomes) return null;
+  const paused = company.ats_connection?.ats === company.ats ? company.ats_connection.outcomes_paused : undefined;
+  if (outcomes.by === 'reading' && paused)
+    return {
+      tracked: 'paused',
+      detail: `Outcome readings are paused: ${paused.reason} Reconnect with credentials that may read applications to resume.`,
+      paused_at: paused.at,
+      credential: paused.credential,
+    };
+  if (outcomes.by === 'reading') return { tracked: 'reading', detail: outcomes.call };
+  if (outcomes.by === 'webhook') return { tracked: 'webhook', detail: outcomes.about };
+  return { tracked: 'none', detail: outcomes.reason };
+}
+
+/**
+ * `hiring-admin company status C`: the company's connection as the operator needs it: its status, the ATS,
+ * whether it is connected and since when, and what happens about outcomes (P322, P323). No credentials.
+ */
+export async function connectionStatus(companyId: number) {
+  const company = await requireCompany(companyId);
+  return {
+    id: company.id,
+    status: company.status,
+    ats: company.ats,
+    ats_name: atsBySlug(company.ats)?.name ?? null,
+    connected: atsConnected(company),
+    connected_at: company.ats_connection?.ats === company.ats ? company.ats_connection.connected_at : null,
+    outcomes: outcomeStatusOf(company),
+  };
 }
 
 /** `hiring-admin company disconnect C`: deletes the stored credentials; the syncs stop being active (D15). */

@@ -13,7 +13,7 @@ import { findMagicLink, linkOpenFor, magicLinkUsable, spendMagicLinkUpdate } fro
 import { getPartner } from '#companies/partners.js';
 import { isConditionFailure, ValidationError } from '#platform/errors.js';
 import { newEvent, outboxPut } from '#platform/events.js';
-import { connectCompany, MagicLinkGoneError } from '#delivery/ats-connections.js';
+import { connectCompany, MagicLinkGoneError, outcomeStatusOf, type OutcomeStatus } from '#delivery/ats-connections.js';
 import type { ConnectorDescriptor, CredentialField, CredentialsCheck } from '#delivery/connectors/connector.js';
 import { atsIntegrationList, connectorFor, connectors } from '#delivery/connectors/registry.js';
 
@@ -25,6 +25,8 @@ export interface OfferedAts {
   fields: readonly CredentialField[] | undefined;
   /** What the connector's credentials check proves and does not (the page says exactly that). */
   check: CredentialsCheck | undefined;
+  /** Whether outcomes are tracked, how, or why not and what the vendor offers instead (P323). */
+  outcomes: OutcomeStatus | null;
 }
 
 /** The ATSs the page lists: every integration of the registry but the sandbox (a test double, not a customer's ATS). */
@@ -33,7 +35,8 @@ export function offeredAtss(registry: readonly ConnectorDescriptor[] = connector
     .filter((a) => a.slug !== 'sandbox')
     .map((a) => {
       const connector = a.connector ? connectorFor(a.slug, registry) : undefined;
-      return { slug: a.slug, name: a.name, fields: connector?.credentialFields, check: connector?.check };
+      const outcomes = connector ? outcomeStatusOf({ ats: a.slug, ats_connection: null }, registry) : null;
+      return { slug: a.slug, name: a.name, fields: connector?.credentialFields, check: connector?.check, outcomes };
     });
 }
 

@@ -254,7 +254,7 @@ export function fieldsPage(invitation: OpenInvitation, ats: OfferedAts, state: F
   );
   const intro = ats.fields
     ? html`<p>Enter the details from ${ats.name}. Before saving them, encrypted, we check them with ${ats.name}.</p>
-        ${checkSays(ats)}`
+        ${checkSays(ats)} ${outcomesSay(ats)}`
     : html`<p>
         We cannot connect to ${ats.name} yet. Leave a contact and we will record your request and tell
         ${invitation.partnerName || 'your partner'}.
@@ -298,13 +298,26 @@ function webhookSays(ats: OfferedAts, hook: AtsWebhookSetup | undefined) {
     <p>Events: ${hook.events} (<a href="${hook.source}">${ats.name}’s documentation</a>)</p>`;
 }
 
+/** Whether outcomes are tracked (P323): how, or why not and what the vendor offers instead. */
+function outcomesSay(ats: OfferedAts) {
+  const outcomes = ats.outcomes;
+  if (!outcomes) return '';
+  const says =
+    outcomes.tracked === 'none'
+      ? html`not tracked. ${outcomes.detail}`
+      : outcomes.tracked === 'webhook'
+        ? html`${ats.name} tells us through its webhooks: ${outcomes.detail}`
+        : html`read from ${ats.name} (${outcomes.detail}).`;
+  return html`<p class="check outcomes"><strong>What becomes of applications (hired, rejected):</strong> ${says}</p>`;
+}
+
 function connectedPage(invitation: Shown, ats: OfferedAts, hook?: AtsWebhookSetup): PageResult {
   const partner = invitation.partnerName || 'your partner';
   return {
     statusCode: 200,
     title: 'Connected',
     body: html`<h1>${invitation.company.name} is connected to ${ats.name}</h1>
-      ${checkSays(ats)}
+      ${checkSays(ats)} ${outcomesSay(ats)}
       <p>What happens next:</p>
       <ul>
         <li>Your published jobs are imported from ${ats.name} within the hour, and kept up to date from then on.</li>

@@ -89,6 +89,12 @@ export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'Exc
   return items;
 }
 
+/** The first item (or index entry) a Query finds, or undefined: one page of `Limit 1`. */
+export async function firstQueried(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey' | 'Limit'>) {
+  const out = await db().send(new QueryCommand({ ...input, TableName: config().tableName, Limit: 1 }));
+  return out.Items?.[0];
+}
+
 /** The items of `itemKeys` in their order, undefined for one gone meanwhile. */
 export async function itemsAt(itemKeys: Record<string, unknown>[]): Promise<(Record<string, unknown> | undefined)[]> {
   const found = await batchGetItems(itemKeys.map((k) => ({ PK: String(k.PK), SK: String(k.SK) })));

@@ -154,6 +154,8 @@ export const OUTBOX_PREFIX = 'OUTBOX#';
 export const ITEM_EVENT_ATTRIBUTE = 'ev';
 
 /** Index keys: a collection ordered by creation time (COLLECTION) and exact lookups (LOOKUP). */
+const outcomeWatchShard = (shard: number) => `OUTCOMEWATCH#${shard}`;
+
 export const indexKeys = {
   partnerCompanies: (partnerId: number) => `PARTNER#${partnerId}#COMPANIES`,
   companyJobs: (companyId: number) => `COMPANY#${companyId}#JOBS`,
@@ -176,7 +178,9 @@ export const indexKeys = {
   /** Applications whose sync (or e-mail fallback) is still due, by when the sweeper should look again. */
   syncDue: (applicationId: number) => syncDueShard(applicationId % SYNC_DUE_SHARDS),
   /** Applications whose outcome is read back (P298), sorted by `applied_at`: a pass reads those applied since the tracking window opened. */
-  outcomeWatch: (applicationId: number) => `OUTCOMEWATCH#${applicationId % OUTCOME_WATCH_SHARDS}`,
+  outcomeWatch: (applicationId: number) => outcomeWatchShard(applicationId % OUTCOME_WATCH_SHARDS),
+  /** The DUE partition of one shard of the outcome watches (P298). */
+  outcomeWatchShard: (shard: number) => outcomeWatchShard(shard),
   /** The partition of an exact-filter slot: the members of `collection` whose `filter` equals `value`. */
   filterSlot: (collection: string, filter: string, value: string | number | boolean) => `${collection}#${filter}=${value}`,
   /**

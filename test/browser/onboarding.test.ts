@@ -160,6 +160,24 @@ test('invite → open the link → Greenhouse → a wrong board token shows the 
   await expectAccessible();
 });
 
+test('the page says whether outcomes are tracked: read from Workable; Recruitee and Personio not, why, and what they offer (P323)', async () => {
+  const link = await invite('Outcome Bakery');
+  const says = async (ats: string) => {
+    expect((await page.goto(`${link}?ats=${ats}`))!.status()).toBe(200);
+    return page.locator('p.outcomes').innerText();
+  };
+  const workable = await says('workable');
+  expect(workable).toContain('read from Workable');
+  expect(workable).not.toContain('not tracked');
+  const recruitee = await says('recruitee');
+  expect(recruitee).toContain('not tracked');
+  expect(recruitee).toContain('personal API token');
+  const personio = await says('personio');
+  expect(personio).toContain('not tracked');
+  expect(personio).toContain('personio:recruiting:read');
+  await expectAccessible();
+});
+
 test('malformed, unknown, expired and revoked links all show the same HTML page with the same status (P219)', async () => {
   const expired = await runWithClock(new Date(Date.now() - 15 * 86_400_000), () => invite('Old Invite Ltd'));
   const revoked = await invite('Revoked Invite Ltd');

@@ -58,6 +58,7 @@ const COMMANDS: Record<string, string[]> = {
   'company set-fallback-job': ['COMPANY_ID', '--job'],
   // The credential flags come from the connector registry (issue 24), one per flag.
   'company connect': ['COMPANY_ID', '--ats', ...connectFlags().map((f) => f.flag)],
+  'company status': ['COMPANY_ID'],
   'company disconnect': ['COMPANY_ID'],
   'company entitle': ['COMPANY_ID', '--add', '--remove'],
   'company set-status': ['COMPANY_ID', 'STATUS'],
@@ -161,12 +162,12 @@ describe('bad command lines: one D2 document on stderr, exit code 2', () => {
     });
     expect(usageError(noAction).errors).toEqual({
       command: [
-        'Missing command after "company"; use one of create, invite, invite-link, set-fallback-job, connect, disconnect, entitle, set-status.',
+        'Missing command after "company"; use one of create, invite, invite-link, set-fallback-job, connect, status, disconnect, entitle, set-status.',
       ],
     });
     expect(usageError(unknownAction).errors).toEqual({
       command: [
-        'Unknown command "company frobnicate". Use one of create, invite, invite-link, set-fallback-job, connect, disconnect, entitle, set-status.',
+        'Unknown command "company frobnicate". Use one of create, invite, invite-link, set-fallback-job, connect, status, disconnect, entitle, set-status.',
       ],
     });
   });

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { connectorFor } from '#delivery/connectors/registry.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
@@ -122,6 +123,12 @@ test('connect names missing and rejected credentials by their flags and saves no
     call: expect.stringContaining('/jobs/0'),
     proved: expect.stringContaining('The job board exists'),
     not_proved: expect.stringContaining('heuristic'),
+  });
+  // And whether outcomes are tracked, as the connector declares it (P323): how, or why not.
+  const declared = connectorFor('greenhouse')!.outcomes;
+  expect(ok.json.outcomes).toEqual({
+    tracked: declared.by,
+    detail: declared.by === 'none' ? declared.reason : declared.by === 'webhook' ? declared.about : declared.call,
   });
   expect(ok.stdout + ok.stderr).not.toContain('the-right-key');
   expect(await companyOverApi()).toMatchObject({ ats: 'greenhouse', status: 'active', magic_link: null });

@@ -127,12 +127,14 @@ test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJEC
   // Nothing changed since: three readings, no write at all (P299).
   const unchanged = await pass();
   expect(unchanged).toMatchObject({ read: 3, changed: 0, failed: 0, stopped: 0 });
-  // P299, DynamoDB Local's accounting: a pass over 3 watched applications reads 10 units (4 shard Queries of
-  // keys, one BatchGet of the applications and watches, the company, and the sandbox's own reads of its state
-  // and receipt per application); a change writes 4 (the application item and its UPDATED entry moving), and 1
-  // for its reading's record in the delivery log (issue 44, P307: an unchanged reading is not logged).
-  expect(first.units).toEqual({ read: 10, write: 15 });
-  expect(unchanged.units).toEqual({ read: 10, write: 0 });
+  // P299, DynamoDB Local's accounting: a pass over 3 watched applications reads 8 units besides its Queries (one
+  // BatchGet of the applications and watches, the company, and the sandbox's own reads of its state and receipt
+  // per application); its Queries of keys (P320) are, per shard, one for its oldest watch (0.5) and, where it
+  // has one, one of the first day's range (0.5). A change writes 4 (the application item and its UPDATED entry
+  // moving), and 1 for its reading's record in the delivery log (issue 44, P307: an unchanged reading is not logged).
+  const queries = 4 * 0.5 + 0.5 * new Set([hired, rejected, pending].map((id) => id % 4)).size;
+  expect(first.units).toEqual({ read: 8 + queries, write: 15 });
+  expect(unchanged.units).toEqual({ read: 8 + queries, write: 0 });
 
   advanceClock(MOVE_SECONDS * 1000);
   const moved = await pass();
@@ -140,7 +142,7 @@ test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJEC
   resetClock();
   // Two changes (4 each, and 1 each in the delivery log) and two watches deleted at their final outcome (the item
   // and its DUE entry, 2 each).
-  expect(moved.units).toEqual({ read: 10, write: 14 });
+  expect(moved.units).toEqual({ read: 8 + queries, write: 14 });
   expect(moved).toMatchObject({ read: 3, changed: 2, failed: 0, stopped: 2 });
   expect(await read(t, hired)).toMatchObject({ outcome: 'HIRED', outcome_stage: 'Hired' });
   expect(await read(t, rejected)).toMatchObject({ outcome: 'REJECTED', outcome_stage: 'Rejected' });
@@ -227,7 +229,12 @@ test('an ATS that is down while outcomes are read: nothing changes, the others g
 
 test('reading stops OUTCOME_TRACK_DAYS after applied_at; failed deliveries are never watched', async () => {
   const t = await tenant();
-  const days = (n: number) => new Date(Date.now() - n * 86_400_000).toISOString();
+  // P320: an 89-day-old application is read once a day, by the pass whose anchor (the full hour) is between 89
+  // days and 89 days and an hour after its applied_at. The service clock is put just past the next full hour,
+  // so every pass of this test has that anchor.
+  const anchor = Math.ceil(Date.now() / 3_600_000) * 3_600_000;
+  advanceClock(anchor + 60_000 - Date.now());
+  const days = (n: number) => new Date(anchor - n * 86_400_000 - 1_800_000).toISOString();
   const old = await apply(t, 'old+hired@example.com', { applied_at: days(91) });
   const recent = await apply(t, 'new@example.com', { applied_at: days(89) });
   const duplicate = await apply(t, 'dup+duplicate@example.com');
@@ -246,4 +253,50 @@ test('reading stops OUTCOME_TRACK_DAYS after applied_at; failed deliveries are n
   } finally {
     delete process.env.OUTCOME_TRACK_DAYS;
   }
+});
+
+test('P320: readings grow rarer with age; six hourly passes read 9 times, not 30, and write only first readings', async () => {
+  const t = await tenant();
+  // Every pass of this test has a known anchor: the clock is put just past the next full hour, then moved an hour a time.
+  const HOUR = 3_600_000;
+  const anchor = Math.ceil(Date.now() / HOUR) * HOUR;
+  advanceClock(anchor + 60_000 - Date.now());
+  const ago = (ms: number) => new Date(anchor - ms).toISOString();
+  const ages = {
+    fresh: 2 * HOUR, // its first day: every pass
+    sixHourlyNow: 2 * 24 * HOUR + HOUR / 2, // days 1–7, due at this anchor (48 h after the day started)…
+    sixHourlyLater: 2 * 24 * HOUR + 3.5 * HOUR, // … and one due 3 hours later
+    dailyNow: 10 * 24 * HOUR + HOUR / 2, // after day 7: once a day, due now
+    dailyLater: 10 * 24 * HOUR + 5.5 * HOUR, // due 18.5 hours later: not in these six passes
+  };
+  const ids: Record<string, number> = Object.create(null);
+  for (const [name, age] of Object.entries(ages)) ids[name] = await apply(t, `${name.toLowerCase()}@example.com`, { applied_at: ago(age) });
+  await api.runtime.poller.drain();
+  expect((await watches()).sort()).toEqual(Object.values(ids).sort());
+
+  const passes = [];
+  for (let hour = 0; hour < 6; hour++) {
+    if (hour) advanceClock(HOUR);
+    passes.push(await pass());
+  }
+  // Read: the fresh one each pass, each six-hourly one once (at 0 and at +3 h), the daily one due now once.
+  expect(passes.map((p) => p.read)).toEqual([3, 1, 1, 2, 1, 1]);
+  expect(passes.map((p) => p.failed)).toEqual([0, 0, 0, 0, 0, 0]);
+  // Written: only the first reading of each (PENDING, 4 units and 1 for its delivery log record); an unchanged
+  // reading and the schedule itself write nothing (no watch or DUE entry moves).
+  expect(passes.map((p) => p.changed)).toEqual([3, 0, 0, 1, 0, 0]);
+  expect(passes.map((p) => p.units.write)).toEqual([15, 0, 0, 5, 0, 0]);
+  for (const id of [ids.fresh, ids.sixHourlyNow, ids.sixHourlyLater, ids.dailyNow])
+    expect(await read(t, id)).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Applied' });
+  expect(await read(t, ids.dailyLater)).toMatchObject({ outcome: null });
+  // Read units (DynamoDB Local's accounting): they follow the readings, not the ranges queried. The passes that
+  // read only the fresh one cost alike, and each further reading adds the same (its range's keys, the BatchGet
+  // of application and watch, the sandbox's own reads), whatever its age: the ~70 other ranges each pass
+  // queries are empty, which DynamoDB Local counts as 0 (AWS bills at least 0.5 a Query: the bill counts them).
+  const [first, , , withB] = passes.map((p) => p.units.read);
+  const onlyFresh = passes.filter((p) => p.read === 1).map((p) => p.units.read);
+  expect(onlyFresh).toEqual(Array(4).fill(onlyFresh[0]));
+  expect(withB - onlyFresh[0]).toBeGreaterThan(0);
+  expect(withB - onlyFresh[0]).toBeLessThanOrEqual(3);
+  expect(first - onlyFresh[0]).toBe(2 * (withB - onlyFresh[0]));
 });

@@ -5,9 +5,11 @@
  */
 import { defineEntity, updateExpression, type Part } from '#platform/entities.js';
 import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
+import { indexKeys } from '#platform/keys.js';
 import { APPLICATION_ENTITY, statusMoveUpdate } from '#applications/application-store.js';
 import { JOB_ENTITY } from '#jobs/job-store.js';
 import { COMPANY_ENTITY } from '#companies/company-layout.js';
+import { OUTCOME_WATCH_ENTITY } from '#applications/outcome-store.js';
 import { PERSONAL_DATA_FIELDS } from '#delivery/retention.js';
 
 interface Pet {
@@ -155,6 +157,7 @@ describe('the entities of the service', () => {
     ['application', APPLICATION_ENTITY],
     ['job', JOB_ENTITY],
     ['company', COMPANY_ENTITY],
+    ['outcome watch', OUTCOME_WATCH_ENTITY],
   ] as const)('%s: declared once, each index key built from named fields', (name, entity) => {
     expect(entity.entity).toBe(name);
     expect(new Set(entity.indexes).size).toBe(entity.indexes.length);
@@ -162,6 +165,15 @@ describe('the entities of the service', () => {
       expect(entity.indexAttributes).toContain(partitionKeyOf(index));
       expect(entity.indexAttributes).toContain(sortKeyOf(index));
     }
+  });
+
+  test('the outcome watch (P321): its DUE entry is built from the id (shard) and applied_at, nothing else', () => {
+    const appliedAt = '2026-03-04T05:06:07.890Z';
+    const item = OUTCOME_WATCH_ENTITY.item({ id: 4_000_006, applied_at: appliedAt, reference: 'R-1', job_external_id: 'J-1' });
+    expect(item).toEqual({ [partitionKeyOf('DUE')]: 'OUTCOMEWATCH#2', [sortKeyOf('DUE')]: indexKeys.createdSort(appliedAt, 4_000_006) });
+    expect(OUTCOME_WATCH_ENTITY.fieldsOf(sortKeyOf('DUE'))).toEqual(['applied_at', 'id']);
+    // The entry sorts by applied_at, so the reading pass's ranges of applied_at (P320) find it.
+    expect(String(item[sortKeyOf('DUE')]) >= appliedAt && String(item[sortKeyOf('DUE')]) < '2026-03-04T05:06:07.891Z').toBe(true);
   });
 
   test("retention's purge removes what the application entity builds from personal data: the e-mail lookup and its copy", () => {
