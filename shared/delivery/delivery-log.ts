@@ -32,8 +32,9 @@ export interface DeliveryRecord {
   attempt: number;
   at: string;
   operation: string;
-  method: string;
-  url: string;
+  /** Null on a `prepare` record: the attempt failed before any ATS call (P325). */
+  method: string | null;
+  url: string | null;
   status: number | null;
   duration_ms: number;
   result: DeliveryResult;
@@ -47,6 +48,39 @@ export interface DeliveryRecord {
 export interface WorkReading {
   error?: unknown;
   retrying: boolean;
+  /** The `failure_error` when it is not the error's own name (`NoConnectorError`, decided without an error). */
+  failureError?: string;
+}
+
+/** The `failure_error` a unit of work led to: the connector error's name, `SyncError` for an unexpected one. */
+function failureErrorOf(reading: WorkReading): string | null {
+  if (reading.failureError) return reading.failureError;
+  if (reading.error === undefined) return null;
+  return reading.error instanceof ConnectorError ? reading.error.name : 'SyncError';
+}
+
+/**
+ * P325: a unit of work that failed before its first ATS call (no credentials stored, an attachment that cannot be
+ * read or that the ATS's limits refuse, no connector) is one record, `operation: 'prepare'`, without method, URL or
+ * status: the log then answers "did it reach the ATS?" with no. Its excerpt is our own reason (a connector error's
+ * message, which names no candidate value and is redacted all the same; an unexpected error's name only).
+ */
+function preparationRecord(scope: AtsCallScope, attempt: number, reading: WorkReading, redact: unknown[]): DeliveryRecord {
+  const reason = reading.error instanceof ConnectorError ? reading.error.message : reading.error instanceof Error ? reading.error.name : '';
+  return {
+    attempt,
+    at: new Date(scope.started).toISOString(),
+    operation: 'prepare',
+    method: null,
+    url: null,
+    status: null,
+    duration_ms: Math.max(0, Date.now() - scope.started),
+    result: reading.retrying ? 'retry' : 'failed',
+    failure_error: failureErrorOf(reading),
+    error_code: null,
+    response_excerpt: redactExcerpt(reason, [...redact, ...scope.secrets]),
+    fields_sent: [],
+  };
 }
 
 const pad = (n: number) => String(n).padStart(4, '0');
@@ -73,7 +107,8 @@ function resultOfStatus(status: number | undefined): DeliveryResult {
 
 /**
  * The records of a scope's calls: each read by its status, except the last call of a unit of work that failed,
- * which carries the work's reading (`retry` when a retry follows, else `failed`) and the `failure_error` it led to.
+ * which carries the work's reading (`retry` when a retry follows, else `failed`) and the `failure_error` it led to;
+ * a unit of work that failed before any call, one `prepare` record (P325).
  * `redact` lists the values no excerpt may hold (the candidate's contact data and names, credentials).
  */
 export async function deliveryRecords(
@@ -82,7 +117,8 @@ export async function deliveryRecords(
   reading: WorkReading,
   redact: unknown[],
 ): Promise<DeliveryRecord[]> {
-  const failureError = reading.error === undefined ? null : reading.error instanceof ConnectorError ? reading.error.name : 'SyncError';
+  const failureError = failureErrorOf(reading);
+  if (!scope.calls.length) return failureError === null ? [] : [preparationRecord(scope, attempt, reading, redact)];
   return Promise.all(
     scope.calls.map(async (call, index) => {
       const raw = await call.response;

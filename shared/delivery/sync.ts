@@ -29,7 +29,7 @@ import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { deliveryAllowed, syncActive, type CompanyRecord } from '#companies/company-schema.js';
 import { getCompanyRecord, markCompanyFailing } from '#companies/company-store.js';
-import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsConnector, type Submission } from '#delivery/connectors/connector.js';
 import { loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { recordSyncOutcome } from '#delivery/delivery-metrics.js';
@@ -218,9 +218,7 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
     }
     throw new RetryLater(claimSeconds(), 'another attempt holds the claim');
   }
-  const connector = await loadConnector(company.ats);
-  if (!connector) return decideSync(record, { sync_status: 'FAILURE', failure_error: 'NoConnectorError' }, company);
-  const submit = async (job: JobRecord, reference: string, status: 'SUCCESS' | 'SUCCESS_FALLBACK') => {
+  const submit = async (connector: AtsConnector, job: JobRecord, reference: string, status: 'SUCCESS' | 'SUCCESS_FALLBACK') => {
     // Opened for this call only; the credentials go nowhere but the connector (and the log's redaction list).
     const credentials = await loadCredentials(company);
     redactInScope(Object.values(credentials));
@@ -233,20 +231,27 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
     return decideSync(record, { sync_status: status, failure_error: null, ...(externalId ? { external_id: externalId } : {}) }, company);
   };
   // Issue 44 (D23): the attempt's ATS calls are recorded in a scope and written to the delivery log after the
-  // outcome (or the retry) is written, so the log never delays a submission.
+  // outcome (or the retry) is written, so the log never delays a submission. What fails before the first call
+  // (the connector's load, the job, the credentials, an attachment) is in the scope too: one `prepare` record (P325).
   let attemptError: unknown;
   let retrying = false;
+  let failureError: string | undefined;
   const { scope, result } = await withAtsCalls('submitApplication', async () => {
     try {
+      const connector = await loadConnector(company.ats);
+      if (!connector) {
+        failureError = 'NoConnectorError';
+        return await decideSync(record, { sync_status: 'FAILURE', failure_error: failureError }, company);
+      }
       const job = await getJob(company.id, record.job);
       try {
-        return await submit(job, `his-application-${record.id}`, 'SUCCESS');
+        return await submit(connector, job, `his-application-${record.id}`, 'SUCCESS');
       } catch (error) {
         rethrowIfCrash(error);
         const fallbackJob = company.fallback_job;
         if (!(error instanceof ConnectorError && error.kind === 'job_not_published' && fallbackJob && fallbackJob !== job.id)) throw error;
         // D12: a job no longer published goes to the company's fallback job, under its own reference.
-        return await submit(await getJob(company.id, fallbackJob), `his-application-${record.id}-fallback`, 'SUCCESS_FALLBACK');
+        return await submit(connector, await getJob(company.id, fallbackJob), `his-application-${record.id}-fallback`, 'SUCCESS_FALLBACK');
       }
     } catch (error) {
       // A dead attempt neither releases its claim nor decides anything: the next one after the claim expires does.
@@ -262,7 +267,15 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
   });
   // A dead attempt writes nothing more (as a process that died would not).
   if (!(result.status === 'rejected' && isSimulatedCrash(result.reason)))
-    await writeDeliveryLog(record.id, await deliveryRecords(scope, attempts, { error: attemptError, retrying }, candidateValues(record)));
+    await writeDeliveryLog(
+      record.id,
+      await deliveryRecords(
+        scope,
+        attempts,
+        { error: attemptError, retrying, ...(failureError ? { failureError } : {}) },
+        candidateValues(record),
+      ),
+    );
   if (result.status === 'rejected') throw result.reason;
 }
 

@@ -7,7 +7,11 @@
  * never failing the sync) and the deletion with the personal data (D10) are checked here; every ATS through
  * success, a retry and a permanent failure in test/connectors/delivery-log.test.ts.
  */
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { connectCompany } from '#delivery/ats-connections.js';
+import { deleteCredentials } from '#delivery/credentials.js';
+import { getApplicationRecord } from '#applications/application-store.js';
+import { config, s3 } from '#platform/clients.js';
 import { createApiKey } from '#companies/api-keys.js';
 import { createCompany } from '#companies/company-store.js';
 import { writeDeliveryLog, type DeliveryRecord } from '#delivery/delivery-log.js';
@@ -111,7 +115,7 @@ test('each ATS call of each attempt is one record, newest first: a retry, then t
   for (const record of results) {
     expect(record.operation).toBe('submitApplication');
     expect(record.url).not.toMatch(/[?#@]/);
-    expect(record.url.startsWith(new URL(ats.url).host)).toBe(true);
+    expect(String(record.url).startsWith(new URL(ats.url).host)).toBe(true);
     expect(record.duration_ms).toBeGreaterThanOrEqual(0);
     expect(Buffer.byteLength(record.response_excerpt)).toBeLessThanOrEqual(1024);
   }
@@ -197,6 +201,74 @@ test('a sandbox sync writes its log after the outcome, one record of one write u
   expect((await storedLog(limited)).length).toBe(2);
   for (const item of [...(await storedLog(limited)), ...(await storedLog(once))])
     expect(JSON.stringify(item)).not.toMatch(/ada\.log|Lovelace/i);
+});
+
+test('an attempt that fails before any ATS call is one `prepare` record per attempt: a file that cannot be read (P325)', async () => {
+  const company = await aCompany(partner.id);
+  await importJobs(company.id, [{ external_id: 'LOG-PREP', title: 'Engineer' }]);
+  const job = (await api.get('/jobs?external_id=LOG-PREP', { key: company.key, companyId: company.id })).body.results[0].id as number;
+  const cv = { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: Buffer.from('%PDF-1.5 cv').toString('base64') };
+  const created = await api.request('POST', '/applications/', {
+    key: company.key,
+    companyId: company.id,
+    body: { job, candidate: { email: 'ada.prep@example.com', full_name: 'Ada Prepared' }, attachments: [cv] },
+  });
+  expect(created.status).toBe(201);
+  // The stored file is gone before the worker runs: the sandbox reads it before its (simulated) call.
+  const stored = await getApplicationRecord(created.body.id);
+  await s3().send(new DeleteObjectCommand({ Bucket: config().bucketName, Key: stored!.attachments![0].key }));
+  await api.runtime.poller.drain();
+  const application = (await api.get(`/applications/${created.body.id}`, { key: company.key, companyId: company.id })).body;
+  expect(application).toMatchObject({ sync_status: 'FAILURE', failure_error: 'SyncError' });
+  const log = (await deliveries(created.body.id, '', company.key, company.id)).body.results as DeliveryRecord[];
+  expect(log.map((r) => [r.attempt, r.operation, r.method, r.url, r.status, r.result, r.failure_error, r.fields_sent])).toEqual([
+    [2, 'prepare', null, null, null, 'failed', 'SyncError', []],
+    [1, 'prepare', null, null, null, 'retry', 'SyncError', []],
+  ]);
+  // One item (one write unit) per attempt, nothing personal in it.
+  const items = await storedLog(created.body.id);
+  expect(items).toHaveLength(2);
+  for (const item of items) expect(JSON.stringify(item)).not.toMatch(/ada\.prep|Prepared/i);
+});
+
+test('credentials that are gone fail the attempt before any ATS call: the log shows it never reached the ATS (P325)', async () => {
+  const company = await createCompany({
+    partner: partner.id,
+    name: 'No Keys GmbH',
+    ats: 'smartrecruiters',
+    entitlements: ['candidate_sync'],
+  });
+  await importJobs(company.id, [{ external_id: UUID, title: 'Echo Engineer', status: 'active' }]);
+  await connectCompany(company.id, 'smartrecruiters', { company_identifier: 'echo', api_key: TOKEN });
+  await deleteCredentials(company.id);
+  const job = (await api.get(`/jobs?external_id=${UUID}`, { key: partner.key, companyId: company.id })).body.results[0].id as number;
+  const before = ats.requests.length;
+  const created = await api.request('POST', '/applications/', {
+    key: partner.key,
+    companyId: company.id,
+    body: { job, candidate: CANDIDATE },
+  });
+  expect(created.status).toBe(201);
+  await api.runtime.poller.drain();
+  expect(ats.requests.length).toBe(before);
+  const application = (await api.get(`/applications/${created.body.id}`, { key: partner.key, companyId: company.id })).body;
+  expect(application).toMatchObject({ sync_status: 'FAILURE', failure_error: 'CredentialsRejectedError' });
+  const log = (await deliveries(created.body.id, '', partner.key, company.id)).body;
+  expect(log.count).toBe(1);
+  expect(log.results[0]).toMatchObject({
+    attempt: 1,
+    operation: 'prepare',
+    method: null,
+    url: null,
+    status: null,
+    result: 'failed',
+    failure_error: 'CredentialsRejectedError',
+    error_code: null,
+    response_excerpt: 'No credentials are stored for smartrecruiters.',
+    fields_sent: [],
+  });
+  // Another company's key still gets a 404 for it.
+  expect((await deliveries(created.body.id, '', partner.key, companyId)).status).toBe(404);
 });
 
 test('a log write that fails returns false and is counted, without throwing', async () => {
