@@ -25,6 +25,14 @@ import { errorCodeOf, redactExcerpt } from '#delivery/log-redaction.js';
 
 export const deliveryLogDays = () => Number(process.env.DELIVERY_LOG_DAYS ?? 30);
 
+let logOn = true;
+/** Whether attempts build and write their log: always, except while `npm run bench:bill` times a sync without it (P326). */
+export const deliveryLogOn = () => logOn;
+/** Bench seam (P326): turns the building and writing of the sync's log off and on again, within one process. */
+export function setDeliveryLog(on: boolean): void {
+  logOn = on;
+}
+
 export type DeliveryResult = 'accepted' | 'retry' | 'failed';
 
 /** One ATS call as the API, the CLI and the store show it. */
@@ -172,6 +180,28 @@ export async function writeDeliveryLog(applicationId: number, records: DeliveryR
     ...expires,
   }));
   return putQuietly(items, { applicationId });
+}
+
+/**
+ * Builds a unit of work's records and stores them (P326: the sync starts this beside its own writes); resolves false
+ * when they were not stored, never rejects: a failure to build them is counted and logged like a failed write.
+ */
+export async function logAttempt(
+  applicationId: number,
+  scope: AtsCallScope,
+  attempt: number,
+  reading: WorkReading,
+  redact: unknown[],
+): Promise<boolean> {
+  let records: DeliveryRecord[];
+  try {
+    records = await deliveryRecords(scope, attempt, reading, redact);
+  } catch (error) {
+    recordDeliveryLogWriteFailure(Math.max(scope.calls.length, 1));
+    logger.warn('delivery log not written', { applicationId, error: (error as Error).name });
+    return false;
+  }
+  return writeDeliveryLog(applicationId, records);
 }
 
 const recordOf = (item: Record<string, unknown>): DeliveryRecord => {

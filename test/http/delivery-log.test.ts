@@ -11,10 +11,10 @@ import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { connectCompany } from '#delivery/ats-connections.js';
 import { deleteCredentials } from '#delivery/credentials.js';
 import { getApplicationRecord } from '#applications/application-store.js';
-import { config, s3 } from '#platform/clients.js';
+import { config, dynamoClient, s3 } from '#platform/clients.js';
 import { createApiKey } from '#companies/api-keys.js';
 import { createCompany } from '#companies/company-store.js';
-import { writeDeliveryLog, type DeliveryRecord } from '#delivery/delivery-log.js';
+import type { DeliveryRecord } from '#delivery/delivery-log.js';
 import { importJobs } from '#jobs/job-store.js';
 import { advanceClock, resetClock } from '#platform/clock.js';
 import { queryAll } from '#platform/batch.js';
@@ -271,25 +271,53 @@ test('credentials that are gone fail the attempt before any ATS call: the log sh
   expect((await deliveries(created.body.id, '', partner.key, companyId)).status).toBe(404);
 });
 
-test('a log write that fails returns false and is counted, without throwing', async () => {
+test('a log write that fails never fails the sync: the application is delivered, the records are counted as not written', async () => {
+  const company = await aCompany(partner.id);
+  await importJobs(company.id, [{ external_id: 'LOG-FAIL', title: 'Engineer' }]);
+  const job = (await api.get('/jobs?external_id=LOG-FAIL', { key: company.key, companyId: company.id })).body.results[0].id as number;
+  const created = await api.request('POST', '/applications/', {
+    key: company.key,
+    companyId: company.id,
+    body: { job, candidate: { email: 'ada.nolog@example.com', full_name: 'Ada Unlogged' } },
+  });
+  expect(created.status).toBe(201);
+  // DynamoDB refuses the log's BatchWrite (and only it): every other write of the sync goes through.
+  let refused = 0;
+  dynamoClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = JSON.stringify((args as { input: unknown }).input);
+      if (context.commandName !== 'BatchWriteItemCommand' || !input.includes('"DELIVERY#')) return next(args);
+      refused += 1;
+      throw Object.assign(new Error('Throughput exceeds the current capacity of your table'), {
+        name: 'ProvisionedThroughputExceededException',
+      });
+    },
+    { step: 'initialize', name: 'refuseDeliveryLog' },
+  );
   const written: string[] = [];
   const original = process.stdout.write.bind(process.stdout);
   process.env.POWERTOOLS_METRICS_NAMESPACE = 'HiringIntegrationService/test';
   delete process.env.POWERTOOLS_METRICS_DISABLED;
   process.stdout.write = ((chunk: string | Uint8Array) => (written.push(String(chunk)), true)) as typeof process.stdout.write;
-  let ok: boolean;
+  let received: number;
   try {
-    // A sort key over DynamoDB's 1,024 bytes: the write is refused.
-    const record = { attempt: 1, at: 'x'.repeat(1100), operation: 'submitApplication', method: 'POST', url: 'ats/x', status: 500 };
-    ok = await writeDeliveryLog(applicationId, [record as unknown as DeliveryRecord]);
+    received = await api.runtime.poller.drain();
   } finally {
     process.stdout.write = original;
     delete process.env.POWERTOOLS_METRICS_NAMESPACE;
+    dynamoClient().middlewareStack.remove('refuseDeliveryLog');
   }
-  expect(ok).toBe(false);
+  // One message, handled once: the attempt did not fail (a failed one would have come back).
+  expect(received).toBe(1);
+  expect(refused).toBe(1);
+  const application = (await api.get(`/applications/${created.body.id}`, { key: company.key, companyId: company.id })).body;
+  expect(application).toMatchObject({ sync_status: 'SUCCESS', failure_error: null });
+  expect(await storedLog(created.body.id)).toEqual([]);
   const emf = written.filter((line) => line.includes('DeliveryLogWriteFailures')).map((line) => JSON.parse(line));
   expect(emf).toHaveLength(1);
   expect(emf[0].DeliveryLogWriteFailures).toBe(1);
+  // The warning names the application, never the records or the candidate.
+  expect(written.join('')).not.toMatch(/ada\.nolog|Unlogged/i);
 });
 
 test('an anonymized application has no log: retention deletes it with the personal data (D10)', async () => {
