@@ -7,6 +7,7 @@
  * never failing the sync) and the deletion with the personal data (D10) are checked here; every ATS through
  * success, a retry and a permanent failure in test/connectors/delivery-log.test.ts.
  */
+import { DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { connectCompany } from '#delivery/ats-connections.js';
 import { deleteCredentials } from '#delivery/credentials.js';
@@ -192,6 +193,11 @@ test('a sandbox sync writes its log after the outcome, one record of one write u
   // test/http/change-costs.test.ts: 10 without the log, 11 with its one call).
   for (const id of [once, limited]) for (const item of await storedLog(id)) expect(itemBytes(item)).toBeLessThanOrEqual(1024);
   expect((await storedLog(once)).length).toBe(1);
+  // Kept DELIVERY_LOG_DAYS (30 by default) through the table's TTL attribute, which DynamoDB has enabled.
+  const [onceItem] = await storedLog(once);
+  expect(Math.abs(Number(onceItem.expires_at) - (Date.now() / 1000 + 30 * 86_400))).toBeLessThan(600);
+  const ttl = await dynamoClient().send(new DescribeTimeToLiveCommand({ TableName: config().tableName }));
+  expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'expires_at', TimeToLiveStatus: 'ENABLED' });
   const limitedLog = (await deliveries(limited, '', company.key, company.id)).body.results as DeliveryRecord[];
   expect(limitedLog.map((r) => [r.attempt, r.method, r.status, r.result, r.failure_error, r.error_code])).toEqual([
     [2, 'POST', 201, 'accepted', null, null],
@@ -249,7 +255,15 @@ test('credentials that are gone fail the attempt before any ATS call: the log sh
     body: { job, candidate: CANDIDATE },
   });
   expect(created.status).toBe(201);
-  await api.runtime.poller.drain();
+  // DELIVERY_LOG_DAYS sets how long the records are kept (read when they are written).
+  process.env.DELIVERY_LOG_DAYS = '7';
+  try {
+    await api.runtime.poller.drain();
+  } finally {
+    delete process.env.DELIVERY_LOG_DAYS;
+  }
+  const [item] = await storedLog(created.body.id);
+  expect(Math.abs(Number(item.expires_at) - (Date.now() / 1000 + 7 * 86_400))).toBeLessThan(600);
   expect(ats.requests.length).toBe(before);
   const application = (await api.get(`/applications/${created.body.id}`, { key: partner.key, companyId: company.id })).body;
   expect(application).toMatchObject({ sync_status: 'FAILURE', failure_error: 'CredentialsRejectedError' });
