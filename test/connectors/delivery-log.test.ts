@@ -18,7 +18,7 @@ import { createHiringClient, type Delivery } from '../../clients/typescript/src/
 import { adminCli } from '../helpers/admin-cli.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
-import { COVER, PDF, type Driver, type DriverModule, type StartedSimulator } from './drivers/driver.js';
+import { contractApplication, type Driver, type DriverModule, type StartedSimulator } from './drivers/driver.js';
 import { driverModules, startSimulators } from './drivers/index.js';
 
 process.env.SYNC_RETRY_BASE_SECONDS = '0';
@@ -71,15 +71,7 @@ async function scenario(ats: string, driverModule: DriverModule): Promise<Scenar
     const created = await api.request('POST', '/applications/', {
       key: partner.key,
       companyId: company.id,
-      body: {
-        job,
-        candidate: { email, ...CANDIDATE },
-        screening_questions: [{ id: '123', question: 'Why us?', answer_type: 'text', answer: 'Because.' }],
-        attachments: [
-          { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') },
-          { type: 'cover_letter', name: 'cover.pdf', content_type: 'application/pdf', data: COVER.toString('base64') },
-        ].filter((a) => driver.attachmentTypes?.includes(a.type) ?? true),
-      },
+      body: contractApplication(driver, job, email),
     });
     expect(created.status).toBe(201);
     await api.runtime.poller.drain();

@@ -50,6 +50,20 @@ const storedLog = (id: number) =>
     ExpressionAttributeValues: { ':pk': `APPLICATION#${id}`, ':d': 'DELIVERY#' },
   });
 
+/** A new sandbox company with one job, and an application to it created through HTTP (not yet synced). */
+async function sandboxApplication(candidate: Record<string, string>, attachments: unknown[] = []) {
+  const company = await aCompany(partner.id);
+  await importJobs(company.id, [{ external_id: 'LOG-JOB', title: 'Engineer' }]);
+  const job = (await api.get('/jobs?external_id=LOG-JOB', { key: company.key, companyId: company.id })).body.results[0].id as number;
+  const created = await api.request('POST', '/applications/', {
+    key: company.key,
+    companyId: company.id,
+    body: { job, candidate, ...(attachments.length ? { attachments } : {}) },
+  });
+  expect(created.status).toBe(201);
+  return { company, id: created.body.id as number };
+}
+
 beforeAll(async () => {
   // An ATS whose checks pass and whose application endpoint is down, answering with everything it was sent.
   ats = await startSimulatorServer((request) => {
@@ -210,29 +224,21 @@ test('a sandbox sync writes its log after the outcome, one record of one write u
 });
 
 test('an attempt that fails before any ATS call is one `prepare` record per attempt: a file that cannot be read (P325)', async () => {
-  const company = await aCompany(partner.id);
-  await importJobs(company.id, [{ external_id: 'LOG-PREP', title: 'Engineer' }]);
-  const job = (await api.get('/jobs?external_id=LOG-PREP', { key: company.key, companyId: company.id })).body.results[0].id as number;
   const cv = { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: Buffer.from('%PDF-1.5 cv').toString('base64') };
-  const created = await api.request('POST', '/applications/', {
-    key: company.key,
-    companyId: company.id,
-    body: { job, candidate: { email: 'ada.prep@example.com', full_name: 'Ada Prepared' }, attachments: [cv] },
-  });
-  expect(created.status).toBe(201);
+  const { company, id } = await sandboxApplication({ email: 'ada.prep@example.com', full_name: 'Ada Prepared' }, [cv]);
   // The stored file is gone before the worker runs: the sandbox reads it before its (simulated) call.
-  const stored = await getApplicationRecord(created.body.id);
+  const stored = await getApplicationRecord(id);
   await s3().send(new DeleteObjectCommand({ Bucket: config().bucketName, Key: stored!.attachments![0].key }));
   await api.runtime.poller.drain();
-  const application = (await api.get(`/applications/${created.body.id}`, { key: company.key, companyId: company.id })).body;
+  const application = (await api.get(`/applications/${id}`, { key: company.key, companyId: company.id })).body;
   expect(application).toMatchObject({ sync_status: 'FAILURE', failure_error: 'SyncError' });
-  const log = (await deliveries(created.body.id, '', company.key, company.id)).body.results as DeliveryRecord[];
+  const log = (await deliveries(id, '', company.key, company.id)).body.results as DeliveryRecord[];
   expect(log.map((r) => [r.attempt, r.operation, r.method, r.url, r.status, r.result, r.failure_error, r.fields_sent])).toEqual([
     [2, 'prepare', null, null, null, 'failed', 'SyncError', []],
     [1, 'prepare', null, null, null, 'retry', 'SyncError', []],
   ]);
   // One item (one write unit) per attempt, nothing personal in it.
-  const items = await storedLog(created.body.id);
+  const items = await storedLog(id);
   expect(items).toHaveLength(2);
   for (const item of items) expect(JSON.stringify(item)).not.toMatch(/ada\.prep|Prepared/i);
 });
@@ -286,15 +292,7 @@ test('credentials that are gone fail the attempt before any ATS call: the log sh
 });
 
 test('a log write that fails never fails the sync: the application is delivered, the records are counted as not written', async () => {
-  const company = await aCompany(partner.id);
-  await importJobs(company.id, [{ external_id: 'LOG-FAIL', title: 'Engineer' }]);
-  const job = (await api.get('/jobs?external_id=LOG-FAIL', { key: company.key, companyId: company.id })).body.results[0].id as number;
-  const created = await api.request('POST', '/applications/', {
-    key: company.key,
-    companyId: company.id,
-    body: { job, candidate: { email: 'ada.nolog@example.com', full_name: 'Ada Unlogged' } },
-  });
-  expect(created.status).toBe(201);
+  const { company, id } = await sandboxApplication({ email: 'ada.nolog@example.com', full_name: 'Ada Unlogged' });
   // DynamoDB refuses the log's BatchWrite (and only it): every other write of the sync goes through.
   let refused = 0;
   dynamoClient().middlewareStack.add(
@@ -324,9 +322,9 @@ test('a log write that fails never fails the sync: the application is delivered,
   // One message, handled once: the attempt did not fail (a failed one would have come back).
   expect(received).toBe(1);
   expect(refused).toBe(1);
-  const application = (await api.get(`/applications/${created.body.id}`, { key: company.key, companyId: company.id })).body;
+  const application = (await api.get(`/applications/${id}`, { key: company.key, companyId: company.id })).body;
   expect(application).toMatchObject({ sync_status: 'SUCCESS', failure_error: null });
-  expect(await storedLog(created.body.id)).toEqual([]);
+  expect(await storedLog(id)).toEqual([]);
   const emf = written.filter((line) => line.includes('DeliveryLogWriteFailures')).map((line) => JSON.parse(line));
   expect(emf).toHaveLength(1);
   expect(emf[0].DeliveryLogWriteFailures).toBe(1);
