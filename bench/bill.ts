@@ -12,7 +12,7 @@
  * Writes docs/benchmarks.json (key "bill") and the "Bill" section of docs/benchmarks.md.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 /** On-demand prices, us-east-1, per million request units (aws.amazon.com/dynamodb/pricing/on-demand/, since 2024-11-01). */
@@ -106,6 +106,47 @@ async function request(method: string, path: string, key: string, companyId: num
   return { body: JSON.parse(text) as Record<string, any>, cost: { read: Number(match[1]), write: Number(match[2]) } };
 }
 
+/**
+ * P326, issue 44's "writing the log must not slow a submission": the worker's sync of one application (sandbox ATS,
+ * `syncApplication` called directly, so no queue wait is timed), with the delivery log on and off, alternating sync
+ * by sync (LOG_TIMING_PAIRS pairs) so that the machine's load falls on both alike. Each arm's median and mean, the
+ * ratio on / off, and the median of the pairs' differences.
+ */
+const LOG_TIMING_PAIRS = Number(process.env.LOG_TIMING_PAIRS ?? 60);
+type LogTiming = { pairs: number; onMs: number; offMs: number; ratio: number; onMean: number; offMean: number; pairDiffMs: number };
+let logTiming: LogTiming | undefined;
+async function timeSyncs(createOne: (i: number) => Promise<{ body: Record<string, any> }>): Promise<LogTiming> {
+  const { syncApplication } = await import('#delivery/sync.js');
+  const { setDeliveryLog } = await import('#delivery/delivery-log.js');
+  const times: Record<'on' | 'off', number[]> = { on: [], off: [] };
+  const ids: number[] = [];
+  for (let i = 0; i < LOG_TIMING_PAIRS * 2; i++) ids.push((await createOne(i)).body.id as number);
+  try {
+    for (const [i, id] of ids.entries()) {
+      // on, off, off, on, …: neither arm always goes first.
+      const arm = i % 4 === 0 || i % 4 === 3 ? 'on' : 'off';
+      setDeliveryLog(arm === 'on');
+      const started = performance.now();
+      await syncApplication(id);
+      times[arm].push(performance.now() - started);
+    }
+  } finally {
+    setDeliveryLog(true);
+  }
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const [onMs, offMs] = [median(times.on), median(times.off)];
+  return {
+    pairs: times.on.length,
+    onMs,
+    offMs,
+    ratio: onMs / offMs,
+    onMean: mean(times.on),
+    offMean: mean(times.off),
+    pairDiffMs: median(times.on.map((t, i) => t - times.off[i])),
+  };
+}
+
 const changes: Record<string, Cost> = Object.create(null);
 try {
   const partner = await createPartner('Bill partner', 'agency');
@@ -190,6 +231,8 @@ try {
   const renamed = await request('PATCH', `/companies/${company.id}/`, key, company.id, { name: 'Bill Renamed Ltd' });
   changes['company write (rename)'] = add(renamed.cost, await relay());
   changes['job import run, 10 jobs unchanged'] = add(await measured(() => importJobs(company.id, jobs)), await relay());
+  // P326: a sync's time with the delivery log on and off, in this run (last: its syncs' events are not relayed).
+  logTiming = await timeSyncs((i) => create(syncing.id, syncJob, 10_000 + i));
 } finally {
   await runtime.stop();
   rmSync(dataDir, { recursive: true, force: true });
@@ -302,6 +345,7 @@ json.bill = {
   total,
   outcomes: { ...OUTCOMES, readings, readingsPerApplication, hourlyPerApplication, rangesPerPass },
 };
+json.deliveryLogTiming = { command: COMMAND, machine, date, load: loadavg()[0], ...logTiming };
 writeFileSync(jsonPath, `${JSON.stringify(json, null, 2)}\n`);
 
 /** The month before issue 22's redesign (docs/benchmarks.json `billBefore`, from the first run of this bench). */
@@ -334,13 +378,33 @@ const section = [
   `List mix (weights of bench:scale's row kinds at 10,000; a kind with several rows counts their mean): ${LIST_MIX.map(([list, kind, w]) => `${list} ${kind} ${Math.round(w * 100)} %`).join(', ')}.`,
   '<!-- bill:end -->',
 ].join('\n');
+const ms = (n: number) => round(n, 1);
+const timingSection = [
+  '<!-- delivery-log-timing:start -->',
+  "## The delivery log and a sync's time (issue 44, P326)",
+  '',
+  `Command: \`${COMMAND}\` (its last step, \`timeSyncs\` in \`bench/bill.ts\`). Machine: ${machine}, load average ${round(loadavg()[0], 1)} at the end. ${date}. The worker's sync of one application to the sandbox ATS (\`syncApplication\`, no queue wait), ${logTiming?.pairs ?? 0} syncs with the delivery log on and as many with it off (building and writing the records skipped), alternating sync by sync, on DynamoDB Local.`,
+  '',
+  '| log | median ms | mean ms |',
+  '|---|---|---|',
+  `| on | ${ms(logTiming?.onMs ?? NaN)} | ${ms(logTiming?.onMean ?? NaN)} |`,
+  `| off | ${ms(logTiming?.offMs ?? NaN)} | ${ms(logTiming?.offMean ?? NaN)} |`,
+  `| **on / off** | **${round(logTiming?.ratio ?? NaN)}x** | ${round((logTiming?.onMean ?? NaN) / (logTiming?.offMean ?? NaN))}x |`,
+  '',
+  `Median of the pairs' differences (on − off): ${ms(logTiming?.pairDiffMs ?? NaN)} ms.`,
+  '<!-- delivery-log-timing:end -->',
+].join('\n');
 const mdPath = 'docs/benchmarks.md';
-const md = readFileSync(mdPath, 'utf8');
-const start = md.indexOf('<!-- bill:start -->');
-const end = md.indexOf('<!-- bill:end -->');
-writeFileSync(
-  mdPath,
-  start >= 0 && end > start ? md.slice(0, start) + section + md.slice(end + '<!-- bill:end -->'.length) : `${md.trimEnd()}\n\n${section}\n`,
-);
-process.stdout.write(`${section}\n`);
+let md = readFileSync(mdPath, 'utf8');
+/** Replaces the section between a marker pair, or adds it at the end. */
+function replaceSection(text: string, name: string, body: string): string {
+  const [open, close] = [`<!-- ${name}:start -->`, `<!-- ${name}:end -->`];
+  const start = text.indexOf(open);
+  const end = text.indexOf(close);
+  return start >= 0 && end > start ? text.slice(0, start) + body + text.slice(end + close.length) : `${text.trimEnd()}\n\n${body}\n`;
+}
+md = replaceSection(md, 'bill', section);
+md = replaceSection(md, 'delivery-log-timing', timingSection);
+writeFileSync(mdPath, md);
+process.stdout.write(`${section}\n\n${timingSection}\n`);
 process.exit(0);

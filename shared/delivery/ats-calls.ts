@@ -32,6 +32,8 @@ export interface AtsCall {
 
 export interface AtsCallScope {
   operation: string;
+  /** Milliseconds since the epoch when the unit of work began (the `at` of a failure before any call, P325). */
+  started: number;
   calls: AtsCall[];
   /** Values to redact wherever they appear: credentials held for the call, the candidate's contact data. */
   secrets: string[];
@@ -44,7 +46,7 @@ export async function withAtsCalls<T>(
   operation: string,
   work: (scope: AtsCallScope) => Promise<T>,
 ): Promise<{ scope: AtsCallScope; result: PromiseSettledResult<T> }> {
-  const scope: AtsCallScope = { operation, calls: [], secrets: [] };
+  const scope: AtsCallScope = { operation, started: Date.now(), calls: [], secrets: [] };
   const result = await storage.run(scope, async () => {
     try {
       return { status: 'fulfilled' as const, value: await work(scope) };

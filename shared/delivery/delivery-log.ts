@@ -25,6 +25,14 @@ import { errorCodeOf, redactExcerpt } from '#delivery/log-redaction.js';
 
 export const deliveryLogDays = () => Number(process.env.DELIVERY_LOG_DAYS ?? 30);
 
+let logOn = true;
+/** Whether attempts build and write their log: always, except while `npm run bench:bill` times a sync without it (P326). */
+export const deliveryLogOn = () => logOn;
+/** Bench seam (P326): turns the building and writing of the sync's log off and on again, within one process. */
+export function setDeliveryLog(on: boolean): void {
+  logOn = on;
+}
+
 export type DeliveryResult = 'accepted' | 'retry' | 'failed';
 
 /** One ATS call as the API, the CLI and the store show it. */
@@ -32,8 +40,9 @@ export interface DeliveryRecord {
   attempt: number;
   at: string;
   operation: string;
-  method: string;
-  url: string;
+  /** Null on a `prepare` record: the attempt failed before any ATS call (P325). */
+  method: string | null;
+  url: string | null;
   status: number | null;
   duration_ms: number;
   result: DeliveryResult;
@@ -47,6 +56,39 @@ export interface DeliveryRecord {
 export interface WorkReading {
   error?: unknown;
   retrying: boolean;
+  /** The `failure_error` when it is not the error's own name (`NoConnectorError`, decided without an error). */
+  failureError?: string;
+}
+
+/** The `failure_error` a unit of work led to: the connector error's name, `SyncError` for an unexpected one. */
+function failureErrorOf(reading: WorkReading): string | null {
+  if (reading.failureError) return reading.failureError;
+  if (reading.error === undefined) return null;
+  return reading.error instanceof ConnectorError ? reading.error.name : 'SyncError';
+}
+
+/**
+ * P325: a unit of work that failed before its first ATS call (no credentials stored, an attachment that cannot be
+ * read or that the ATS's limits refuse, no connector) is one record, `operation: 'prepare'`, without method, URL or
+ * status: the log then answers "did it reach the ATS?" with no. Its excerpt is our own reason (a connector error's
+ * message, which names no candidate value and is redacted all the same; an unexpected error's name only).
+ */
+function preparationRecord(scope: AtsCallScope, attempt: number, reading: WorkReading, redact: unknown[]): DeliveryRecord {
+  const reason = reading.error instanceof ConnectorError ? reading.error.message : reading.error instanceof Error ? reading.error.name : '';
+  return {
+    attempt,
+    at: new Date(scope.started).toISOString(),
+    operation: 'prepare',
+    method: null,
+    url: null,
+    status: null,
+    duration_ms: Math.max(0, Date.now() - scope.started),
+    result: reading.retrying ? 'retry' : 'failed',
+    failure_error: failureErrorOf(reading),
+    error_code: null,
+    response_excerpt: redactExcerpt(reason, [...redact, ...scope.secrets]),
+    fields_sent: [],
+  };
 }
 
 const pad = (n: number) => String(n).padStart(4, '0');
@@ -73,7 +115,8 @@ function resultOfStatus(status: number | undefined): DeliveryResult {
 
 /**
  * The records of a scope's calls: each read by its status, except the last call of a unit of work that failed,
- * which carries the work's reading (`retry` when a retry follows, else `failed`) and the `failure_error` it led to.
+ * which carries the work's reading (`retry` when a retry follows, else `failed`) and the `failure_error` it led to;
+ * a unit of work that failed before any call, one `prepare` record (P325).
  * `redact` lists the values no excerpt may hold (the candidate's contact data and names, credentials).
  */
 export async function deliveryRecords(
@@ -82,7 +125,8 @@ export async function deliveryRecords(
   reading: WorkReading,
   redact: unknown[],
 ): Promise<DeliveryRecord[]> {
-  const failureError = reading.error === undefined ? null : reading.error instanceof ConnectorError ? reading.error.name : 'SyncError';
+  const failureError = failureErrorOf(reading);
+  if (!scope.calls.length) return failureError === null ? [] : [preparationRecord(scope, attempt, reading, redact)];
   return Promise.all(
     scope.calls.map(async (call, index) => {
       const raw = await call.response;
@@ -136,6 +180,28 @@ export async function writeDeliveryLog(applicationId: number, records: DeliveryR
     ...expires,
   }));
   return putQuietly(items, { applicationId });
+}
+
+/**
+ * Builds a unit of work's records and stores them (P326: the sync starts this beside its own writes); resolves false
+ * when they were not stored, never rejects: a failure to build them is counted and logged like a failed write.
+ */
+export async function logAttempt(
+  applicationId: number,
+  scope: AtsCallScope,
+  attempt: number,
+  reading: WorkReading,
+  redact: unknown[],
+): Promise<boolean> {
+  let records: DeliveryRecord[];
+  try {
+    records = await deliveryRecords(scope, attempt, reading, redact);
+  } catch (error) {
+    recordDeliveryLogWriteFailure(Math.max(scope.calls.length, 1));
+    logger.warn('delivery log not written', { applicationId, error: (error as Error).name });
+    return false;
+  }
+  return writeDeliveryLog(applicationId, records);
 }
 
 const recordOf = (item: Record<string, unknown>): DeliveryRecord => {

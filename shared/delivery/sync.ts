@@ -29,17 +29,17 @@ import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
 import { deliveryAllowed, syncActive, type CompanyRecord } from '#companies/company-schema.js';
 import { getCompanyRecord, markCompanyFailing } from '#companies/company-store.js';
-import { ConnectorError, type Submission } from '#delivery/connectors/connector.js';
+import { ConnectorError, type AtsConnector, type Submission } from '#delivery/connectors/connector.js';
 import { loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { recordSyncOutcome } from '#delivery/delivery-metrics.js';
 import { redactInScope, withAtsCalls } from '#delivery/ats-calls.js';
-import { candidateValues, deliveryRecords, writeDeliveryLog } from '#delivery/delivery-log.js';
+import { candidateValues, deliveryLogOn, logAttempt, type WorkReading } from '#delivery/delivery-log.js';
 import { sendMail } from '#delivery/email.js';
 import { contactCandidate, externalApplyDue } from '#delivery/external-apply.js';
 import { watchDelivered } from '#delivery/outcomes.js';
 import { rememberDelivery } from '#delivery/ats-webhooks.js';
-import { crashPoint, isSimulatedCrash, rethrowIfCrash } from '#platform/faults.js';
+import { crashPoint, rethrowIfCrash } from '#platform/faults.js';
 import { getJob } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { SYNC_DUE_SHARDS, keys } from '#platform/keys.js';
@@ -219,54 +219,63 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
     }
     throw new RetryLater(claimSeconds(), 'another attempt holds the claim');
   }
-  const connector = await loadConnector(company.ats);
-  if (!connector) return decideSync(record, { sync_status: 'FAILURE', failure_error: 'NoConnectorError' }, company);
-  const submit = async (job: JobRecord, reference: string, status: 'SUCCESS' | 'SUCCESS_FALLBACK') => {
-    // Opened for this call only; the credentials go nowhere but the connector (and the log's redaction list).
-    const credentials = await loadCredentials(company);
-    redactInScope(Object.values(credentials));
-    const { externalId } = await connector.submitApplication(submissionFor(record, company, job, reference), credentials);
-    // D21 (P300): its outcome is read from the next reading pass on; before the status write, so that a crash
-    // between them loses nothing (the retry puts the same watch again).
-    await watchDelivered(record, company, { externalId, reference, jobExternalId: String(job.external_id) });
-    // P311: where outcomes come by webhooks, what the ATS's webhooks will name the application by.
-    await rememberDelivery(record, company, { externalId, jobExternalId: String(job.external_id) });
-    await hooks.afterSubmit?.();
-    crashPoint('sync.after-ats-call');
-    return decideSync(record, { sync_status: status, failure_error: null, ...(externalId ? { external_id: externalId } : {}) }, company);
-  };
-  // Issue 44 (D23): the attempt's ATS calls are recorded in a scope and written to the delivery log after the
-  // outcome (or the retry) is written, so the log never delays a submission.
-  let attemptError: unknown;
-  let retrying = false;
-  const { scope, result } = await withAtsCalls('submitApplication', async () => {
+  // Issue 44 (D23): the attempt's ATS calls are recorded in a scope. Its log is written once the attempt's reading
+  // is known, in parallel with the outcome's (or the retry's) own writes, not after them (P326): it adds no round
+  // trip to the attempt. A write that fails is counted, never thrown (`writeDeliveryLog`). What fails before the
+  // first call (the connector's load, the job, the credentials, an attachment) is in the scope too: one `prepare`
+  // record (P325). A dead attempt (a crash) writes no log, as a process that died would not.
+  let logging: Promise<boolean> | undefined;
+  const { result } = await withAtsCalls('submitApplication', async (scope) => {
+    const log = (reading: WorkReading) => {
+      if (deliveryLogOn()) logging ??= logAttempt(record.id, scope, attempts, reading, candidateValues(record));
+    };
+    const submit = async (connector: AtsConnector, job: JobRecord, reference: string, status: 'SUCCESS' | 'SUCCESS_FALLBACK') => {
+      // Opened for this call only; the credentials go nowhere but the connector (and the log's redaction list).
+      const credentials = await loadCredentials(company);
+      redactInScope(Object.values(credentials));
+      const { externalId } = await connector.submitApplication(submissionFor(record, company, job, reference), credentials);
+      // D21 (P300): its outcome is read from the next reading pass on; before the status write, so that a crash
+      // between them loses nothing (the retry puts the same watch again).
+      await watchDelivered(record, company, { externalId, reference, jobExternalId: String(job.external_id) });
+      // P311: where outcomes come by webhooks, what the ATS's webhooks will name the application by.
+      await rememberDelivery(record, company, { externalId, jobExternalId: String(job.external_id) });
+      await hooks.afterSubmit?.();
+      crashPoint('sync.after-ats-call');
+      log({ retrying: false });
+      return decideSync(record, { sync_status: status, failure_error: null, ...(externalId ? { external_id: externalId } : {}) }, company);
+    };
     try {
+      const connector = await loadConnector(company.ats);
+      if (!connector) {
+        const failureError = 'NoConnectorError';
+        log({ retrying: false, failureError });
+        return await decideSync(record, { sync_status: 'FAILURE', failure_error: failureError }, company);
+      }
       const job = await getJob(company.id, record.job);
       try {
-        return await submit(job, `his-application-${record.id}`, 'SUCCESS');
+        return await submit(connector, job, `his-application-${record.id}`, 'SUCCESS');
       } catch (error) {
         rethrowIfCrash(error);
         const fallbackJob = company.fallback_job;
         if (!(error instanceof ConnectorError && error.kind === 'job_not_published' && fallbackJob && fallbackJob !== job.id)) throw error;
         // D12: a job no longer published goes to the company's fallback job, under its own reference.
-        return await submit(await getJob(company.id, fallbackJob), `his-application-${record.id}-fallback`, 'SUCCESS_FALLBACK');
+        return await submit(connector, await getJob(company.id, fallbackJob), `his-application-${record.id}-fallback`, 'SUCCESS_FALLBACK');
       }
     } catch (error) {
       // A dead attempt neither releases its claim nor decides anything: the next one after the claim expires does.
       rethrowIfCrash(error);
-      attemptError = error;
-      try {
-        return await failAttempt(record, company, error, attempts);
-      } catch (later) {
-        retrying = later instanceof RetryLater;
-        throw later;
-      }
+      // The log's reading (a status write that then fails keeps the log's first reading: the ATS's answer stands).
+      log({ error, retrying: retriesAfter(error, attempts) });
+      return await failAttempt(record, company, error, attempts);
     }
   });
-  // A dead attempt writes nothing more (as a process that died would not).
-  if (!(result.status === 'rejected' && isSimulatedCrash(result.reason)))
-    await writeDeliveryLog(record.id, await deliveryRecords(scope, attempts, { error: attemptError, retrying }, candidateValues(record)));
+  await logging;
   if (result.status === 'rejected') throw result.reason;
+}
+
+/** Whether a failed attempt comes back: retryable failures (and unexpected ones) until the budget is spent. */
+function retriesAfter(error: unknown, attempts: number): boolean {
+  return (error instanceof ConnectorError ? error.retryable : true) && attempts < maxSyncAttempts();
 }
 
 /**
@@ -277,7 +286,7 @@ async function syncToAts(record: ApplicationRecord, company: CompanyRecord, hook
 async function failAttempt(record: ApplicationRecord, company: CompanyRecord, error: unknown, attempts: number): Promise<void> {
   const known = error instanceof ConnectorError ? error : undefined;
   if (!known) logger.error('sync attempt failed unexpectedly', { applicationId: record.id, attempts, error: error as Error });
-  if ((known ? known.retryable : true) && attempts < maxSyncAttempts()) {
+  if (retriesAfter(error, attempts)) {
     // An ATS's wait past what a queue message can be delayed is cut to it: the attempt then comes back when SQS can bring it (P270).
     const delay = Math.min(Math.max(known?.retryAfterSeconds ?? 0, retryDelaySeconds(attempts)), MAX_QUEUE_DELAY_SECONDS);
     await Promise.all([releaseClaim(record.id, 'sync'), releaseForRetry(record, delay)]);

@@ -311,9 +311,19 @@ export const applicationPageSchema = pageOf(applicationListItemSchema);
 export const deliverySchema = record({
   attempt: { type: 'integer', minimum: 1, description: 'The submission attempt the call belongs to (1 for the first).' },
   at: { ...timestamp, description: 'When the request left (UTC, milliseconds, trailing Z).' },
-  operation: { type: 'string', description: 'The connector operation: `submitApplication`, `readOutcome`.' },
-  method: { type: 'string', description: 'The HTTP method (for the in-process sandbox ATS: of its simulated call).' },
-  url: { type: 'string', description: "Host and path of the ATS's URL; never its query or credentials." },
+  operation: {
+    type: 'string',
+    description:
+      'The connector operation: `submitApplication`, `readOutcome`; `prepare` for an attempt that failed before any ATS call (no method, URL or status).',
+  },
+  method: {
+    type: ['string', 'null'],
+    description: 'The HTTP method (for the in-process sandbox ATS: of its simulated call); null on a `prepare` record.',
+  },
+  url: {
+    type: ['string', 'null'],
+    description: "Host and path of the ATS's URL; never its query or credentials. Null on a `prepare` record.",
+  },
   status: { type: ['integer', 'null'], description: "The ATS's HTTP status; null when no answer came (a timeout, a network error)." },
   duration_ms: { type: 'integer', minimum: 0 },
   result: {

@@ -16,7 +16,7 @@ import { findJobByExternalId, resolveRunIds } from '#jobs/job-store.js';
 import type { JobRecord } from '#jobs/job-schema.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
-import { COVER, PDF, type Driver, type DriverModule, type Key, type StartedSimulator } from './drivers/driver.js';
+import { contractApplication, type Driver, type DriverModule, type Key, type StartedSimulator } from './drivers/driver.js';
 import { driverModules } from './drivers/index.js';
 
 process.env.SYNC_RETRY_BASE_SECONDS = '0';
@@ -87,15 +87,7 @@ describe.each(drivers)('%s connector', (ats, driverModule) => {
     const created = await api.request('POST', '/applications/', {
       key: partner.key,
       companyId,
-      body: {
-        job: (await job(key)).id,
-        candidate: { email, first_name: 'Grace', last_name: 'Hopper', phone: '+49 30 1234' },
-        screening_questions: [{ id: '123', question: 'Why us?', answer_type: 'text', answer: 'Because.' }],
-        attachments: [
-          { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') },
-          { type: 'cover_letter', name: 'cover.pdf', content_type: 'application/pdf', data: COVER.toString('base64') },
-        ].filter((a) => driver.attachmentTypes?.includes(a.type) ?? true),
-      },
+      body: contractApplication(driver, (await job(key)).id, email),
     });
     expect(created.status).toBe(201);
     await api.runtime.poller.drain();

@@ -7,10 +7,15 @@
  * never failing the sync) and the deletion with the personal data (D10) are checked here; every ATS through
  * success, a retry and a permanent failure in test/connectors/delivery-log.test.ts.
  */
+import { DescribeTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteObjectCommand } from '@aws-sdk/client-s3';
 import { connectCompany } from '#delivery/ats-connections.js';
+import { deleteCredentials } from '#delivery/credentials.js';
+import { getApplicationRecord } from '#applications/application-store.js';
+import { config, dynamoClient, s3 } from '#platform/clients.js';
 import { createApiKey } from '#companies/api-keys.js';
 import { createCompany } from '#companies/company-store.js';
-import { writeDeliveryLog, type DeliveryRecord } from '#delivery/delivery-log.js';
+import type { DeliveryRecord } from '#delivery/delivery-log.js';
 import { importJobs } from '#jobs/job-store.js';
 import { advanceClock, resetClock } from '#platform/clock.js';
 import { queryAll } from '#platform/batch.js';
@@ -44,6 +49,20 @@ const storedLog = (id: number) =>
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :d)',
     ExpressionAttributeValues: { ':pk': `APPLICATION#${id}`, ':d': 'DELIVERY#' },
   });
+
+/** A new sandbox company with one job, and an application to it created through HTTP (not yet synced). */
+async function sandboxApplication(candidate: Record<string, string>, attachments: unknown[] = []) {
+  const company = await aCompany(partner.id);
+  await importJobs(company.id, [{ external_id: 'LOG-JOB', title: 'Engineer' }]);
+  const job = (await api.get('/jobs?external_id=LOG-JOB', { key: company.key, companyId: company.id })).body.results[0].id as number;
+  const created = await api.request('POST', '/applications/', {
+    key: company.key,
+    companyId: company.id,
+    body: { job, candidate, ...(attachments.length ? { attachments } : {}) },
+  });
+  expect(created.status).toBe(201);
+  return { company, id: created.body.id as number };
+}
 
 beforeAll(async () => {
   // An ATS whose checks pass and whose application endpoint is down, answering with everything it was sent.
@@ -111,7 +130,7 @@ test('each ATS call of each attempt is one record, newest first: a retry, then t
   for (const record of results) {
     expect(record.operation).toBe('submitApplication');
     expect(record.url).not.toMatch(/[?#@]/);
-    expect(record.url.startsWith(new URL(ats.url).host)).toBe(true);
+    expect(String(record.url).startsWith(new URL(ats.url).host)).toBe(true);
     expect(record.duration_ms).toBeGreaterThanOrEqual(0);
     expect(Buffer.byteLength(record.response_excerpt)).toBeLessThanOrEqual(1024);
   }
@@ -188,6 +207,11 @@ test('a sandbox sync writes its log after the outcome, one record of one write u
   // test/http/change-costs.test.ts: 10 without the log, 11 with its one call).
   for (const id of [once, limited]) for (const item of await storedLog(id)) expect(itemBytes(item)).toBeLessThanOrEqual(1024);
   expect((await storedLog(once)).length).toBe(1);
+  // Kept DELIVERY_LOG_DAYS (30 by default) through the table's TTL attribute, which DynamoDB has enabled.
+  const [onceItem] = await storedLog(once);
+  expect(Math.abs(Number(onceItem.expires_at) - (Date.now() / 1000 + 30 * 86_400))).toBeLessThan(600);
+  const ttl = await dynamoClient().send(new DescribeTimeToLiveCommand({ TableName: config().tableName }));
+  expect(ttl.TimeToLiveDescription).toMatchObject({ AttributeName: 'expires_at', TimeToLiveStatus: 'ENABLED' });
   const limitedLog = (await deliveries(limited, '', company.key, company.id)).body.results as DeliveryRecord[];
   expect(limitedLog.map((r) => [r.attempt, r.method, r.status, r.result, r.failure_error, r.error_code])).toEqual([
     [2, 'POST', 201, 'accepted', null, null],
@@ -199,25 +223,113 @@ test('a sandbox sync writes its log after the outcome, one record of one write u
     expect(JSON.stringify(item)).not.toMatch(/ada\.log|Lovelace/i);
 });
 
-test('a log write that fails returns false and is counted, without throwing', async () => {
+test('an attempt that fails before any ATS call is one `prepare` record per attempt: a file that cannot be read (P325)', async () => {
+  const cv = { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: Buffer.from('%PDF-1.5 cv').toString('base64') };
+  const { company, id } = await sandboxApplication({ email: 'ada.prep@example.com', full_name: 'Ada Prepared' }, [cv]);
+  // The stored file is gone before the worker runs: the sandbox reads it before its (simulated) call.
+  const stored = await getApplicationRecord(id);
+  await s3().send(new DeleteObjectCommand({ Bucket: config().bucketName, Key: stored!.attachments![0].key }));
+  await api.runtime.poller.drain();
+  const application = (await api.get(`/applications/${id}`, { key: company.key, companyId: company.id })).body;
+  expect(application).toMatchObject({ sync_status: 'FAILURE', failure_error: 'SyncError' });
+  const log = (await deliveries(id, '', company.key, company.id)).body.results as DeliveryRecord[];
+  expect(log.map((r) => [r.attempt, r.operation, r.method, r.url, r.status, r.result, r.failure_error, r.fields_sent])).toEqual([
+    [2, 'prepare', null, null, null, 'failed', 'SyncError', []],
+    [1, 'prepare', null, null, null, 'retry', 'SyncError', []],
+  ]);
+  // One item (one write unit) per attempt, nothing personal in it.
+  const items = await storedLog(id);
+  expect(items).toHaveLength(2);
+  for (const item of items) expect(JSON.stringify(item)).not.toMatch(/ada\.prep|Prepared/i);
+});
+
+test('credentials that are gone fail the attempt before any ATS call: the log shows it never reached the ATS (P325)', async () => {
+  const company = await createCompany({
+    partner: partner.id,
+    name: 'No Keys GmbH',
+    ats: 'smartrecruiters',
+    entitlements: ['candidate_sync'],
+  });
+  await importJobs(company.id, [{ external_id: UUID, title: 'Echo Engineer', status: 'active' }]);
+  await connectCompany(company.id, 'smartrecruiters', { company_identifier: 'echo', api_key: TOKEN });
+  await deleteCredentials(company.id);
+  const job = (await api.get(`/jobs?external_id=${UUID}`, { key: partner.key, companyId: company.id })).body.results[0].id as number;
+  const before = ats.requests.length;
+  const created = await api.request('POST', '/applications/', {
+    key: partner.key,
+    companyId: company.id,
+    body: { job, candidate: CANDIDATE },
+  });
+  expect(created.status).toBe(201);
+  // DELIVERY_LOG_DAYS sets how long the records are kept (read when they are written).
+  process.env.DELIVERY_LOG_DAYS = '7';
+  try {
+    await api.runtime.poller.drain();
+  } finally {
+    delete process.env.DELIVERY_LOG_DAYS;
+  }
+  const [item] = await storedLog(created.body.id);
+  expect(Math.abs(Number(item.expires_at) - (Date.now() / 1000 + 7 * 86_400))).toBeLessThan(600);
+  expect(ats.requests.length).toBe(before);
+  const application = (await api.get(`/applications/${created.body.id}`, { key: partner.key, companyId: company.id })).body;
+  expect(application).toMatchObject({ sync_status: 'FAILURE', failure_error: 'CredentialsRejectedError' });
+  const log = (await deliveries(created.body.id, '', partner.key, company.id)).body;
+  expect(log.count).toBe(1);
+  expect(log.results[0]).toMatchObject({
+    attempt: 1,
+    operation: 'prepare',
+    method: null,
+    url: null,
+    status: null,
+    result: 'failed',
+    failure_error: 'CredentialsRejectedError',
+    error_code: null,
+    response_excerpt: 'No credentials are stored for smartrecruiters.',
+    fields_sent: [],
+  });
+  // Another company's key still gets a 404 for it.
+  expect((await deliveries(created.body.id, '', partner.key, companyId)).status).toBe(404);
+});
+
+test('a log write that fails never fails the sync: the application is delivered, the records are counted as not written', async () => {
+  const { company, id } = await sandboxApplication({ email: 'ada.nolog@example.com', full_name: 'Ada Unlogged' });
+  // DynamoDB refuses the log's BatchWrite (and only it): every other write of the sync goes through.
+  let refused = 0;
+  dynamoClient().middlewareStack.add(
+    (next, context) => async (args) => {
+      const input = JSON.stringify((args as { input: unknown }).input);
+      if (context.commandName !== 'BatchWriteItemCommand' || !input.includes('"DELIVERY#')) return next(args);
+      refused += 1;
+      throw Object.assign(new Error('Throughput exceeds the current capacity of your table'), {
+        name: 'ProvisionedThroughputExceededException',
+      });
+    },
+    { step: 'initialize', name: 'refuseDeliveryLog' },
+  );
   const written: string[] = [];
   const original = process.stdout.write.bind(process.stdout);
   process.env.POWERTOOLS_METRICS_NAMESPACE = 'HiringIntegrationService/test';
   delete process.env.POWERTOOLS_METRICS_DISABLED;
   process.stdout.write = ((chunk: string | Uint8Array) => (written.push(String(chunk)), true)) as typeof process.stdout.write;
-  let ok: boolean;
+  let received: number;
   try {
-    // A sort key over DynamoDB's 1,024 bytes: the write is refused.
-    const record = { attempt: 1, at: 'x'.repeat(1100), operation: 'submitApplication', method: 'POST', url: 'ats/x', status: 500 };
-    ok = await writeDeliveryLog(applicationId, [record as unknown as DeliveryRecord]);
+    received = await api.runtime.poller.drain();
   } finally {
     process.stdout.write = original;
     delete process.env.POWERTOOLS_METRICS_NAMESPACE;
+    dynamoClient().middlewareStack.remove('refuseDeliveryLog');
   }
-  expect(ok).toBe(false);
+  // One message, handled once: the attempt did not fail (a failed one would have come back).
+  expect(received).toBe(1);
+  expect(refused).toBe(1);
+  const application = (await api.get(`/applications/${id}`, { key: company.key, companyId: company.id })).body;
+  expect(application).toMatchObject({ sync_status: 'SUCCESS', failure_error: null });
+  expect(await storedLog(id)).toEqual([]);
   const emf = written.filter((line) => line.includes('DeliveryLogWriteFailures')).map((line) => JSON.parse(line));
   expect(emf).toHaveLength(1);
   expect(emf[0].DeliveryLogWriteFailures).toBe(1);
+  // The warning names the application, never the records or the candidate.
+  expect(written.join('')).not.toMatch(/ada\.nolog|Unlogged/i);
 });
 
 test('an anonymized application has no log: retention deletes it with the personal data (D10)', async () => {

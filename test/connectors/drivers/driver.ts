@@ -6,6 +6,22 @@
 export const PDF = Buffer.from('%PDF-1.5\ncontract test resume\n%%EOF');
 export const COVER = Buffer.from('%PDF-1.5\ncontract test cover letter\n%%EOF');
 
+/**
+ * The contract's application to `job` (the body of `POST /applications/`): Grace Hopper, one screening answer, a CV
+ * and a cover letter, less the files the driver's ATS does not take.
+ */
+export function contractApplication(driver: Pick<Driver, 'attachmentTypes'>, job: number, email: string) {
+  return {
+    job,
+    candidate: { email, first_name: 'Grace', last_name: 'Hopper', phone: '+49 30 1234' },
+    screening_questions: [{ id: '123', question: 'Why us?', answer_type: 'text', answer: 'Because.' }],
+    attachments: [
+      { type: 'cv', name: 'cv.pdf', content_type: 'application/pdf', data: PDF.toString('base64') },
+      { type: 'cover_letter', name: 'cover.pdf', content_type: 'application/pdf', data: COVER.toString('base64') },
+    ].filter((a) => driver.attachmentTypes?.includes(a.type) ?? true),
+  };
+}
+
 export type Key = 'a' | 'b' | 'c';
 export interface FeedJob {
   key: Key;

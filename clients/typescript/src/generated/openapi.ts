@@ -643,12 +643,12 @@ export interface components {
              * @description When the request left (UTC, milliseconds, trailing Z).
              */
             at: string;
-            /** @description The connector operation: `submitApplication`, `readOutcome`. */
+            /** @description The connector operation: `submitApplication`, `readOutcome`; `prepare` for an attempt that failed before any ATS call (no method, URL or status). */
             operation: string;
-            /** @description The HTTP method (for the in-process sandbox ATS: of its simulated call). */
-            method: string;
-            /** @description Host and path of the ATS's URL; never its query or credentials. */
-            url: string;
+            /** @description The HTTP method (for the in-process sandbox ATS: of its simulated call); null on a `prepare` record. */
+            method: string | null;
+            /** @description Host and path of the ATS's URL; never its query or credentials. Null on a `prepare` record. */
+            url: string | null;
             /** @description The ATS's HTTP status; null when no answer came (a timeout, a network error). */
             status: number | null;
             duration_ms: number;
