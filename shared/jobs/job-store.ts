@@ -11,7 +11,8 @@ import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@
 import { batchGetByKey, batchPut, queryAll } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
-import { getCompanyRecord, setCompanyFields } from '#companies/company-store.js';
+import { getCompanyRecord, setCompanyFields, type StoredCompany } from '#companies/company-store.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
@@ -323,6 +324,30 @@ function withoutApplyKey(job: JobRecord): JobRecord {
   return rest;
 }
 
+/** What an import run reads of a company's jobs before it decides what to write. */
+export interface ImportBase {
+  before: JobRecord[];
+  /** The company's last complete run (P192), the run of its jobs not `run_frozen`. */
+  lastRun: string | undefined;
+}
+
+/** The company's jobs and its last complete run, read side by side. */
+export async function readImportBase(companyId: number): Promise<ImportBase> {
+  const [before, lastRun] = await Promise.all([companyJobs(companyId), lastCompleteRun(companyId)]);
+  return { before, lastRun };
+}
+
+/**
+ * A run from the ATS under its claim (P328), which has read what it can before its feed came: the company as
+ * claimed (with its revision), and its import base, read while the ATS was called. The run's claim ends with the
+ * company's write, after every other write of the run; `alongside` (the run's log) is written beside the totals.
+ */
+export interface ClaimedImportRun {
+  company: StoredCompany;
+  base: Promise<ImportBase>;
+  alongside?: (result: ImportResult) => Promise<unknown>;
+}
+
 /**
  * One import run: new jobs are created, changed ones updated (content, fingerprint and
  * last_content_update_at move only when the fingerprint changes), every job in the feed gets the run's
@@ -336,10 +361,15 @@ export async function importJobs(
     source?: string;
     /** Called as the run's writes proceed: jobs written so far of those to write (the admin tool's progress bar). */
     onProgress?: (done: number, total: number) => void;
+    run?: ClaimedImportRun;
   } = {},
 ): Promise<ImportResult> {
   const inputs = await parseJobFeed(feed);
-  const [company, before, lastRun] = await Promise.all([getCompanyRecord(companyId), companyJobs(companyId), lastCompleteRun(companyId)]);
+  const { run } = options;
+  const [company, { before, lastRun }] = await Promise.all([
+    run ? run.company.record : getCompanyRecord(companyId),
+    run ? run.base : readImportBase(companyId),
+  ]);
   if (!company) throw new NotFoundError(`Company ${companyId} does not exist.`);
   const runId = randomUUID();
   const complete = options.complete !== false;
@@ -474,16 +504,23 @@ export async function importJobs(
   if (rewritten.length) wrote(rewritten.length);
   const after = new Map(before.map((job) => [job.id, job]));
   for (const job of [...creates, ...updates]) after.set(job.id, job);
-  // The totals and the company's own fields are different items: written side by side.
-  await Promise.all([
-    writeJobTotals(companyId, before, [...after.values()], complete ? runId : undefined),
-    // D14: a successful run ends a series of failures, and turns a company still `failing` `active` again; one an
-    // operator deactivated or deleted meanwhile keeps that status (read afresh with the write, P267).
-    setCompanyFields(companyId, (current) => ({
-      jobs_last_synced_at: now,
-      job_import_failures: 0,
-      ...(current.status === 'failing' ? { status: 'active' } : {}),
-    })),
-  ]);
+  const totals = writeJobTotals(companyId, before, [...after.values()], complete ? runId : undefined);
+  // D14: a successful run ends a series of failures, and turns a company still `failing` `active` again; one an
+  // operator deactivated or deleted meanwhile keeps that status (read afresh with the write, P267).
+  const succeeded = (current: CompanyRecord) => ({
+    jobs_last_synced_at: now,
+    job_import_failures: 0,
+    ...(current.status === 'failing' ? ({ status: 'active' } as const) : {}),
+  });
+  if (!run) {
+    // The totals and the company's own fields are different items: written side by side.
+    await Promise.all([totals, setCompanyFields(companyId, succeeded)]);
+    return result;
+  }
+  // P328: a claimed run writes its log beside the totals, then the company, which ends the claim in the same
+  // write: the next run may start once this one's totals (and their `run_id`, P192) are written. The company as
+  // claimed is tried first: a change since fails its revision condition and is read afresh.
+  await Promise.all([totals, run.alongside?.(result)]);
+  await setCompanyFields(companyId, succeeded, { stored: run.company, remove: ['job_import_running_until'] });
   return result;
 }
