@@ -8,13 +8,19 @@
  */
 import { dynamoClient } from '#platform/clients.js';
 import { currentMetrics, withRequestMetrics, type RequestMetrics } from '#platform/request-metrics.js';
-import { claimJobImportRun, getCompanyRecord, markCompanyFailing, releaseJobImportRun, setCompanyStatus } from '#companies/company-store.js';
+import {
+  claimJobImportRun,
+  getCompanyRecord,
+  markCompanyFailing,
+  releaseJobImportRun,
+  setCompanyStatus,
+} from '#companies/company-store.js';
 import { readSearchShard } from '#companies/company-search.js';
 import { importFromMessage, runJobImport } from '#delivery/job-import.js';
 import { jobImportRuns } from '#delivery/delivery-log.js';
 import { setSandboxAts } from '#delivery/connectors/sandbox.js';
 import { loadConnector } from '#delivery/connectors/registry.js';
-import { importJobs } from '#jobs/job-store.js';
+import { importJobs, readImportBase } from '#jobs/job-store.js';
 import type { JobInput } from '#jobs/job-schema.js';
 import { aCompany, aJob, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -112,18 +118,23 @@ test('an unchanged run makes 8 requests in 4 rounds (13 in 9 before P328): the c
   await releaseJobImportRun(company.id);
 });
 
-test('a company changed during the run is read afresh for its write, and its change is kept (P267); the claim still ends', async () => {
-  const company = await companyWithFeed();
-  let changed: Promise<unknown> | undefined;
-  const { rounds } = await traced(() =>
-    runJobImport(company.id, { onProgress: () => void (changed ??= setCompanyStatus(company.id, 'deactivated')) }),
-  );
-  await changed;
-  // The write as claimed failed its revision condition; the company was read, then written again.
-  expect(rounds.at(-1)).toEqual(['UpdateItem COMPANY']);
-  expect(rounds.flat().filter((label) => label === 'GetItem COMPANY').length).toBeGreaterThanOrEqual(1);
-  expect(await getCompanyRecord(company.id)).toMatchObject({ status: 'deactivated', jobs_last_synced_at: expect.any(String) });
+test("a company changed since its claim is read afresh for the run's write, and its change is kept (P267); the claim still ends", async () => {
+  // Failing when claimed, deactivated by an operator before the run writes: the write as claimed would turn it
+  // `active`; its revision condition fails, and the company read afresh keeps `deactivated`.
+  const feed = [aJob(), aJob()];
+  const company = await companyWithFeed(feed);
+  await markCompanyFailing(company.id);
+  const claimed = (await claimJobImportRun(company.id, 60))!;
+  expect(claimed.record.status).toBe('failing');
+  await setCompanyStatus(company.id, 'deactivated');
+  await importJobs(company.id, feed, { run: { company: claimed, base: readImportBase(company.id) } });
+  expect(await getCompanyRecord(company.id)).toMatchObject({
+    status: 'deactivated',
+    job_import_failures: 0,
+    jobs_last_synced_at: expect.any(String),
+  });
   expect((await readSearchShard(partner.id, company.id)).entries.get(company.id)?.[1]).toBe('deactivated');
+  // The run's write ended the claim.
   expect(await claimJobImportRun(company.id, 60)).toMatchObject({ record: { status: 'deactivated' } });
   await releaseJobImportRun(company.id);
 });
