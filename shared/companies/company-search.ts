@@ -83,7 +83,7 @@ export async function readSearchShard(partnerId: number, companyId: number): Pro
   return { key, entries: new Map(decode(out.Item?.doc).map((e) => [e[0], e])), rev: Number(out.Item?.rev ?? 0) };
 }
 
-function sameEntry(a: SearchEntry | undefined, b: SearchEntry): boolean {
+export function sameSearchEntry(a: SearchEntry | undefined, b: SearchEntry): boolean {
   return a !== undefined && a.every((value, i) => value === b[i]);
 }
 
@@ -92,7 +92,7 @@ function sameEntry(a: SearchEntry | undefined, b: SearchEntry): boolean {
  * Conditional on the revision read: a concurrent writer of the shard makes the transaction fail; the caller reads again.
  */
 export function searchShardPut(shard: SearchShard, entry: SearchEntry) {
-  if (sameEntry(shard.entries.get(entry[0]), entry)) return undefined;
+  if (sameSearchEntry(shard.entries.get(entry[0]), entry)) return undefined;
   const entries = new Map(shard.entries).set(entry[0], entry);
   return {
     Put: {

@@ -17,7 +17,7 @@ import { ConflictError, NotFoundError, ValidationError, invalidField, isConditio
 import { nextId } from '#platform/ids.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { linkOpenFor, revokeIfActive, type StoredMagicLink } from '#companies/magic-links.js';
-import { readSearchShard, searchEntryOf, searchShardPut } from '#companies/company-search.js';
+import { readSearchShard, sameSearchEntry, searchEntryOf, searchShardPut } from '#companies/company-search.js';
 import { companyChangeParts, companyCounterMove, companyLookupItems, fromItem, newCompanyItem } from '#companies/company-layout.js';
 import { updateExpression } from '#platform/entities.js';
 import {
@@ -101,10 +101,16 @@ export function storedCompany(item: Record<string, unknown>): StoredCompany {
  * writers never move the counters from the same old state), the counter Update when a total moves, and the
  * lookup items that move (P241: a `partner_company_id` set, changed or cleared).
  */
-export function companyChangeItems(stored: StoredCompany, fields: MaintainedCompanyFields | Partial<CompanyRecord>) {
+export function companyChangeItems(
+  stored: StoredCompany,
+  fields: MaintainedCompanyFields | Partial<CompanyRecord>,
+  /** Attributes outside the record to remove with the change (the job import run's claim, P328). */
+  remove: readonly CompanyRunAttribute[] = [],
+) {
   const next: CompanyRecord = { ...stored.record, ...fields };
   const counter = companyCounterMove(stored.record, next);
   const parts = companyChangeParts(next, fields);
+  parts.remove.push(...remove);
   const update = {
     TableName: config().tableName,
     Key: keys.company(next.id),
@@ -138,6 +144,18 @@ async function readStoredCompany(id: number): Promise<StoredCompany | undefined>
 const shardBackoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * (attempt + 1)));
 const SHARD_ATTEMPTS = 8;
 
+/** Attributes of the company item that are not record fields and that a change may remove with it. */
+export type CompanyRunAttribute = 'job_import_running_until';
+
+export interface CompanyWriteOptions {
+  /** Items written in the same transaction (the sealed credentials, say). */
+  with?: Record<string, unknown>[];
+  /** The company as the caller has just read it whole, tried before a read of its own (P328). */
+  stored?: StoredCompany;
+  /** Attributes removed by the same write (P328: the end of a job import run's claim). */
+  remove?: readonly CompanyRunAttribute[];
+}
+
 /** A change to one company: the fields to set, or a function of the current record (undefined: no change). */
 export type CompanyChange = MaintainedCompanyFields | Partial<CompanyRecord> | ((c: CompanyRecord) => Partial<CompanyRecord> | undefined);
 
@@ -146,20 +164,22 @@ export type CompanyChange = MaintainedCompanyFields | Partial<CompanyRecord> | (
  * moves (plus `with`'s items, such as the sealed credentials, in the same transaction), and tries again from
  * a fresh read when another writer changed the company in between. Returns the new record.
  */
-export async function writeCompanyChange(
-  id: number,
-  change: CompanyChange,
-  options: { with?: Record<string, unknown>[] } = {},
-): Promise<CompanyRecord> {
+export async function writeCompanyChange(id: number, change: CompanyChange, options: CompanyWriteOptions = {}): Promise<CompanyRecord> {
   for (let attempt = 0; ; attempt++) {
-    const stored = await readStoredCompany(id);
+    // P328: a company the caller has just read (with its revision) is tried first; a stale one fails the
+    // revision condition and is read afresh, as a concurrent change is.
+    const stored = attempt === 0 && options.stored ? options.stored : await readStoredCompany(id);
     if (!stored) throw new NotFoundError(`Company ${id} does not exist.`);
     const fields = typeof change === 'function' ? change(stored.record) : change;
     if (!fields) return stored.record;
-    const { next, update, items } = companyChangeItems(stored, fields);
+    const { next, update, items } = companyChangeItems(stored, fields, options.remove);
     const extra = options.with ?? [];
-    // Its search entry follows in the same transaction when the change moves it (P179).
-    const search = searchShardPut(await readSearchShard(next.partner, id), searchEntryOf(next));
+    // Its search entry follows in the same transaction when the change moves it (P179). Every company has its
+    // entry from its creation on, written with each change that moves it: a change that leaves the entry as it
+    // was reads no shard (P328).
+    const entry = searchEntryOf(next);
+    const moved = !sameSearchEntry(searchEntryOf(stored.record), entry);
+    const search = moved ? searchShardPut(await readSearchShard(next.partner, id), entry) : undefined;
     const all = [...extra, ...items, ...(search ? [search] : [])];
     try {
       if (all.length === 1) await db().send(new UpdateCommand(update));
@@ -319,9 +339,10 @@ export async function updateCompany(id: number, patch: CompanyPatch, publicBase?
 export async function setCompanyFields(
   id: number,
   fields: MaintainedCompanyFields | ((current: CompanyRecord) => MaintainedCompanyFields),
+  options: Pick<CompanyWriteOptions, 'stored' | 'remove'> = {},
 ): Promise<void> {
   if (typeof fields !== 'function' && !Object.keys(fields).length) return;
-  await writeCompanyChange(id, fields);
+  await writeCompanyChange(id, fields, options);
 }
 
 /**
@@ -437,12 +458,14 @@ export async function markCompanyFailing(id: number): Promise<void> {
 
 /**
  * Claims the company for one job import run (one run per company at a time): a conditional write on the
- * company item that holds for `seconds`, unless a claim still holds. Returns whether the claim was taken.
+ * company item that holds for `seconds`, unless a claim still holds. Returns the company as claimed (the
+ * write's new item, which costs no read: P328), or undefined when the claim was not taken (a claim holds, or
+ * there is no such company).
  */
-export async function claimJobImportRun(id: number, seconds: number): Promise<boolean> {
+export async function claimJobImportRun(id: number, seconds: number): Promise<StoredCompany | undefined> {
   const current = now();
   try {
-    await db().send(
+    const out = await db().send(
       new UpdateCommand({
         TableName: config().tableName,
         Key: keys.company(id),
@@ -452,11 +475,12 @@ export async function claimJobImportRun(id: number, seconds: number): Promise<bo
           ':until': new Date(current.getTime() + seconds * 1000).toISOString(),
           ':now': current.toISOString(),
         },
+        ReturnValues: 'ALL_NEW',
       }),
     );
-    return true;
+    return storedCompany(out.Attributes!);
   } catch (error) {
-    if ((error as Error).name === 'ConditionalCheckFailedException') return false;
+    if ((error as Error).name === 'ConditionalCheckFailedException') return undefined;
     throw error;
   }
 }

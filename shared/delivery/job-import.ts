@@ -17,7 +17,7 @@ import {
   requireCompany,
 } from '#companies/company-store.js';
 import { deliveryAllowed, syncActive, type CompanyRecord } from '#companies/company-schema.js';
-import { importJobs, type ImportResult } from '#jobs/job-store.js';
+import { importJobs, readImportBase, type ImportResult } from '#jobs/job-store.js';
 import { loadJobFeedValidator, parseJobFeed } from '#jobs/job-schema.js';
 import { config, sqs } from '#platform/clients.js';
 import { ApiError, CompanyInactiveError, ConflictError, ValidationError, invalidField } from '#platform/errors.js';
@@ -75,19 +75,30 @@ export async function runJobImport(
   companyId: number,
   options: { onProgress?: (done: number, total: number) => void } = {},
 ): Promise<ImportResult> {
-  const company = await requireCompany(companyId);
-  checkImportable(company);
-  // The credentials are read and the connector's module loaded (P283) while the run is claimed (one round trip
-  // fewer); a failure to read them counts once the claim is held, as before. The feed's validator is loaded
-  // meanwhile too (P288), not awaited here: a failure to load it is the feed parse's to report.
+  // The feed's validator loads while the run's first requests are on the way (P288), not awaited here: a failure
+  // to load it is the feed parse's to report.
   loadJobFeedValidator().catch(() => undefined);
-  const [claimed, credentials, loaded] = await Promise.allSettled([
-    claimJobImportRun(companyId, RUN_CLAIM_SECONDS),
-    loadCredentials(company),
-    loadConnector(company.ats),
-  ]);
-  if (claimed.status === 'rejected') throw claimed.reason;
-  if (!claimed.value) throw new ConflictError(`A job import of company ${companyId} is already running.`, 'job_import_running');
+  // P328: the claim's write returns the company, so the run reads it no more. A claim not taken is told as the
+  // company's state tells it: no such company (404), one whose imports wait, else a run holding it.
+  const claimed = await claimJobImportRun(companyId, RUN_CLAIM_SECONDS);
+  if (!claimed) {
+    checkImportable(await requireCompany(companyId));
+    throw new ConflictError(`A job import of company ${companyId} is already running.`, 'job_import_running');
+  }
+  const company = claimed.record;
+  let released = false;
+  try {
+    checkImportable(company);
+  } catch (error) {
+    await releaseJobImportRun(companyId);
+    throw error;
+  }
+  // P328: what the import compares the feed with (the company's jobs, its last complete run) is read while the
+  // ATS is called, beside the credentials and the connector's module (P283); a failure to read it is the
+  // import's to report, once the feed is there.
+  const base = readImportBase(companyId);
+  base.catch(() => undefined);
+  const [credentials, loaded] = await Promise.allSettled([loadCredentials(company), loadConnector(company.ats)]);
   // Issue 44: the run's ATS calls are recorded and stored with the run (when, outcome, counts) once it has ended.
   const startedAt = isoNow();
   let calls: AtsCallScope | undefined;
@@ -130,9 +141,14 @@ export async function runJobImport(
       return result;
     }
     try {
-      const result = await importJobs(companyId, feed, { source: 'api', onProgress: options.onProgress });
+      // P328: the run's log is written beside the job totals, and the company's write ends the claim.
+      const result = await importJobs(companyId, feed, {
+        source: 'api',
+        onProgress: options.onProgress,
+        run: { company: claimed, base, alongside: (done) => logRun('success', done, done.run_id) },
+      });
+      released = true;
       recordJobImportRun('success', result);
-      await logRun('success', result, result.run_id);
       return result;
     } catch (error) {
       if (!(error instanceof ValidationError)) throw error;
@@ -145,7 +161,7 @@ export async function runJobImport(
       );
     }
   } finally {
-    await releaseJobImportRun(companyId);
+    if (!released) await releaseJobImportRun(companyId);
   }
 }
 

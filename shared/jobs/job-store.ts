@@ -8,10 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, QueryCommand, TransactWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGetByKey, batchPut, queryAll } from '#platform/batch.js';
+import { batchGetByKey, batchPut, queryAll, transactionChunks, TRANSACTION_MAX_ACTIONS, type TransactItem } from '#platform/batch.js';
 import { config, db } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
-import { getCompanyRecord, setCompanyFields } from '#companies/company-store.js';
+import { getCompanyRecord, setCompanyFields, type StoredCompany } from '#companies/company-store.js';
+import type { CompanyRecord } from '#companies/company-schema.js';
 import { NotFoundError, ValidationError, fieldErrors } from '#platform/errors.js';
 import { nextId } from '#platform/ids.js';
 import { collections, indexKeys, keys } from '#platform/keys.js';
@@ -237,69 +238,6 @@ async function writeJobTotals(companyId: number, before: JobRecord[], after: Job
   ]);
 }
 
-/** One action of a TransactWriteItems. */
-type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
-
-/**
- * DynamoDB's limits on one TransactWriteItems: 100 actions, and 4 MB (4,194,304 bytes) for the aggregate
- * size of its items ("Transaction payload size cannot exceed 4MB"; an item itself is at most 400 KB, 409,600
- * bytes). An import run fills its transactions up to 100 actions and `TRANSACTION_BUDGET_BYTES` by
- * `actionBytes` (P185): 3.5 MiB, an eighth below the limit. Against DynamoDB Local the estimate is its count
- * to the byte for puts (items and condition expressions) and a few bytes above it for updates; the margin is
- * for AWS, whose documentation calls its sizes approximate. At most 400 KB an item, a transaction under the
- * budget still takes 8 jobs of the largest size.
- */
-export const TRANSACTION_MAX_ACTIONS = 100;
-export const TRANSACTION_BUDGET_BYTES = 3.5 * 1024 * 1024;
-
-/** What one action adds to a transaction's size: a put its item; any other its key, expressions and values. */
-export function actionBytes(action: TransactItem): number {
-  const { Put, Update, Delete, ConditionCheck } = action;
-  if (Put) return itemBytes(Put.Item ?? {}) + Buffer.byteLength(Put.ConditionExpression ?? '');
-  const other = Update ?? Delete ?? ConditionCheck;
-  if (!other) return 0;
-  const expressions = [Update?.UpdateExpression, other.ConditionExpression, ...Object.entries(other.ExpressionAttributeNames ?? {}).flat()];
-  return (
-    itemBytes(other.Key ?? {}) +
-    expressions.reduce<number>((sum, text) => sum + Buffer.byteLength(text ?? ''), 0) +
-    itemBytes(other.ExpressionAttributeValues ?? {})
-  );
-}
-
-/**
- * Groups `items` in order into transactions within DynamoDB's limits: each item's actions (`actionsOf`,
- * which must commit together) stay in one transaction, and `reserve` is what every transaction holds
- * besides, at its largest (the import's counter update as if for 100 jobs). The actions of an item are made
- * only when the item comes up, so a caller that writes each group before taking the next makes them just
- * before its write.
- * An item whose actions alone exceed the budget goes alone (DynamoDB then refuses what is over its limits).
- */
-export function* transactionChunks<T>(
-  items: Iterable<T>,
-  actionsOf: (item: T) => TransactItem[],
-  reserve: TransactItem[] = [],
-): Generator<{ items: T[]; actions: TransactItem[] }> {
-  const reserveActions = reserve.length;
-  const reserveBytes = reserve.reduce((sum, action) => sum + actionBytes(action), 0);
-  let chunk: { items: T[]; actions: TransactItem[] } = { items: [], actions: [] };
-  let bytes = reserveBytes;
-  for (const item of items) {
-    const actions = actionsOf(item);
-    const size = actions.reduce((sum, action) => sum + actionBytes(action), 0);
-    const fits =
-      reserveActions + chunk.actions.length + actions.length <= TRANSACTION_MAX_ACTIONS && bytes + size <= TRANSACTION_BUDGET_BYTES;
-    if (chunk.items.length && !fits) {
-      yield chunk;
-      chunk = { items: [], actions: [] };
-      bytes = reserveBytes;
-    }
-    chunk.items.push(item);
-    chunk.actions.push(...actions);
-    bytes += size;
-  }
-  if (chunk.items.length) yield chunk;
-}
-
 /**
  * Why a job's item would be refused by DynamoDB (P272), else undefined: the job must fit 400 KB as later runs may
  * write it, archived and `run_frozen` (its other bookkeeping has a fixed width), or an archive would fail mid-run.
@@ -323,6 +261,30 @@ function withoutApplyKey(job: JobRecord): JobRecord {
   return rest;
 }
 
+/** What an import run reads of a company's jobs before it decides what to write. */
+export interface ImportBase {
+  before: JobRecord[];
+  /** The company's last complete run (P192), the run of its jobs not `run_frozen`. */
+  lastRun: string | undefined;
+}
+
+/** The company's jobs and its last complete run, read side by side. */
+export async function readImportBase(companyId: number): Promise<ImportBase> {
+  const [before, lastRun] = await Promise.all([companyJobs(companyId), lastCompleteRun(companyId)]);
+  return { before, lastRun };
+}
+
+/**
+ * A run from the ATS under its claim (P328), which has read what it can before its feed came: the company as
+ * claimed (with its revision), and its import base, read while the ATS was called. The run's claim ends with the
+ * company's write, after every other write of the run; `alongside` (the run's log) is written beside the totals.
+ */
+export interface ClaimedImportRun {
+  company: StoredCompany;
+  base: Promise<ImportBase>;
+  alongside?: (result: ImportResult) => Promise<unknown>;
+}
+
 /**
  * One import run: new jobs are created, changed ones updated (content, fingerprint and
  * last_content_update_at move only when the fingerprint changes), every job in the feed gets the run's
@@ -336,10 +298,15 @@ export async function importJobs(
     source?: string;
     /** Called as the run's writes proceed: jobs written so far of those to write (the admin tool's progress bar). */
     onProgress?: (done: number, total: number) => void;
+    run?: ClaimedImportRun;
   } = {},
 ): Promise<ImportResult> {
   const inputs = await parseJobFeed(feed);
-  const [company, before, lastRun] = await Promise.all([getCompanyRecord(companyId), companyJobs(companyId), lastCompleteRun(companyId)]);
+  const { run } = options;
+  const [company, { before, lastRun }] = await Promise.all([
+    run ? run.company.record : getCompanyRecord(companyId),
+    run ? run.base : readImportBase(companyId),
+  ]);
   if (!company) throw new NotFoundError(`Company ${companyId} does not exist.`);
   const runId = randomUUID();
   const complete = options.complete !== false;
@@ -474,16 +441,23 @@ export async function importJobs(
   if (rewritten.length) wrote(rewritten.length);
   const after = new Map(before.map((job) => [job.id, job]));
   for (const job of [...creates, ...updates]) after.set(job.id, job);
-  // The totals and the company's own fields are different items: written side by side.
-  await Promise.all([
-    writeJobTotals(companyId, before, [...after.values()], complete ? runId : undefined),
-    // D14: a successful run ends a series of failures, and turns a company still `failing` `active` again; one an
-    // operator deactivated or deleted meanwhile keeps that status (read afresh with the write, P267).
-    setCompanyFields(companyId, (current) => ({
-      jobs_last_synced_at: now,
-      job_import_failures: 0,
-      ...(current.status === 'failing' ? { status: 'active' } : {}),
-    })),
-  ]);
+  const totals = writeJobTotals(companyId, before, [...after.values()], complete ? runId : undefined);
+  // D14: a successful run ends a series of failures, and turns a company still `failing` `active` again; one an
+  // operator deactivated or deleted meanwhile keeps that status (read afresh with the write, P267).
+  const succeeded = (current: CompanyRecord) => ({
+    jobs_last_synced_at: now,
+    job_import_failures: 0,
+    ...(current.status === 'failing' ? ({ status: 'active' } as const) : {}),
+  });
+  if (!run) {
+    // The totals and the company's own fields are different items: written side by side.
+    await Promise.all([totals, setCompanyFields(companyId, succeeded)]);
+    return result;
+  }
+  // P328: a claimed run writes its log beside the totals, then the company, which ends the claim in the same
+  // write: the next run may start once this one's totals (and their `run_id`, P192) are written. The company as
+  // claimed is tried first: a change since fails its revision condition and is read afresh.
+  await Promise.all([totals, run.alongside?.(result)]);
+  await setCompanyFields(companyId, succeeded, { stored: run.company, remove: ['job_import_running_until'] });
   return result;
 }

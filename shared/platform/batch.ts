@@ -1,6 +1,7 @@
 /**
- * Reads and writes that take more than one call: every page of a Query, and batch reads and writes with the
- * retries of unprocessed keys/items that DynamoDB asks callers to do.
+ * Reads and writes that take more than one call: every page of a Query, batch reads and writes with the
+ * retries of unprocessed keys/items that DynamoDB asks callers to do, and writes grouped in transactions
+ * within DynamoDB's limits (`transactionChunks`: the job import's, P185).
  */
 import {
   BatchGetCommand,
@@ -10,9 +11,11 @@ import {
   type BatchWriteCommandOutput,
   QueryCommand,
   type QueryCommandInput,
+  type TransactWriteCommand,
 } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
 import { partitionKeyOf, sortKeyOf } from '#platform/table.js';
+import { itemBytes } from '#platform/item-size.js';
 
 const backoff = (attempt: number) => new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 2000)));
 
@@ -131,4 +134,67 @@ export async function collectionItems(partition: string): Promise<Record<string,
     ExpressionAttributeNames: { '#pk': partitionKeyOf('COLLECTION') },
     ExpressionAttributeValues: { ':pk': partition },
   });
+}
+
+/** One action of a TransactWriteItems. */
+export type TransactItem = NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+
+/**
+ * DynamoDB's limits on one TransactWriteItems: 100 actions, and 4 MB (4,194,304 bytes) for the aggregate
+ * size of its items ("Transaction payload size cannot exceed 4MB"; an item itself is at most 400 KB, 409,600
+ * bytes). An import run fills its transactions up to 100 actions and `TRANSACTION_BUDGET_BYTES` by
+ * `actionBytes` (P185): 3.5 MiB, an eighth below the limit. Against DynamoDB Local the estimate is its count
+ * to the byte for puts (items and condition expressions) and a few bytes above it for updates; the margin is
+ * for AWS, whose documentation calls its sizes approximate. At most 400 KB an item, a transaction under the
+ * budget still takes 8 jobs of the largest size.
+ */
+export const TRANSACTION_MAX_ACTIONS = 100;
+export const TRANSACTION_BUDGET_BYTES = 3.5 * 1024 * 1024;
+
+/** What one action adds to a transaction's size: a put its item; any other its key, expressions and values. */
+export function actionBytes(action: TransactItem): number {
+  const { Put, Update, Delete, ConditionCheck } = action;
+  if (Put) return itemBytes(Put.Item ?? {}) + Buffer.byteLength(Put.ConditionExpression ?? '');
+  const other = Update ?? Delete ?? ConditionCheck;
+  if (!other) return 0;
+  const expressions = [Update?.UpdateExpression, other.ConditionExpression, ...Object.entries(other.ExpressionAttributeNames ?? {}).flat()];
+  return (
+    itemBytes(other.Key ?? {}) +
+    expressions.reduce<number>((sum, text) => sum + Buffer.byteLength(text ?? ''), 0) +
+    itemBytes(other.ExpressionAttributeValues ?? {})
+  );
+}
+
+/**
+ * Groups `items` in order into transactions within DynamoDB's limits: each item's actions (`actionsOf`,
+ * which must commit together) stay in one transaction, and `reserve` is what every transaction holds
+ * besides, at its largest (the import's counter update as if for 100 jobs). The actions of an item are made
+ * only when the item comes up, so a caller that writes each group before taking the next makes them just
+ * before its write.
+ * An item whose actions alone exceed the budget goes alone (DynamoDB then refuses what is over its limits).
+ */
+export function* transactionChunks<T>(
+  items: Iterable<T>,
+  actionsOf: (item: T) => TransactItem[],
+  reserve: TransactItem[] = [],
+): Generator<{ items: T[]; actions: TransactItem[] }> {
+  const reserveActions = reserve.length;
+  const reserveBytes = reserve.reduce((sum, action) => sum + actionBytes(action), 0);
+  let chunk: { items: T[]; actions: TransactItem[] } = { items: [], actions: [] };
+  let bytes = reserveBytes;
+  for (const item of items) {
+    const actions = actionsOf(item);
+    const size = actions.reduce((sum, action) => sum + actionBytes(action), 0);
+    const fits =
+      reserveActions + chunk.actions.length + actions.length <= TRANSACTION_MAX_ACTIONS && bytes + size <= TRANSACTION_BUDGET_BYTES;
+    if (chunk.items.length && !fits) {
+      yield chunk;
+      chunk = { items: [], actions: [] };
+      bytes = reserveBytes;
+    }
+    chunk.items.push(item);
+    chunk.actions.push(...actions);
+    bytes += size;
+  }
+  if (chunk.items.length) yield chunk;
 }
