@@ -21,6 +21,14 @@ import { isConditionFailure } from '#platform/errors.js';
 import { ITEM_EVENT_ATTRIBUTE, sequenceStep } from '#platform/events.js';
 import { OUTCOME_WATCH_SHARDS, expiringAt, indexKeys, keys } from '#platform/keys.js';
 
+/** A positive number from a setting, else the default. */
+export const positiveSetting = (value: string | undefined, fallback: number) => {
+  const n = Number(value);
+  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? n : fallback;
+};
+/** How long after `applied_at` an application's outcome is read (days): `OUTCOME_TRACK_DAYS`, default 90. */
+export const outcomeTrackDays = () => positiveSetting(process.env.OUTCOME_TRACK_DAYS, 90);
+
 /** What a reading needs besides the application: how the ATS knows it (the submission's reference and job). */
 export interface OutcomeWatch {
   id: number;

@@ -16,7 +16,7 @@ import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getApplicationRecord } from '#applications/application-store.js';
 import type { ApplicationRecord } from '#applications/applications.js';
-import { recordOutcome } from '#applications/outcome-store.js';
+import { outcomeTrackDays, recordOutcome } from '#applications/outcome-store.js';
 import type { CompanyRecord } from '#companies/company-schema.js';
 import { getCompanyRecord } from '#companies/company-store.js';
 import { config, db } from '#platform/clients.js';
@@ -30,7 +30,6 @@ import type { OutcomeWebhooks, WebhookOutcome } from '#delivery/connectors/conne
 import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
 import { loadCredentials } from '#delivery/credentials.js';
 import { writeDeliveryLog } from '#delivery/delivery-log.js';
-import { outcomeTrackDays } from '#delivery/outcomes.js';
 
 /** The path of the inbound route (shared/http/routes.ts `AtsWebhook`). */
 export const ATS_WEBHOOK_PATH = '/ats-webhooks';

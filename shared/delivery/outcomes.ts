@@ -32,13 +32,10 @@ import { loadCredentials } from '#delivery/credentials.js';
 import { pauseOutcomeReadings } from '#delivery/ats-connections.js';
 import { redactInScope, withAtsCalls } from '#delivery/ats-calls.js';
 import { candidateValues, deliveryRecords, writeDeliveryLog, type WorkReading } from '#delivery/delivery-log.js';
+import { outcomeTrackDays, positiveSetting as positive } from '#applications/outcome-store.js';
 
-const positive = (value: string | undefined, fallback: number) => {
-  const n = Number(value);
-  return value !== undefined && value !== '' && Number.isFinite(n) && n > 0 ? n : fallback;
-};
-/** How long after `applied_at` an application's outcome is read (days). */
-export const outcomeTrackDays = () => positive(process.env.OUTCOME_TRACK_DAYS, 90);
+// The tracking window lives with the watch (the ATS webhooks' references read it too, without this module).
+export { outcomeTrackDays };
 
 /**
  * The time between two reading passes (ms): `OUTCOME_POLL_MINUTES` (default 60), on AWS as the EventBridge rate
