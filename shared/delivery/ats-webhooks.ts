@@ -17,7 +17,7 @@ import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { getApplicationRecord } from '#applications/application-store.js';
 import type { ApplicationRecord } from '#applications/applications.js';
 import { outcomeTrackDays, recordOutcome } from '#applications/outcome-store.js';
-import type { CompanyRecord } from '#companies/company-schema.js';
+import { atsConnected, type CompanyRecord } from '#companies/company-schema.js';
 import { getCompanyRecord } from '#companies/company-store.js';
 import { config, db } from '#platform/clients.js';
 import { now } from '#platform/clock.js';
@@ -174,14 +174,15 @@ async function matchApplication(companyId: number, said: WebhookOutcome) {
 
 export type WebhookResult = 'recorded' | 'unchanged' | 'ignored';
 
-/** The company behind a URL token, with its connector's webhook scheme, or a 404 (unknown token, ATS changed, deleted). */
+/** The company behind a URL token, with its connector's webhook scheme, or a 404 (unknown token, ATS changed, disconnected, deleted). */
 async function hookTarget(token: string | undefined): Promise<{ company: CompanyRecord; webhooks: OutcomeWebhooks; hook: StoredHook }> {
   if (!token || !/^[A-Za-z0-9_-]{16,64}$/.test(token)) throw new NotFoundError();
   const out = await db().send(new GetCommand({ TableName: config().tableName, Key: keys.atsWebhook(sha256(token)) }));
   const companyId = Number(out.Item?.company);
   if (!out.Item || !Number.isSafeInteger(companyId)) throw new NotFoundError();
   const company = await getCompanyRecord(companyId);
-  if (!company || company.status === 'deleted' || !takesOutcomeWebhooks(company.ats)) throw new NotFoundError();
+  // A disconnected company (D15: no credentials checked against its ATS) takes no webhooks either.
+  if (!company || company.status === 'deleted' || !takesOutcomeWebhooks(company.ats) || !atsConnected(company)) throw new NotFoundError();
   const hook = await storedHook(companyId);
   const webhooks = (await loadConnector(company.ats!))?.outcomeWebhooks;
   // A token replaced meanwhile (the company's current one differs) is unknown.

@@ -7,7 +7,7 @@
  * changes.
  */
 import { inviteCompany } from '#companies/invites.js';
-import { connectCompany } from '#delivery/ats-connections.js';
+import { connectCompany, disconnectCompany } from '#delivery/ats-connections.js';
 import { atsWebhookSetup } from '#delivery/ats-webhooks.js';
 import { createWebhookEndpoint } from '#delivery/webhook-endpoints.js';
 import { runAdmin } from '../helpers/admin-cli.js';
@@ -201,6 +201,11 @@ test('Greenhouse across tenants: a valid web hook of company B naming company Aâ
     sent,
   );
   expect(withdrew.answer).toEqual({ result: 'recorded' });
+  expect(await read(partner, a.company, id)).toMatchObject({ outcome: 'WITHDRAWN', outcome_stage: 'Offer' });
+  // Disconnected, A's URL is unknown: a validly signed web hook is a 404 and changes nothing.
+  await disconnectCompany(a.company.id);
+  const hired = JSON.stringify(greenhouseEvent(greenhouse, application, { action: 'hire_candidate' }));
+  expect((await postGreenhouseWebhook(a.hook, hired, sent)).status).toBe(404);
   expect(await read(partner, a.company, id)).toMatchObject({ outcome: 'WITHDRAWN', outcome_stage: 'Offer' });
 });
 
