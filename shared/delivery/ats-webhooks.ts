@@ -9,7 +9,7 @@
  * - a webhook is verified by the vendor's scheme (the connector's `outcomeWebhooks`), refused when replayed (its
  *   signature remembered, P312), matched to an application of the token's company only, and recorded through the
  *   outcome store like a reading (the same conditional write and `application.outcome_changed`), and in the
- *   delivery log when it changed something (P307).
+ *   delivery log when it changed something (an inbound call, not one of ours: P350 logs every reading we make).
  * Nothing here logs the body, the headers, the token or the secret.
  */
 import { createHash, createHmac, randomBytes } from 'node:crypto';
@@ -254,7 +254,8 @@ async function apply(company: CompanyRecord, said: WebhookOutcome): Promise<Webh
   // A webhook is a reading that arrived by itself: the same conditional write and event (P299).
   const at = now().toISOString();
   if (!(await recordOutcome(record, reading, at))) return 'unchanged';
-  // In the delivery log as a reading that changed something (P307): the inbound call, without its token or body.
+  // In the delivery log as a reading that changed something (an inbound call: P350 logs every call of ours), without
+  // its token or body.
   await writeDeliveryLog(record.id, [
     {
       attempt: 1,

@@ -166,8 +166,8 @@ export async function readOutcomes(): Promise<OutcomePass> {
         }
         await pace(reader.connector.slug, reader.connector.pacing);
         result.read += 1;
-        // Issue 44 (D23): the reading's ATS calls are recorded, and kept in the delivery log when the reading
-        // changed the application or failed (P307: an unchanged reading, every pass, would cost a write each).
+        // Issue 44 (D23): every reading's ATS calls are kept in the delivery log, unchanged ones too (P350: one
+        // write per ATS call, as the issue allows; P307 logged only changes and failures).
         const { scope, result: read } = await withAtsCalls('readOutcome', () => {
           redactInScope(Object.values(reader.credentials));
           return reader.connector.readOutcome!(
@@ -205,9 +205,11 @@ export async function readOutcomes(): Promise<OutcomePass> {
           continue;
         }
         const reading = read.value;
-        if (reading.outcome === (record.outcome ?? null) && reading.stage === (record.outcome_stage ?? null)) continue;
-        if (!(await recordOutcome(record, reading, now().toISOString()))) continue;
+        const unchanged = reading.outcome === (record.outcome ?? null) && reading.stage === (record.outcome_stage ?? null);
+        // The change first, then its log record (an application anonymized meanwhile fails the change's condition).
+        const recorded = !unchanged && (await recordOutcome(record, reading, now().toISOString()));
         await log({ retrying: false });
+        if (!recorded) continue;
         result.changed += 1;
         if (FINAL_OUTCOMES.includes(reading.outcome)) {
           await stopWatchingOutcome(watch.id);

@@ -153,7 +153,7 @@ test('Greenhouse: delivered, moved and hired in Greenhouse, its signed web hooks
   expect(sent[4].capacity).toMatch(/; read=0.5; write=0;/);
   expect(await read(partner, company, id)).toMatchObject({ outcome: 'HIRED', outcome_stage: null, sync_status: 'SUCCESS' });
 
-  // The delivery log: each webhook that changed something, without token, body or e-mail (P307).
+  // The delivery log: each webhook that changed something, without token, body or e-mail (P350 is for our own readings).
   const log = (await api.get(`/applications/${id}/deliveries`, { key: partner.key, companyId: company.id })).body;
   expect(log.results.map((r: Record<string, unknown>) => [r.operation, r.url, r.result])).toEqual([
     ['outcomeWebhook', '/ats-webhooks/{token}', 'accepted'],

@@ -124,25 +124,25 @@ test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJEC
     expect(Date.parse(body.outcome_updated_at)).toBeGreaterThanOrEqual(deliveredAt - 1000);
     expect(body.updated_at).toBe(body.outcome_updated_at);
   }
-  // Nothing changed since: three readings, no write at all (P299).
+  // Nothing changed since: three readings, and each one's record in the delivery log only (P350).
   const unchanged = await pass();
   expect(unchanged).toMatchObject({ read: 3, changed: 0, failed: 0, stopped: 0 });
   // P299, DynamoDB Local's accounting: a pass over 3 watched applications reads 8 units besides its Queries (one
   // BatchGet of the applications and watches, the company, and the sandbox's own reads of its state and receipt
   // per application); its Queries of keys (P320) are, per shard, one for its oldest watch (0.5) and, where it
   // has one, one of the first day's range (0.5). A change writes 4 (the application item and its UPDATED entry
-  // moving), and 1 for its reading's record in the delivery log (issue 44, P307: an unchanged reading is not logged).
+  // moving); every reading, changed or not, writes 1 for its record in the delivery log (issue 44, P350).
   const queries = 4 * 0.5 + 0.5 * new Set([hired, rejected, pending].map((id) => id % 4)).size;
   expect(first.units).toEqual({ read: 8 + queries, write: 15 });
-  expect(unchanged.units).toEqual({ read: 8 + queries, write: 0 });
+  expect(unchanged.units).toEqual({ read: 8 + queries, write: 3 });
 
   advanceClock(MOVE_SECONDS * 1000);
   const moved = await pass();
   // Back to real time before the webhooks go out (their receiver checks the signature's timestamp).
   resetClock();
-  // Two changes (4 each, and 1 each in the delivery log) and two watches deleted at their final outcome (the item
-  // and its DUE entry, 2 each).
-  expect(moved.units).toEqual({ read: 8 + queries, write: 14 });
+  // Two changes (4 each), three readings' log records (1 each) and two watches deleted at their final outcome (the
+  // item and its DUE entry, 2 each).
+  expect(moved.units).toEqual({ read: 8 + queries, write: 15 });
   expect(moved).toMatchObject({ read: 3, changed: 2, failed: 0, stopped: 2 });
   expect(await read(t, hired)).toMatchObject({ outcome: 'HIRED', outcome_stage: 'Hired' });
   expect(await read(t, rejected)).toMatchObject({ outcome: 'REJECTED', outcome_stage: 'Rejected' });
@@ -153,9 +153,10 @@ test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJEC
     [rejected]: ['REJECTED', 'Rejected'],
     [pending]: ['PENDING', 'Applied'],
   });
-  // The delivery log (issue 44, P307): the submission, then the two readings that changed something, newest first.
+  // The delivery log (issue 44, P350): the submission, then every reading, the unchanged one too, newest first.
   const log = (await api.get(`/applications/${hired}/deliveries`, { key: t.partner.key, companyId: t.company.id })).body;
   expect(log.results.map((r: Record<string, unknown>) => [r.operation, r.method, r.status, r.result])).toEqual([
+    ['readOutcome', 'GET', 200, 'accepted'],
     ['readOutcome', 'GET', 200, 'accepted'],
     ['readOutcome', 'GET', 200, 'accepted'],
     ['submitApplication', 'POST', 201, 'accepted'],
@@ -216,7 +217,7 @@ test('an ATS that is down while outcomes are read: nothing changes, the others g
   const failing = await pass();
   expect(failing).toMatchObject({ read: 2, changed: 1, failed: 1, stopped: 0 });
   expect(await read(down, a)).toEqual(before);
-  // The failed reading is in the application's delivery log (issue 44, P307), as a retry.
+  // The failed reading is in the application's delivery log (issue 44, P350), as a retry.
   const log = (await api.get(`/applications/${a}/deliveries`, { key: down.partner.key, companyId: down.company.id })).body;
   expect(log.results[0]).toMatchObject({ operation: 'readOutcome', status: 503, result: 'retry', failure_error: 'AtsUnavailableError' });
   expect(await read(up, b)).toMatchObject({ outcome: 'PENDING' });
@@ -255,7 +256,7 @@ test('reading stops OUTCOME_TRACK_DAYS after applied_at; failed deliveries are n
   }
 });
 
-test('P320: readings grow rarer with age; six hourly passes read 9 times, not 30, and write only first readings', async () => {
+test('P320: readings grow rarer with age; six hourly passes read 9 times, not 30, and write first readings and one log record per reading', async () => {
   const t = await tenant();
   // Every pass of this test has a known anchor: the clock is put just past the next full hour, then moved an hour a time.
   const HOUR = 3_600_000;
@@ -282,10 +283,11 @@ test('P320: readings grow rarer with age; six hourly passes read 9 times, not 30
   // Read: the fresh one each pass, each six-hourly one once (at 0 and at +3 h), the daily one due now once.
   expect(passes.map((p) => p.read)).toEqual([3, 1, 1, 2, 1, 1]);
   expect(passes.map((p) => p.failed)).toEqual([0, 0, 0, 0, 0, 0]);
-  // Written: only the first reading of each (PENDING, 4 units and 1 for its delivery log record); an unchanged
-  // reading and the schedule itself write nothing (no watch or DUE entry moves).
+  // Written: the first reading of each (PENDING, 4 units), and every reading's delivery log record (1 each, P350);
+  // the schedule itself writes nothing (no watch or DUE entry moves).
   expect(passes.map((p) => p.changed)).toEqual([3, 0, 0, 1, 0, 0]);
-  expect(passes.map((p) => p.units.write)).toEqual([15, 0, 0, 5, 0, 0]);
+  expect(passes.map((p) => p.units.write)).toEqual(passes.map((p) => 4 * p.changed + p.read));
+  expect(passes.map((p) => p.units.write)).toEqual([15, 1, 1, 6, 1, 1]);
   for (const id of [ids.fresh, ids.sixHourlyNow, ids.sixHourlyLater, ids.dailyNow])
     expect(await read(t, id)).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Applied' });
   expect(await read(t, ids.dailyLater)).toMatchObject({ outcome: null });

@@ -280,7 +280,7 @@ export const sandboxConnector: AtsConnector = {
 
   async readOutcome(ref: OutcomeRef, _credentials, company: CompanyRecord): Promise<OutcomeReading> {
     const started = Date.now();
-    // Issue 44 (D23): the simulated read is reported like a real ATS call (P307).
+    // Issue 44 (D23): the simulated read is reported like a real ATS call, every reading logged (P350).
     const simulated = (status: number, response: unknown) =>
       recordSimulatedCall({
         method: 'GET',
