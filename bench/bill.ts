@@ -14,6 +14,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import type { ServiceEvent } from '#platform/events.js';
 
 /** On-demand prices, us-east-1, per million request units (aws.amazon.com/dynamodb/pricing/on-demand/, since 2024-11-01). */
 const PRICE = { write: 0.625, read: 0.125 };
@@ -218,16 +219,25 @@ async function measureDispositions(partner: number, key: string, companyId: numb
   await relay();
   await worker();
   await relay();
-  const event = (type: 'application.sync_status_changed' | 'application.outcome_changed', application: number, sequence: number) => ({
+  const event = (
+    type: 'application.sync_status_changed' | 'application.outcome_changed',
+    application: number,
+    sequence: number,
+  ): ServiceEvent => ({
     id: randomUUID(),
     type,
     occurred_at: new Date().toISOString(),
     company: companyId,
     sequence,
-    data:
-      type === 'application.outcome_changed'
-        ? { id: application, outcome: 'PENDING', previous_outcome: null }
-        : { application_id: application, job_id: jobId, sync_status: 'SUCCESS', previous_sync_status: 'NOTSENT', failure_error: null },
+    data: (type === 'application.outcome_changed'
+      ? { id: application, outcome: 'PENDING', previous_outcome: null }
+      : {
+          application_id: application,
+          job_id: jobId,
+          sync_status: 'SUCCESS',
+          previous_sync_status: 'NOTSENT',
+          failure_error: null,
+        }) as ServiceEvent['data'],
   });
   const flushed = () => measured(() => flushDispositions(channel.id, 1));
   const queued = await measured(async () => {
