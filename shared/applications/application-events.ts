@@ -30,15 +30,13 @@ export type MovedField = keyof typeof MOVES;
 const CREATED = 'c';
 const FIELD_OF_CODE = new Map(Object.entries(MOVES).map(([field, m]) => [m.code as string, field as MovedField]));
 
+/** The item's ids and times every change of it is told by (an event's envelope, a stage change). */
+const CHANGE_ATTRIBUTES = ['id', 'company', 'job', 'created_at', 'updated_at', 'event_sequence'] as const;
+
 /** The item attributes an event is made of (what `applicationEventOf` and `applicationEventId` read). */
 export const APPLICATION_EVENT_ATTRIBUTES = [
   ITEM_EVENT_ATTRIBUTE,
-  'id',
-  'company',
-  'job',
-  'created_at',
-  'updated_at',
-  'event_sequence',
+  ...CHANGE_ATTRIBUTES,
   'sync_status',
   'email_sync_status',
   'external_apply_status',
@@ -135,12 +133,7 @@ export const isStageChange = (body: unknown): body is StageChange => {
 
 /** The image attributes a stage change is read from (the relay converts only these). */
 export const STAGE_CHANGE_ATTRIBUTES = [
-  'id',
-  'company',
-  'job',
-  'created_at',
-  'updated_at',
-  'event_sequence',
+  ...CHANGE_ATTRIBUTES,
   'import_source',
   'talent_channel',
   'partner_application_id',
