@@ -14,6 +14,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import type { ServiceEvent } from '#platform/events.js';
 
 /** On-demand prices, us-east-1, per million request units (aws.amazon.com/dynamodb/pricing/on-demand/, since 2024-11-01). */
 const PRICE = { write: 0.625, read: 0.125 };
@@ -31,6 +32,17 @@ const ATS_CALLS_PER_SYNC = 2;
  * whole `OUTCOME_TRACK_DAYS` (90); passes hourly (`OUTCOME_POLL_MINUTES` 60), 720 a month.
  */
 const OUTCOMES = { finalShare: 0.3, finalAtDay: 45, trackDays: 90, pollMinutes: 60, passes: 720 };
+/**
+ * Issue 43, what P320 left out (P347). Assumed: a quarter of the delivered applications go to an ATS that tells
+ * outcomes by webhooks (Greenhouse, Lever) and the rest to one that reads them (so the reading lines count 75 %, not
+ * the upper bound of 100 % they counted before); each application moves one stage under PENDING between its first
+ * and its final outcome (P345); a fifth of the applications come in through an apply channel whose board takes
+ * dispositions (D22), each reporting NEW, the first PENDING, the stage move and, for 30 %, the final outcome, each
+ * flushed on its own (the upper bound: one that shares its board's batch window costs 2 write units less).
+ */
+const WEBHOOK_ATS_SHARE = 0.25;
+const STAGE_MOVES = 1;
+const APPLY_CHANNEL_SHARE = 0.2;
 
 /** The list mix: weights (summing to 1) over bench:scale's rows at 10,000 (list, kind; the mean of its rows). */
 const LIST_MIX: [list: string, kind: string, weight: number][] = [
@@ -65,6 +77,22 @@ const COMMAND = 'npm run bench:bill';
 process.env.LOG_LEVEL = 'ERROR';
 // The sandbox moves a +hired application an hour after it accepted it; the bench moves the clock past it.
 process.env.SANDBOX_OUTCOME_SECONDS = '3600';
+// Dispositions go to a loopback board (below); Greenhouse's credentials check to a loopback stand-in.
+process.env.WEBHOOK_ALLOW_LOOPBACK_HTTP = 'true';
+const { createServer } = await import('node:http');
+const { createHmac, randomUUID } = await import('node:crypto');
+/** A board that takes every disposition, and a stand-in for Greenhouse's Job Board API (an empty board; a POST refused as 400, not 401). */
+const loopback = createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    const board = req.method === 'GET';
+    res.writeHead(board ? 200 : req.url?.startsWith('/dispositions') ? 204 : 400, { 'Content-Type': 'application/json' });
+    res.end(board ? '{"jobs":[],"meta":{"total":0}}' : '');
+  });
+});
+await new Promise<void>((resolve) => loopback.listen(0, '127.0.0.1', resolve));
+const loopbackUrl = `http://127.0.0.1:${(loopback.address() as { port: number }).port}`;
+process.env.GREENHOUSE_API_URL = loopbackUrl;
 const dataDir = mkdtempSync(join(tmpdir(), 'his-bill-'));
 const { startRuntime } = await import('../local/runtime.js');
 const runtime = await startRuntime({ dataDir, port: 0, host: '127.0.0.1', seed: false, schedules: false, poller: false, dropTable: true });
@@ -148,6 +176,157 @@ async function timeSyncs(createOne: (i: number) => Promise<{ body: Record<string
 }
 
 const changes: Record<string, Cost> = Object.create(null);
+
+/**
+ * Issue 43 (D22, P316, P345): one disposition of each kind, measured as the webhook worker makes it (its fan-out's
+ * `queueDisposition`, or `queueStageDisposition` for a stage move the relay handed over, then the channel's flush to a
+ * loopback board), for an application the board posted to its apply channel; and the fan-out's check of an event whose
+ * application came from no board (every sync and outcome event pays it).
+ */
+async function measureDispositions(partner: number, key: string, companyId: number, jobId: number) {
+  const { createChannel } = await import('#applications/channels.js');
+  const { applyChannelItems, checkApplyChannelInput, setChannelDisposition } = await import('#companies/apply-channels.js');
+  const { setEntitlements } = await import('#companies/company-store.js');
+  const { forgetCachedCompany } = await import('#companies/api-keys.js');
+  const { applyToken, applyTokenKey, forgetCachedApplyChannels } = await import('#jobs/apply-links.js');
+  const { queueDisposition, queueStageDisposition, flushDispositions } = await import('#delivery/dispositions.js');
+  const { Webhook } = await import('standardwebhooks');
+  const inbound = checkApplyChannelInput({ slug: 'bill-board', format: 'generic' });
+  const channel = await createChannel({ slug: 'bill-board', name: 'Bill board' }, (c) =>
+    applyChannelItems(c, inbound.format, inbound.secret),
+  );
+  await setChannelDisposition('bill-board', { disposition_url: `${loopbackUrl}/dispositions` });
+  await setEntitlements(companyId, ['job_sync', 'candidate_sync', 'apply:bill-board']);
+  forgetCachedCompany(companyId);
+  forgetCachedApplyChannels();
+  const body = JSON.stringify({ candidate: { email: 'board@example.com', full_name: 'Ada Lovelace' }, partner_application_id: 'B-1' });
+  const at = new Date();
+  const res = await fetch(
+    `${runtime.url}/apply/bill-board/${applyToken(applyTokenKey(), companyId, jobId, { channel_id: channel.id, generation: 1 })}`,
+    {
+      method: 'POST',
+      body,
+      headers: {
+        'Content-Type': 'application/json',
+        'webhook-id': 'msg_bill',
+        'webhook-timestamp': String(Math.floor(at.getTime() / 1000)),
+        'webhook-signature': new Webhook(inbound.secret).sign('msg_bill', at, body),
+      },
+    },
+  );
+  if (res.status !== 201) throw new Error(`apply: ${res.status} ${await res.text()}`);
+  const id = ((await res.json()) as { id: number }).id;
+  await relay();
+  await worker();
+  await relay();
+  const event = (
+    type: 'application.sync_status_changed' | 'application.outcome_changed',
+    application: number,
+    sequence: number,
+  ): ServiceEvent => ({
+    id: randomUUID(),
+    type,
+    occurred_at: new Date().toISOString(),
+    company: companyId,
+    sequence,
+    data: (type === 'application.outcome_changed'
+      ? { id: application, outcome: 'PENDING', previous_outcome: null }
+      : {
+          application_id: application,
+          job_id: jobId,
+          sync_status: 'SUCCESS',
+          previous_sync_status: 'NOTSENT',
+          failure_error: null,
+        }) as ServiceEvent['data'],
+  });
+  const flushed = () => measured(() => flushDispositions(channel.id, 1));
+  const queued = await measured(async () => {
+    if (!(await queueDisposition(event('application.sync_status_changed', id, 2)))) throw new Error('no disposition flush asked for');
+  });
+  changes['disposition (NEW or an outcome), flushed on its own'] = add(queued, await flushed());
+  const stage = await measured(() =>
+    queueStageDisposition({
+      kind: 'disposition-stage',
+      company: companyId,
+      application: id,
+      job: jobId,
+      channel: channel.id,
+      partner_application_id: 'B-1',
+      outcome: 'PENDING',
+      stage: 'Interview',
+      occurred_at: new Date().toISOString(),
+      sequence: 2,
+      id: 'stage-bill',
+    }),
+  );
+  changes['disposition of a stage move (P345), flushed on its own'] = add(stage, await flushed());
+  // An application no board sent: the fan-out reads its source and stops.
+  const plain = await request('POST', '/applications/', key, companyId, {
+    job: jobId,
+    candidate: { email: 'p@example.com', full_name: 'Ada' },
+  });
+  changes['fan-out source check of an event (every sync and outcome event)'] = await measured(() =>
+    queueDisposition(event('application.outcome_changed', Number(plain.body.id), 2)),
+  );
+  await setEntitlements(companyId, ['job_sync', 'candidate_sync']);
+  forgetCachedCompany(companyId);
+}
+
+/**
+ * Issue 43 (P310–P313): a Greenhouse company's signed web hooks, through `POST /ats-webhooks/{token}` (the route's
+ * `X-DynamoDB-Capacity`): the reference the sync worker keeps at delivery (`rememberDelivery`), the first web hook
+ * (found by e-mail, linked to Greenhouse's id, PENDING), a stage move and a final one (found by that id).
+ */
+async function measureAtsWebhooks(partner: number, key: string) {
+  const { connectCompany } = await import('#delivery/ats-connections.js');
+  const { atsWebhookSetup, rememberDelivery } = await import('#delivery/ats-webhooks.js');
+  const { getApplicationRecord } = await import('#applications/application-store.js');
+  // job_sync only: the application below is not queued for a sync (the stand-in takes none); the bench keeps its reference as the worker would.
+  const gh = await createCompany({ partner, name: 'Bill Greenhouse Ltd', ats: 'sandbox', entitlements: ['job_sync'] });
+  await connectCompany(gh.id, 'greenhouse', { board_token: 'bill-board', api_key: 'bill-greenhouse-key' });
+  await importJobs(gh.id, [{ external_id: '4242', title: 'Webhook job' }]);
+  const jobId = (await request('GET', '/jobs?external_id=4242', key, gh.id)).body.results[0].id as number;
+  const created = await request('POST', '/applications/', key, gh.id, {
+    job: jobId,
+    candidate: { email: 'gh@example.com', full_name: 'Ada' },
+  });
+  await relay();
+  const record = (await getApplicationRecord(Number(created.body.id)))!;
+  changes['ATS webhook reference (kept at delivery, P311)'] = await measured(() =>
+    rememberDelivery(record, { ats: 'greenhouse' }, { externalId: null, jobExternalId: '4242' }),
+  );
+  const hook = (await atsWebhookSetup({ id: gh.id, ats: 'greenhouse' }, runtime.url))!;
+  const send = async (action: string, status: string, stage: string | null) => {
+    const payload = {
+      action,
+      payload: {
+        application: {
+          id: 880_001,
+          status,
+          ...(stage ? { current_stage: { name: stage } } : {}),
+          candidate: { email_addresses: [{ value: 'gh@example.com', type: 'personal' }] },
+          jobs: [{ job_post_id: 4242 }],
+        },
+      },
+    };
+    const text = JSON.stringify(payload);
+    const signature = `sha256 ${createHmac('sha256', hook.secret!).update(text).digest('hex')}`;
+    const res = await fetch(hook.url, {
+      method: 'POST',
+      body: text,
+      headers: { 'Content-Type': 'application/json', Signature: signature },
+    });
+    const answer = (await res.json()) as { result?: string };
+    if (res.status !== 200 || answer.result !== 'recorded') throw new Error(`ATS webhook: ${res.status} ${JSON.stringify(answer)}`);
+    const match = /read=([\d.]+); write=([\d.]+)/.exec(res.headers.get('x-dynamodb-capacity') ?? '');
+    if (!match) throw new Error('ATS webhook: no X-DynamoDB-Capacity');
+    return add({ read: Number(match[1]), write: Number(match[2]) }, await relay());
+  };
+  changes['ATS webhook, first (found by e-mail, linked; PENDING)'] = await send('candidate_stage_change', 'active', 'Phone Screen');
+  changes['ATS webhook, a stage move (found by its id)'] = await send('candidate_stage_change', 'active', 'Onsite Interview');
+  changes['ATS webhook, final (HIRED)'] = await send('hire_candidate', 'hired', null);
+}
+
 try {
   const partner = await createPartner('Bill partner', 'agency');
   const key = (await createApiKey({ partner: partner.id })).key;
@@ -236,9 +415,12 @@ try {
   const renamed = await request('PATCH', `/companies/${company.id}/`, key, company.id, { name: 'Bill Renamed Ltd' });
   changes['company write (rename)'] = add(renamed.cost, await relay());
   changes['job import run, 10 jobs unchanged'] = add(await measured(() => importJobs(company.id, jobs)), await relay());
+  await measureDispositions(partner.id, key, syncing.id, syncJob);
+  await measureAtsWebhooks(partner.id, key);
   // P326: a sync's time with the delivery log on and off, in this run (last: its syncs' events are not relayed).
   logTiming = await timeSyncs((i) => create(syncing.id, syncJob, 10_000 + i));
 } finally {
+  loopback.close();
   await runtime.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
@@ -301,13 +483,13 @@ const lines: { item: string; count: number; perUnit: Cost }[] = [
     perUnit: changes['delivery log record (one ATS call)'],
   },
   {
-    item: 'outcome watches (one per delivered application)',
-    count: MONTH.creates,
+    item: `outcome watches (one per application delivered to a reading ATS, ${(1 - WEBHOOK_ATS_SHARE) * 100} %)`,
+    count: MONTH.creates * (1 - WEBHOOK_ATS_SHARE),
     perUnit: changes['outcome watch (put at delivery, P298)'],
   },
   {
     item: `outcome readings (P320: ${readings.pending} in 90 days, ${readings.final} to a final outcome at day ${OUTCOMES.finalAtDay}; ${OUTCOMES.finalShare * 100} % final)`,
-    count: Math.round(MONTH.creates * readingsPerApplication),
+    count: Math.round(MONTH.creates * (1 - WEBHOOK_ATS_SHARE) * readingsPerApplication),
     perUnit: readingUnits,
   },
   {
@@ -316,14 +498,54 @@ const lines: { item: string; count: number; perUnit: Cost }[] = [
     perUnit: { read: passRead, write: 0 },
   },
   {
-    item: 'outcome changes: the first PENDING',
-    count: MONTH.creates,
+    item: 'outcome changes read: the first PENDING',
+    count: MONTH.creates * (1 - WEBHOOK_ATS_SHARE),
     perUnit: changes['outcome change recorded (first PENDING)'],
   },
   {
-    item: `outcome changes: final (${OUTCOMES.finalShare * 100} %), the watch deleted`,
-    count: MONTH.creates * OUTCOMES.finalShare,
+    item: `outcome changes read: ${STAGE_MOVES} stage move under PENDING (P345, assumed), as a change`,
+    count: MONTH.creates * (1 - WEBHOOK_ATS_SHARE) * STAGE_MOVES,
+    perUnit: changes['outcome change recorded (first PENDING)'],
+  },
+  {
+    item: `outcome changes read: final (${OUTCOMES.finalShare * 100} %), the watch deleted`,
+    count: MONTH.creates * (1 - WEBHOOK_ATS_SHARE) * OUTCOMES.finalShare,
     perUnit: changes['final outcome (HIRED), the watch deleted'],
+  },
+  {
+    item: `ATS webhook references (one per application delivered to a webhook ATS, ${WEBHOOK_ATS_SHARE * 100} %)`,
+    count: MONTH.creates * WEBHOOK_ATS_SHARE,
+    perUnit: changes['ATS webhook reference (kept at delivery, P311)'],
+  },
+  {
+    item: 'ATS webhooks: the first (PENDING, linked)',
+    count: MONTH.creates * WEBHOOK_ATS_SHARE,
+    perUnit: changes['ATS webhook, first (found by e-mail, linked; PENDING)'],
+  },
+  {
+    item: `ATS webhooks: ${STAGE_MOVES} stage move`,
+    count: MONTH.creates * WEBHOOK_ATS_SHARE * STAGE_MOVES,
+    perUnit: changes['ATS webhook, a stage move (found by its id)'],
+  },
+  {
+    item: `ATS webhooks: final (${OUTCOMES.finalShare * 100} %)`,
+    count: MONTH.creates * WEBHOOK_ATS_SHARE * OUTCOMES.finalShare,
+    perUnit: changes['ATS webhook, final (HIRED)'],
+  },
+  {
+    item: `dispositions: NEW, first PENDING, final (${APPLY_CHANNEL_SHARE * 100} % of applications from a board; each flushed alone)`,
+    count: MONTH.creates * APPLY_CHANNEL_SHARE * (2 + OUTCOMES.finalShare),
+    perUnit: changes['disposition (NEW or an outcome), flushed on its own'],
+  },
+  {
+    item: `dispositions: ${STAGE_MOVES} stage move (P345)`,
+    count: MONTH.creates * APPLY_CHANNEL_SHARE * STAGE_MOVES,
+    perUnit: changes['disposition of a stage move (P345), flushed on its own'],
+  },
+  {
+    item: "dispositions: the fan-out's source check of every sync and outcome event",
+    count: MONTH.syncMoves + MONTH.creates * (1 + OUTCOMES.finalShare),
+    perUnit: changes['fan-out source check of an event (every sync and outcome event)'],
   },
   { item: 'company writes', count: MONTH.companyWrites, perUnit: changes['company write (rename)'] },
   { item: 'list pages (mix below)', count: MONTH.listPages, perUnit: { read: perListPage, write: 0 } },
@@ -378,7 +600,7 @@ const section = [
   }),
   `| **total** | | | | **${round(total)}** | ${before ? round(before.total) : '–'} |`,
   '',
-  `Outcomes (issue 43, P320): every application assumed delivered to an ATS that reads outcomes, ${OUTCOMES.finalShare * 100} % final at day ${OUTCOMES.finalAtDay} on average. With the schedule of P320 an application is read ${round(readingsPerApplication, 1)} times on average (${readings.pending} over 90 days); read hourly for 90 days it would be ${round(hourlyPerApplication)} times, $${round(dollars(readingUnits, MONTH.creates * hourlyPerApplication))} a month in readings instead of $${round(dollars(readingUnits, MONTH.creates * readingsPerApplication))}. A reading's own reads are priced as AWS rounds a BatchGetItem's items (${readingUnits.read} units: 0.5 for the application and 0.5 for its watch; DynamoDB Local reports ${changes['outcome reading (BatchGet of application and watch; its delivery log record, P350)'].read}), an empty Query at 0.5 (DynamoDB Local reports 0). Every reading, changed or not, writes its record in the delivery log (${readingUnits.write} unit, P350); the schedule moves no watch or index entry.`,
+  `Outcomes (issue 43, P320, P347): every application assumed delivered to an ATS that reports outcomes, ${(1 - WEBHOOK_ATS_SHARE) * 100} % to one that reads them and ${WEBHOOK_ATS_SHARE * 100} % to one that tells them by webhooks (Greenhouse, Lever; measured with Greenhouse's: found by e-mail, then by its id), ${OUTCOMES.finalShare * 100} % final at day ${OUTCOMES.finalAtDay} on average, ${STAGE_MOVES} stage move under PENDING each; ${APPLY_CHANNEL_SHARE * 100} % of the applications come from a board's apply channel that takes dispositions (D22), each disposition billed as flushed on its own (one that shares its board's batch window costs 2 write units less). Per application the webhook path costs less than the readings (no watch, no reading), so this split lowers the outcome lines from the all-reading upper bound of P320. With the schedule of P320 an application is read ${round(readingsPerApplication, 1)} times on average (${readings.pending} over 90 days); read hourly for 90 days it would be ${round(hourlyPerApplication)} times, $${round(dollars(readingUnits, MONTH.creates * (1 - WEBHOOK_ATS_SHARE) * hourlyPerApplication))} a month in readings (of the ${(1 - WEBHOOK_ATS_SHARE) * 100} % read) instead of $${round(dollars(readingUnits, MONTH.creates * (1 - WEBHOOK_ATS_SHARE) * readingsPerApplication))}. A reading's own reads are priced as AWS rounds a BatchGetItem's items (${readingUnits.read} units: 0.5 for the application and 0.5 for its watch; DynamoDB Local reports ${changes['outcome reading (BatchGet of application and watch; its delivery log record, P350)'].read}), an empty Query at 0.5 (DynamoDB Local reports 0). Every reading, changed or not, writes its record in the delivery log (${readingUnits.write} unit, P350); the schedule moves no watch or index entry.`,
   '',
   `List mix (weights of bench:scale's row kinds at 10,000; a kind with several rows counts their mean): ${LIST_MIX.map(([list, kind, w]) => `${list} ${kind} ${Math.round(w * 100)} %`).join(', ')}.`,
   '<!-- bill:end -->',

@@ -5,7 +5,8 @@
  * and those delivery messages, each one attempt to POST one event to one endpoint. A failed attempt comes
  * back after an exponential delay set through its visibility timeout; after the queue's maxReceiveCount it
  * goes to the DLQ. A third kind, `disposition-flush`, sends an apply channel's waiting dispositions to its
- * board (D22, P316), with the same backoff.
+ * board (D22, P316), with the same backoff; a fourth, `disposition-stage`, a stage-only change the relay hands
+ * over for that board (P345).
  */
 import { BatchProcessor, EventType, processPartialResponse } from '@aws-lambda-powertools/batch';
 import { ChangeMessageVisibilityCommand, SendMessageBatchCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
@@ -27,8 +28,10 @@ import {
   flushDispositions,
   isDispositionFlush,
   queueDisposition,
+  queueStageDisposition,
   type DispositionFlushMessage,
 } from '#delivery/dispositions.js';
+import { isStageChange } from '#applications/application-events.js';
 
 const processor = new BatchProcessor(EventType.SQS);
 
@@ -84,6 +87,12 @@ async function handleRecord(record: SQSRecord): Promise<void> {
       const flushed = await flushDispositions(body.channel, attempt);
       logger.info('disposition flush', { channel: body.channel, attempt, sent: flushed.sent, more: flushed.more });
       if (flushed.more) await askFlush(body, 0);
+      return;
+    }
+    if (isStageChange(body)) {
+      // A stage-only change the relay handed over (P345): its board hears it; no partner does.
+      const flush = await queueStageDisposition(body);
+      if (flush) await askFlush(flush, dispositionBatchSeconds());
       return;
     }
     const event = parseEvent(body);

@@ -30,15 +30,13 @@ export type MovedField = keyof typeof MOVES;
 const CREATED = 'c';
 const FIELD_OF_CODE = new Map(Object.entries(MOVES).map(([field, m]) => [m.code as string, field as MovedField]));
 
+/** The item's ids and times every change of it is told by (an event's envelope, a stage change). */
+const CHANGE_ATTRIBUTES = ['id', 'company', 'job', 'created_at', 'updated_at', 'event_sequence'] as const;
+
 /** The item attributes an event is made of (what `applicationEventOf` and `applicationEventId` read). */
 export const APPLICATION_EVENT_ATTRIBUTES = [
   ITEM_EVENT_ATTRIBUTE,
-  'id',
-  'company',
-  'job',
-  'created_at',
-  'updated_at',
-  'event_sequence',
+  ...CHANGE_ATTRIBUTES,
   'sync_status',
   'email_sync_status',
   'external_apply_status',
@@ -96,5 +94,76 @@ export function applicationEventOf(item: Record<string, unknown>): ServiceEvent 
     company: Number(item.company),
     sequence: Number(item.event_sequence),
     data,
+  };
+}
+
+/**
+ * A change of the ATS's stage alone (issue 43 item 1, P345): what a job board hears of it. Not an event: it takes
+ * no sequence number and reaches no partner (`application.outcome_changed` is for outcome moves only, D21); the
+ * relay hands it to the webhook worker, which queues it as a disposition for the apply channel the application
+ * came in through (D22, P316). Ids, the outcome and the stage name only, never personal data.
+ */
+export interface StageChange {
+  kind: 'disposition-stage';
+  company: number;
+  application: number;
+  job: number;
+  channel: number;
+  partner_application_id: string | null;
+  outcome: string;
+  stage: string;
+  occurred_at: string;
+  /** The application's event sequence at the change (orders it after the event before it in the channel's queue). */
+  sequence: number;
+  /** Stable per change (the application and the write's time), so a redelivered stream record queues it once. */
+  id: string;
+}
+
+export const isStageChange = (body: unknown): body is StageChange => {
+  const m = body as Partial<StageChange> | null;
+  return (
+    m?.kind === 'disposition-stage' &&
+    [m.company, m.application, m.job, m.channel, m.sequence].every(Number.isSafeInteger) &&
+    typeof m.outcome === 'string' &&
+    typeof m.stage === 'string' &&
+    typeof m.occurred_at === 'string' &&
+    typeof m.id === 'string'
+  );
+};
+
+/** The image attributes a stage change is read from (the relay converts only these). */
+export const STAGE_CHANGE_ATTRIBUTES = [
+  ...CHANGE_ATTRIBUTES,
+  'import_source',
+  'talent_channel',
+  'partner_application_id',
+  'outcome',
+  'outcome_stage',
+] as const;
+
+/**
+ * The stage change a write of an application item made (from its old and new images, P345): the outcome stayed
+ * (and was known) and the stage moved to a new name, on an application that came in through an apply channel's
+ * own endpoint (only those report to a board, P316). Undefined otherwise: an outcome move is an event of its own,
+ * and a stage that went (anonymization drops it, D21) is nothing to report.
+ */
+export function stageChangeOf(before: Record<string, unknown>, after: Record<string, unknown>): StageChange | undefined {
+  const stage = after.outcome_stage;
+  if (typeof after.outcome !== 'string' || after.outcome !== before.outcome) return undefined;
+  if (typeof stage !== 'string' || stage === before.outcome_stage) return undefined;
+  if (after.import_source !== 'apply_webhook' || typeof after.talent_channel !== 'number') return undefined;
+  const name = `his-application-stage|${String(after.company)}|${String(after.id)}|${String(after.created_at)}|${String(after.updated_at)}`;
+  return {
+    kind: 'disposition-stage',
+    company: Number(after.company),
+    application: Number(after.id),
+    job: Number(after.job),
+    channel: after.talent_channel,
+    partner_application_id: typeof after.partner_application_id === 'string' ? after.partner_application_id : null,
+    outcome: after.outcome,
+    stage,
+    occurred_at: String(after.updated_at),
+    sequence: Number(after.event_sequence ?? 0),
+    id: `stage-${createHash('sha256').update(name).digest('hex').slice(0, 32)}`,
   };
 }

@@ -145,12 +145,17 @@ async function putRef(companyId: number, ref: string, applicationId: number, job
 
 /** The applications of the company one reference names (at most a few: one candidate's applications). */
 async function applicationsNamed(companyId: number, ref: string): Promise<{ id: number; job?: string; expires?: number }[]> {
-  const prefix = keys.atsRef(companyId, refHash(ref), 0).PK;
+  return applicationsHashed(companyId, refHash(ref));
+}
+
+async function applicationsHashed(companyId: number, hash: string): Promise<{ id: number; job?: string; expires?: number }[]> {
+  const prefix = keys.atsRef(companyId, hash, 0).PK;
   const out = await db().send(
     new QueryCommand({
       TableName: config().tableName,
-      KeyConditionExpression: 'PK = :pk',
-      ExpressionAttributeValues: { ':pk': prefix },
+      // The application items only (a parked link shares the partition, P348).
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :application)',
+      ExpressionAttributeValues: { ':pk': prefix, ':application': 'APPLICATION#' },
       Limit: 20,
     }),
   );
@@ -168,6 +173,40 @@ async function matchApplication(companyId: number, said: WebhookOutcome) {
     if (found.length > 1 && said.jobIds.length) found = found.filter((f) => f.job !== undefined && said.jobIds.includes(f.job));
     if (found.length === 1) return { ...found[0], ref };
     if (found.length > 1) return undefined;
+  }
+  return undefined;
+}
+
+/**
+ * P348: a link the webhook could not make (no application named yet): `link` is kept as naming what `ref` will name,
+ * for the tracking window, so a later webhook naming `link` finds the application once the sync worker kept `ref`.
+ * One small item, written only for a webhook that matched nothing (its ATS's applications that never came through
+ * us too: the price of not losing ours).
+ */
+async function park(companyId: number, link: string, ref: string): Promise<void> {
+  await db().send(
+    new PutCommand({
+      TableName: config().tableName,
+      Item: {
+        ...keys.atsRefParked(companyId, refHash(link)),
+        ref_hash: refHash(ref),
+        ...expiringAt(Math.floor(now().getTime() / 1000) + (outcomeTrackDays() + 7) * 86_400),
+      },
+    }),
+  );
+}
+
+/** The application a parked link names by now (P348): the webhook's refs each looked up as a parked link, then its ref. */
+async function matchParked(companyId: number, said: WebhookOutcome) {
+  for (const link of said.refs) {
+    const out = await db().send(
+      // Eventually consistent: a link is parked long before the later webhook that looks for it.
+      new GetCommand({ TableName: config().tableName, Key: keys.atsRefParked(companyId, refHash(link)) }),
+    );
+    const hash = out.Item?.ref_hash;
+    if (typeof hash !== 'string') continue;
+    const found = await applicationsHashed(companyId, hash);
+    if (found.length === 1) return { ...found[0], ref: undefined, link };
   }
   return undefined;
 }
@@ -216,7 +255,7 @@ export async function receiveAtsWebhook(
   const seen = await db().send(new GetCommand({ TableName: config().tableName, Key: seenKey, ConsistentRead: true }));
   if (seen.Item && Number(seen.Item.expires_at) > now().getTime() / 1000) throw replayed();
   const said = webhooks.read(verified.json);
-  const result = said ? await apply(company, said) : 'ignored';
+  const result = said ? await apply(company, said, webhooks.parks === true) : 'ignored';
   // Remembered once taken (a delivery that failed before this is taken again when the vendor retries it).
   const remember = verified.rememberSeconds ?? outcomeTrackDays() * 86_400;
   try {
@@ -239,14 +278,19 @@ export async function receiveAtsWebhook(
 
 const replayed = () => new ConflictError('This webhook delivery was already received.', 'replayed');
 
-async function apply(company: CompanyRecord, said: WebhookOutcome): Promise<WebhookResult> {
-  const match = await matchApplication(company.id, said);
-  if (!match) return 'ignored';
+async function apply(company: CompanyRecord, said: WebhookOutcome, parks: boolean): Promise<WebhookResult> {
+  const match = (await matchApplication(company.id, said)) ?? (parks ? await matchParked(company.id, said) : undefined);
+  if (!match) {
+    if (said.park && said.link) await park(company.id, said.link, said.park.ref);
+    return 'ignored';
+  }
   const record = await getApplicationRecord(match.id);
   // Scoped by the token's company twice: its reference items only, and the application itself must be its own.
   if (!record || record.company !== company.id || record.personal_data_deleted_at) return 'ignored';
-  if (said.link && said.link !== match.ref)
-    await putRef(company.id, said.link, record.id, match.job ?? null, match.expires ?? Math.floor(now().getTime() / 1000) + 86_400 * 97);
+  // The webhook's own link, or the one parked for it (P348): later webhooks find the application by it directly.
+  const link = said.link ?? ('link' in match ? match.link : undefined);
+  if (link && link !== match.ref)
+    await putRef(company.id, link, record.id, match.job ?? null, match.expires ?? Math.floor(now().getTime() / 1000) + 86_400 * 97);
   const reading = said.reading;
   if (!reading) return 'unchanged';
   if (record.outcome && said.keeps?.includes(record.outcome)) return 'unchanged';

@@ -98,7 +98,8 @@ export const backgroundFunctions: readonly BackgroundFunctionDefinition[] = [
     description: 'Publish the events on application items and in the outbox to the events topic (P115, P240)',
     // Locally the runtime's stream poller feeds it the same way (local/stream-relay.ts).
     trigger: { kind: 'outboxStream', batchSize: 100, maxBatchingWindowSeconds: 1, retryAttempts: 10, filters: RELAY_STREAM_FILTERS },
-    access: { table: 'outbox', events: 'publish' },
+    // Hands a stage-only change of an apply channel's application to the webhook worker's queue (P345).
+    access: { table: 'outbox', events: 'publish', webhookQueue: 'send' },
     timeoutSeconds: 60,
   },
   {

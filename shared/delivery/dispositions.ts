@@ -3,6 +3,8 @@
  * channel reports its status back to that channel, at least once, oldest change first, retried for more than 24 h.
  *
  * Built into the partner webhooks' machinery (D19) rather than beside it:
+ * - A change of the ATS's stage alone is no event (D21: partners hear outcome moves only); the relay hands it to
+ *   the same worker as a `disposition-stage` message (P345), queued like an outcome change.
  * - The webhook worker's fan-out sees every event of the topic. For an application's `sync_status_changed`
  *   (the ATS has it: `NEW`; or a delivery failure) and `outcome_changed` (the ATS moved it), when the application
  *   came in through an apply channel that reports dispositions, `queueDisposition` writes the disposition into the
@@ -17,6 +19,7 @@
  * the ATS's stage name, time): no personal data, never a secret.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import type { StageChange } from '#applications/application-events.js';
 import { dispositionFormat, loadDispositionTarget, type ApplyFormat, type DispositionTarget } from '#companies/apply-channels.js';
 import { INDEED_BATCH_LIMIT, IndeedSendError, sendIndeedDispositions } from '#delivery/indeed-dispositions.js';
 import { DeliveryFailed, post, signedHeaders, webhookRetryDelaySeconds, type WebhookEvent } from '#delivery/webhooks.js';
@@ -169,14 +172,51 @@ export async function queueDisposition(event: WebhookEvent): Promise<Disposition
     stage,
     occurred_at: event.occurred_at,
   };
-  const sort = `${event.occurred_at}#${String(id).padStart(16, '0')}#${String(event.sequence ?? 0).padStart(8, '0')}`;
+  return enqueue(channel, disposition, String(event.sequence ?? 0).padStart(8, '0'), event.id);
+}
+
+/**
+ * The webhook worker's part for a stage-only change the relay handed it (P345): the same disposition as an outcome
+ * change's, with the outcome (unchanged) as the status and the new stage (Indeed's raw status, and what its status
+ * maps from while PENDING), queued and batched the same way. Read from the write's new image, so no application
+ * read; only the channel's setting.
+ */
+export async function queueStageDisposition(change: StageChange): Promise<DispositionFlushMessage | undefined> {
+  const status = change.outcome as DispositionStatus;
+  if (!['PENDING', 'HIRED', 'REJECTED', 'WITHDRAWN'].includes(status)) return undefined;
+  const format = await dispositionFormat(change.channel);
+  if (!format) return undefined;
+  if (format === 'indeed' && (!change.partner_application_id || !indeedStatus(status, change.stage))) return undefined;
+  const disposition: Disposition = {
+    application: change.application,
+    partner_application_id: change.partner_application_id,
+    job: change.job,
+    status,
+    stage: change.stage,
+    occurred_at: change.occurred_at,
+  };
+  // After the event numbered `sequence` (same time is impossible: each is its own write); `s` keeps the keys apart.
+  return enqueue(change.channel, disposition, `${String(change.sequence).padStart(8, '0')}s`, change.id);
+}
+
+/**
+ * Writes a disposition into its channel's queue (oldest first by its time) and resolves to the flush message to
+ * send when it is the first to wait since the last flush began (P316). Idempotent: the key derives from the change.
+ */
+async function enqueue(
+  channel: number,
+  disposition: Disposition,
+  order: string,
+  eventId: string,
+): Promise<DispositionFlushMessage | undefined> {
+  const sort = `${disposition.occurred_at}#${String(disposition.application).padStart(16, '0')}#${order}`;
   await db().send(
     new PutCommand({
       TableName: config().tableName,
       Item: {
         ...keys.disposition(channel, sort),
         ...disposition,
-        event_id: event.id,
+        event_id: eventId,
         ...expiringAt(Math.floor(now().getTime() / 1000) + KEEP_DAYS * 86_400),
       },
     }),

@@ -12,17 +12,30 @@
  * Events are at least once, and consumers deduplicate on `id`. A parked event may reach the topic after a
  * later event of its application; consumers order an application's events by `sequence`.
  *
+ * - Stage changes (issue 43 item 1, P345): a write that moved an application's ATS stage alone (no event, no
+ *   sequence number, nothing for partners) is handed to the webhook worker's queue as a `disposition-stage`
+ *   message when the application came in through an apply channel, so that its job board hears it (D22).
+ *   If that send fails, the record is reported as the batch's failure and retried (at least once).
+ *
  * DynamoDB Streams feed it the records its filters select (`RELAY_STREAM_FILTERS`) in the order of each
  * partition: on AWS through Lambda's event source mapping, locally through the runtime's stream poller
  * (`local/stream-relay.ts`), which hands the same handler the same batches.
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { PublishCommand } from '@aws-sdk/client-sns';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { DeleteCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBBatchResponse, DynamoDBRecord } from 'aws-lambda';
-import { APPLICATION_EVENT_ATTRIBUTES, applicationEventId, applicationEventOf } from '#applications/application-events.js';
-import { config, db, sns } from '#platform/clients.js';
+import {
+  APPLICATION_EVENT_ATTRIBUTES,
+  STAGE_CHANGE_ATTRIBUTES,
+  applicationEventId,
+  applicationEventOf,
+  stageChangeOf,
+  type StageChange,
+} from '#applications/application-events.js';
+import { config, db, sns, sqs } from '#platform/clients.js';
 import { isConditionFailure } from '#platform/errors.js';
 import { ITEM_EVENT_ATTRIBUTE, outboxItem, type ServiceEvent } from '#platform/events.js';
 import { now } from '#platform/clock.js';
@@ -77,10 +90,27 @@ export function itemBorneEvent(record: DynamoDBRecord): string | undefined {
   return JSON.stringify(event);
 }
 
-/** The attributes of an image that an event is made of (only these: the rest is not read, nor converted). */
-function eventFields(image: NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>): Record<string, unknown> {
-  const picked = APPLICATION_EVENT_ATTRIBUTES.filter((name) => image[name] !== undefined).map((name) => [name, image[name]]);
-  return unmarshall(Object.fromEntries(picked) as Record<string, AttributeValue>);
+type Image = NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
+
+/** The attributes `names` of an image (only these: the rest is not read, nor converted). */
+function picked(image: Image, names: readonly string[]): Record<string, unknown> {
+  const found = names.filter((name) => image[name] !== undefined).map((name) => [name, image[name]]);
+  return unmarshall(Object.fromEntries(found) as Record<string, AttributeValue>);
+}
+
+/** The attributes of an image that an event is made of. */
+const eventFields = (image: Image) => picked(image, APPLICATION_EVENT_ATTRIBUTES);
+
+/** The stage change a stream record's write made (P345), if it made one a job board hears of. */
+export function stageChangeOfRecord(record: DynamoDBRecord): StageChange | undefined {
+  const { OldImage: old, NewImage: image } = record.dynamodb ?? {};
+  if (record.eventName !== 'MODIFY' || !old || !image || !image.outcome_stage) return undefined;
+  return stageChangeOf(picked(old, STAGE_CHANGE_ATTRIBUTES), picked(image, STAGE_CHANGE_ATTRIBUTES));
+}
+
+/** Hands a stage change to the webhook worker (its queue), which queues the disposition for the board (P345). */
+async function sendStageChange(change: StageChange): Promise<void> {
+  await sqs().send(new SendMessageCommand({ QueueUrl: config().webhookQueueUrl, MessageBody: JSON.stringify(change) }));
 }
 
 /**
@@ -142,6 +172,8 @@ export async function relayStreamRecords(records: DynamoDBRecord[]): Promise<Dyn
       else {
         const borne = itemBorneEvent(record);
         if (borne) await relayItemEvent(borne);
+        const stage = borne ? undefined : stageChangeOfRecord(record);
+        if (stage) await sendStageChange(stage);
       }
     } catch (error) {
       rethrowIfCrash(error);

@@ -92,6 +92,12 @@ export const keys = {
     PK: `ATSREF#${companyId}#${refHash}`,
     SK: `APPLICATION#${pad(applicationId)}`,
   }),
+  /**
+   * A link a webhook could not make yet (P348): Lever's `applicationCreated` before the sync worker kept the
+   * application's reference. Keyed by the hash of the reference later webhooks name (the opportunity), per company;
+   * it holds the reference that will name the application. Expiring.
+   */
+  atsRefParked: (companyId: number, refHash: string): Key => ({ PK: `ATSREF#${companyId}#${refHash}`, SK: 'PARKED' }),
   /** An ATS webhook delivery already taken (P312, replays), by the hash of its signature; expiring. */
   atsWebhookSeen: (companyId: number, signatureHash: string): Key => ({ PK: `ATSHOOKSEEN#${companyId}#${signatureHash}`, SK: 'SEEN' }),
   /** The external apply reminder's due item (P207): by shard of the application id, ordered by due time. */

@@ -81,7 +81,10 @@ test('the event relay (P115, P240): fed by the table stream (old and new images)
       ],
     },
   });
-  expect(Object.keys(relay.Properties.Environment.Variables).sort()).toEqual(expect.arrayContaining(['EVENTS_TOPIC_ARN', 'TABLE_NAME']));
+  // P345: it hands stage-only changes to the webhook worker's queue.
+  expect(Object.keys(relay.Properties.Environment.Variables).sort()).toEqual(
+    expect.arrayContaining(['EVENTS_TOPIC_ARN', 'TABLE_NAME', 'WEBHOOK_QUEUE_URL']),
+  );
   const actions = policyActions(relayId);
   expect(actions).toEqual(
     expect.arrayContaining(['sns:Publish', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:GetRecords', 'sqs:SendMessage']),

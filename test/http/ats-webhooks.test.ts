@@ -209,18 +209,25 @@ test('Greenhouse across tenants: a valid web hook of company B naming company Aâ
   expect(await read(partner, a.company, id)).toMatchObject({ outcome: 'WITHDRAWN', outcome_stage: 'Offer' });
 });
 
-test('Lever: delivered, linked by applicationCreated, moved and archived in Lever; stale, replayed, forged and cross-tenant webhooks change nothing', async () => {
-  const partner = await aPartner();
-  const site = `lever-hooks-${Date.now()}`;
-  lever.sites.set(site, { site, apiKey: `${site}-key-1`, postings: [{ id: 'lp-1', text: 'Designer', description: 'Design' }] });
-  const events: LeverEvent[] = ['applicationCreated', 'candidateStageChange', 'candidateArchiveChange', 'candidateHired'];
-  const tokens = new Map(events.map((e) => [e, newLeverSignatureToken()]));
+const LEVER_EVENTS: LeverEvent[] = ['applicationCreated', 'candidateStageChange', 'candidateArchiveChange', 'candidateHired'];
+
+/** A Lever company connected to `site` with a signature token per webhook (Lever makes them: the company gives them to us, P310). */
+async function leverCompany(partner: Partner, site: string) {
+  const tokens = new Map(LEVER_EVENTS.map((e) => [e, newLeverSignatureToken()]));
   const company = await aCompany(partner.id, { ats: 'lever', entitlements: ['candidate_sync'] });
-  // Lever makes each webhook's signature token: the company gives them to us (P310).
   await connectCompany(company.id, 'lever', { site, api_key: `${site}-key-1`, webhook_signature_tokens: [...tokens.values()].join(',') });
   const setup = await atsWebhookSetup({ id: company.id, ats: 'lever' }, api.url);
   expect(setup).toMatchObject({ secret: null, secret_from: 'webhook_signature_tokens' });
   const hooks: LeverWebhooks = { url: setup!.url, signatureTokens: tokens };
+  return { company, hooks };
+}
+
+test('Lever: delivered, linked by applicationCreated, moved and archived in Lever; stale, replayed, forged and cross-tenant webhooks change nothing', async () => {
+  const partner = await aPartner();
+  const site = `lever-hooks-${Date.now()}`;
+  lever.sites.set(site, { site, apiKey: `${site}-key-1`, postings: [{ id: 'lp-1', text: 'Designer', description: 'Design' }] });
+  const { company, hooks } = await leverCompany(partner, site);
+  const tokens = hooks.signatureTokens;
 
   const id = await applyAndDeliver(partner, company, 'lp-1', 'lin.hooks@example.com');
   const application = lever.applications.at(-1)!;
@@ -258,17 +265,8 @@ test('Lever: delivered, linked by applicationCreated, moved and archived in Leve
     answer: { errors: { 'data.opportunityId': [expect.any(String)] } },
   });
   // Another Lever company's valid webhook naming this opportunity: ignored there.
-  const other = await aCompany((await aPartner()).id, { ats: 'lever', entitlements: ['candidate_sync'] });
-  const otherTokens = new Map(events.map((e) => [e, newLeverSignatureToken()]));
-  await connectCompany(other.id, 'lever', {
-    site,
-    api_key: `${site}-key-1`,
-    webhook_signature_tokens: [...otherTokens.values()].join(','),
-  });
-  const otherUrl = (await atsWebhookSetup({ id: other.id, ats: 'lever' }, api.url))!.url;
-  expect(
-    (await moveLeverApplication(application, { event: 'candidateHired' }, { url: otherUrl, signatureTokens: otherTokens }, sent)).answer,
-  ).toEqual({ result: 'ignored' });
+  const other = await leverCompany(await aPartner(), site);
+  expect((await moveLeverApplication(application, { event: 'candidateHired' }, other.hooks, sent)).answer).toEqual({ result: 'ignored' });
   expect(await outcomeOf(partner, company, id)).toEqual(pending);
 
   expect((await moveLeverApplication(application, { event: 'candidateArchiveChange', reason: 'r-1' }, hooks, sent)).answer).toEqual({
@@ -277,6 +275,41 @@ test('Lever: delivered, linked by applicationCreated, moved and archived in Leve
   expect(await read(partner, company, id)).toMatchObject({ outcome: 'REJECTED', outcome_stage: null });
   // A change by an opportunity already linked: 6 read units, 6 write units (the outcome 4, the log 1, remembered 1).
   expect(sent.at(-1)!.capacity).toMatch(/; read=6; write=6;/);
+});
+
+test('P348: Leverâ€™s applicationCreated before we kept the applicationId is parked; the next event of the opportunity links and records it', async () => {
+  const partner = await aPartner();
+  const site = `lever-early-${Date.now()}`;
+  lever.sites.set(site, { site, apiKey: `${site}-key-1`, postings: [{ id: 'lp-9', text: 'Analyst', description: 'Data' }] });
+  const { company, hooks } = await leverCompany(partner, site);
+  const sent: SentWebhook[] = [];
+  // Lever fires applicationCreated while its apply answer is still on its way to our sync worker.
+  lever.beforeAnswer = async (application) => {
+    await moveLeverApplication(application, { event: 'applicationCreated' }, hooks, sent);
+  };
+  const id = await applyAndDeliver(partner, company, 'lp-9', 'early.hooks@example.com');
+  lever.beforeAnswer = undefined;
+  const application = lever.applications.at(-1)!;
+  expect(await read(partner, company, id)).toMatchObject({ sync_status: 'SUCCESS', external_id: application.applicationId, outcome: null });
+  // It named nothing we knew yet: ignored, and parked (one write beside the replay's).
+  expect(sent.map((x) => [x.status, x.answer, /write=(\d+)/.exec(x.capacity ?? '')?.[1]])).toEqual([[200, { result: 'ignored' }, '2']]);
+
+  // The next event of the opportunity finds the application through the parked link, links it and records.
+  expect(await moveLeverApplication(application, { event: 'candidateStageChange', toStageId: 'phone-screen' }, hooks, sent)).toEqual({
+    status: 200,
+    answer: { result: 'recorded' },
+  });
+  expect(await outcomeOf(partner, company, id)).toMatchObject({ outcome: 'PENDING', outcome_stage: 'phone-screen' });
+  // Linked: the events after it find it by the opportunity directly, as when applicationCreated came in time.
+  expect((await moveLeverApplication(application, { event: 'candidateHired' }, hooks, sent)).answer).toEqual({ result: 'recorded' });
+  expect(sent.at(-1)!.capacity).toMatch(/; read=6; write=6;/);
+  expect(await read(partner, company, id)).toMatchObject({ outcome: 'HIRED' });
+
+  // Another Lever company's URL: its parked links are its own; the opportunity finds nothing there.
+  const other = await leverCompany(await aPartner(), site);
+  const foreign = await moveLeverApplication(application, { event: 'candidateArchiveChange', reason: 'r-1' }, other.hooks, sent);
+  expect(foreign.answer).toEqual({ result: 'ignored' });
+  expect(await read(partner, company, id)).toMatchObject({ outcome: 'HIRED' });
 });
 
 test('the connect page shows the URL and secret right after connecting; `company connect` shows the same, kept across a reconnect (P310)', async () => {

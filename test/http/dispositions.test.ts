@@ -11,6 +11,8 @@ import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
 import { createChannel } from '#applications/channels.js';
 import { recordOutcome } from '#applications/outcome-store.js';
+import { clearPersonalData } from '#applications/application-store.js';
+import { PERSONAL_DATA_FIELDS } from '#delivery/retention.js';
 import type { ApplicationRecord } from '#applications/applications.js';
 import { forgetCachedCompany } from '#companies/api-keys.js';
 import { applyChannelItems, checkApplyChannelInput, setChannelDisposition } from '#companies/apply-channels.js';
@@ -21,7 +23,7 @@ import { config, db } from '#platform/clients.js';
 import { advanceClock, resetClock } from '#platform/clock.js';
 import { keys } from '#platform/keys.js';
 import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
-import { runAdmin } from '../helpers/admin-cli.js';
+import { receivedEvents, runAdmin } from '../helpers/admin-cli.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { captureServiceLogs } from '../helpers/logs.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
@@ -45,8 +47,12 @@ let logs: ReturnType<typeof captureServiceLogs>;
 const channel = new Map<string, { id: number; secret: string }>();
 let t: { partner: Awaited<ReturnType<typeof aPartner>>; company: Awaited<ReturnType<typeof aCompany>>; job: number };
 
+const EVENTS_QUEUE = 'disposition-events';
+
 beforeAll(async () => {
   api = await startTestRuntime();
+  api.runtime.emulators.fauxqs.createQueue(EVENTS_QUEUE);
+  api.runtime.emulators.fauxqs.subscribe({ topic: 'his-local-events', queue: EVENTS_QUEUE });
   indeed = await startIndeedSimulator();
   process.env.INDEED_API_URL = indeed.url;
   board = await startWebhookReceiver('/dispositions');
@@ -125,6 +131,13 @@ async function move(id: number, outcome: NonNullable<ApplicationRecord['outcome'
   const item = (await db().send(new GetCommand({ TableName: config().tableName, Key: keys.application(id), ConsistentRead: true }))).Item;
   expect(await recordOutcome(item as unknown as ApplicationRecord, { outcome, stage }, at)).toBe(true);
 }
+
+const item = async (id: number) =>
+  (await db().send(new GetCommand({ TableName: config().tableName, Key: keys.application(id), ConsistentRead: true }))).Item as Record<
+    string,
+    unknown
+  > &
+    ApplicationRecord;
 
 async function queued(slug: string): Promise<number> {
   const out = await db().send(
@@ -326,4 +339,81 @@ test('generic: signed application.disposition POSTs, NEW then each change, retri
   await relay();
   expect(board.deliveries.length).toBe(count);
   expect(logs.text()).not.toContain(channel.get('board-d')!.secret);
+});
+
+test('P345: a stage-only change reaches the board (Indeed: the new stage as raw status; generic: its stage), batched, no partner event', async () => {
+  await setChannelDisposition('board-d', { disposition_url: board.url }); // the test before turned it off
+  const atIndeed = await indeedApply('ia-stage-1', 'sam@example.com');
+  const atBoard = await boardApply('board-stage-1', 'sue@example.com');
+  await api.runtime.poller.drain();
+  board.respond = () => 200;
+  await readPass(); // PENDING, "Applied": an outcome move (an event)
+  await relay();
+  await receivedEvents(api.runtime.emulators.fauxqs.port, EVENTS_QUEUE); // what came before
+  const requestsBefore = indeed.batches.length;
+  const read = async (id: number) => (await api.get(`/applications/${id}`, { key: t.partner.key, companyId: t.company.id })).body;
+  expect(await read(atIndeed)).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Applied' });
+  const sequenceBefore = (await item(atIndeed)).event_sequence as number;
+  expect(sequenceBefore).toBeGreaterThan(1);
+
+  // One stage move on its own, and what it costs (DynamoDB Local's accounting): the relay's hand-over costs no unit;
+  // the worker reads the channel's setting, writes the disposition and the flush due; the flush takes and gives back
+  // the lease, reads its setting and the queue, sends, deletes the disposition.
+  const at = Date.now();
+  await move(atIndeed, 'PENDING', 'Phone screen', new Date(at + 1000).toISOString());
+  const units = await withRequestMetrics(async () => {
+    await relay();
+    const m = currentMetrics()!;
+    return { read: m.readUnits, write: m.writeUnits };
+  });
+  // 5 write units as an outcome's disposition (P316); 2.5 read units (its 4 less the application's source and the
+  // fan-out's reads of the event: the setting 0.5, the flush's setting 1 and its two Queries 0.5 each).
+  expect(units).toEqual({ read: 2.5, write: 5 });
+  // Then two moves of one application and one of the other, close together (within DISPOSITION_BATCH_SECONDS).
+  await move(atIndeed, 'PENDING', 'Onsite interview', new Date(at + 2000).toISOString());
+  await move(atIndeed, 'PENDING', 'Reference check', new Date(at + 3000).toISOString());
+  await move(atBoard, 'PENDING', 'Take-home assignment', new Date(at + 3000).toISOString());
+  // The stage change moves outcome_updated_at (and updated_at): the outcome's record changed then (P345).
+  expect(await read(atIndeed)).toMatchObject({
+    outcome: 'PENDING',
+    outcome_stage: 'Reference check',
+    outcome_updated_at: new Date(at + 3000).toISOString(),
+  });
+  await relay();
+
+  // Indeed: one request for both moves (batched), oldest first, the stage as raw status, the status mapped from it.
+  const sent = indeed.batches.slice(requestsBefore);
+  expect(sent.map((b) => b.map(summary))).toEqual([
+    ['ia-stage-1 SCREEN Phone screen'],
+    ['ia-stage-1 INTERVIEW Onsite interview', 'ia-stage-1 UNABLE_TO_MAP Reference check'],
+  ]);
+  // generic: one signed application.disposition with the new stage, the outcome as status.
+  const generic = board.deliveries.filter((d) => d.event.data?.application === atBoard).map((d) => d.event.data);
+  expect(generic.map((d) => [d.status, d.stage])).toEqual([
+    ['NEW', null],
+    ['PENDING', 'Applied'],
+    ['PENDING', 'Take-home assignment'],
+  ]);
+  expect(generic[2]).toEqual({
+    application: atBoard,
+    partner_application_id: 'board-stage-1',
+    job: t.job,
+    status: 'PENDING',
+    stage: 'Take-home assignment',
+    occurred_at: new Date(at + 3000).toISOString(),
+  });
+  // No event for partners: nothing on the topic (no outcome_changed, no other type), the sequence unchanged.
+  expect(await receivedEvents(api.runtime.emulators.fauxqs.port, EVENTS_QUEUE)).toEqual([]);
+  expect((await item(atIndeed)).event_sequence).toBe(sequenceBefore);
+  expect(await queued('indeed-d')).toBe(0);
+
+  // Anonymization drops the stage (D21): nothing goes to the board for it.
+  const count = board.deliveries.length;
+  await clearPersonalData(await item(atBoard), PERSONAL_DATA_FIELDS, new Date(at + 4000).toISOString());
+  const anonymized = await read(atBoard);
+  expect(anonymized.outcome).toBe('PENDING');
+  expect(anonymized).not.toHaveProperty('outcome_stage');
+  expect(await item(atBoard)).not.toHaveProperty('outcome_stage');
+  await relay();
+  expect(board.deliveries.length).toBe(count);
 });

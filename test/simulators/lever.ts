@@ -62,6 +62,11 @@ export interface LeverSimulator {
   /** Arrival times (ms) of the application POSTs, in order. */
   postTimes: number[];
   rateLimitNext: number;
+  /**
+   * Called with a new application before its apply answer goes out: Lever's webhooks are asynchronous, so its
+   * `applicationCreated` may reach the company's URL before the applicant's client has the answer (P311, P348).
+   */
+  beforeAnswer?: (application: LeverApplication) => Promise<void>;
   env: { LEVER_API_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
 }
@@ -147,7 +152,7 @@ export async function startLeverSimulator(): Promise<LeverSimulator> {
   const sim = { sites: new Map(), applications: [], postStatuses: [], postTimes: [], rateLimitNext: 0 } as unknown as LeverSimulator;
   const posts = new Map<string, number[]>();
   const contacts = new Map<string, string>();
-  sim.server = await startSimulatorServer((req) => {
+  sim.server = await startSimulatorServer(async (req) => {
     // Only the documented paths exist; anything else is a 404 (the error body is Lever's `{ok: false, error}`).
     const match = /^\/lever\/v0\/postings\/([^/]+)(?:\/([^/]+))?$/.exec(req.path);
     const site = match ? sim.sites.get(decodeURIComponent(match[1])) : undefined;
@@ -227,6 +232,7 @@ export async function startLeverSimulator(): Promise<LeverSimulator> {
     };
     sim.applications.push(application);
     sim.postStatuses.push(200);
+    await sim.beforeAnswer?.(application);
     // LEVER_README_URLS.apply: "On success, 200 OK and a body of {ok:true, applicationId: '...'}".
     return { status: 200, body: { ok: true, applicationId: application.applicationId } };
   });

@@ -7,7 +7,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { applicationEventId, applicationEventOf, createdEventAttribute, moveEventAttribute } from '#applications/application-events.js';
 import { RELAY_STREAM_FILTERS, matchesAnyFilter, matchesFilter } from '#delivery/background-functions.js';
-import { itemBorneEvent } from '#delivery/event-relay.js';
+import { itemBorneEvent, stageChangeOfRecord } from '#delivery/event-relay.js';
 
 const image = (item: Record<string, unknown>) =>
   marshall(item, { removeUndefinedValues: true }) as NonNullable<NonNullable<DynamoDBRecord['dynamodb']>['NewImage']>;
@@ -153,5 +153,56 @@ describe('the envelope of an item-borne application event', () => {
   test('an unreadable stored form is an error, not a guess', () => {
     expect(() => applicationEventOf({ ...application, ev: 'q|NOTSENT' })).toThrow(/unreadable event/);
     expect(() => applicationEventOf({ ...application, ev: 's' })).toThrow(/unreadable event/);
+  });
+});
+
+describe('stage-only changes for the board (P345)', () => {
+  const pending = {
+    ...synced,
+    sync_status: 'SUCCESS',
+    failure_error: null,
+    import_source: 'apply_webhook',
+    talent_channel: 5,
+    partner_application_id: 'ia-7',
+    outcome: 'PENDING',
+    outcome_stage: 'Applied',
+    event_sequence: 3,
+    ev: moveEventAttribute('outcome', ''),
+  };
+  const moved = { ...pending, outcome_stage: 'Interview', updated_at: '2026-11-27T09:00:00.000Z' };
+
+  test('a new stage under the same outcome, from an apply channel: the board hears it, with ids, outcome and stage only', () => {
+    const change = stageChangeOfRecord(record('MODIFY', moved, pending));
+    expect(change).toEqual({
+      kind: 'disposition-stage',
+      company: 3,
+      application: 7,
+      job: 11,
+      channel: 5,
+      partner_application_id: 'ia-7',
+      outcome: 'PENDING',
+      stage: 'Interview',
+      occurred_at: '2026-11-27T09:00:00.000Z',
+      sequence: 3,
+      id: expect.stringMatching(/^stage-[0-9a-f]{32}$/),
+    });
+    expect(JSON.stringify(change)).not.toMatch(/ada|Lovelace/);
+    // The same change read again (a redelivered record) has the same id; another change another.
+    expect(stageChangeOfRecord(record('MODIFY', moved, pending))!.id).toBe(change!.id);
+    const later = { ...moved, outcome_stage: 'Offer', updated_at: '2026-11-28T09:00:00.000Z' };
+    expect(stageChangeOfRecord(record('MODIFY', later, moved))!.id).not.toBe(change!.id);
+    // No event rides on it: the relay publishes nothing for partners.
+    expect(itemBorneEvent(record('MODIFY', moved, pending))).toBeUndefined();
+  });
+
+  test('nothing for an outcome move, an unchanged or dropped stage, an API-created application, an insert', () => {
+    const hired = { ...moved, outcome: 'HIRED', outcome_stage: 'Hired' };
+    const { outcome_stage: _dropped, ...anonymized } = moved;
+    expect(stageChangeOfRecord(record('MODIFY', hired, pending))).toBeUndefined();
+    expect(stageChangeOfRecord(record('MODIFY', { ...pending, notes: 'x' }, pending))).toBeUndefined();
+    expect(stageChangeOfRecord(record('MODIFY', anonymized, moved))).toBeUndefined();
+    expect(stageChangeOfRecord(record('MODIFY', { ...moved, import_source: 'api' }, { ...pending, import_source: 'api' }))).toBeUndefined();
+    expect(stageChangeOfRecord(record('INSERT', moved))).toBeUndefined();
+    expect(stageChangeOfRecord(record('MODIFY', moved, { ...pending, outcome: undefined, outcome_stage: undefined }))).toBeUndefined();
   });
 });

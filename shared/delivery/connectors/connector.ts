@@ -185,6 +185,12 @@ export interface WebhookOutcome {
   reading?: OutcomeReading;
   /** A reading that never replaces these outcomes (Lever: an archive after a hire). */
   keeps?: readonly Outcome[];
+  /**
+   * When no application matches yet (P348): keep `link` as naming whatever `ref` names, so that a later webhook
+   * naming `link` finds the application once the sync worker kept `ref` (Lever's `applicationCreated` may arrive
+   * before we stored the `applicationId` its apply answered).
+   */
+  park?: { ref: string };
 }
 
 /** A verified webhook delivery: what identifies it for replays, how long that is remembered, and its JSON. */
@@ -203,6 +209,8 @@ export interface VerifiedWebhook {
 export interface OutcomeWebhooks {
   /** Where the signing secrets come from: ours (generated at connect, shown to the company) or a credential field. */
   secrets: { by: 'ours' } | { by: 'credential'; field: string };
+  /** Whether its webhooks may park a link for later (P348; Lever): an unmatched webhook then looks for one. */
+  parks?: boolean;
   /** The references kept when the ATS accepted an application (before any keying, never stored as given). */
   deliveryRefs(delivered: { externalId: string | null; jobExternalId: string; email: string | undefined }): string[];
   verify(body: Buffer, header: (name: string) => string | undefined, secrets: readonly string[], nowMs: number): VerifiedWebhook;

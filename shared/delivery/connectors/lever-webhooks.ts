@@ -34,6 +34,7 @@ export function leverSignature(signatureToken: string, token: string, triggeredA
 
 export const leverWebhooks: OutcomeWebhooks = {
   secrets: { by: 'credential', field: 'webhook_signature_tokens' },
+  parks: true,
   deliveryRefs: ({ externalId }) => (externalId ? [`lever-application:${externalId}`] : []),
   verify(body, _header, secrets, nowMs) {
     let json: unknown;
@@ -72,6 +73,9 @@ export const leverWebhooks: OutcomeWebhooks = {
         link: byOpportunity[0],
         reading: { outcome: 'PENDING', stage: null },
         keeps: ['HIRED', 'REJECTED', 'WITHDRAWN'],
+        // Before the sync worker kept the applicationId (its write is milliseconds after Lever's answer): the
+        // opportunity is parked as naming it, and the next event of the opportunity links them (P348).
+        park: { ref: `lever-application:${application}` },
       };
     }
     if (event === 'candidateHired') return { refs: byOpportunity, jobIds: [], reading: { outcome: 'HIRED', stage: null } };
