@@ -1,5 +1,7 @@
 /** Fixture factories: partners, companies, keys and jobs made through the same domain functions the admin tool uses. */
+import { createChannel } from '#applications/channels.js';
 import { createApiKey } from '#companies/api-keys.js';
+import { applyChannelItems, checkApplyChannelInput } from '#companies/apply-channels.js';
 import { createCompany, type NewCompany } from '#companies/company-store.js';
 import { importJobs } from '#jobs/job-store.js';
 import { createPartner } from '#companies/partners.js';
@@ -40,4 +42,11 @@ export function aJob(overrides: Record<string, unknown> = {}) {
 
 export async function withJobs(companyId: number, jobs: Record<string, unknown>[]) {
   return importJobs(companyId, jobs);
+}
+
+/** An apply channel of `format` (its signing secret generated unless given), as `hiring-admin channel create` makes it. */
+export async function anApplyChannel(slug: string, format: 'generic' | 'indeed', secret?: string) {
+  const inbound = checkApplyChannelInput({ slug, format, secret });
+  const channel = await createChannel({ slug, name: slug }, (c) => applyChannelItems(c, inbound.format, inbound.secret));
+  return { id: channel.id, secret: inbound.secret };
 }

@@ -9,13 +9,12 @@
 import { createHmac } from 'node:crypto';
 import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { Webhook } from 'standardwebhooks';
-import { createChannel } from '#applications/channels.js';
 import { recordOutcome } from '#applications/outcome-store.js';
 import { clearPersonalData } from '#applications/application-store.js';
 import { PERSONAL_DATA_FIELDS } from '#delivery/retention.js';
 import type { ApplicationRecord } from '#applications/applications.js';
 import { forgetCachedCompany } from '#companies/api-keys.js';
-import { applyChannelItems, checkApplyChannelInput, setChannelDisposition } from '#companies/apply-channels.js';
+import { setChannelDisposition } from '#companies/apply-channels.js';
 import { setEntitlements } from '#companies/company-store.js';
 import { importJobs } from '#jobs/job-store.js';
 import { applyToken, applyTokenKey, forgetCachedApplyChannels } from '#jobs/apply-links.js';
@@ -24,7 +23,7 @@ import { advanceClock, resetClock } from '#platform/clock.js';
 import { keys } from '#platform/keys.js';
 import { currentMetrics, withRequestMetrics } from '#platform/request-metrics.js';
 import { receivedEvents, runAdmin } from '../helpers/admin-cli.js';
-import { aCompany, aPartner } from '../helpers/fixtures.js';
+import { aCompany, anApplyChannel, aPartner } from '../helpers/fixtures.js';
 import { captureServiceLogs } from '../helpers/logs.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startIndeedSimulator, type IndeedSimulator } from '../simulators/indeed.js';
@@ -56,14 +55,8 @@ beforeAll(async () => {
   indeed = await startIndeedSimulator();
   process.env.INDEED_API_URL = indeed.url;
   board = await startWebhookReceiver('/dispositions');
-  for (const [slug, format, secret] of [
-    ['indeed-d', 'indeed', INDEED_SECRET],
-    ['board-d', 'generic', undefined],
-  ] as const) {
-    const inbound = checkApplyChannelInput({ slug, format, secret });
-    const created = await createChannel({ slug, name: slug }, (c) => applyChannelItems(c, inbound.format, inbound.secret));
-    channel.set(slug, { id: created.id, secret: inbound.secret });
-  }
+  channel.set('indeed-d', await anApplyChannel('indeed-d', 'indeed', INDEED_SECRET));
+  channel.set('board-d', await anApplyChannel('board-d', 'generic'));
   board.secret = channel.get('board-d')!.secret;
   // Each test stands alone; the first one sets them again through the admin tool.
   await setChannelDisposition('indeed-d', { indeed_client_id: indeed.clientId, indeed_client_secret: indeed.clientSecret });

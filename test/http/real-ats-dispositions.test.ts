@@ -11,16 +11,15 @@
  */
 import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { createChannel } from '#applications/channels.js';
 import { forgetCachedCompany } from '#companies/api-keys.js';
-import { applyChannelItems, checkApplyChannelInput, setChannelDisposition } from '#companies/apply-channels.js';
+import { setChannelDisposition } from '#companies/apply-channels.js';
 import { setEntitlements } from '#companies/company-store.js';
 import { connectCompany } from '#delivery/ats-connections.js';
 import { atsWebhookSetup } from '#delivery/ats-webhooks.js';
 import type { OutcomePass } from '#delivery/outcomes.js';
 import { createWebhookEndpoint } from '#delivery/webhook-endpoints.js';
 import { applyToken, applyTokenKey, forgetCachedApplyChannels } from '#jobs/apply-links.js';
-import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
+import { aCompany, anApplyChannel, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { ashbyBoard, startAshbySimulator, type AshbySimulator } from '../simulators/ashby.js';
 import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
@@ -66,14 +65,8 @@ beforeAll(async () => {
     INDEED_API_URL: indeed.url,
   });
   api = await startTestRuntime();
-  for (const [format, slug, secret] of [
-    ['indeed', 'indeed-r', INDEED_SECRET],
-    ['generic', 'board-r', undefined],
-  ] as const) {
-    const inbound = checkApplyChannelInput({ slug, format, secret });
-    const created = await createChannel({ slug, name: slug }, (c) => applyChannelItems(c, inbound.format, inbound.secret));
-    channels.set(format, { id: created.id, secret: inbound.secret });
-  }
+  channels.set('indeed', await anApplyChannel('indeed-r', 'indeed', INDEED_SECRET));
+  channels.set('generic', await anApplyChannel('board-r', 'generic'));
   board.secret = channels.get('generic')!.secret;
   await setChannelDisposition('indeed-r', { indeed_client_id: indeed.clientId, indeed_client_secret: indeed.clientSecret });
   await setChannelDisposition('board-r', { disposition_url: board.url });
@@ -201,14 +194,9 @@ test('six real ATSs, both board formats: applied at the board, delivered, moved 
   const partner = await aPartner();
   const endpoint = await createWebhookEndpoint({ partner: partner.id, url: partnerHook.url, events: ['application.outcome_changed'] });
   partnerHook.secret = endpoint.secret;
-  const plan: { ats: keyof typeof sims; format: Format }[] = [
-    { ats: 'workable', format: 'indeed' },
-    { ats: 'teamtailor', format: 'generic' },
-    { ats: 'smartrecruiters', format: 'indeed' },
-    { ats: 'ashby', format: 'generic' },
-    { ats: 'greenhouse', format: 'indeed' },
-    { ats: 'lever', format: 'generic' },
-  ];
+  // The formats alternate: Indeed for Workable, SmartRecruiters, Greenhouse; generic for Teamtailor, Ashby, Lever.
+  const order = ['workable', 'teamtailor', 'smartrecruiters', 'ashby', 'greenhouse', 'lever'] as const;
+  const plan = order.map((ats, n) => ({ ats, format: (n % 2 ? 'generic' : 'indeed') as Format }));
   const set = new Map<string, Awaited<ReturnType<typeof connected>> & { format: Format; boardId: string; email: string; id: number }>();
   for (const { ats, format } of plan) {
     const c = await connected(partner, ats, format);
