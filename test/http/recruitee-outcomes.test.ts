@@ -7,6 +7,7 @@
  * status`/the connect page say why and offer the token; a token Recruitee refuses at connect is a 400 naming
  * `api_token`; a token revoked later pauses that company's readings (P322) until it reconnects.
  */
+import { inviteCompany } from '#companies/invites.js';
 import { connectCompany, connectionStatus } from '#delivery/ats-connections.js';
 import { offeredAts } from '#delivery/onboarding.js';
 import type { OutcomePass } from '#delivery/outcomes.js';
@@ -186,9 +187,62 @@ test('a token Recruitee refuses at connect is a 400 naming api_token (nothing st
   // A new token: reconnected, readings resume.
   const fresh = `${apiToken}-new`;
   recruitee.atsApi.tokens.set(fresh, { company: subdomain, canSeeCandidates: true });
-  await connectCompany(company.id, 'recruitee', { company: subdomain, api_token: fresh });
+  const reconnected = await runAdmin(api.runtime.dataDir, [
+    'company',
+    'connect',
+    String(company.id),
+    '--ats',
+    'recruitee',
+    '--company',
+    subdomain,
+    '--api-token',
+    fresh,
+  ]);
+  expect(reconnected.code).toBe(0);
+  expect(reconnected.json).toMatchObject({ id: company.id, ats: 'recruitee', status: 'active', outcomes: { tracked: 'reading' } });
+  expect(reconnected.stdout).not.toContain(fresh);
   await pass();
   expect(candidateReads(subdomain).length).toBe(2);
   const application = (await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).body;
   expect(application).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Applied' });
+});
+
+test('the connect page offers the optional token with the vendor page where it is made, and after connecting says whether outcomes are read', async () => {
+  const partner = await aPartner();
+  const page = async (method: string, path: string, form?: Record<string, string>) => {
+    const response = await fetch(`${api.url}${path}`, {
+      method,
+      headers: form ? { 'Content-Type': 'application/x-www-form-urlencoded' } : {},
+      body: form ? new URLSearchParams(form).toString() : undefined,
+    });
+    return { status: response.status, text: (await response.text()).replace(/\s+/g, ' ') };
+  };
+  const connectThroughPage = async (name: string, token?: string) => {
+    const invited = await inviteCompany({ partner: partner.id, name, contact_email: 'hr@acme.example' }, api.url);
+    const link = /\/connect\/([A-Za-z0-9_-]{43})$/.exec(invited.magic_link!)![1];
+    const subdomain = `page-${invited.id}`;
+    recruitee.sites.set(subdomain, { company: subdomain, offers: [] });
+    if (token) recruitee.atsApi.tokens.set(token, { company: subdomain, canSeeCandidates: true });
+    const form = await page('GET', `/connect/${link}?ats=recruitee`);
+    expect(form.status).toBe(200);
+    const formToken = /name="form_token" value="([^"]+)"/.exec(form.text)![1];
+    return {
+      form,
+      done: await page('POST', `/connect/${link}`, { form_token: formToken, ats: 'recruitee', company: subdomain, api_token: token ?? '' }),
+    };
+  };
+  const token = 'rt-page-0123456789abcdef';
+  const withToken = await connectThroughPage('Page With Token', token);
+  // The form: the optional, labelled, secret token field with the vendor's page; outcomes "not tracked" until it is given.
+  expect(withToken.form.text).toMatch(/<label for="field-api_token">[^<]*ATS API token \(optional/);
+  expect(withToken.form.text).toMatch(/id="field-api_token"[^>]*type="password"|type="password"[^>]*id="field-api_token"/);
+  expect(withToken.form.text).toContain('https://docs.recruitee.com/reference/getting-started');
+  expect(withToken.form.text).toMatch(/class="check outcomes">.*not tracked/);
+  expect(withToken.done.status).toBe(200);
+  expect(withToken.done.text).toMatch(/class="check outcomes">.*read from Recruitee/);
+  expect(withToken.done.text).not.toContain(token);
+
+  const without = await connectThroughPage('Page Without Token');
+  expect(without.done.status).toBe(200);
+  expect(without.done.text).toMatch(/class="check outcomes">.*not tracked.*personal API token/);
 });
