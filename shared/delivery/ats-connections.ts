@@ -48,13 +48,8 @@ export function credentialsCheckOf(ats: string): { call: string; proved: string;
  * each connector declares, shared/delivery/connectors/registry.ts). Returns the Company object with `ats`,
  * `ats_name` and `status: active`.
  */
-export async function connectCompany(
-  companyId: number,
-  ats: string,
-  input: Record<string, unknown>,
-  options: ConnectOptions = {},
-): Promise<Company> {
-  return toCompany(await connectRecord(companyId, ats, input, options));
+export async function connectCompany(...args: Parameters<typeof connectRecord>): Promise<Company> {
+  return toCompany(await connectRecord(...args));
 }
 
 /**

@@ -12,6 +12,7 @@ import { connectCompany, connectionStatus } from '#delivery/ats-connections.js';
 import { offeredAts } from '#delivery/onboarding.js';
 import type { OutcomePass } from '#delivery/outcomes.js';
 import { runAdmin } from '../helpers/admin-cli.js';
+import { applyAndDeliver } from '../helpers/delivery.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startRecruiteeSimulator, type RecruiteeSimulator } from '../simulators/recruitee.js';
@@ -48,16 +49,26 @@ async function recruiteeCompany(partner: { id: number }, token?: { canSeeCandida
   return { company, subdomain, offerId, apiToken };
 }
 
-async function apply(partner: { key: string }, company: { id: number }, email: string) {
+/** An application made through HTTP to the company's job and delivered by the sync worker, as GET /applications/{id} shows it. */
+async function delivered(partner: { key: string }, company: { id: number }, email: string) {
   const job = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id as number;
-  const created = await api.request('POST', '/applications/', {
-    key: partner.key,
-    companyId: company.id,
-    body: { job, candidate: { email: `${email}@example.com`, full_name: 'Ada Lovelace' } },
-  });
-  expect(created.status).toBe(201);
-  return created.body.id as number;
+  const body = { job, candidate: { email: `${email}@example.com`, full_name: 'Ada Lovelace' } };
+  return (await applyAndDeliver(api, partner.key, company.id, body)) as { id: number } & Record<string, unknown>;
 }
+
+/** `hiring-admin company connect C --ats recruitee --company S --api-token T`. */
+const connectByCli = (companyId: number, subdomain: string, token: string) =>
+  runAdmin(api.runtime.dataDir, [
+    'company',
+    'connect',
+    String(companyId),
+    '--ats',
+    'recruitee',
+    '--company',
+    subdomain,
+    '--api-token',
+    token,
+  ]);
 
 const candidateReads = (subdomain: string) => recruitee.requestsTo(new RegExp(`^/recruitee-api/c/${subdomain}/candidates/\\d+$`));
 
@@ -69,16 +80,14 @@ test('with the API token: delivered, read PENDING "Applied", hired, disqualified
   expect(check.map((r) => [r.method, r.query.get('limit'), r.headers.authorization])).toEqual([['GET', '1', `Bearer ${apiToken}`]]);
   expect((await connectionStatus(company.id)).outcomes).toMatchObject({ tracked: 'reading' });
 
-  const ids = {
-    hired: await apply(partner, company, 'hired'),
-    rejected: await apply(partner, company, 'rejected'),
-    withdrew: await apply(partner, company, 'withdrew'),
-  };
-  const read = async (id: number, key = partner.key, companyId = company.id) => api.get(`/applications/${id}`, { key, companyId });
-  await api.runtime.poller.drain();
   const candidateOf = (email: string) => recruitee.candidates.find((c) => c.company === subdomain && c.email === `${email}@example.com`)!;
-  for (const [name, id] of Object.entries(ids))
-    expect((await read(id)).body).toMatchObject({ sync_status: 'SUCCESS', external_id: String(candidateOf(name).id), outcome: null });
+  const ids: Record<string, number> = {};
+  for (const name of ['hired', 'rejected', 'withdrew']) {
+    const application = await delivered(partner, company, name);
+    expect(application).toMatchObject({ sync_status: 'SUCCESS', external_id: String(candidateOf(name).id), outcome: null });
+    ids[name] = application.id;
+  }
+  const read = async (id: number, key = partner.key, companyId = company.id) => api.get(`/applications/${id}`, { key, companyId });
 
   expect(await pass()).toMatchObject({ read: 3, failed: 0 });
   for (const id of Object.values(ids)) expect((await read(id)).body).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Applied' });
@@ -124,8 +133,7 @@ test('with the API token: delivered, read PENDING "Applied", hired, disqualified
 test('without the API token: delivered as before, never read, `outcome: null`; status and the connect page say why and offer the token', async () => {
   const partner = await aPartner();
   const { company, subdomain } = await recruiteeCompany(partner);
-  const id = await apply(partner, company, 'untracked');
-  await api.runtime.poller.drain();
+  const { id } = await delivered(partner, company, 'untracked');
   await pass();
   const application = (await api.get(`/applications/${id}`, { key: partner.key, companyId: company.id })).body;
   expect(application).toMatchObject({ sync_status: 'SUCCESS', outcome: null, outcome_stage: null });
@@ -150,17 +158,7 @@ test('a token Recruitee refuses at connect is a 400 naming api_token (nothing st
   const partner = await aPartner();
   const { company, subdomain, apiToken } = await recruiteeCompany(partner, {});
   // `company connect` with a token Recruitee does not know: 400 naming the field; the connection stays as it was.
-  const refused = await runAdmin(api.runtime.dataDir, [
-    'company',
-    'connect',
-    String(company.id),
-    '--ats',
-    'recruitee',
-    '--company',
-    subdomain,
-    '--api-token',
-    'rt-unknown-0123456789abcdef',
-  ]);
+  const refused = await connectByCli(company.id, subdomain, 'rt-unknown-0123456789abcdef');
   expect(refused.code).toBe(1);
   expect(refused.json).toMatchObject({ code: 'credentials_rejected' });
   expect(Object.keys(refused.json.errors)).toEqual(['--api-token']);
@@ -174,8 +172,7 @@ test('a token Recruitee refuses at connect is a 400 naming api_token (nothing st
   expect(Object.keys((foreign as { errors: object }).errors)).toEqual(['api_token']);
   expect((await connectionStatus(company.id)).outcomes).toMatchObject({ tracked: 'reading' });
 
-  const id = await apply(partner, company, 'revoked');
-  await api.runtime.poller.drain();
+  const { id } = await delivered(partner, company, 'revoked');
   recruitee.atsApi.tokens.get(apiToken)!.revoked = true;
   expect(await pass()).toMatchObject({ paused: 1 });
   expect(candidateReads(subdomain).length).toBe(1);
@@ -187,17 +184,7 @@ test('a token Recruitee refuses at connect is a 400 naming api_token (nothing st
   // A new token: reconnected, readings resume.
   const fresh = `${apiToken}-new`;
   recruitee.atsApi.tokens.set(fresh, { company: subdomain, canSeeCandidates: true });
-  const reconnected = await runAdmin(api.runtime.dataDir, [
-    'company',
-    'connect',
-    String(company.id),
-    '--ats',
-    'recruitee',
-    '--company',
-    subdomain,
-    '--api-token',
-    fresh,
-  ]);
+  const reconnected = await connectByCli(company.id, subdomain, fresh);
   expect(reconnected.code).toBe(0);
   expect(reconnected.json).toMatchObject({ id: company.id, ats: 'recruitee', status: 'active', outcomes: { tracked: 'reading' } });
   expect(reconnected.stdout).not.toContain(fresh);

@@ -16,6 +16,7 @@
  * Assumed too: a token of another company's user, or an unknown company, is 404; an unknown candidate 404; a user
  * without the right to see candidates 403; `disqualify_kind: "candidate"` for a candidate who withdrew.
  */
+import type { RecruiteeCandidate } from './recruitee.js';
 import type { RecordedRequest, Reply } from './server.js';
 
 /** The pipeline stages of every simulated offer (O: `category` `apply` for the first, `hire` for the hired stage). */
@@ -52,38 +53,30 @@ export interface RecruiteeAtsApi {
 }
 
 /** What the ATS API needs of a candidate the Careers Site API created. */
-export interface ApiCandidate {
-  id: number;
-  company: string;
-  offerId: number;
-  name: string;
-  email: string;
-  phone?: string;
-}
+export type ApiCandidate = Pick<RecruiteeCandidate, 'id' | 'company' | 'offerId' | 'name' | 'email' | 'phone'>;
+
+/** A new candidate's placement: in the first stage, neither hired nor disqualified. */
+const applied = (): RecruiteePlacementState => ({
+  stageId: RECRUITEE_STAGES[0].id,
+  hiredAt: null,
+  disqualifiedAt: null,
+  disqualifyReason: null,
+  disqualifyKind: null,
+});
 
 export function recruiteeAtsApi(): RecruiteeAtsApi {
   const placements = new Map<number, RecruiteePlacementState>();
-  const at = (id: number) => {
-    let p = placements.get(id);
-    if (!p)
-      placements.set(
-        id,
-        (p = { stageId: RECRUITEE_STAGES[0].id, hiredAt: null, disqualifiedAt: null, disqualifyReason: null, disqualifyKind: null }),
-      );
-    return p;
-  };
+  const at = (id: number) => placements.get(id) ?? placements.set(id, applied()).get(id)!;
   return {
     tokens: new Map(),
     placements,
     move(candidateId, stage) {
       const found = RECRUITEE_STAGES.find((s) => s.name === stage);
       if (!found) throw new Error(`no Recruitee stage ${stage}`);
-      Object.assign(at(candidateId), {
+      placements.set(candidateId, {
+        ...applied(),
         stageId: found.id,
         hiredAt: found.category === 'hire' ? new Date().toISOString() : null,
-        disqualifiedAt: null,
-        disqualifyReason: null,
-        disqualifyKind: null,
       });
     },
     disqualify(candidateId, options = {}) {
@@ -141,18 +134,7 @@ export function atsApiReply(api: RecruiteeAtsApi, req: RecordedRequest, candidat
     phones: c.phone ? [c.phone] : [],
     source: 'career_site',
     created_at: '2026-01-05T09:42:54.000000Z',
-    placements: [
-      placementJson(
-        c,
-        api.placements.get(c.id) ?? {
-          stageId: RECRUITEE_STAGES[0].id,
-          hiredAt: null,
-          disqualifiedAt: null,
-          disqualifyReason: null,
-          disqualifyKind: null,
-        },
-      ),
-    ],
+    placements: [placementJson(c, api.placements.get(c.id) ?? applied())],
   });
   if (match[2] === undefined) {
     // L: `limit` and `offset`; without them, every candidate.
