@@ -72,7 +72,7 @@ const connectByCli = (companyId: number, subdomain: string, token: string) =>
 
 const candidateReads = (subdomain: string) => recruitee.requestsTo(new RegExp(`^/recruitee-api/c/${subdomain}/candidates/\\d+$`));
 
-test('with the API token: delivered, read PENDING "Applied", hired, disqualified and withdrawn in Recruitee, seen in GET /applications/{id} and the delivery log', async () => {
+test('with the API token: delivered, read PENDING "Applied", hired and disqualified in Recruitee, seen in GET /applications/{id} and the delivery log', async () => {
   const partner = await aPartner();
   const { company, subdomain, apiToken } = await recruiteeCompany(partner, {});
   // The token was checked at connect, with the token as a Bearer header, on the company's own path.
@@ -82,26 +82,24 @@ test('with the API token: delivered, read PENDING "Applied", hired, disqualified
 
   const candidateOf = (email: string) => recruitee.candidates.find((c) => c.company === subdomain && c.email === `${email}@example.com`)!;
   const ids: Record<string, number> = {};
-  for (const name of ['hired', 'rejected', 'withdrew']) {
+  for (const name of ['hired', 'rejected']) {
     const application = await delivered(partner, company, name);
     expect(application).toMatchObject({ sync_status: 'SUCCESS', external_id: String(candidateOf(name).id), outcome: null });
     ids[name] = application.id;
   }
   const read = async (id: number, key = partner.key, companyId = company.id) => api.get(`/applications/${id}`, { key, companyId });
 
-  expect(await pass()).toMatchObject({ read: 3, failed: 0 });
+  expect(await pass()).toMatchObject({ read: 2, failed: 0 });
   for (const id of Object.values(ids)) expect((await read(id)).body).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Applied' });
   const reads = candidateReads(subdomain);
-  expect(reads.map((r) => [r.method, r.headers.authorization])).toEqual(Array(3).fill(['GET', `Bearer ${apiToken}`]));
+  expect(reads.map((r) => [r.method, r.headers.authorization])).toEqual(Array(2).fill(['GET', `Bearer ${apiToken}`]));
 
   recruitee.atsApi.move(candidateOf('hired').id, 'Interview');
   recruitee.atsApi.move(candidateOf('rejected').id, 'Phone screen');
   recruitee.atsApi.disqualify(candidateOf('rejected').id);
-  recruitee.atsApi.disqualify(candidateOf('withdrew').id, { byCandidate: true });
   await pass();
   expect((await read(ids.hired)).body).toMatchObject({ outcome: 'PENDING', outcome_stage: 'Interview' });
   expect((await read(ids.rejected)).body).toMatchObject({ outcome: 'REJECTED', outcome_stage: 'Phone screen' });
-  expect((await read(ids.withdrew)).body).toMatchObject({ outcome: 'WITHDRAWN', outcome_stage: 'Applied' });
   recruitee.atsApi.move(candidateOf('hired').id, 'Hired');
   await pass();
   const hired = (await read(ids.hired)).body;
@@ -139,11 +137,10 @@ test('without the API token: delivered as before, never read, `outcome: null`; s
   expect(application).toMatchObject({ sync_status: 'SUCCESS', outcome: null, outcome_stage: null });
   expect(recruitee.requestsTo(new RegExp(`^/recruitee-api/c/${subdomain}/`))).toEqual([]);
 
-  const status = await runAdmin(api.runtime.dataDir, ['company', 'status', String(company.id)]);
-  expect(status.code).toBe(0);
-  expect(status.json.outcomes.tracked).toBe('none');
-  expect(status.json.outcomes.detail).toContain('api_token');
-  expect(status.json.outcomes.detail).toContain('https://docs.recruitee.com/reference/getting-started');
+  const { outcomes } = await connectionStatus(company.id);
+  expect(outcomes!.tracked).toBe('none');
+  expect(outcomes!.detail).toContain('api_token');
+  expect(outcomes!.detail).toContain('https://docs.recruitee.com/reference/getting-started');
 
   // The connect page's form: the optional token field, labelled, with the vendor page where it is made.
   const page = offeredAts('recruitee')!;
