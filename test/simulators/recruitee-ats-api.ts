@@ -16,7 +16,6 @@
  * Assumed too: a token of another company's user, or an unknown company, is 404; an unknown candidate 404; a user
  * without the right to see candidates 403; `disqualify_kind: "candidate"` for a candidate who withdrew.
  */
-import type { RecruiteeCandidate } from './recruitee.js';
 import type { RecordedRequest, Reply } from './server.js';
 
 /** The pipeline stages of every simulated offer (O: `category` `apply` for the first, `hire` for the hired stage). */
@@ -52,8 +51,15 @@ export interface RecruiteeAtsApi {
   disqualify(candidateId: number, options?: { byCandidate?: boolean }): void;
 }
 
-/** What the ATS API needs of a candidate the Careers Site API created. */
-export type ApiCandidate = Pick<RecruiteeCandidate, 'id' | 'company' | 'offerId' | 'name' | 'email' | 'phone'>;
+/** A candidate the Careers Site API created, as the ATS API knows it (recruitee.ts's candidates extend it). */
+export interface ApiCandidate {
+  id: number;
+  company: string;
+  offerId: number;
+  name: string;
+  email: string;
+  phone?: string;
+}
 
 /** A new candidate's placement: in the first stage, neither hired nor disqualified. */
 const applied = (): RecruiteePlacementState => ({

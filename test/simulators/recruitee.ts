@@ -8,7 +8,7 @@
  * What neither page says is marked "assumed" (docs/connectors/recruitee.md, "Assumptions"; P213, P276).
  */
 import { startSimulatorServer, type RecordedFile, type RecordedRequest, type Reply, type SimulatorServer } from './server.js';
-import { atsApiReply, recruiteeAtsApi, type RecruiteeAtsApi } from './recruitee-ats-api.js';
+import { atsApiReply, recruiteeAtsApi, type ApiCandidate, type RecruiteeAtsApi } from './recruitee-ats-api.js';
 
 export interface RecruiteeQuestionFixture {
   id: number;
@@ -61,13 +61,7 @@ export interface RecruiteeAnswer {
   file?: RecordedFile;
 }
 
-export interface RecruiteeCandidate {
-  id: number;
-  company: string;
-  offerId: number;
-  name: string;
-  email: string;
-  phone?: string;
+export interface RecruiteeCandidate extends ApiCandidate {
   coverLetter?: string;
   files: RecordedFile[];
   answers: RecruiteeAnswer[];
