@@ -49,13 +49,15 @@ export function connectionCommands(program: Command, session: Session, registry:
         'On failure a D2 error naming what failed, and nothing is saved.',
         'For an ATS that reports outcomes by signed webhooks (greenhouse, lever) also `ats_webhook`: the URL to add in the',
         'ATS and, for Greenhouse, the secret key to enter there (P310); for Lever, connect again with',
-        '--webhook-signature-tokens once its webhooks exist.',
+        '--webhook-signature-tokens once its webhooks exist. For Recruitee, the optional --api-token (a personal API',
+        'token of its ATS API) has outcomes read; without it they are not tracked (P351).',
         'Details: docs/connectors/<ats>.md. Credentials are never printed, logged or returned by the API.',
       ].join('\n'),
     )
     .action(
       session.action(async (companyId: number, options: Record<string, string | undefined> & { ats: string }) => {
-        const { connectCompany, credentialsCheckOf, outcomeStatusOf } = await import('#delivery/ats-connections.js');
+        const { connectRecord, credentialsCheckOf, outcomeStatusOf } = await import('#delivery/ats-connections.js');
+        const { toCompany } = await import('#companies/company-schema.js');
         const input: Record<string, string> = Object.create(null) as Record<string, string>;
         for (const flag of flags) {
           const value = Object.hasOwn(options, flag.key) ? options[flag.key] : undefined;
@@ -64,13 +66,14 @@ export function connectionCommands(program: Command, session: Session, registry:
         const names: Record<string, string> = Object.create(null) as Record<string, string>;
         for (const flag of flags) names[flag.field] = flag.flag;
         names.ats = '--ats';
-        const company = await withFlagNames(() => connectCompany(companyId, options.ats, input), names);
+        const record = await withFlagNames(() => connectRecord(companyId, options.ats, input), names);
         // P310: an ATS that tells outcomes by signed webhooks: the URL (and our secret) to paste into it.
         const { atsWebhookSetup } = await import('#delivery/ats-webhooks.js');
         const webhook = await atsWebhookSetup({ id: companyId, ats: options.ats }, await publicBaseUrl(session));
-        // P323: whether outcomes are tracked, how, or why not (a fresh connection resumes paused readings, P322).
-        const outcomes = outcomeStatusOf({ ats: options.ats, ats_connection: null });
-        return { ...company, credentials_check: credentialsCheckOf(options.ats) ?? null, outcomes, ats_webhook: webhook ?? null };
+        // P323: whether outcomes are tracked, how, or why not (a fresh connection resumes paused readings, P322), as the
+        // new connection has it (P351: an optional credential given or not).
+        const outcomes = outcomeStatusOf(record);
+        return { ...toCompany(record), credentials_check: credentialsCheckOf(options.ats) ?? null, outcomes, ats_webhook: webhook ?? null };
       }),
     );
 

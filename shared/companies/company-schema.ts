@@ -49,6 +49,8 @@ export interface CompanyRecord {
      * credentials) replaces the whole object, which resumes them.
      */
     outcomes_paused?: { at: string; reason: string; credential: string | null };
+    /** P351: the optional credential fields (without a default value) the company gave, by name only; absent when none. */
+    optional_credentials?: string[];
   } | null;
   /** Failed job import runs in a row (D14: 3 turn the company `failing`). */
   job_import_failures?: number;

@@ -11,7 +11,7 @@ import { config } from '#platform/clients.js';
 import { isoNow } from '#platform/clock.js';
 import { ApiError, CompanyInactiveError, invalidField, isConditionFailure } from '#platform/errors.js';
 import { linkOpenFor, spendMagicLinkUpdate } from '#companies/magic-links.js';
-import { ConnectorError } from '#delivery/connectors/connector.js';
+import { ConnectorError, trackingOf, type AtsCredentials, type ConnectorDescriptor } from '#delivery/connectors/connector.js';
 import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
 import type { CredentialsCheck } from '#delivery/connectors/connector.js';
 import { credentialsItem, deleteCredentialsInput, parseCredentials } from '#delivery/credentials.js';
@@ -48,12 +48,26 @@ export function credentialsCheckOf(ats: string): { call: string; proved: string;
  * each connector declares, shared/delivery/connectors/registry.ts). Returns the Company object with `ats`,
  * `ats_name` and `status: active`.
  */
-export async function connectCompany(
+export async function connectCompany(...args: Parameters<typeof connectRecord>): Promise<Company> {
+  return toCompany(await connectRecord(...args));
+}
+
+/**
+ * P351: the optional credential fields without a default value (Lever's webhook signature tokens, Recruitee's ATS API
+ * token) that were given, by name: kept on the connection so that whether outcomes are read is known without
+ * opening the sealed credentials.
+ */
+export function optionalCredentialsGiven(connector: ConnectorDescriptor, credentials: AtsCredentials): string[] {
+  return connector.credentialFields.filter((f) => f.default === '' && Boolean(credentials[f.name])).map((f) => f.name);
+}
+
+/** `connectCompany`, returning the stored record (the connect page says what its connection does about outcomes). */
+export async function connectRecord(
   companyId: number,
   ats: string,
   input: Record<string, unknown>,
   options: ConnectOptions = {},
-): Promise<Company> {
+): Promise<CompanyRecord> {
   const connector = connectorFor(ats);
   if (!connector || !atsBySlug(ats))
     throw invalidField(
@@ -82,9 +96,10 @@ export async function connectCompany(
     throw error;
   }
   const now = isoNow();
+  const given = optionalCredentialsGiven(connector, credentials);
   const fields = {
     ats,
-    ats_connection: { ats, connected_at: now },
+    ats_connection: { ats, connected_at: now, ...(given.length ? { optional_credentials: given } : {}) },
     status: 'active' as const,
     job_import_failures: 0,
     // A connected company has no active magic link (D20), whoever connected it.
@@ -107,7 +122,7 @@ export async function connectCompany(
   });
   // P310: an ATS whose outcomes come by webhooks gets its inbound URL (and our secret, where the vendor takes one).
   await ensureAtsWebhook(companyId, ats);
-  return toCompany(next);
+  return next;
 }
 
 export interface ConnectOptions {
@@ -157,9 +172,12 @@ export function outcomeStatusOf(
   company: Pick<CompanyRecord, 'ats' | 'ats_connection'>,
   registry?: Parameters<typeof connectorFor>[1],
 ): OutcomeStatus | null {
-  const outcomes = connectorFor(company.ats, registry)?.outcomes;
-  if (!outcomes) return null;
-  const paused = company.ats_connection?.ats === company.ats ? company.ats_connection.outcomes_paused : undefined;
+  const declared = connectorFor(company.ats, registry)?.outcomes;
+  if (!declared) return null;
+  const connection = company.ats_connection?.ats === company.ats ? company.ats_connection : undefined;
+  // P351: a reading that needs an optional credential the company did not give is `none`, with the reason.
+  const outcomes = trackingOf(declared, connection?.optional_credentials);
+  const paused = connection?.outcomes_paused;
   if (outcomes.by === 'reading' && paused)
     return {
       tracked: 'paused',

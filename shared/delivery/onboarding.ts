@@ -13,7 +13,7 @@ import { findMagicLink, linkOpenFor, magicLinkUsable, spendMagicLinkUpdate } fro
 import { getPartner } from '#companies/partners.js';
 import { isConditionFailure, ValidationError } from '#platform/errors.js';
 import { newEvent, outboxPut } from '#platform/events.js';
-import { connectCompany, MagicLinkGoneError, outcomeStatusOf, type OutcomeStatus } from '#delivery/ats-connections.js';
+import { connectRecord, MagicLinkGoneError, outcomeStatusOf, type OutcomeStatus } from '#delivery/ats-connections.js';
 import type { ConnectorDescriptor, CredentialField, CredentialsCheck } from '#delivery/connectors/connector.js';
 import { atsIntegrationList, connectorFor, connectors } from '#delivery/connectors/registry.js';
 
@@ -97,7 +97,8 @@ export async function settledInvitation(token: string): Promise<SettledInvitatio
 
 /** Connects the invitation's company with the credentials entered (throws the connector's D2 error, or MagicLinkGoneError). */
 export async function connectThroughLink(invitation: Extract<Invitation, { state: 'open' }>, ats: string, input: Record<string, string>) {
-  return connectCompany(invitation.company.id, ats, input, { magicLinkHash: invitation.hash });
+  // P351: what the new connection does about outcomes (an optional credential given or not), for the page after it.
+  return outcomeStatusOf(await connectRecord(invitation.company.id, ats, input, { magicLinkHash: invitation.hash }));
 }
 
 export interface AtsRequest {

@@ -24,7 +24,7 @@ import { deliveryAllowed, type CompanyRecord } from '#companies/company-schema.j
 import { getCompanyRecord } from '#companies/company-store.js';
 import { now } from '#platform/clock.js';
 import { logger } from '#platform/logger.js';
-import { ConnectorError, type AtsConnector, type AtsCredentials } from '#delivery/connectors/connector.js';
+import { ConnectorError, trackingOf, type AtsConnector, type AtsCredentials } from '#delivery/connectors/connector.js';
 import { pace } from '#delivery/connectors/http.js';
 import { outcomePollRate, rateMilliseconds } from '#delivery/background-functions.js';
 import { connectorFor, loadConnector } from '#delivery/connectors/registry.js';
@@ -92,9 +92,14 @@ export function readingWindows(at: Date, pollMs: number, trackDays: number, olde
   return windows;
 }
 
-/** Whether the company's ATS reads outcomes (D21). */
-export function readsOutcomes(company: Pick<CompanyRecord, 'ats'>): boolean {
-  return connectorFor(company.ats)?.outcomes.by === 'reading';
+/**
+ * Whether the company's ATS reads outcomes (D21), with the credentials its connection holds: a reading that needs an
+ * optional credential (Recruitee's ATS API token, P351) only when the company gave it.
+ */
+export function readsOutcomes(company: Pick<CompanyRecord, 'ats' | 'ats_connection'>): boolean {
+  const outcomes = connectorFor(company.ats)?.outcomes;
+  const connection = company.ats_connection?.ats === company.ats ? company.ats_connection : undefined;
+  return outcomes !== undefined && trackingOf(outcomes, connection?.optional_credentials).by === 'reading';
 }
 
 /**
@@ -103,7 +108,7 @@ export function readsOutcomes(company: Pick<CompanyRecord, 'ats'>): boolean {
  */
 export async function watchDelivered(
   record: Pick<ApplicationRecord, 'id' | 'applied_at'>,
-  company: Pick<CompanyRecord, 'ats'>,
+  company: Pick<CompanyRecord, 'ats' | 'ats_connection'>,
   delivered: { externalId: string | null; reference: string; jobExternalId: string },
 ): Promise<void> {
   if (!delivered.externalId || !readsOutcomes(company)) return;

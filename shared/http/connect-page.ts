@@ -14,7 +14,7 @@
  */
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { ApiError } from '#platform/errors.js';
-import { MagicLinkGoneError } from '#delivery/ats-connections.js';
+import { MagicLinkGoneError, outcomeStatusOf } from '#delivery/ats-connections.js';
 import { atsWebhookSetup, type AtsWebhookSetup } from '#delivery/ats-webhooks.js';
 import {
   connectThroughLink,
@@ -369,7 +369,10 @@ export async function showConnectPage({ event }: { event: APIGatewayProxyEvent }
 function settledPage(settled: SettledInvitation): PageResult | undefined {
   const ats = offeredAts(settled.company.ats ?? '');
   if (!ats) return undefined;
-  return settled.state === 'connected' ? connectedPage(settled, ats) : requestedPage(settled, ats);
+  // P351: what the company's own connection does about outcomes (an optional credential given or not).
+  return settled.state === 'connected'
+    ? connectedPage(settled, { ...ats, outcomes: outcomeStatusOf(settled.company) })
+    : requestedPage(settled, ats);
 }
 
 /**
@@ -443,8 +446,12 @@ export async function submitConnectForm({ event }: { event: APIGatewayProxyEvent
   for (const [name, value] of form) if (name !== 'form_token' && name !== 'ats') input[name] = value;
   try {
     if (ats.fields) {
-      await connectThroughLink(invitation, ats.slug, input);
-      return connectedPage(invitation, ats, await atsWebhookSetup({ id: invitation.company.id, ats: ats.slug }, publicBase(event)));
+      const outcomes = await connectThroughLink(invitation, ats.slug, input);
+      return connectedPage(
+        invitation,
+        { ...ats, outcomes },
+        await atsWebhookSetup({ id: invitation.company.id, ats: ats.slug }, publicBase(event)),
+      );
     }
     await requestAtsThroughLink(invitation, ats.slug, parseAtsRequest(input));
     return requestedPage(invitation, ats);

@@ -70,15 +70,21 @@ describe('credentials check (the careers site: no credentials)', () => {
     }
   });
 
-  test('the registry declares the company field, the base URL setting and what the check cannot prove', async () => {
+  test('the registry declares the company field, the optional ATS API token (P351), the base URL settings and what the check cannot prove', async () => {
     const connector = connectorFor('recruitee')!;
     expect(connector).toBe(recruiteeDescriptor);
     expect(await loadConnector('recruitee')).toBe(recruiteeConnector);
-    expect(connector.credentialFields.map((f) => [f.name, f.flag, f.secret ?? false])).toEqual([['company', '--company', false]]);
+    expect(connector.credentialFields.map((f) => [f.name, f.flag, f.secret ?? false, f.default])).toEqual([
+      ['company', '--company', false, undefined],
+      ['api_token', '--api-token', true, ''],
+    ]);
     const pattern = connector.credentialFields[0].pattern;
     expect(['acme', 'acme-careers', 'a1'].every((v) => pattern.test(v))).toBe(true);
     expect(['', '-acme', 'acme.recruitee.com', 'acme/../x', 'a b'].some((v) => pattern.test(v))).toBe(false);
-    expect(connector.settings).toEqual([expect.objectContaining({ env: 'RECRUITEE_API_URL', default: 'https://{company}.recruitee.com' })]);
+    expect(connector.settings).toEqual([
+      expect.objectContaining({ env: 'RECRUITEE_API_URL', default: 'https://{company}.recruitee.com' }),
+      expect.objectContaining({ env: 'RECRUITEE_ATS_API_URL', default: 'https://api.recruitee.com' }),
+    ]);
     expect(connector.check.doesNotProve).toEqual(expect.any(String));
   });
 });

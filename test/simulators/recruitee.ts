@@ -8,6 +8,7 @@
  * What neither page says is marked "assumed" (docs/connectors/recruitee.md, "Assumptions"; P213, P276).
  */
 import { startSimulatorServer, type RecordedFile, type RecordedRequest, type Reply, type SimulatorServer } from './server.js';
+import { atsApiReply, recruiteeAtsApi, type ApiCandidate, type RecruiteeAtsApi } from './recruitee-ats-api.js';
 
 export interface RecruiteeQuestionFixture {
   id: number;
@@ -60,13 +61,7 @@ export interface RecruiteeAnswer {
   file?: RecordedFile;
 }
 
-export interface RecruiteeCandidate {
-  id: number;
-  company: string;
-  offerId: number;
-  name: string;
-  email: string;
-  phone?: string;
+export interface RecruiteeCandidate extends ApiCandidate {
   coverLetter?: string;
   files: RecordedFile[];
   answers: RecruiteeAnswer[];
@@ -86,7 +81,9 @@ export interface RecruiteeSimulator {
   maxBytes: number;
   /** Replaces the next application answer (odd answers for error-mapping tests). */
   nextApplyReply?: Reply;
-  env: { RECRUITEE_API_URL: string };
+  /** The ATS API (`/recruitee-api`, P351): personal API tokens, candidate reads, and moving candidates. */
+  atsApi: RecruiteeAtsApi;
+  env: { RECRUITEE_API_URL: string; RECRUITEE_ATS_API_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
 }
 
@@ -289,6 +286,7 @@ export async function startRecruiteeSimulator(): Promise<RecruiteeSimulator> {
     rateLimitNext: 0,
     retryAfter: '1',
     maxBytes: 10 * 1024 * 1024,
+    atsApi: recruiteeAtsApi(),
   } as unknown as RecruiteeSimulator;
   let nextId = 9000;
   sim.server = await startSimulatorServer((req) => {
@@ -301,6 +299,9 @@ export async function startRecruiteeSimulator(): Promise<RecruiteeSimulator> {
         headers: { 'Retry-After': sim.retryAfter, 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '0' },
       };
     }
+    // The ATS API (api.recruitee.com), its own rules in recruitee-ats-api.ts.
+    const api = atsApiReply(sim.atsApi, req, sim.candidates);
+    if (api) return api;
     // C: "API does not require authorization and is available under your Careers Site address"; I: the same.
     const match = /^\/recruitee\/([^/]+)\/api\/offers\/?(?:([^/]+)(?:\/(candidates)\/?)?)?$/.exec(req.path);
     const prefix = /^\/recruitee\/([^/]+)\//.exec(req.path);
@@ -379,7 +380,7 @@ export async function startRecruiteeSimulator(): Promise<RecruiteeSimulator> {
       },
     };
   });
-  sim.env = { RECRUITEE_API_URL: `${sim.server.url}/recruitee/{company}` };
+  sim.env = { RECRUITEE_API_URL: `${sim.server.url}/recruitee/{company}`, RECRUITEE_ATS_API_URL: `${sim.server.url}/recruitee-api` };
   sim.requestsTo = (path) => sim.server.requests.filter((r) => path.test(r.path));
   return sim;
 }

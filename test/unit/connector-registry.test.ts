@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import type { AtsConnector } from '#delivery/connectors/connector.js';
+import { trackingOf, type AtsConnector } from '#delivery/connectors/connector.js';
 import {
   atsTableMarkdown,
   connectFlags,
@@ -166,9 +166,9 @@ test('each descriptor loads its own connector, which carries exactly the descrip
   }
 });
 
-test('outcomes (D21, P301, P303, P310): four real ATSs read them with a documented call and its vendor page, two take signed webhooks; the others say why not', () => {
+test('outcomes (D21, P301, P303, P310, P351): five real ATSs read them with a documented call and its vendor page (Recruitee with its optional token), two take signed webhooks; Personio says why not', () => {
   const bySlug = new Map(connectors.map((c) => [c.slug, c.outcomes]));
-  const readers = ['workable', 'teamtailor', 'smartrecruiters', 'ashby'];
+  const readers = ['workable', 'teamtailor', 'smartrecruiters', 'ashby', 'recruitee'];
   for (const slug of readers) {
     const outcomes = bySlug.get(slug)!;
     expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'reading' });
@@ -181,7 +181,18 @@ test('outcomes (D21, P301, P303, P310): four real ATSs read them with a document
     expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'webhook' });
     if (outcomes.by === 'webhook') expect(outcomes.source).toMatch(/^https:\/\/(developers\.greenhouse\.io|hire\.lever\.co)\//);
   }
-  for (const slug of ['personio', 'recruitee']) {
+  // P351: Recruitee reads only for a company that gave the optional api_token (a credential field without a value by
+  // default); for the others it is `none`, the reason naming that field and the vendor page where the token is made.
+  const recruitee = bySlug.get('recruitee')!;
+  expect(recruitee.by === 'reading' && recruitee.needs?.field).toBe('api_token');
+  expect(connectorFor('recruitee')!.credentialFields.find((f) => f.name === 'api_token')).toMatchObject({ secret: true, default: '' });
+  expect(trackingOf(recruitee, undefined)).toEqual({
+    by: 'none',
+    reason: expect.stringMatching(/api_token.*https:\/\/docs\.recruitee\.com\//),
+  });
+  expect(trackingOf(recruitee, ['webhook_signature_tokens']).by).toBe('none');
+  expect(trackingOf(recruitee, ['api_token'])).toBe(recruitee);
+  for (const slug of ['personio']) {
     const outcomes = bySlug.get(slug)!;
     expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'none' });
     // The reason names the other credential and the vendor page that documents it.
@@ -194,6 +205,9 @@ test('outcomes (D21, P301, P303, P310): four real ATSs read them with a document
   const table = atsTableMarkdown();
   expect(table).toContain('| read: `GET /spi/v3/candidates/{id}` | [docs](docs/connectors/workable.md) |');
   expect(table).toContain('| its signed webhooks | [docs](docs/connectors/lever.md) |');
-  expect(table).toContain('| not tracked (see its docs) | [docs](docs/connectors/recruitee.md) |');
+  expect(table).toContain('| not tracked (see its docs) | [docs](docs/connectors/personio.md) |');
+  expect(table).toContain(
+    '| read: `GET /c/{company}/candidates/{id}` with the optional `api_token`, else not tracked | [docs](docs/connectors/recruitee.md) |',
+  );
   expect(atsTableMarkdown(registry)).toContain('| not tracked (see its docs) | [docs](docs/connectors/throwaway.md) |');
 });

@@ -171,7 +171,28 @@ export interface OutcomeRef {
  * - `none`: not at all, and why (for example, the credentials cannot read applications).
  */
 export type OutcomeTracking =
-  { by: 'reading'; call: string; source: string } | { by: 'webhook'; about: string; source: string } | { by: 'none'; reason: string };
+  | {
+      by: 'reading';
+      call: string;
+      source: string;
+      /**
+       * P351: reading needs an optional credential field (Recruitee's ATS API token): a company that did not give it
+       * is `none` with `otherwise` as the reason (which names that field and where the vendor makes it).
+       */
+      needs?: { field: string; otherwise: string };
+    }
+  | { by: 'webhook'; about: string; source: string }
+  | { by: 'none'; reason: string };
+
+/**
+ * How one company's connection learns outcomes (P351): the connector's declaration, where a reading that needs an
+ * optional credential the company did not give (`given`: the optional fields its connection recorded) is `none`.
+ */
+export function trackingOf(outcomes: OutcomeTracking, given: readonly string[] | undefined): OutcomeTracking {
+  if (outcomes.by === 'reading' && outcomes.needs && !given?.includes(outcomes.needs.field))
+    return { by: 'none', reason: outcomes.needs.otherwise };
+  return outcomes;
+}
 
 /**
  * What one inbound ATS webhook says of an application (P311): the references it names the application by (looked

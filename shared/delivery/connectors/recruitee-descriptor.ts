@@ -17,6 +17,16 @@ export const API_URL: ConnectorSetting = {
   context: 'recruiteeApiUrl',
   about: 'the Careers Site API (the company’s careers-site address)',
 };
+/**
+ * P351: the ATS API (`https://api.recruitee.com`, a personal API token as `Authorization: Bearer`), used only to read
+ * outcomes when the company gave the optional `api_token` (https://docs.recruitee.com/reference/getting-started).
+ */
+export const ATS_API_URL: ConnectorSetting = {
+  env: 'RECRUITEE_ATS_API_URL',
+  default: 'https://api.recruitee.com',
+  context: 'recruiteeAtsApiUrl',
+  about: 'the ATS API (outcome readings with the optional API token)',
+};
 // No rate limit is documented for the Careers Site API; an import is one request, and 5 per second keeps
 // the application POSTs polite.
 export const PACING: ConnectorPacing = { requestsPerSecond: 5, importConcurrency: 1, documented: 'none documented' };
@@ -33,20 +43,37 @@ export const recruiteeDescriptor: ConnectorDescriptor = {
       help: 'The first part of your careers site address {company}.recruitee.com; also under Settings → Careers site → Domain.',
       pattern: /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/,
     },
+    {
+      // P351: optional, as Lever's webhook signature tokens (P310): only outcome readings need it, submissions do not.
+      name: 'api_token',
+      flag: '--api-token',
+      description: 'a personal API token of the ATS API, to read what becomes of applications (optional)',
+      label: 'ATS API token (optional: to report hired or rejected)',
+      secret: true,
+      help: 'Settings → Apps and plugins → Personal API tokens → + New token (https://docs.recruitee.com/reference/getting-started). It acts with the permissions of the user who makes it: one who may see candidates of the jobs you publish. Leave empty to deliver applications without reporting their outcome.',
+      pattern: /^[\x21-\x7e]{16,256}$/,
+      default: '',
+    },
   ],
-  settings: [API_URL],
+  settings: [API_URL, ATS_API_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
-  // P303: the Careers Site API needs no credentials and cannot read candidates; reading needs a personal API token.
+  // P351 (was P303/P324): the Careers Site API cannot read a candidate back; with the optional personal API token the ATS
+  // API reads the candidate the application created (its id is in the apply answer) and its placement's stage.
   outcomes: {
-    by: 'none',
-    reason:
-      'The Careers Site API we use needs no credentials and has no call that reads a candidate back. Reading a candidate’s placements (stage, disqualification) needs the ATS API with a personal API token and the company id (another credential: GET /c/{company_id}/candidates/{id}, https://docs.recruitee.com/reference/candidates-get).',
+    by: 'reading',
+    call: 'GET /c/{company}/candidates/{id} on the ATS API (the placement for the job: its stage, hired or disqualified)',
+    source: 'https://docs.recruitee.com/reference/candidates-get',
+    needs: {
+      field: 'api_token',
+      otherwise:
+        'The Careers Site API we use needs no credentials and has no call that reads a candidate back. Give the optional ATS API token (api_token, a personal API token: Settings → Apps and plugins → Personal API tokens, https://docs.recruitee.com/reference/getting-started) and we read each candidate’s stage, hire or disqualification with GET /c/{company}/candidates/{id}.',
+    },
   },
   check: {
-    call: 'GET /api/offers/ on https://{company}.recruitee.com',
+    call: 'GET /api/offers/ on https://{company}.recruitee.com; with the API token, GET /c/{company}/candidates?limit=1 on https://api.recruitee.com',
     proves:
-      'The careers site exists and answers as a Recruitee Careers Site API (a JSON offers list); the API needs no credentials, so this is all there is to prove.',
+      'The careers site exists and answers as a Recruitee Careers Site API (a JSON offers list; that API needs no credentials). With the optional API token: the ATS API accepts it for that company and its user may list candidates (P351).',
     doesNotProve:
       'That an offer accepts applications through the API, or which fields its form requires: both show on the first submission.',
   },

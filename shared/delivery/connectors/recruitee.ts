@@ -40,6 +40,7 @@ export { mapRecruiteeOffer, recruiteeEmploymentType } from '#delivery/connectors
 
 import { ATTACHMENTS, PACING, recruiteeDescriptor } from '#delivery/connectors/recruitee-descriptor.js';
 export { RECRUITEE_FILE_EXTENSIONS } from '#delivery/connectors/recruitee-descriptor.js';
+import { checkAtsApiToken, readRecruiteeOutcome } from '#delivery/connectors/recruitee-outcomes.js';
 
 /** A cover letter that is text goes in the `cover_letter` text field; 64 KiB of text is our bound (assumed, P276). */
 const COVER_LETTER_TEXT: AttachmentLimits = { maxBytes: 64 * 1024 };
@@ -296,5 +297,10 @@ export const recruiteeConnector: AtsConnector = {
         throw new ConnectorError('credentials_rejected', error.message, undefined, 'company');
       throw error;
     }
+    // P351: the optional ATS API token, checked only when given (a refusal names `api_token`).
+    await checkAtsApiToken(credentials);
   },
+
+  // P352: only for a company that gave the ATS API token (`outcomes.needs`); the others are never read.
+  readOutcome: readRecruiteeOutcome,
 };

@@ -120,7 +120,7 @@ export function atsTableMarkdown(registry: readonly ConnectorDescriptor[] = conn
     // D21 (issue 43): how the ATS tells what became of an application; the reason of a `none` is in its document.
     const outcomes =
       c.outcomes.by === 'reading'
-        ? `read: \`${c.outcomes.call.replace(/ \(.*$/, '')}\``
+        ? `read: \`${c.outcomes.call.replace(/ \(.*$/, '').replace(/ on the .*$/, '')}\`${c.outcomes.needs ? ` with the optional \`${c.outcomes.needs.field}\`, else not tracked` : ''}`
         : c.outcomes.by === 'webhook'
           ? 'its signed webhooks'
           : 'not tracked (see its docs)';
