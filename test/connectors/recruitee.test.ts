@@ -70,12 +70,13 @@ describe('credentials check (the careers site: no credentials)', () => {
     }
   });
 
-  test('the registry declares the company field, the optional ATS API token (P351), the base URL settings and what the check cannot prove', async () => {
+  test('the registry declares the company field, the optional Careers API token (P357) and ATS API token (P351), the base URL settings and what the check cannot prove', async () => {
     const connector = connectorFor('recruitee')!;
     expect(connector).toBe(recruiteeDescriptor);
     expect(await loadConnector('recruitee')).toBe(recruiteeConnector);
     expect(connector.credentialFields.map((f) => [f.name, f.flag, f.secret ?? false, f.default])).toEqual([
       ['company', '--company', false, undefined],
+      ['careers_token', '--careers-token', true, ''],
       ['api_token', '--api-token', true, ''],
     ]);
     const pattern = connector.credentialFields[0].pattern;
@@ -86,6 +87,64 @@ describe('credentials check (the careers site: no credentials)', () => {
       expect.objectContaining({ env: 'RECRUITEE_ATS_API_URL', default: 'https://api.recruitee.com' }),
     ]);
     expect(connector.check.doesNotProve).toEqual(expect.any(String));
+  });
+});
+
+describe('the Careers API token (P357, https://docs.recruitee.com/reference/authentication-1)', () => {
+  const TOKEN = 'careers-token-0123456789';
+  const withToken = { ...credentials, careers_token: TOKEN };
+
+  test('given, it goes as X-Careers-Sites-Token on the check, the import and the apply POST; not given, no such header', async () => {
+    site.careersTokens = [TOKEN];
+    const before = sim.server.requests.length;
+    await recruiteeConnector.validateCredentials(withToken, company);
+    await recruiteeConnector.listPublishedJobs(company, withToken);
+    await recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }), withToken);
+    const made = sim.server.requests.slice(before);
+    expect(made.map((r) => [r.method, r.path, r.headers['x-careers-sites-token']])).toEqual([
+      ['GET', '/recruitee/edge/api/offers/', TOKEN],
+      ['GET', '/recruitee/edge/api/offers/', TOKEN],
+      ['POST', '/recruitee/edge/api/offers/platform-engineer/candidates', TOKEN],
+    ]);
+    const after = sim.server.requests.length;
+    await recruiteeConnector.listPublishedJobs(company, credentials);
+    expect(sim.server.requests.slice(after).map((r) => r.headers['x-careers-sites-token'])).toEqual([undefined]);
+  });
+
+  test('after the deadline a site answers 401 without it: the check, the import and the submission say careers_token', async () => {
+    site.requireCareersToken = true;
+    site.careersTokens = [TOKEN];
+    const created = sim.candidates.length;
+    for (const call of [
+      () => recruiteeConnector.validateCredentials(credentials, company),
+      () => recruiteeConnector.listPublishedJobs(company, credentials),
+      () => recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }), credentials),
+    ])
+      expect(await rejection(call())).toMatchObject({
+        kind: 'credentials_rejected',
+        field: 'careers_token',
+        message: expect.stringContaining('asks for a Careers API token'),
+      });
+    expect(sim.candidates).toHaveLength(created);
+    // With the token, the same site answers.
+    await expect(recruiteeConnector.validateCredentials(withToken, company)).resolves.toBeUndefined();
+  });
+
+  test("a token that is not one of the site's is refused (401) naming careers_token, and nothing is created", async () => {
+    site.careersTokens = [TOKEN];
+    const created = sim.candidates.length;
+    const wrong = { ...credentials, careers_token: 'not-a-token-of-this-site' };
+    expect(await rejection(recruiteeConnector.validateCredentials(wrong, company))).toMatchObject({
+      kind: 'credentials_rejected',
+      field: 'careers_token',
+      message: expect.stringContaining('refused the Careers API token'),
+    });
+    expect(await rejection(recruiteeConnector.submitApplication(submission({ screeningAnswers: answers() }), wrong))).toMatchObject({
+      kind: 'credentials_rejected',
+      field: 'careers_token',
+    });
+    expect(sim.candidates).toHaveLength(created);
+    expect(JSON.stringify(await rejection(recruiteeConnector.listPublishedJobs(company, wrong)))).not.toContain('not-a-token');
   });
 });
 

@@ -4,7 +4,9 @@
  * below names the page it comes from:
  * - R = https://docs.recruitee.com/reference/offersoffer_idcandidates (the current reference, "/offers/:offer_slug/candidates");
  * - C = https://career.recruitee.com/docs/index.html (the older Careers Site API page, which points to R as "a new documentation");
- * - I = https://docs.recruitee.com/reference/intro-to-careers-site-api.
+ * - I = https://docs.recruitee.com/reference/intro-to-careers-site-api;
+ * - T = https://docs.recruitee.com/reference/authentication-1 (the Careers API token, `X-Careers-Sites-Token`; "Calls
+ *   without the authorization header will return the 401 Unauthorized error" from 10 February 2027).
  * What neither page says is marked "assumed" (docs/connectors/recruitee.md, "Assumptions"; P213, P276).
  */
 import { startSimulatorServer, type RecordedFile, type RecordedRequest, type Reply, type SimulatorServer } from './server.js';
@@ -50,6 +52,10 @@ export interface RecruiteeSite {
   gone?: boolean;
   /** Replaces the list body (a malformed feed). */
   listOverride?: string;
+  /** T: the Careers API tokens made for this site (Settings > Apps and plugins > Careers API tokens). */
+  careersTokens?: string[];
+  /** T: after 10 February 2027 a call without the `X-Careers-Sites-Token` header is a 401. */
+  requireCareersToken?: boolean;
 }
 
 export interface RecruiteeAnswer {
@@ -308,6 +314,11 @@ export async function startRecruiteeSimulator(): Promise<RecruiteeSimulator> {
     const site = prefix ? sim.sites.get(decodeURIComponent(prefix[1])) : undefined;
     if (!site || site.gone) return { status: 404, raw: NOT_FOUND_PAGE, headers: { 'Content-Type': 'text/html; charset=utf-8' } };
     if (!match) return NOT_FOUND;
+    // T: the token covers /offers, /offers/:id and /offers/:offer_slug/candidates; a call without it is a 401 once the
+    // deadline passed (`requireCareersToken`). Assumed: a token that is not one of the site's is a 401 at any time.
+    const token = req.headers['x-careers-sites-token'];
+    if (token !== undefined ? !(site.careersTokens ?? []).includes(String(token)) : site.requireCareersToken)
+      return { status: 401, body: { error: 'Unauthorized' } };
     const published = site.offers.filter((o) => (o.status ?? 'published') === 'published');
     const [, , offerRef, candidates] = match;
     // R: the screening questions "can be found in GET /offers endpoint response"; every published offer, no paging (assumed).

@@ -44,6 +44,20 @@ export const recruiteeDescriptor: ConnectorDescriptor = {
       pattern: /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/,
     },
     {
+      // P357: the Careers Site API's own token, sent as `X-Careers-Sites-Token` on the offers and the apply POST.
+      // Recruitee: "Deadline for introducing the token to calls is 10 February 2027. Calls without the authorization
+      // header will return the 401 Unauthorized error" (https://docs.recruitee.com/reference/authentication-1).
+      // Optional until then, so that connected companies keep working while they make one.
+      name: 'careers_token',
+      flag: '--careers-token',
+      description: 'a Careers API token, sent as X-Careers-Sites-Token (required by Recruitee from 10 February 2027)',
+      label: 'Careers API token (required by Recruitee from 10 February 2027)',
+      secret: true,
+      help: 'Settings → Apps and plugins → Careers API tokens → + Add token → Careers API token (https://docs.recruitee.com/reference/authentication-1). From 10 February 2027 Recruitee refuses Careers Site API calls without it.',
+      pattern: /^[\x21-\x7e]{16,256}$/,
+      default: '',
+    },
+    {
       // P351: optional, as Lever's webhook signature tokens (P310): only outcome readings need it, submissions do not.
       name: 'api_token',
       flag: '--api-token',
@@ -71,9 +85,9 @@ export const recruiteeDescriptor: ConnectorDescriptor = {
     },
   },
   check: {
-    call: 'GET /api/offers/ on https://{company}.recruitee.com; with the API token, GET /c/{company}/candidates?limit=1 on https://api.recruitee.com',
+    call: 'GET /api/offers/ on https://{company}.recruitee.com (with X-Careers-Sites-Token when a Careers API token is given); with the API token, GET /c/{company}/candidates?limit=1 on https://api.recruitee.com',
     proves:
-      'The careers site exists and answers as a Recruitee Careers Site API (a JSON offers list; that API needs no credentials). With the optional API token: the ATS API accepts it for that company and its user may list candidates (P351).',
+      'The careers site exists and answers as a Recruitee Careers Site API (a JSON offers list), and accepts the Careers API token when one is given (401 names careers_token). With the optional API token: the ATS API accepts it for that company and its user may list candidates (P351).',
     doesNotProve:
       'That an offer accepts applications through the API, or which fields its form requires: both show on the first submission.',
   },

@@ -217,15 +217,35 @@ export function siteUrl(credentials: AtsCredentials, path: string): string {
   return atsUrl(atsBaseUrl(API_URL, credentials), path);
 }
 
+/**
+ * The Careers Site API's headers: the optional Careers API token as `X-Careers-Sites-Token` (P357,
+ * https://docs.recruitee.com/reference/authentication-1), on the offers list and the apply POST alike.
+ */
+export function siteHeaders(credentials: AtsCredentials): Record<string, string> {
+  const token = credentials.careers_token;
+  return { Accept: 'application/json', ...(token ? { 'X-Careers-Sites-Token': token } : {}) };
+}
+
+/** 401: the careers site wants a (valid) Careers API token (from 10 February 2027 every call without one, P357). */
+export const careersTokenRefused = (credentials: AtsCredentials) =>
+  new ConnectorError(
+    'credentials_rejected',
+    credentials.careers_token
+      ? `${ATS} refused the Careers API token (401).`
+      : `${ATS} asks for a Careers API token (401): make one under Settings → Apps and plugins → Careers API tokens.`,
+    undefined,
+    'careers_token',
+  );
+
 export const siteGone = () =>
   new ConnectorError('credentials_rejected', `${ATS} knows no careers site with that company name (404).`, undefined, 'company');
 
 /** The careers site's offers: 404 is a careers site that does not exist (the company field). */
 export async function listOffers(credentials: AtsCredentials): Promise<Offer[]> {
-  const response = await atsFetch(ATS, siteUrl(credentials, '/api/offers/'), { headers: { Accept: 'application/json' } }, PACING);
-  if (response.status === 404) {
+  const response = await atsFetch(ATS, siteUrl(credentials, '/api/offers/'), { headers: siteHeaders(credentials) }, PACING);
+  if (response.status === 404 || response.status === 401) {
     await response.arrayBuffer().catch(() => undefined);
-    throw siteGone();
+    throw response.status === 401 ? careersTokenRefused(credentials) : siteGone();
   }
   if (!response.ok) throw errorForStatus(ATS, response);
   const body = (await jsonBody(response)) as { offers?: unknown } | undefined;

@@ -27,9 +27,11 @@ import { atsFetch, attachmentBytes, errorForStatus, jsonBody, segment } from '#d
 import { candidateName, listAnswer, text, yesNo } from '#delivery/connectors/mapping.js';
 import {
   ATS,
+  careersTokenRefused,
   listOffers,
   mapRecruiteeOffer,
   openQuestions,
+  siteHeaders,
   siteUrl,
   slugOf,
   type Offer,
@@ -232,7 +234,7 @@ async function postApplication(credentials: AtsCredentials, slug: string, form: 
   return atsFetch(
     ATS,
     siteUrl(credentials, `/api/offers/${segment(slug)}/candidates`),
-    { method: 'POST', headers: { Accept: 'application/json' }, body: form },
+    { method: 'POST', headers: siteHeaders(credentials), body: form },
     PACING,
   );
 }
@@ -271,6 +273,10 @@ export const recruiteeConnector: AtsConnector = {
         await response.arrayBuffer().catch(() => undefined);
         throw notPublished();
       }
+    }
+    if (response.status === 401) {
+      await response.arrayBuffer().catch(() => undefined);
+      throw careersTokenRefused(credentials);
     }
     const body = await jsonBody(response);
     if (response.ok) {
