@@ -107,12 +107,16 @@ export interface CliResult {
 
 /**
  * Runs the admin tool with `args` in a child process with exactly `env`: its bundle, or with `{ shim: true }` the
- * bin shim an operator runs.
+ * bin shim an operator runs (`nodeArgs` before it, for Node's own options).
  */
-export async function runAdminTool(args: string[], env: NodeJS.ProcessEnv, options: { shim?: boolean } = {}): Promise<CliResult> {
+export async function runAdminTool(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { shim?: boolean; nodeArgs?: string[] } = {},
+): Promise<CliResult> {
   const entry = options.shim ? ADMIN_SHIM : await adminBundle();
   return new Promise((resolve) => {
-    execFile(process.execPath, [entry, ...args], { env, cwd: process.cwd() }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...(options.nodeArgs ?? []), entry, ...args], { env, cwd: process.cwd() }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       let json: unknown;
       try {

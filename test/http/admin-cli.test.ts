@@ -81,6 +81,22 @@ test('the bundle the tests run answers as the bin shim does, byte for byte (P341
   expect(viaShim.map((r) => r.code)).toEqual([0, 0, 2, 2]);
 });
 
+test("under a Node older than 24 the shim runs itself again with the project's Node, with the same result", async () => {
+  // Node 20 as far as the shim can tell, and a record of the command it re-runs itself with.
+  const olderNode = [
+    "import cp from 'node:child_process'; import { syncBuiltinESMExports } from 'node:module';",
+    "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.11.0' } });",
+    "const spawnSync = cp.spawnSync; cp.spawnSync = (command, ...rest) => { process.stderr.write('re-run: ' + command + '\\n'); return spawnSync(command, ...rest); };",
+    'syncBuiltinESMExports();',
+  ].join(' ');
+  const preload = ['--import', `data:text/javascript,${encodeURIComponent(olderNode)}`];
+  const line = ['key', 'create', '--partner', 'abc'];
+  const [direct, rerun] = await Promise.all([shim(...line), runAdminTool(line, cleanEnv(dataDir), { shim: true, nodeArgs: preload })]);
+  const [first, ...rest] = rerun.stderr.split('\n');
+  expect(first).toBe(`re-run: ${join(process.cwd(), 'node_modules', 'node', 'bin', 'node')}`);
+  expect({ code: rerun.code, stdout: rerun.stdout, stderr: rest.join('\n') }).toEqual({ code: 2, stdout: '', stderr: direct.stderr });
+});
+
 describe('--help', () => {
   test('the top level lists every command with its usage line, on stdout with exit code 0', async () => {
     const [long, short] = await Promise.all([shim('--help'), shim('-h')]);
