@@ -1,10 +1,11 @@
 /**
  * The admin tool in a child process, as an operator's shell runs it, and the events the topic delivered to a test
- * queue. A test runs the tool's bundle (P341): local/admin/index.ts and everything it imports in one ESM file,
- * built with esbuild and kept in a content-keyed cache (lib/build-cache.ts), which a process loads in about half
- * the CPU of the bin shim's TypeScript loader and its thousands of module files. The bundle runs what the shim
- * runs, the same way (`run()`: same arguments, environment, output and exit codes); the shim itself is run by the
- * tests of --help and of the terminal (`ADMIN_SHIM`, admin-cli.test.ts and admin.test.ts).
+ * queue. A test runs the tool's bundle (P341): local/admin/index.ts and everything it imports, built with esbuild
+ * (code split: what only embedded mode loads is a chunk) and kept in a content-keyed cache (lib/build-cache.ts),
+ * which a process loads in about half the CPU of the bin shim's TypeScript loader and its thousands of module
+ * files. The bundle runs what the shim runs, the same way (`run()`: same arguments, environment, output and exit
+ * codes); the shim itself is run by the tests of --help, of its Node-version re-run, of the bundle's parity with it
+ * and of the terminal (`ADMIN_SHIM`, admin-cli.test.ts and admin.test.ts).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
