@@ -4,11 +4,12 @@
  * test (`test/cdk/bundles.test.ts`) and the SDK reference of `npm run bench:cold`, so what they measure is
  * exactly what `cdk synth` builds. This module imports no CDK, so that the bundling script starts quickly.
  */
-import { copyFileSync } from 'node:fs';
+import { copyFileSync, cpSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { build, type BuildOptions } from 'esbuild';
+import { build, version as esbuildVersion, type BuildOptions } from 'esbuild';
+import { cachedBuild, storeBuild, type BuildCache } from './build-cache.js';
 import { bundleSubstitutions } from './bundle-substitutions.js';
-import { functionEntry, projectRoot } from './project-paths.js';
+import { allHandlerModules, functionEntry, projectRoot } from './project-paths.js';
 
 // Bundled ESM has no `require`; CommonJS dependencies that esbuild inlines (parts of the AWS SDK) still call
 // it for Node built-ins, so the bundle gets one made from its own URL.
@@ -82,8 +83,55 @@ export function esbuildOptions(entry: string, options: { outdir: string; sourcem
   };
 }
 
-/** Bundles a function (a module under `functions/`, without extension) into `outdir`, with its data files beside it. */
-export async function bundleFunction(handlerModule: string, outdir: string): Promise<void> {
-  await build(esbuildOptions(functionEntry(handlerModule), { outdir }));
-  for (const file of BUNDLE_FILES[handlerModule] ?? []) copyFileSync(join(projectRoot, file), join(outdir, basename(file)));
+/**
+ * Bundles a function (a module under `functions/`, without extension) into `outdir`, with its data files beside it.
+ * Gives the project-relative paths of every file the bundle was made from (esbuild's metafile, and the data files).
+ */
+export async function bundleFunction(handlerModule: string, outdir: string): Promise<string[]> {
+  const result = await build({ ...esbuildOptions(functionEntry(handlerModule), { outdir }), metafile: true });
+  const files = BUNDLE_FILES[handlerModule] ?? [];
+  for (const file of files) copyFileSync(join(projectRoot, file), join(outdir, basename(file)));
+  return [...Object.keys(result.metafile.inputs), ...files];
+}
+
+/**
+ * Where `bundleAllFunctions` keeps the last bundles it built (P340): `HIS_BUNDLE_CACHE` names another directory,
+ * or `off` for none; by default node_modules/.cache/his-bundles, which `npm ci` (hence `.ci/run`) deletes.
+ */
+export function bundleCache(env: NodeJS.ProcessEnv = process.env): BuildCache | undefined {
+  const configured = env.HIS_BUNDLE_CACHE;
+  if (configured === 'off') return undefined;
+  return {
+    dir: configured || join(projectRoot, 'node_modules', '.cache', 'his-bundles'),
+    // What decides the bundles besides the files they are made from: these options and plugins, the lockfile.
+    definition: [
+      'lib/function-bundle.ts',
+      'lib/bundle-substitutions.ts',
+      'lib/project-paths.ts',
+      'scripts/bundle-function.ts',
+      'package.json',
+      'package-lock.json',
+      'tsconfig.json',
+    ],
+    folders: ['functions', 'shared', 'lib'],
+    salt: `esbuild ${esbuildVersion} ${allHandlerModules().sort().join(',')}`,
+  };
+}
+
+/**
+ * Bundles every handler module under `functions/` into `outdir/<handler module>`, esbuild's builds side by side
+ * in this one process (P334). With a cache (P340, lib/build-cache.ts), the bundles are content-keyed: when no
+ * file the last build read has changed (nor the bundling definition, nor the names of the source files), its
+ * bundles are copied instead of built again; otherwise they are built and become the cache's entry. Says which.
+ */
+export async function bundleAllFunctions(outdir: string, cache = bundleCache()): Promise<'built' | 'cached'> {
+  const modules = allHandlerModules();
+  const entry = cache && cachedBuild(cache);
+  if (entry) {
+    for (const module of modules) cpSync(join(entry, module), join(outdir, module), { recursive: true });
+    return 'cached';
+  }
+  const inputs = await Promise.all(modules.map((module) => bundleFunction(module, join(outdir, module))));
+  if (cache) storeBuild(cache, outdir, inputs.flat());
+  return 'built';
 }

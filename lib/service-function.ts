@@ -27,7 +27,9 @@ let prebuilt: string | undefined;
 
 /**
  * A function's bundle from those the synthesis' first bundling built for every handler module at once, in one
- * process (P334): a process per function (start, TypeScript loader, esbuild) took most of a synthesis. The
+ * process (P334): a process per function (start, TypeScript loader, esbuild) took most of a synthesis. They come
+ * from the content-keyed bundle cache when nothing they are made from has changed since the last synthesis
+ * (P340, `bundleAllFunctions` in lib/function-bundle.ts): esbuild's 27 builds are most of a synthesis' CPU. The
  * directory goes when the app's process exits. Undefined for a module that is not under `functions/`.
  */
 function prebuiltBundle(handlerModule: string): string | undefined {

@@ -2,6 +2,10 @@
  * The real CLI, offline: `cdk synth` through cdk.json's app command with no AWS credentials, no AWS
  * configuration and no instance metadata to fall back on. It must bundle with the local esbuild, need no
  * context lookups, and pass cdk-nag (an unacknowledged error makes the CLI fail).
+ *
+ * Both synths share a bundle cache that starts empty (P340): the first builds every function with esbuild (most of
+ * a synthesis' CPU), the second finds nothing they are made from changed and reuses them, as a second synthesis of
+ * an unchanged tree does on a developer's machine; its bundles are byte for byte the first's (same asset hashes).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -26,6 +30,13 @@ function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{
 let home: string;
 let outdir: string;
 let env: NodeJS.ProcessEnv;
+/** Each of the service's functions' asset directory in the first synthesis, by its description (`Id: ...`). */
+const firstAssets = new Map<string, string>();
+
+const functionAssets = (template: any): [string, string][] =>
+  Object.values<any>(template.Resources)
+    .filter((r) => r.Type === 'AWS::Lambda::Function' && r.Properties.Environment?.Variables?.POWERTOOLS_SERVICE_NAME)
+    .map((r) => [String(r.Properties.Description), r.Metadata['aws:asset:path']]);
 const cli = join(projectRoot, 'node_modules', 'aws-cdk', 'bin', 'cdk');
 
 beforeAll(() => {
@@ -41,6 +52,8 @@ beforeAll(() => {
     CDK_DISABLE_VERSION_CHECK: 'true',
     CDK_DISABLE_CLI_TELEMETRY: 'true',
     CI: 'true',
+    // A cache of its own, empty: the first synthesis must bundle.
+    HIS_BUNDLE_CACHE: join(home, 'bundle-cache'),
   };
 });
 
@@ -55,6 +68,7 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
   expect({ code: result.code, output: result.code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
 
   expect(output).not.toMatch(/AwsSolutions-/);
+  expect(output).toMatch(/bundle-function: every function built in/);
   expect(existsSync(join(outdir, 'HiringIntegration-dev.template.json'))).toBe(true);
   const manifest = JSON.parse(readFileSync(join(outdir, 'manifest.json'), 'utf8'));
   // Context the app would have had to look up in an AWS account.
@@ -71,6 +85,7 @@ test('`cdk synth` succeeds offline without credentials, lookups or unacknowledge
   // Each its own bundle (every function has its own handler module): CDK caches a bundled asset by its options,
   // so a bundling step that did not name the function would hand every function the first one's bundle.
   expect(new Set(esmBundles.map((r) => r.Metadata['aws:asset:path'])).size).toBe(esmBundles.length);
+  for (const [description, asset] of functionAssets(template)) firstAssets.set(description, asset);
 
   // A bundle is an ESM module, with its source map beside it, that runs on Node without the runtime providing
   // anything: the authorizer denies a request without a key.
@@ -132,10 +147,16 @@ test('`cdk synth -c largeBodies=true` too: the container image is staged for a d
     const output = `${result.stdout}\n${result.stderr}`;
     expect({ code: result.code, output: result.code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
     expect(output).not.toMatch(/AwsSolutions-/);
+    // The bundles of the first synthesis, from the cache: the same output, hence the same asset hashes.
+    expect(output).toMatch(/bundle-function: every function cached in/);
+    const template = JSON.parse(readFileSync(join(largeOut, 'HiringIntegration-dev.template.json'), 'utf8'));
+    const assets = functionAssets(template);
+    expect(assets.length).toBeGreaterThan(backgroundFunctions.length);
+    expect(assets.filter(([description, asset]) => firstAssets.get(description) !== asset)).toEqual([]);
     const manifest = JSON.parse(readFileSync(join(largeOut, 'manifest.json'), 'utf8'));
     expect(manifest.missing ?? []).toEqual([]);
-    const assets = JSON.parse(readFileSync(join(largeOut, 'HiringIntegration-dev.assets.json'), 'utf8'));
-    const images = Object.values<any>(assets.dockerImages ?? {});
+    const staged = JSON.parse(readFileSync(join(largeOut, 'HiringIntegration-dev.assets.json'), 'utf8'));
+    const images = Object.values<any>(staged.dockerImages ?? {});
     expect(images).toHaveLength(1);
     expect(existsSync(join(largeOut, images[0].source.directory, 'Dockerfile'))).toBe(true);
   } finally {

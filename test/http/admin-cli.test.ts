@@ -1,21 +1,14 @@
 /**
  * The admin tool's command line (commander): --help on every level, and bad command lines as one D2 error
- * document on stderr with exit code 2. Runs the real bin shim in child processes with no server and no AWS
- * settings; none of these command lines gets as far as the storage, which the test checks too.
+ * document on stderr with exit code 2. Runs the tool in child processes with no server and no AWS settings, the
+ * top-level help through the real bin shim and the rest through the tool's bundle (P341); none of these command
+ * lines gets as far as the storage, which the test checks too.
  */
 import { connectFlags } from '#delivery/connectors/registry.js';
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-
-const SHIM = join(process.cwd(), 'bin', 'hiring-admin.js');
-
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { adminCli, cleanEnv, runAdminTool, type CliResult } from '../helpers/admin-cli.js';
 
 let work: string;
 /** A data directory that must still not exist at the end: usage errors and help never start the storage. */
@@ -27,18 +20,10 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-function cli(...args: string[]): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^(AWS_|TABLE_NAME$|BUCKET_NAME$|SYNC_|EVENTS_TOPIC_ARN$|CURSOR_SECRET$|NODE_OPTIONS$|ID_BLOCK_SIZE$)/.test(name)) continue;
-    env[name] = value;
-  }
-  return new Promise((resolve) => {
-    execFile(process.execPath, [SHIM, ...args], { env: { ...env, DATA_DIR: dataDir, LOG_LEVEL: 'SILENT' } }, (error, stdout, stderr) => {
-      resolve({ code: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
-    });
-  });
-}
+/** The tool as the tests run it (its bundle, P341). */
+const cli = (...args: string[]): Promise<CliResult> => adminCli(args, dataDir);
+/** The tool through its bin shim, as an operator runs it. */
+const shim = (...args: string[]): Promise<CliResult> => runAdminTool(args, cleanEnv(dataDir), { shim: true });
 
 /** A usage error: exit code 2, nothing on stdout, and stderr is exactly one D2 document. */
 function usageError(result: CliResult): { detail: string; code: string; errors: Record<string, string[]> } {
@@ -86,9 +71,35 @@ const GROUPS = [
   ),
 ];
 
+test('the bundle the tests run answers as the bin shim does, byte for byte (P341)', async () => {
+  const lines = [['--help'], ['webhook', 'deliveries', '--help'], ['company', 'frobnicate'], ['key', 'create', '--partner', 'abc']];
+  const [viaShim, viaBundle] = await Promise.all([
+    Promise.all(lines.map((line) => shim(...line))),
+    Promise.all(lines.map((line) => cli(...line))),
+  ]);
+  expect(viaBundle).toEqual(viaShim);
+  expect(viaShim.map((r) => r.code)).toEqual([0, 0, 2, 2]);
+});
+
+test("under a Node older than 24 the shim runs itself again with the project's Node, with the same result", async () => {
+  // Node 20 as far as the shim can tell, and a record of the command it re-runs itself with.
+  const olderNode = [
+    "import cp from 'node:child_process'; import { syncBuiltinESMExports } from 'node:module';",
+    "Object.defineProperty(process, 'versions', { value: { ...process.versions, node: '20.11.0' } });",
+    "const spawnSync = cp.spawnSync; cp.spawnSync = (command, ...rest) => { process.stderr.write('re-run: ' + command + '\\n'); return spawnSync(command, ...rest); };",
+    'syncBuiltinESMExports();',
+  ].join(' ');
+  const preload = ['--import', `data:text/javascript,${encodeURIComponent(olderNode)}`];
+  const line = ['key', 'create', '--partner', 'abc'];
+  const [direct, rerun] = await Promise.all([shim(...line), runAdminTool(line, cleanEnv(dataDir), { shim: true, nodeArgs: preload })]);
+  const [first, ...rest] = rerun.stderr.split('\n');
+  expect(first).toBe(`re-run: ${join(process.cwd(), 'node_modules', 'node', 'bin', 'node')}`);
+  expect({ code: rerun.code, stdout: rerun.stdout, stderr: rest.join('\n') }).toEqual({ code: 2, stdout: '', stderr: direct.stderr });
+});
+
 describe('--help', () => {
   test('the top level lists every command with its usage line, on stdout with exit code 0', async () => {
-    const [long, short] = await Promise.all([cli('--help'), cli('-h')]);
+    const [long, short] = await Promise.all([shim('--help'), shim('-h')]);
     expect(long.code).toBe(0);
     expect(long.stderr).toBe('');
     expect(long.stdout).toMatch(/^Usage: hiring-admin /);

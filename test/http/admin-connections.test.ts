@@ -3,7 +3,6 @@
  * child process against this file's runtime (it finds runtime.json, which carries the ATS base URLs), with
  * the Greenhouse simulator on loopback standing in for Greenhouse.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,33 +10,15 @@ import { connectorFor } from '#delivery/connectors/registry.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
+import { bareEnv, runAdminTool, type CliResult } from '../helpers/admin-cli.js';
 
 let api: TestRuntime;
 let greenhouse: GreenhouseSimulator;
 let partner: Awaited<ReturnType<typeof aPartner>>;
 let company: Awaited<ReturnType<typeof aCompany>>;
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
-
 function cli(...args: string[]): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: api.runtime.dataDir, LOG_LEVEL: 'SILENT' };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args], { env }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      let json: unknown;
-      try {
-        json = JSON.parse(code === 0 ? stdout : stderr);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, stdout, stderr, json });
-    });
-  });
+  return runAdminTool(args, bareEnv(api.runtime.dataDir));
 }
 
 beforeAll(async () => {

@@ -4,7 +4,6 @@
  * `apply_webhooks` through GET /jobs and GET /jobs/{id}; the tokens checked with `verifyApplyToken`, which
  * the inbound endpoint (item 2) will use.
  */
-import { execFile } from 'node:child_process';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { createChannel, getChannelBySlug } from '#applications/channels.js';
 import { ConflictError } from '#platform/errors.js';
@@ -16,42 +15,13 @@ import { config, db, dynamoClient } from '#platform/clients.js';
 import { keys } from '#platform/keys.js';
 import { aCompany, aJob, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
-import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { adminCli, type CliResult } from '../helpers/admin-cli.js';
 
-const SHIM = join(process.cwd(), 'bin', 'hiring-admin.js');
 const INDEED_SECRET = 'indeed-api-secret-0123456789';
 
-interface CliResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-  json: any;
-}
-
 function cli(...args: (string | number)[]): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (/^(AWS_|TABLE_NAME$|BUCKET_NAME$|SYNC_|EVENTS_TOPIC_ARN$|CURSOR_SECRET$|NODE_OPTIONS$|ID_BLOCK_SIZE$)/.test(name)) continue;
-    env[name] = value;
-  }
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [SHIM, ...args.map(String)],
-      { env: { ...env, DATA_DIR: api.runtime.dataDir, LOG_LEVEL: 'SILENT' }, cwd: process.cwd() },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        let json: unknown;
-        try {
-          json = JSON.parse(code === 0 ? stdout : stderr);
-        } catch {
-          json = undefined;
-        }
-        resolve({ code, stdout, stderr, json });
-      },
-    );
-  });
+  return adminCli(args.map(String), api.runtime.dataDir);
 }
 
 let api: TestRuntime;

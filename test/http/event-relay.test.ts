@@ -6,8 +6,6 @@
  * where the outbox path and `hiring-admin outbox replay` take it. The stream handler skips what is neither and
  * reports its first failure.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { marshall } from '@aws-sdk/util-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
@@ -21,6 +19,7 @@ import { relayStreamRecords, replayOutbox } from '#delivery/event-relay.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { allItems, applicationItems } from '../helpers/inspect.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
+import { bareEnv, runAdminTool } from '../helpers/admin-cli.js';
 
 const EVENTS_QUEUE = 'relay-events';
 let api: TestRuntime;
@@ -34,24 +33,10 @@ afterAll(() => api.stop());
 
 /** The admin tool (the bin shim in a child process) against this file's runtime, whose relay runs only when a test drains it. */
 function admin(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; json: any }> {
-  const base = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: api.runtime.dataDir, LOG_LEVEL: 'SILENT' };
-  return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args],
-      { env: { ...base, ...env } },
-      (error, stdout, stderr) => {
-        const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-        let json: unknown;
-        try {
-          json = JSON.parse(code === 0 ? stdout : stderr);
-        } catch {
-          json = { stdout, stderr };
-        }
-        resolve({ code, json });
-      },
-    );
-  });
+  return runAdminTool(args, { ...bareEnv(api.runtime.dataDir), ...env }).then(({ code, json, stdout, stderr }) => ({
+    code,
+    json: json ?? { stdout, stderr },
+  }));
 }
 
 const outboxItems = async () => (await allItems()).filter((item) => String(item.PK).startsWith('OUTBOX#'));

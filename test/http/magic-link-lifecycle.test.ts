@@ -4,8 +4,6 @@
  * operator's deactivation, `magic_link` is `null` whenever the link cannot be used, a form that is not a form
  * or is too large is 415/413, and a form sent twice tells what became of the first.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { config, db } from '#platform/clients.js';
 import { keys } from '#platform/keys.js';
@@ -18,25 +16,14 @@ import { mintFormToken } from '#http/connect-form.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
+import { bareEnv, runAdminTool } from '../helpers/admin-cli.js';
 
 let api: TestRuntime;
 let greenhouse: GreenhouseSimulator;
 let partner: Awaited<ReturnType<typeof aPartner>>;
 
 function cli(...args: string[]): Promise<{ code: number; json: any }> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: api.runtime.dataDir, LOG_LEVEL: 'SILENT' };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args], { env }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      let json: unknown;
-      try {
-        json = JSON.parse(code === 0 ? stdout : stderr);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, json });
-    });
-  });
+  return runAdminTool(args, bareEnv(api.runtime.dataDir));
 }
 
 beforeAll(async () => {

@@ -4,8 +4,6 @@
  * (headers, form token, replay, attempt limits, one "not valid" page, tokens never logged, tenancy), with the Greenhouse
  * simulator on loopback standing in for Greenhouse.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { jest } from '@jest/globals';
 import { DeleteMessageCommand, ReceiveMessageCommand } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
@@ -18,6 +16,7 @@ import { hashToken } from '#companies/magic-links.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { contractFetch, startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulators/greenhouse.js';
+import { bareEnv, runAdminTool } from '../helpers/admin-cli.js';
 
 let api: TestRuntime;
 let greenhouse: GreenhouseSimulator;
@@ -29,19 +28,7 @@ const written = (chunk: unknown) => logged.push(String(chunk));
 const tokens = new Set<string>();
 
 function cli(...args: string[]): Promise<{ code: number; json: any; stderr: string }> {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, DATA_DIR: api.runtime.dataDir, LOG_LEVEL: 'SILENT' };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args], { env }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      let json: unknown;
-      try {
-        json = JSON.parse(code === 0 ? stdout : stderr);
-      } catch {
-        json = undefined;
-      }
-      resolve({ code, json, stderr });
-    });
-  });
+  return runAdminTool(args, bareEnv(api.runtime.dataDir));
 }
 
 beforeAll(async () => {

@@ -6,7 +6,6 @@
  * name, or an IP URL the certificate does not name, or a CA the worker does not trust, is refused and recorded
  * as the attempt's error.
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +15,7 @@ import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { LOCALHOST_CERT, LOCALHOST_KEY, TEST_CA_CERT, WRONG_HOST_CERT, WRONG_HOST_KEY } from '../simulators/test-certificates.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../simulators/webhook-receiver.js';
+import { bareEnv, runAdminTool } from '../helpers/admin-cli.js';
 
 // Loopback receivers are allowed (the address check would refuse 127.0.0.1 otherwise); the scheme stays https.
 process.env.WEBHOOK_ALLOW_LOOPBACK_HTTP = 'true';
@@ -29,25 +29,8 @@ let api: TestRuntime;
 const receivers: WebhookReceiver[] = [];
 
 function cli(args: string[]): Promise<{ code: number; json: any }> {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    DATA_DIR: api.runtime.dataDir,
-    LOG_LEVEL: 'SILENT',
-    WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true',
-  };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args], { env }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      let json: unknown;
-      try {
-        json = JSON.parse(code === 0 ? stdout : stderr);
-      } catch {
-        json = { stdout, stderr };
-      }
-      resolve({ code, json });
-    });
-  });
+  const env = { ...bareEnv(api.runtime.dataDir), WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true' };
+  return runAdminTool(args, env).then(({ code, json, stdout, stderr }) => ({ code, json: json ?? { stdout, stderr } }));
 }
 
 async function httpsReceiver(tls: { key: string; cert: string }): Promise<WebhookReceiver> {

@@ -4,13 +4,12 @@
  * topic into the webhook queue, the webhook worker fed by the local queue poller, and loopback receivers
  * that verify each delivery's signature with the `standardwebhooks` library as a partner would.
  */
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { advanceClock, resetClock } from '#platform/clock.js';
 import { importJobs } from '#jobs/job-store.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../simulators/webhook-receiver.js';
+import { bareEnv, runAdminTool } from '../helpers/admin-cli.js';
 
 process.env.WEBHOOK_ALLOW_LOOPBACK_HTTP = 'true';
 process.env.WEBHOOK_RETRY_BASE_SECONDS = '1';
@@ -25,25 +24,8 @@ interface CliResult {
 }
 
 function cli(args: string[], options: { allowLoopback?: boolean } = {}): Promise<CliResult> {
-  const env: NodeJS.ProcessEnv = {
-    PATH: process.env.PATH,
-    HOME: process.env.HOME,
-    DATA_DIR: api.runtime.dataDir,
-    LOG_LEVEL: 'SILENT',
-    ...(options.allowLoopback === false ? {} : { WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true' }),
-  };
-  return new Promise((resolve) => {
-    execFile(process.execPath, [join(process.cwd(), 'bin', 'hiring-admin.js'), ...args], { env }, (error, stdout, stderr) => {
-      const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
-      let json: unknown;
-      try {
-        json = JSON.parse(code === 0 ? stdout : stderr);
-      } catch {
-        json = { stdout, stderr };
-      }
-      resolve({ code, json });
-    });
-  });
+  const env = { ...bareEnv(api.runtime.dataDir), ...(options.allowLoopback === false ? {} : { WEBHOOK_ALLOW_LOOPBACK_HTTP: 'true' }) };
+  return runAdminTool(args, env).then(({ code, json, stdout, stderr }) => ({ code, json: json ?? { stdout, stderr } }));
 }
 
 async function receiver(): Promise<WebhookReceiver> {
