@@ -37,7 +37,13 @@ const SHARD_ATTEMPTS = 8;
  * ids' (ties are ordered by id, as every list orders them). Returns the companies in the order given.
  */
 export async function seedCompanies(inputs: readonly SeededCompany[]): Promise<Company[]> {
-  for (const input of inputs) await checkNewCompany(input);
+  for (const input of inputs) {
+    await checkNewCompany(input);
+    const at = input.created_at;
+    if (at !== undefined && !(ISO_TIMESTAMP.test(at) && !Number.isNaN(Date.parse(at)) && new Date(at).toISOString() === at)) {
+      throw invalidField('created_at', 'Must be a D7 timestamp.');
+    }
+  }
   const partners = [...new Set(inputs.map((input) => input.partner))];
   const found = await batchGetItems(partners.map(keys.partner));
   const missing = partners.find((partner) => !found.has(primaryKeyOf(keys.partner(partner))));
@@ -45,21 +51,13 @@ export async function seedCompanies(inputs: readonly SeededCompany[]): Promise<C
   const timestamp = isoNow();
   const records: CompanyRecord[] = [];
   for (const input of inputs) {
-    if (input.created_at !== undefined && !ISO_TIMESTAMP.test(input.created_at))
-      throw invalidField('created_at', 'Must be a D7 timestamp.');
     records.push(newCompanyRecord(input, input.id ?? (await nextId('company')), input.created_at ?? timestamp));
   }
   await pickSlugs(records);
   await batchPut(records.flatMap((r) => [companySlugItem(r.slug, r.id), newCompanyItem(r), ...companyLookupItems(r)]));
   for (const partner of partners) {
-    await db().send(
-      new UpdateCommand(
-        newCompaniesCounterAdd(
-          partner,
-          records.filter((r) => r.partner === partner),
-        ),
-      ),
-    );
+    const theirs = records.filter((r) => r.partner === partner);
+    await db().send(new UpdateCommand(newCompaniesCounterAdd(partner, theirs)));
   }
   await writeSearchEntries(records);
   return records.map((r) => toCompany(r));

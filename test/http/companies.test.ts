@@ -478,10 +478,12 @@ describe('the batched seeding path (P335) writes what the create writes', () => 
       statusCode: 400,
       errors: { ats: expect.any(Array) },
     });
-    await expect(seedCompanies([{ ...one, created_at: 'yesterday' }])).rejects.toMatchObject({
-      statusCode: 400,
-      errors: { created_at: expect.any(Array) },
-    });
+    for (const created_at of ['yesterday', '2026-02-30T00:00:00.000Z', '2026-13-01T00:00:00.000Z']) {
+      await expect(seedCompanies([{ ...one, created_at }])).rejects.toMatchObject({
+        statusCode: 400,
+        errors: { created_at: expect.any(Array) },
+      });
+    }
     await expect(seedCompanies([{ ...one, partner: owner.id + 10_000 }])).rejects.toMatchObject({ statusCode: 404 });
     const [made] = await seedCompanies([one]);
     await expect(seedCompanies([{ ...one, id: made.id }])).rejects.toMatchObject({ statusCode: 409 });
