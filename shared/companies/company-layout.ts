@@ -205,6 +205,30 @@ export function companyCounterMove(old: CompanyRecord | undefined, next: Company
 }
 
 /**
+ * The Update of a partner's company counter item that counts new companies of that partner at once (the batched
+ * seeding path, P335): the sum of what each one's create adds (`companyCounterMove(undefined, c)`).
+ */
+export function newCompaniesCounterAdd(partnerId: number, companies: readonly CompanyRecord[]) {
+  const sum = new Map<string, number>();
+  for (const c of companies) for (const [name, n] of companyCounts(c)) sum.set(name, (sum.get(name) ?? 0) + n);
+  return counterAdd(keys.countOf(indexKeys.partnerCompanies(partnerId)), sum);
+}
+
+/** The slug a company's name makes (the create suffixes it with the id when it is taken). */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug || 'company';
+}
+
+/** A company's slug item: slugs are unique (the create puts it on condition that it is new). */
+export const companySlugItem = (slug: string, id: number) => ({ ...keys.companySlug(slug), company: id });
+
+/**
  * A new company's item: its key, every index attribute the entity declares (its place in the partner's
  * collection, among all companies, in the filter slots and the orderings), and the record.
  */

@@ -88,12 +88,14 @@ export function sameSearchEntry(a: SearchEntry | undefined, b: SearchEntry): boo
 }
 
 /**
- * The transaction item that puts the shard back with `entry` in it, or undefined when it holds that entry already.
- * Conditional on the revision read: a concurrent writer of the shard makes the transaction fail; the caller reads again.
+ * The transaction item that puts the shard back with `added` in it (one entry, or many of the batched seeding path,
+ * P335), or undefined when it holds them already. Conditional on the revision read: a concurrent writer of the
+ * shard makes the transaction fail; the caller reads again.
  */
-export function searchShardPut(shard: SearchShard, entry: SearchEntry) {
-  if (sameSearchEntry(shard.entries.get(entry[0]), entry)) return undefined;
-  const entries = new Map(shard.entries).set(entry[0], entry);
+export function searchShardPut(shard: SearchShard, ...added: SearchEntry[]) {
+  if (added.every((entry) => sameSearchEntry(shard.entries.get(entry[0]), entry))) return undefined;
+  const entries = new Map(shard.entries);
+  for (const entry of added) entries.set(entry[0], entry);
   return {
     Put: {
       TableName: config().tableName,

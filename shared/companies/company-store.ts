@@ -1,6 +1,7 @@
 /**
  * @entity-store: one of the modules that may name index attributes (test/unit/architecture.test.ts).
- * The company store (issue 11, issue 22 item 3): the only code that writes company items. Reads by key; the
+ * The company store (issue 11, issue 22 item 3): the only code that writes company items (tests' and benchmarks'
+ * batched seeding path, `company-seeding.ts`, writes the same items from this module's functions: P335). Reads by key; the
  * one writer of an existing company (`writeCompanyChange`, which keeps the index attributes, the partner's
  * counters and the search document in the same write); creation (admin only); and the named changes:
  * the PATCH, maintained fields, entitlements, lifecycle states, the job import's failure count and its claim
@@ -18,7 +19,15 @@ import { nextId } from '#platform/ids.js';
 import { indexKeys, keys } from '#platform/keys.js';
 import { linkOpenFor, revokeIfActive, type StoredMagicLink } from '#companies/magic-links.js';
 import { readSearchShard, sameSearchEntry, searchEntryOf, searchShardPut } from '#companies/company-search.js';
-import { companyChangeParts, companyCounterMove, companyLookupItems, fromItem, newCompanyItem } from '#companies/company-layout.js';
+import {
+  companyChangeParts,
+  companyCounterMove,
+  companyLookupItems,
+  companySlugItem,
+  fromItem,
+  newCompanyItem,
+  slugify,
+} from '#companies/company-layout.js';
 import { updateExpression } from '#platform/entities.js';
 import {
   COMPANY_STATUSES,
@@ -213,17 +222,8 @@ export interface NewCompany {
   magic_link?: { stored: StoredMagicLink; item: Record<string, unknown> };
 }
 
-export function slugify(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
-  return slug || 'company';
-}
-
-export async function createCompany(input: NewCompany): Promise<Company> {
+/** The create's checks of a new company (a D2 error naming the field), also the seeding path's (P335). */
+export async function checkNewCompany(input: NewCompany): Promise<void> {
   // As PATCH allows (`companyPatchSchema`): the name sorts in an index key, the partner's id is a lookup key.
   if (!input.name || input.name.length > 255) throw invalidField('name', 'Must be 1 to 255 characters.');
   if ((input.partner_company_id?.length ?? 0) > 255) throw invalidField('partner_company_id', 'Must be at most 255 characters.');
@@ -231,14 +231,15 @@ export async function createCompany(input: NewCompany): Promise<Company> {
   if (input.status && !(COMPANY_STATUSES as readonly string[]).includes(input.status)) {
     throw invalidField('status', `Must be one of ${COMPANY_STATUSES.join(', ')}.`);
   }
-  const entitlements = input.entitlements ?? [];
-  const unknown = entitlements.filter((e) => !isEntitlement(e));
+  const unknown = (input.entitlements ?? []).filter((e) => !isEntitlement(e));
   if (unknown.length) throw invalidField('entitlements', `Unknown entitlement ${unknown.join(', ')}.`);
-  const noChannel = await missingApplyChannels(applyChannelSlugs(entitlements));
+  const noChannel = await missingApplyChannels(applyChannelSlugs(input.entitlements ?? []));
   if (noChannel.length) throw invalidField('entitlements', `No apply channel has the slug ${noChannel.join(', ')}.`);
-  const id = input.id ?? (await nextId('company'));
-  const now = isoNow();
-  const record: CompanyRecord = {
+}
+
+/** A checked new company's record as the create makes it (`slug` empty: the writer picks a free one). */
+export function newCompanyRecord(input: NewCompany, id: number, timestamp: string): CompanyRecord {
+  return {
     id,
     name: input.name,
     slug: '',
@@ -259,12 +260,18 @@ export async function createCompany(input: NewCompany): Promise<Company> {
     status: input.status ?? 'active',
     is_test: input.is_test ?? false,
     magic_link: null,
-    entitlements: entitlements as Entitlement[],
+    entitlements: (input.entitlements ?? []) as Entitlement[],
     fallback_job: null,
     ...(input.magic_link ? { magic_link_token: input.magic_link.stored } : {}),
-    created_at: now,
-    updated_at: now,
+    created_at: timestamp,
+    updated_at: timestamp,
   };
+}
+
+export async function createCompany(input: NewCompany): Promise<Company> {
+  await checkNewCompany(input);
+  const id = input.id ?? (await nextId('company'));
+  const record = newCompanyRecord(input, id, isoNow());
   // A slug is unique: the plain one if free, else suffixed with the id (which is unique).
   for (const slug of [slugify(input.name), `${slugify(input.name)}-${id}`]) {
     record.slug = slug;
@@ -275,7 +282,7 @@ export async function createCompany(input: NewCompany): Promise<Company> {
         {
           Put: {
             TableName: config().tableName,
-            Item: { ...keys.companySlug(slug), company: id },
+            Item: companySlugItem(slug, id),
             ConditionExpression: 'attribute_not_exists(PK)',
           },
         },
@@ -334,8 +341,7 @@ export async function updateCompany(id: number, patch: CompanyPatch, publicBase?
   }
 }
 
-/** Sets fields the service maintains (import status, fallback job, connection, entitlements), with the index attributes and counters. */
-/** Writes maintained fields; given a function, they are computed from the company as stored, on every attempt. */
+/** Sets maintained fields (import status, connection, entitlements, …); a function computes them from the company as stored. */
 export async function setCompanyFields(
   id: number,
   fields: MaintainedCompanyFields | ((current: CompanyRecord) => MaintainedCompanyFields),

@@ -1,4 +1,7 @@
 import { createCompany } from '#companies/company-store.js';
+import { seedCompanies } from '#companies/company-seeding.js';
+import { isDeepStrictEqual } from 'node:util';
+import { batchDelete, batchPut } from '#platform/batch.js';
 import { WALK_PREFIX } from '#platform/keys.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { allItems } from '../helpers/inspect.js';
@@ -214,7 +217,8 @@ describe('GET /companies/', () => {
   });
 
   test('page_size above 50 is capped, default is 10', async () => {
-    for (let i = 0; i < 52; i++) await createCompany({ partner: other.id, name: `Bulk ${i}` });
+    // Through the batched seeding path (P335): the page size is the subject, not the create.
+    await seedCompanies(Array.from({ length: 52 }, (_, i) => ({ partner: other.id, name: `Bulk ${i}` })));
     const capped = await list('?page_size=500', other.key);
     expect(capped.body.results).toHaveLength(50);
     const byDefault = await list('', other.key);
@@ -394,14 +398,17 @@ describe('a walk of a list in memory (P258) goes on after the companies it showe
     const nameOf = (i: number) => `Zz ${String(i).padStart(4, '0')} ${'x'.repeat(200)}`;
     // Long ids too (ten base-36 digits): a cursor carries one page of them, not seven, so 260 companies walk the
     // carried page, a list computed again and the parts it stores, as 470 short ids walked the carried pages and
-    // a list computed again, at half the creates. Four at a time: concurrent creates of one partner conflict on
-    // its search document (P179) and retry.
-    const [total, base] = [260, 36 ** 9 + 1000 * walker.id];
-    for (let start = 0; start < total; start += 4) {
-      const batch = Array.from({ length: Math.min(4, total - start) }, (_, k) => start + k);
-      const created = await Promise.all(batch.map((i) => createCompany({ id: base + i, partner: walker.id, name: nameOf(i) })));
-      made.push(...created.map((c) => c.id));
-    }
+    // a list computed again. Through the batched seeding path (P335), each a millisecond after the one before.
+    const [total, base, start] = [260, 36 ** 9 + 1000 * walker.id, Date.now() - 260];
+    const seeded = await seedCompanies(
+      Array.from({ length: total }, (_, i) => ({
+        id: base + i,
+        partner: walker.id,
+        name: nameOf(i),
+        created_at: new Date(start + i).toISOString(),
+      })),
+    );
+    made.push(...seeded.map((c) => c.id));
     const walkParts = async () => (await allItems()).filter((item) => String(item.PK).startsWith(WALK_PREFIX)).length;
     const partsBefore = await walkParts();
     const seen: number[] = [];
@@ -422,4 +429,64 @@ describe('a walk of a list in memory (P258) goes on after the companies it showe
     // Past the carried pages the list was computed again and stored the rest for the walk (P260).
     expect(await walkParts()).toBeGreaterThan(partsBefore);
   }, 180_000);
+});
+
+describe('the batched seeding path (P335) writes what the create writes', () => {
+  /** Every item of the table by its primary key, serialized (the shards' deflated documents included). */
+  const snapshot = async () => new Map((await allItems()).map((item) => [`${String(item.PK)}\u0000${String(item.SK)}`, item]));
+  /** The items `write` added or changed; the table is put back as it was before it. */
+  async function writtenBy(write: () => Promise<unknown>): Promise<Map<string, Record<string, unknown>>> {
+    const before = await snapshot();
+    await write();
+    const after = await snapshot();
+    const written = new Map([...after].filter(([key, item]) => !isDeepStrictEqual(before.get(key), item)));
+    await batchDelete([...written.keys()].filter((key) => !before.has(key)).map((key) => written.get(key)! as { PK: string; SK: string }));
+    await batchPut([...written.keys()].filter((key) => before.has(key)).map((key) => before.get(key)!));
+    return written;
+  }
+
+  test('the same companies, created one by one or seeded at once: the same items, counters, search shards and slugs', async () => {
+    const owner = await aPartner();
+    const base = 36 ** 9 + 1000 * owner.id;
+    // Two of the same name (the second's slug takes its id), a lookup value, a status, entitlements and none.
+    const inputs = [
+      { id: base, partner: owner.id, name: 'Seeded Twin', ats: 'sandbox', partner_company_id: 'PC-9', entitlements: ['job_sync'] },
+      { id: base + 1, partner: owner.id, name: 'Seeded Twin', ats: 'lever', status: 'invited' as const },
+      {
+        id: base + 2,
+        partner: owner.id,
+        name: 'Ünïcode Seed',
+        entitlements: ['job_sync', 'candidate_sync'],
+        status: 'deactivated' as const,
+      },
+    ];
+    const created: { created_at: string }[] = [];
+    const byCreate = await writtenBy(async () => {
+      for (const input of inputs) created.push(await createCompany(input));
+    });
+    const bySeeding = await writtenBy(() => seedCompanies(inputs.map((input, i) => ({ ...input, created_at: created[i].created_at }))));
+    // Three companies, three slugs, one lookup item, three search shards, the partner's counter item.
+    expect(byCreate.size).toBe(11);
+    expect([...bySeeding.keys()].sort()).toEqual([...byCreate.keys()].sort());
+    for (const [key, item] of byCreate) expect([key, bySeeding.get(key)]).toEqual([key, item]);
+  });
+
+  test('it checks what the create checks: a field is a 400 naming it, a missing partner a 404, a taken id a 409', async () => {
+    const owner = await aPartner();
+    const one = { partner: owner.id, name: 'Checked' };
+    await expect(seedCompanies([one, { ...one, ats: 'nope' }])).rejects.toMatchObject({
+      statusCode: 400,
+      errors: { ats: expect.any(Array) },
+    });
+    for (const created_at of ['yesterday', '2026-02-30T00:00:00.000Z', '2026-13-01T00:00:00.000Z']) {
+      await expect(seedCompanies([{ ...one, created_at }])).rejects.toMatchObject({
+        statusCode: 400,
+        errors: { created_at: expect.any(Array) },
+      });
+    }
+    await expect(seedCompanies([{ ...one, partner: owner.id + 10_000 }])).rejects.toMatchObject({ statusCode: 404 });
+    const [made] = await seedCompanies([one]);
+    await expect(seedCompanies([{ ...one, id: made.id }])).rejects.toMatchObject({ statusCode: 409 });
+    expect((await list('?name=checked', owner.key)).body.count).toBe(1);
+  });
 });

@@ -18,6 +18,7 @@ import { forgetIdBlocks, nextId } from '#platform/ids.js';
 import { forgetCachedCompany } from '#companies/api-keys.js';
 import { compareCompanies, matchesCompany, parseCompanyFilter } from '#companies/company-list.js';
 import { createCompany, getCompanyRecord, setCompanyStatus, writeCompanyChange } from '#companies/company-store.js';
+import { seedCompanies } from '#companies/company-seeding.js';
 import type { Company } from '#companies/company-schema.js';
 import { syncApplication } from '#delivery/sync.js';
 import { config, db } from '#platform/clients.js';
@@ -565,7 +566,11 @@ describe('companies: exact filters, totals, orderings and contains cost the page
   }
   const portfolios: Record<'small' | 'big', Portfolio> = {} as never;
 
-  /** Ten rare companies first (oldest), then common ones: active, connected (sandbox), both syncs entitled. */
+  /**
+   * Ten rare companies first (oldest), then common ones: active, connected (sandbox), both syncs entitled. The rare
+   * ten go through the create itself (a transaction each); the rest, after them, through the batched seeding path,
+   * which writes the same items, counters and search entries from the same functions (P335).
+   */
   async function aPortfolio(size: number, idBase?: number): Promise<Portfolio> {
     const owner = await aPartner();
     const id = (i: number) => (idBase === undefined ? {} : { id: idBase + 1000 * owner.id + i });
@@ -580,16 +585,16 @@ describe('companies: exact filters, totals, orderings and contains cost the page
         entitlements: [],
       }),
     );
-    const common = await pool(size - RARE, 4, (i) =>
-      createCompany({
+    const common = await seedCompanies(
+      Array.from({ length: size - RARE }, (_, i) => ({
         ...id(RARE + i),
         partner: owner.id,
         name: `Common Trading ${String(i).padStart(4, '0')}`,
         ats: 'sandbox',
-        status: 'active',
+        status: 'active' as const,
         partner_company_id: `PCO-${RARE + i}`,
         entitlements: ['job_sync', 'candidate_sync'],
-      }),
+      })),
     );
     const companies = [...rare, ...common];
     const byCreated = compareCompanies(parseCompanyFilter({}).ordering);

@@ -188,15 +188,16 @@ beforeAll(async () => {
   const sent = new Map<number, ReturnType<typeof body>>();
   const created: number[] = [];
   const start = Date.now() - 90 * DAY;
-  // Creates at scattered times, one after the other: ids are not in created order.
+  // Creates at scattered times, `CONCURRENCY` at a time (P335): ids are not in created order. The data set is
+  // drawn first, in order, so that a seed names it whatever order the creates end in.
   const companyRecord = (await getCompanyRecord(company.id))!;
-  for (let i = 0; i < 30 * SCALE; i++) {
-    const input = body(r);
-    const at = new Date(start + r.int(80 * DAY));
-    const { record } = await runWithClock(at, () =>
-      createApplication(companyRecord, partner.id, parseApplication(withoutNulls(input), []).input, []),
-    );
-    sent.set(record.id, input);
+  const creates = Array.from({ length: 30 * SCALE }, () => ({ input: body(r), at: new Date(start + r.int(80 * DAY)) }));
+  const made = await inPool(creates, ({ input, at }) =>
+    runWithClock(at, () => createApplication(companyRecord, partner.id, parseApplication(withoutNulls(input), []).input, [])),
+  );
+  for (const create of creates) {
+    const { record } = made.get(create)!;
+    sent.set(record.id, create.input);
     created.push(record.id);
   }
   // Most of the company through the batched seeding path (`bench:scale`'s), at 40 instants between the
@@ -222,15 +223,12 @@ beforeAll(async () => {
   await seedApplications(records);
   // The sibling company: the same values, never in this company's lists.
   const siblingRecord = (await getCompanyRecord(sibling.id))!;
-  for (let i = 0; i < 8; i++) {
-    const input = { ...body(r), job: siblingJob };
-    await createApplication(siblingRecord, partner.id, parseApplication(withoutNulls(input), []).input, []);
-  }
+  const siblings = Array.from({ length: 8 }, () => ({ ...body(r), job: siblingJob }));
+  await inPool(siblings, (input) => createApplication(siblingRecord, partner.id, parseApplication(withoutNulls(input), []).input, []));
   // The worker syncs about half of the HTTP creates, later: SUCCESS or EXPECTED_FAILURE, and a new updated_at.
-  for (const id of created) {
-    if (!r.chance(0.5)) continue;
-    await runWithClock(new Date(Date.now() - r.int(5 * DAY)), () => syncApplication(id));
-  }
+  const syncs: { id: number; at: Date }[] = [];
+  for (const id of created) if (r.chance(0.5)) syncs.push({ id, at: new Date(Date.now() - r.int(5 * DAY)) });
+  await inPool(syncs, ({ id, at }) => runWithClock(at, () => syncApplication(id)));
 
   // The model: what was sent, with what the service assigned (times, status) read back through GET.
   model = [];
