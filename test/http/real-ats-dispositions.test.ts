@@ -1,11 +1,11 @@
 /**
  * Issue 43 item 5 for every real ATS that reports outcomes, and both channel formats (D21, D22; P345): one
- * application per ATS posted by a job board to its apply channel (Indeed Apply for Workable, SmartRecruiters and
- * Greenhouse; a `generic` board for Teamtailor, Ashby and Lever), delivered by the sync worker to the ATS's
- * simulator, moved there as a recruiter would (read back by the OutcomeReader for Workable, Teamtailor,
- * SmartRecruiters and Ashby; the vendor's signed webhooks for Greenhouse and Lever), and seen in
- * GET /applications/{id}, in the partner's webhook (`application.outcome_changed`) and at the board's simulator
- * (the Indeed simulator, or a loopback receiver verifying the Standard Webhooks signature). One runtime for all six;
+ * application per ATS posted by a job board to its apply channel (Indeed Apply for Workable, SmartRecruiters,
+ * Greenhouse and Recruitee; a `generic` board for Teamtailor, Ashby and Lever), delivered by the sync worker to the
+ * ATS's simulator, moved there as a recruiter would (read back by the OutcomeReader for Workable, Teamtailor,
+ * SmartRecruiters, Ashby and Recruitee with its optional API token, P351; the vendor's signed webhooks for Greenhouse
+ * and Lever), and seen in GET /applications/{id}, in the partner's webhook (`application.outcome_changed`) and at the
+ * board's simulator (the Indeed simulator, or a loopback receiver verifying the Standard Webhooks signature). One runtime for all seven;
  * each step runs for all at once. A stage moved under the same outcome reaches the board too (P345), never the
  * partner.
  */
@@ -26,6 +26,7 @@ import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulator
 import { moveGreenhouseApplication, type GreenhouseMove, type SentWebhook } from '../simulators/greenhouse-webhooks.js';
 import { startIndeedSimulator, type IndeedSimulator } from '../simulators/indeed.js';
 import { startLeverSimulator, type LeverSimulator } from '../simulators/lever.js';
+import { startRecruiteeSimulator, type RecruiteeSimulator } from '../simulators/recruitee.js';
 import { moveLeverApplication, newLeverSignatureToken, type LeverEvent, type LeverMove } from '../simulators/lever-webhooks.js';
 import { startSmartRecruitersSimulator, type SmartRecruitersSimulator } from '../simulators/smartrecruiters.js';
 import { startTeamtailorSimulator, type TeamtailorSimulator } from '../simulators/teamtailor.js';
@@ -43,6 +44,7 @@ let sims: {
   ashby: AshbySimulator;
   greenhouse: GreenhouseSimulator;
   lever: LeverSimulator;
+  recruitee: RecruiteeSimulator;
 };
 let indeed: IndeedSimulator;
 let board: WebhookReceiver;
@@ -50,18 +52,19 @@ let partnerHook: WebhookReceiver;
 const channels = new Map<'indeed' | 'generic', { id: number; secret: string }>();
 
 beforeAll(async () => {
-  const [workable, teamtailor, smartrecruiters, ashby, greenhouse, lever] = await Promise.all([
+  const [workable, teamtailor, smartrecruiters, ashby, greenhouse, lever, recruitee] = await Promise.all([
     startWorkableSimulator(),
     startTeamtailorSimulator(),
     startSmartRecruitersSimulator(),
     startAshbySimulator(),
     startGreenhouseSimulator(),
     startLeverSimulator(),
+    startRecruiteeSimulator(),
   ]);
-  sims = { workable, teamtailor, smartrecruiters, ashby, greenhouse, lever };
+  sims = { workable, teamtailor, smartrecruiters, ashby, greenhouse, lever, recruitee };
   workable.rateLimit = { limit: 1000, intervalMs: 10_000 };
   [indeed, board, partnerHook] = await Promise.all([startIndeedSimulator(), startWebhookReceiver('/dispositions'), startWebhookReceiver()]);
-  Object.assign(process.env, workable.env, teamtailor.env, smartrecruiters.env, ashby.env, greenhouse.env, lever.env, {
+  Object.assign(process.env, workable.env, teamtailor.env, smartrecruiters.env, ashby.env, greenhouse.env, lever.env, recruitee.env, {
     INDEED_API_URL: indeed.url,
   });
   api = await startTestRuntime();
@@ -173,6 +176,18 @@ async function connected(partner: Partner, ats: keyof typeof sims, format: Forma
       webhook = { url: (await atsWebhookSetup({ id: company.id, ats: 'lever' }, api.url))!.url, tokens };
       break;
     }
+    case 'recruitee': {
+      // P351: outcomes read with the optional ATS API token; the offer's id is the job's external id.
+      jobExternalId = String(6000 + company.id);
+      sims.recruitee.sites.set(name, {
+        company: name,
+        offers: [{ id: Number(jobExternalId), title: 'Job', optionsCv: 'off', optionsPhone: 'off' }],
+      });
+      const apiToken = `rt-${name}-0123456789abcdef`;
+      sims.recruitee.atsApi.tokens.set(apiToken, { company: name, canSeeCandidates: true });
+      await connectCompany(company.id, 'recruitee', { company: name, api_token: apiToken });
+      break;
+    }
   }
   await setEntitlements(company.id, ['candidate_sync', `apply:${format === 'indeed' ? 'indeed-r' : 'board-r'}`]);
   forgetCachedCompany(company.id);
@@ -190,12 +205,12 @@ async function relay(): Promise<void> {
 }
 const pass = async () => (await api.runtime.scheduler.run('OutcomeReader')) as OutcomePass;
 
-test('six real ATSs, both board formats: applied at the board, delivered, moved in the ATS, seen in GET, the partner webhook and the board', async () => {
+test('seven real ATSs, both board formats: applied at the board, delivered, moved in the ATS, seen in GET, the partner webhook and the board', async () => {
   const partner = await aPartner();
   const endpoint = await createWebhookEndpoint({ partner: partner.id, url: partnerHook.url, events: ['application.outcome_changed'] });
   partnerHook.secret = endpoint.secret;
-  // The formats alternate: Indeed for Workable, SmartRecruiters, Greenhouse; generic for Teamtailor, Ashby, Lever.
-  const order = ['workable', 'teamtailor', 'smartrecruiters', 'ashby', 'greenhouse', 'lever'] as const;
+  // The formats alternate: Indeed for Workable, SmartRecruiters, Greenhouse, Recruitee; generic for Teamtailor, Ashby, Lever.
+  const order = ['workable', 'teamtailor', 'smartrecruiters', 'ashby', 'greenhouse', 'lever', 'recruitee'] as const;
   const plan = order.map((ats, n) => ({ ats, format: (n % 2 ? 'generic' : 'indeed') as Format }));
   const set = new Map<string, Awaited<ReturnType<typeof connected>> & { format: Format; boardId: string; email: string; id: number }>();
   for (const { ats, format } of plan) {
@@ -217,6 +232,7 @@ test('six real ATSs, both board formats: applied at the board, delivered, moved 
     teamtailor: await externalId('teamtailor'),
     smartrecruiters: await externalId('smartrecruiters'),
     ashby: await externalId('ashby'),
+    recruitee: Number(await externalId('recruitee')),
   };
   const ghApplication = sims.greenhouse.applications.find((a) => a.jobId === Number(the('greenhouse').jobExternalId))!;
   const leverApplication = sims.lever.applications.find((a) => a.postingId === the('lever').jobExternalId)!;
@@ -238,8 +254,8 @@ test('six real ATSs, both board formats: applied at the board, delivered, moved 
   };
   await relay(); // NEW at both boards
 
-  // First known: read back (Workable, Teamtailor, SmartRecruiters, Ashby), told by webhook (Greenhouse, Lever).
-  expect(await pass()).toMatchObject({ read: 4, changed: 4, failed: 0 });
+  // First known: read back (Workable, Teamtailor, SmartRecruiters, Ashby, Recruitee), told by webhook (Greenhouse, Lever).
+  expect(await pass()).toMatchObject({ read: 5, changed: 5, failed: 0 });
   await greenhouse({ action: 'candidate_stage_change', stage: 'Phone Screen' });
   await lever({ event: 'applicationCreated' });
   await relay();
@@ -248,16 +264,18 @@ test('six real ATSs, both board formats: applied at the board, delivered, moved 
   sims.teamtailor.outcomes.moveApplication(ids.teamtailor, 'Interview');
   sims.smartrecruiters.moveApplication(ids.smartrecruiters, 'INTERVIEW');
   sims.ashby.outcomes.moveApplication(ids.ashby, 'Onsite');
-  expect(await pass()).toMatchObject({ changed: 4, failed: 0 });
+  sims.recruitee.atsApi.move(ids.recruitee, 'Interview');
+  expect(await pass()).toMatchObject({ changed: 5, failed: 0 });
   await greenhouse({ action: 'candidate_stage_change', stage: 'Onsite Interview' });
   await lever({ event: 'candidateStageChange', toStageId: 'phone-screen' });
   await relay();
-  // And a final outcome: hired in three, rejected in three.
+  // And a final outcome: hired in three, rejected in four.
   sims.workable.moveApplication(ids.workable, 'hired');
   sims.teamtailor.outcomes.reject(ids.teamtailor);
   sims.smartrecruiters.moveApplication(ids.smartrecruiters, 'REJECTED');
   sims.ashby.outcomes.moveApplication(ids.ashby, 'Hired');
-  expect(await pass()).toMatchObject({ changed: 4, failed: 0, stopped: 4 });
+  sims.recruitee.atsApi.disqualify(ids.recruitee);
+  expect(await pass()).toMatchObject({ changed: 5, failed: 0, stopped: 5 });
   await greenhouse({ action: 'hire_candidate' });
   await lever({ event: 'candidateArchiveChange', reason: 'r-1' });
   await relay();
@@ -273,6 +291,7 @@ test('six real ATSs, both board formats: applied at the board, delivered, moved 
     ashby: ['HIRED', 'Hired'],
     greenhouse: ['HIRED', null],
     lever: ['REJECTED', null],
+    recruitee: ['REJECTED', 'Interview'],
   });
 
   // The partner's webhook: each outcome move once, in order; the stage moves are not events.
@@ -299,6 +318,7 @@ test('six real ATSs, both board formats: applied at the board, delivered, moved 
   expect(atIndeed('workable')).toEqual(['NEW NEW', 'UNABLE_TO_MAP Applied', 'INTERVIEW Interview', 'HIRED Hired']);
   expect(atIndeed('smartrecruiters')).toEqual(['NEW NEW', 'UNABLE_TO_MAP NEW', 'INTERVIEW INTERVIEW', 'NOT_SELECTED REJECTED']);
   expect(atIndeed('greenhouse')).toEqual(['NEW NEW', 'SCREEN Phone Screen', 'INTERVIEW Onsite Interview', 'HIRED HIRED']);
+  expect(atIndeed('recruitee')).toEqual(['NEW NEW', 'UNABLE_TO_MAP Applied', 'INTERVIEW Interview', 'NOT_SELECTED Interview']);
   const atBoard = (ats: keyof typeof sims) =>
     board.deliveries
       .filter((d) => d.status === 200 && d.event.data?.partner_application_id === the(ats).boardId)
