@@ -9,7 +9,7 @@
 import { connectCompany, connectionStatus } from '#delivery/ats-connections.js';
 import { offeredAts } from '#delivery/onboarding.js';
 import type { OutcomePass } from '#delivery/outcomes.js';
-import { applyAndDeliver } from '../helpers/delivery.js';
+import { deliveredToFirstJob } from '../helpers/delivery.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { personioAccount, startPersonioSimulator, type PersonioSimulator } from '../simulators/personio.js';
@@ -52,12 +52,7 @@ async function personioCompany(partner: { id: number }, withApiV2: boolean) {
   return { company, subdomain, companyId, client, credentials };
 }
 
-/** An application made through HTTP to the company's job and delivered by the sync worker, as GET /applications/{id} shows it. */
-async function delivered(partner: { key: string }, company: { id: number }, email: string) {
-  const job = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id as number;
-  const body = { job, candidate: { email: `${email}@example.com`, full_name: 'Ada Lovelace' } };
-  return (await applyAndDeliver(api, partner.key, company.id, body)) as { id: number } & Record<string, unknown>;
-}
+const delivered = (partner: { key: string }, company: { id: number }, email: string) => deliveredToFirstJob(api, partner, company, email);
 
 test('with the API v2 credentials: delivered and found, read PENDING, hired and rejected in Personio, seen in GET /applications/{id}', async () => {
   const partner = await aPartner();
