@@ -98,6 +98,15 @@ test('with the API v2 credentials: delivered and found, read PENDING, hired and 
   const foreign = await read(ids.hired, other.key, other.id);
   expect(foreign.status).toBe(404);
   expect(JSON.stringify(foreign.body)).not.toContain('Hired');
+
+  // The credentials revoked in Personio (the cached token refused, a new one refused): readings pause (P322, P360),
+  // naming the field; submissions go on.
+  const later = await delivered(partner, company, 'later');
+  expect(later).toMatchObject({ sync_status: 'SUCCESS', external_id: appOf('later').id });
+  personio.apiV2.clients.delete(client.id);
+  expect(await pass()).toMatchObject({ paused: 1 });
+  expect((await connectionStatus(company.id)).outcomes).toMatchObject({ tracked: 'paused', credential: 'api_client_id' });
+  expect((await read(later.id)).body).toMatchObject({ outcome: null });
 });
 
 test('without them: delivered as before, never read, `outcome: null`; status and the connect page say why and offer them; refused ones are a 400 naming the field', async () => {
