@@ -20,6 +20,21 @@ export async function applyAndDeliver(
   return (await api.get(`/applications/${created.body.id}`, { key: partnerKey, companyId })).body;
 }
 
+/**
+ * An application to the company's (first) job, made through HTTP with the candidate `{email}@example.com` and
+ * delivered by the sync worker, as GET /applications/{id} shows it (the outcome tests of the ATSs read it back).
+ */
+export async function deliveredToFirstJob(
+  api: TestRuntime,
+  partner: { key: string },
+  company: { id: number },
+  email: string,
+): Promise<{ id: number } & Record<string, unknown>> {
+  const job = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id as number;
+  const body = { job, candidate: { email: `${email}@example.com`, full_name: 'Ada Lovelace' } };
+  return (await applyAndDeliver(api, partner.key, company.id, body)) as { id: number } & Record<string, unknown>;
+}
+
 /** The outbox now; `sent()` then gives the text of each e-mail written since (line breaks removed). */
 export function outboxWatch(api: TestRuntime): { sent(): string[] } {
   const outbox = join(api.runtime.dataDir, 'outbox');

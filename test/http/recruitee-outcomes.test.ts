@@ -12,7 +12,7 @@ import { connectCompany, connectionStatus } from '#delivery/ats-connections.js';
 import { offeredAts } from '#delivery/onboarding.js';
 import type { OutcomePass } from '#delivery/outcomes.js';
 import { runAdmin } from '../helpers/admin-cli.js';
-import { applyAndDeliver } from '../helpers/delivery.js';
+import { deliveredToFirstJob } from '../helpers/delivery.js';
 import { aCompany, aPartner, withJobs } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startRecruiteeSimulator, type RecruiteeSimulator } from '../simulators/recruitee.js';
@@ -49,12 +49,7 @@ async function recruiteeCompany(partner: { id: number }, token?: { canSeeCandida
   return { company, subdomain, offerId, apiToken };
 }
 
-/** An application made through HTTP to the company's job and delivered by the sync worker, as GET /applications/{id} shows it. */
-async function delivered(partner: { key: string }, company: { id: number }, email: string) {
-  const job = (await api.get('/jobs', { key: partner.key, companyId: company.id })).body.results[0].id as number;
-  const body = { job, candidate: { email: `${email}@example.com`, full_name: 'Ada Lovelace' } };
-  return (await applyAndDeliver(api, partner.key, company.id, body)) as { id: number } & Record<string, unknown>;
-}
+const delivered = (partner: { key: string }, company: { id: number }, email: string) => deliveredToFirstJob(api, partner, company, email);
 
 /** `hiring-admin company connect C --ats recruitee --company S --api-token T`. */
 const connectByCli = (companyId: number, subdomain: string, token: string) =>

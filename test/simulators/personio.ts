@@ -12,6 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { startSimulatorServer, type RecordedRequest, type Reply, type SimulatorServer } from './server.js';
+import { apiV2Reply, personioApiV2, type PersonioApiV2 } from './personio-v2.js';
 
 export const OPENAPI = 'https://github.com/personio/api-docs/blob/master/personio-recruiting-api.yaml';
 
@@ -127,6 +128,8 @@ export interface PersonioSimulator {
   applications: PersonioApplication[];
   /** The next N API requests answer 429. */
   rateLimitNext: number;
+  /** API v2 (P358–P361): client credentials, the applications the v1 submissions created, their stages. */
+  apiV2: PersonioApiV2;
   env: { PERSONIO_API_URL: string; PERSONIO_FEED_URL: string };
   requestsTo(path: RegExp): RecordedRequest[];
 }
@@ -186,6 +189,7 @@ export async function startPersonioSimulator(): Promise<PersonioSimulator> {
   sim.accounts = accounts;
   sim.applications = [];
   sim.rateLimitNext = 0;
+  sim.apiV2 = personioApiV2();
 
   // OPENAPI, `bearerAuth` and the required header `X-Company-ID` (X-Personio-Partner-ID / -App-ID are optional).
   const authorized = (req: RecordedRequest) => {
@@ -203,8 +207,16 @@ export async function startPersonioSimulator(): Promise<PersonioSimulator> {
         return { status: 400, raw: '<html>Bad request</html>', headers: { 'Content-Type': 'text/html' } };
       return { status: 200, raw: account.feedOverride ?? personioFeedXml(account.positions) };
     }
-    // Only the two documented POST paths exist.
     const path = req.path.replace(/^\/personio-api/, '');
+    if (req.path.startsWith('/personio-api/v2/')) {
+      // OPENAPI: 429 "You have exceeded the rate-limit for your API call" (taken to hold for API v2 too: assumed).
+      if (sim.rateLimitNext > 0) {
+        sim.rateLimitNext -= 1;
+        return { status: 429 };
+      }
+      return apiV2Reply(sim.apiV2, req, path) ?? httpError(404, 'Not Found');
+    }
+    // Only the two documented POST paths exist.
     if (
       !req.path.startsWith('/personio-api/') ||
       req.method !== 'POST' ||
@@ -261,6 +273,7 @@ export async function startPersonioSimulator(): Promise<PersonioSimulator> {
       attached.push({ uuid: file.uuid, ...document });
     }
     account.applicants.add(String(body.email).toLowerCase());
+    sim.apiV2.created(account.companyId, String(body.email), position);
     sim.applications.push({ body, documents: attached, ignored: Object.keys(body).filter((k) => !PROPERTIES.includes(k)) });
     // OPENAPI: 201 "Created - Application was created successfully." (no body).
     return { status: 201 };

@@ -166,9 +166,9 @@ test('each descriptor loads its own connector, which carries exactly the descrip
   }
 });
 
-test('outcomes (D21, P301, P303, P310, P351): five real ATSs read them with a documented call and its vendor page (Recruitee with its optional token), two take signed webhooks; Personio says why not', () => {
+test('outcomes (D21, P301, P310, P351, P358): six real ATSs read them with a documented call and its vendor page (Recruitee and Personio with their optional credentials), two take signed webhooks', () => {
   const bySlug = new Map(connectors.map((c) => [c.slug, c.outcomes]));
-  const readers = ['workable', 'teamtailor', 'smartrecruiters', 'ashby', 'recruitee'];
+  const readers = ['workable', 'teamtailor', 'smartrecruiters', 'ashby', 'recruitee', 'personio'];
   for (const slug of readers) {
     const outcomes = bySlug.get(slug)!;
     expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'reading' });
@@ -192,12 +192,17 @@ test('outcomes (D21, P301, P303, P310, P351): five real ATSs read them with a do
   });
   expect(trackingOf(recruitee, ['webhook_signature_tokens']).by).toBe('none');
   expect(trackingOf(recruitee, ['api_token'])).toBe(recruitee);
-  for (const slug of ['personio']) {
-    const outcomes = bySlug.get(slug)!;
-    expect({ slug, by: outcomes.by }).toEqual({ slug, by: 'none' });
-    // The reason names the other credential and the vendor page that documents it.
-    if (outcomes.by === 'none') expect(outcomes.reason).toMatch(/credential.*https:\/\//);
-  }
+  // P358: Personio reads only for a company that gave the optional API v2 client credentials (both fields, checked
+  // together); for the others the reason names them, the scope and the vendor pages.
+  const personio = bySlug.get('personio')!;
+  expect(personio.by === 'reading' && personio.needs?.field).toBe('api_client_id');
+  for (const name of ['api_client_id', 'api_client_secret'])
+    expect(connectorFor('personio')!.credentialFields.find((f) => f.name === name)).toMatchObject({ secret: true, default: '' });
+  expect(trackingOf(personio, undefined)).toEqual({
+    by: 'none',
+    reason: expect.stringMatching(/api_client_id.*personio:recruiting:read.*https:\/\/developer\.personio\.de\//),
+  });
+  expect(trackingOf(personio, ['api_client_id', 'api_client_secret'])).toBe(personio);
   // Where reading needs a permission the credentials check does not prove, the check says so.
   expect(connectorFor('workable')!.check.doesNotProve).toContain('r_candidates');
   expect(connectorFor('ashby')!.check.doesNotProve).toContain('candidatesRead');
@@ -205,7 +210,9 @@ test('outcomes (D21, P301, P303, P310, P351): five real ATSs read them with a do
   const table = atsTableMarkdown();
   expect(table).toContain('| read: `GET /spi/v3/candidates/{id}` | [docs](docs/connectors/workable.md) |');
   expect(table).toContain('| its signed webhooks | [docs](docs/connectors/lever.md) |');
-  expect(table).toContain('| not tracked (see its docs) | [docs](docs/connectors/personio.md) |');
+  expect(table).toContain(
+    '| read: `GET /v2/recruiting/applications/{id}` with the optional `api_client_id`, else not tracked | [docs](docs/connectors/personio.md) |',
+  );
   expect(table).toContain(
     '| read: `GET /c/{company}/candidates/{id}` with the optional `api_token`, else not tracked | [docs](docs/connectors/recruitee.md) |',
   );

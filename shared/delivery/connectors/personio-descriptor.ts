@@ -103,20 +103,47 @@ export const personioDescriptor: ConnectorDescriptor = {
       default: PERSONIO_DEFAULT_LANGUAGE,
       choices: PERSONIO_FEED_LANGUAGES,
     },
+    {
+      // P358: optional, as Recruitee's api_token (P351): only outcome readings need them, submissions do not.
+      name: 'api_client_id',
+      flag: '--api-client-id',
+      description: 'an API v2 client id with the personio:recruiting:read scope, to read what becomes of applications (optional)',
+      label: 'API v2 client ID (optional: to report hired or rejected)',
+      secret: true,
+      help: 'Settings → Integrations → API credentials → create credentials with the Recruiting read scope (personio:recruiting:read); see https://developer.personio.de/reference/post_v2-auth-token. Leave empty to deliver applications without reporting their outcome.',
+      pattern: /^[\x21-\x7e]{8,256}$/,
+      default: '',
+    },
+    {
+      name: 'api_client_secret',
+      flag: '--api-client-secret',
+      description: 'the API v2 client secret of that client id (optional, with it)',
+      label: 'API v2 client secret (optional, with the client ID)',
+      secret: true,
+      help: 'Shown once when the API v2 credentials are created, beside the client ID.',
+      pattern: /^[\x21-\x7e]{8,512}$/,
+      default: '',
+    },
   ],
   settings: [API_URL, PERSONIO_FEED_URL],
   pacing: PACING,
   attachments: ATTACHMENTS,
-  // P303: the Recruiting API token only posts applications; reading needs API v2 client credentials.
+  // P358 (was P303/P324): the Recruiting API token only posts applications; with the optional API v2 client credentials
+  // the application is found after the submission and read with GET /v2/recruiting/applications/{id}.
   outcomes: {
-    by: 'none',
-    reason:
-      'The Recruiting API token we hold can only submit applications (POST /v1/recruiting/applications). Reading an application and its stage transitions needs API v2 client credentials (a client id and secret with the personio:recruiting:read scope: GET /v2/recruiting/applications/{id}, https://developer.personio.de/reference/get_v2-recruiting-applications-id), another credential we do not hold.',
+    by: 'reading',
+    call: 'GET /v2/recruiting/applications/{id} on the API v2, with the optional client credentials (its current stage: hired, rejected, withdrawn)',
+    source: 'https://developer.personio.de/reference/get_v2-recruiting-applications-id',
+    needs: {
+      field: 'api_client_id',
+      otherwise:
+        'The Recruiting API token we hold can only submit applications (POST /v1/recruiting/applications). Give the optional API v2 client credentials (api_client_id and api_client_secret, with the personio:recruiting:read scope: Settings → Integrations → API credentials, https://developer.personio.de/reference/post_v2-auth-token) and we read each application’s stage with GET /v2/recruiting/applications/{id} (https://developer.personio.de/reference/get_v2-recruiting-applications-id).',
+    },
   },
   check: {
-    call: 'GET the XML feed, then POST /v1/recruiting/applications with an empty body',
+    call: 'GET the XML feed, then POST /v1/recruiting/applications with an empty body; with the API v2 client credentials, POST /v2/auth/token and GET /v2/recruiting/applications?limit=1',
     proves:
-      'The subdomain (its public job feed answers) and the token with the company id (Personio authenticates the empty application, then refuses it as invalid, so nothing is created).',
+      'The subdomain (its public job feed answers) and the token with the company id (Personio authenticates the empty application, then refuses it as invalid, so nothing is created). With the optional API v2 client credentials: Personio issues a token for them and it may list applications (personio:recruiting:read, P360).',
     doesNotProve: null,
   },
 };

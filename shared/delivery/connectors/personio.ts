@@ -10,6 +10,7 @@ import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, checkAttachment, errorFo
 import { candidateName, text } from '#delivery/connectors/mapping.js';
 import { API_URL, ATTACHMENTS, PACING, personioDescriptor } from '#delivery/connectors/personio-descriptor.js';
 import { mapPersonioPosition, parsePersonioFeed, personioFeedRequestUrl, personioFeedUrl } from '#delivery/connectors/personio-jobs.js';
+import { checkApiV2Credentials, findPersonioApplication, readPersonioOutcome } from '#delivery/connectors/personio-outcomes.js';
 
 export { mapPersonioPosition, parsePersonioFeed, personioFeedUrl };
 export { PERSONIO_FILE_TYPES, PERSONIO_MAX_FILE_BYTES } from '#delivery/connectors/personio-descriptor.js';
@@ -192,8 +193,11 @@ export const personioConnector: AtsConnector = {
       PACING,
     );
     if (!response.ok) throw await failure(response);
-    // 201 with no documented body: Personio gives us no id for the application.
-    return { externalId: null };
+    // 201 with no documented body: Personio gives us no id for the application. With the optional API v2 credentials
+    // it is found among the candidate's applications (P359), so that its outcome can be read; else none.
+    await response.arrayBuffer().catch(() => undefined);
+    const email = String(submission.candidate.email ?? '');
+    return { externalId: await findPersonioApplication(credentials, email, submission.jobExternalId) };
   },
 
   async validateCredentials(credentials: AtsCredentials, company: CompanyRecord) {
@@ -219,5 +223,10 @@ export const personioConnector: AtsConnector = {
     // Anything but the expected validation error (or a 2xx) is not Personio's Recruiting API answering.
     if (!response.ok && response.status !== 400 && response.status !== 422)
       throw new ConnectorError('invalid_data', `${ATS} Recruiting API answered ${response.status} to the credentials check.`);
+    // P360: the optional API v2 client credentials, checked only when given (a refusal names the field).
+    await checkApiV2Credentials(credentials);
   },
+
+  // P361: only for a company that gave the API v2 client credentials (`outcomes.needs`); the others are never read.
+  readOutcome: readPersonioOutcome,
 };
