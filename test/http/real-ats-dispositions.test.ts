@@ -1,11 +1,12 @@
 /**
  * Issue 43 item 5 for every real ATS that reports outcomes, and both channel formats (D21, D22; P345): one
  * application per ATS posted by a job board to its apply channel (Indeed Apply for Workable, SmartRecruiters,
- * Greenhouse and Recruitee; a `generic` board for Teamtailor, Ashby and Lever), delivered by the sync worker to the
- * ATS's simulator, moved there as a recruiter would (read back by the OutcomeReader for Workable, Teamtailor,
- * SmartRecruiters, Ashby and Recruitee with its optional API token, P351; the vendor's signed webhooks for Greenhouse
- * and Lever), and seen in GET /applications/{id}, in the partner's webhook (`application.outcome_changed`) and at the
- * board's simulator (the Indeed simulator, or a loopback receiver verifying the Standard Webhooks signature). One runtime for all seven;
+ * Greenhouse and Recruitee; a `generic` board for Teamtailor, Ashby, Lever and Personio), delivered by the sync worker
+ * to the ATS's simulator, moved there as a recruiter would (read back by the OutcomeReader for Workable, Teamtailor,
+ * SmartRecruiters, Ashby, and Recruitee and Personio with their optional credentials, P351, P358; the vendor's signed
+ * webhooks for Greenhouse and Lever), and seen in GET /applications/{id}, in the partner's webhook
+ * (`application.outcome_changed`) and at the board's simulator (the Indeed simulator, or a loopback receiver verifying
+ * the Standard Webhooks signature). One runtime for all eight;
  * each step runs for all at once. A stage moved under the same outcome reaches the board too (P345), never the
  * partner.
  */
@@ -26,6 +27,7 @@ import { startGreenhouseSimulator, type GreenhouseSimulator } from '../simulator
 import { moveGreenhouseApplication, type GreenhouseMove, type SentWebhook } from '../simulators/greenhouse-webhooks.js';
 import { startIndeedSimulator, type IndeedSimulator } from '../simulators/indeed.js';
 import { startLeverSimulator, type LeverSimulator } from '../simulators/lever.js';
+import { personioAccount, startPersonioSimulator, type PersonioSimulator } from '../simulators/personio.js';
 import { startRecruiteeSimulator, type RecruiteeSimulator } from '../simulators/recruitee.js';
 import { moveLeverApplication, newLeverSignatureToken, type LeverEvent, type LeverMove } from '../simulators/lever-webhooks.js';
 import { startSmartRecruitersSimulator, type SmartRecruitersSimulator } from '../simulators/smartrecruiters.js';
@@ -45,6 +47,7 @@ let sims: {
   greenhouse: GreenhouseSimulator;
   lever: LeverSimulator;
   recruitee: RecruiteeSimulator;
+  personio: PersonioSimulator;
 };
 let indeed: IndeedSimulator;
 let board: WebhookReceiver;
@@ -52,7 +55,7 @@ let partnerHook: WebhookReceiver;
 const channels = new Map<'indeed' | 'generic', { id: number; secret: string }>();
 
 beforeAll(async () => {
-  const [workable, teamtailor, smartrecruiters, ashby, greenhouse, lever, recruitee] = await Promise.all([
+  const [workable, teamtailor, smartrecruiters, ashby, greenhouse, lever, recruitee, personio] = await Promise.all([
     startWorkableSimulator(),
     startTeamtailorSimulator(),
     startSmartRecruitersSimulator(),
@@ -60,13 +63,25 @@ beforeAll(async () => {
     startGreenhouseSimulator(),
     startLeverSimulator(),
     startRecruiteeSimulator(),
+    startPersonioSimulator(),
   ]);
-  sims = { workable, teamtailor, smartrecruiters, ashby, greenhouse, lever, recruitee };
+  sims = { workable, teamtailor, smartrecruiters, ashby, greenhouse, lever, recruitee, personio };
   workable.rateLimit = { limit: 1000, intervalMs: 10_000 };
   [indeed, board, partnerHook] = await Promise.all([startIndeedSimulator(), startWebhookReceiver('/dispositions'), startWebhookReceiver()]);
-  Object.assign(process.env, workable.env, teamtailor.env, smartrecruiters.env, ashby.env, greenhouse.env, lever.env, recruitee.env, {
-    INDEED_API_URL: indeed.url,
-  });
+  Object.assign(
+    process.env,
+    workable.env,
+    teamtailor.env,
+    smartrecruiters.env,
+    ashby.env,
+    greenhouse.env,
+    lever.env,
+    recruitee.env,
+    personio.env,
+    {
+      INDEED_API_URL: indeed.url,
+    },
+  );
   api = await startTestRuntime();
   channels.set('indeed', await anApplyChannel('indeed-r', 'indeed', INDEED_SECRET));
   channels.set('generic', await anApplyChannel('board-r', 'generic'));
@@ -188,6 +203,23 @@ async function connected(partner: Partner, ats: keyof typeof sims, format: Forma
       await connectCompany(company.id, 'recruitee', { company: name, api_token: apiToken });
       break;
     }
+    case 'personio': {
+      // P358: outcomes read through API v2 with the optional client credentials; the position's id is the job's.
+      jobExternalId = String(4800 + company.id);
+      const companyId = String(7800 + company.id);
+      sims.personio.accounts.set(name, personioAccount(name, { companyId, positions: [{ id: jobExternalId, name: 'Job' }] }));
+      const client = { id: `papi-client-${name}`, secret: `papi-secret-${name}-0123456789` };
+      sims.personio.apiV2.clients.set(client.id, { secret: client.secret, companyId, canReadRecruiting: true });
+      await connectCompany(company.id, 'personio', {
+        subdomain: name,
+        personio_company_id: companyId,
+        token: `papi-${name}-token`,
+        feed_language: 'en',
+        api_client_id: client.id,
+        api_client_secret: client.secret,
+      });
+      break;
+    }
   }
   await setEntitlements(company.id, ['candidate_sync', `apply:${format === 'indeed' ? 'indeed-r' : 'board-r'}`]);
   forgetCachedCompany(company.id);
@@ -205,12 +237,13 @@ async function relay(): Promise<void> {
 }
 const pass = async () => (await api.runtime.scheduler.run('OutcomeReader')) as OutcomePass;
 
-test('seven real ATSs, both board formats: applied at the board, delivered, moved in the ATS, seen in GET, the partner webhook and the board', async () => {
+test('eight real ATSs, both board formats: applied at the board, delivered, moved in the ATS, seen in GET, the partner webhook and the board', async () => {
   const partner = await aPartner();
   const endpoint = await createWebhookEndpoint({ partner: partner.id, url: partnerHook.url, events: ['application.outcome_changed'] });
   partnerHook.secret = endpoint.secret;
-  // The formats alternate: Indeed for Workable, SmartRecruiters, Greenhouse, Recruitee; generic for Teamtailor, Ashby, Lever.
-  const order = ['workable', 'teamtailor', 'smartrecruiters', 'ashby', 'greenhouse', 'lever', 'recruitee'] as const;
+  // The formats alternate: Indeed for Workable, SmartRecruiters, Greenhouse, Recruitee; generic for Teamtailor, Ashby,
+  // Lever, Personio.
+  const order = ['workable', 'teamtailor', 'smartrecruiters', 'ashby', 'greenhouse', 'lever', 'recruitee', 'personio'] as const;
   const plan = order.map((ats, n) => ({ ats, format: (n % 2 ? 'generic' : 'indeed') as Format }));
   const set = new Map<string, Awaited<ReturnType<typeof connected>> & { format: Format; boardId: string; email: string; id: number }>();
   for (const { ats, format } of plan) {
@@ -233,6 +266,7 @@ test('seven real ATSs, both board formats: applied at the board, delivered, move
     smartrecruiters: await externalId('smartrecruiters'),
     ashby: await externalId('ashby'),
     recruitee: Number(await externalId('recruitee')),
+    personio: await externalId('personio'),
   };
   const ghApplication = sims.greenhouse.applications.find((a) => a.jobId === Number(the('greenhouse').jobExternalId))!;
   const leverApplication = sims.lever.applications.find((a) => a.postingId === the('lever').jobExternalId)!;
@@ -254,8 +288,9 @@ test('seven real ATSs, both board formats: applied at the board, delivered, move
   };
   await relay(); // NEW at both boards
 
-  // First known: read back (Workable, Teamtailor, SmartRecruiters, Ashby, Recruitee), told by webhook (Greenhouse, Lever).
-  expect(await pass()).toMatchObject({ read: 5, changed: 5, failed: 0 });
+  // First known: read back (Workable, Teamtailor, SmartRecruiters, Ashby, Recruitee, Personio), told by webhook
+  // (Greenhouse, Lever).
+  expect(await pass()).toMatchObject({ read: 6, changed: 6, failed: 0 });
   await greenhouse({ action: 'candidate_stage_change', stage: 'Phone Screen' });
   await lever({ event: 'applicationCreated' });
   await relay();
@@ -265,17 +300,19 @@ test('seven real ATSs, both board formats: applied at the board, delivered, move
   sims.smartrecruiters.moveApplication(ids.smartrecruiters, 'INTERVIEW');
   sims.ashby.outcomes.moveApplication(ids.ashby, 'Onsite');
   sims.recruitee.atsApi.move(ids.recruitee, 'Interview');
-  expect(await pass()).toMatchObject({ changed: 5, failed: 0 });
+  sims.personio.apiV2.move(ids.personio, 'Phone interview');
+  expect(await pass()).toMatchObject({ changed: 6, failed: 0 });
   await greenhouse({ action: 'candidate_stage_change', stage: 'Onsite Interview' });
   await lever({ event: 'candidateStageChange', toStageId: 'phone-screen' });
   await relay();
-  // And a final outcome: hired in three, rejected in four.
+  // And a final outcome: hired in four, rejected in four.
   sims.workable.moveApplication(ids.workable, 'hired');
   sims.teamtailor.outcomes.reject(ids.teamtailor);
   sims.smartrecruiters.moveApplication(ids.smartrecruiters, 'REJECTED');
   sims.ashby.outcomes.moveApplication(ids.ashby, 'Hired');
   sims.recruitee.atsApi.disqualify(ids.recruitee);
-  expect(await pass()).toMatchObject({ changed: 5, failed: 0, stopped: 5 });
+  sims.personio.apiV2.move(ids.personio, 'Hired');
+  expect(await pass()).toMatchObject({ changed: 6, failed: 0, stopped: 6 });
   await greenhouse({ action: 'hire_candidate' });
   await lever({ event: 'candidateArchiveChange', reason: 'r-1' });
   await relay();
@@ -292,6 +329,7 @@ test('seven real ATSs, both board formats: applied at the board, delivered, move
     greenhouse: ['HIRED', null],
     lever: ['REJECTED', null],
     recruitee: ['REJECTED', 'Interview'],
+    personio: ['HIRED', 'Hired'],
   });
 
   // The partner's webhook: each outcome move once, in order; the stage moves are not events.
@@ -330,6 +368,7 @@ test('seven real ATSs, both board formats: applied at the board, delivered, move
   expect(atBoard('teamtailor')).toEqual(['NEW null', 'PENDING Inbox', 'PENDING Interview', 'REJECTED Interview']);
   expect(atBoard('ashby')).toEqual(['NEW null', 'PENDING Application Review', 'PENDING Onsite', 'HIRED Hired']);
   expect(atBoard('lever')).toEqual(['NEW null', 'PENDING null', 'PENDING phone-screen', 'REJECTED null']);
+  expect(atBoard('personio')).toEqual(['NEW null', 'PENDING Unassigned', 'PENDING Phone interview', 'HIRED Hired']);
   // Only the board's ids and statuses: no e-mail, no name.
   const outbound = JSON.stringify([indeed.requests.map((r) => r.body.toString()), board.deliveries.map((d) => d.body)]);
   expect(outbound).not.toMatch(/example\.com|Lovelace/);
