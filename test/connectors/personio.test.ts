@@ -30,6 +30,9 @@ let partner: Awaited<ReturnType<typeof aPartner>>;
 beforeAll(async () => {
   [api, personio] = await Promise.all([startTestRuntime(), startPersonioSimulator()]);
   Object.assign(process.env, personio.env);
+  // This file's calls for company 4711 go past Personio's 20 a minute (its OpenAPI replay calls the simulator
+  // directly, beside the connector); the limit itself is the P363 describe's, which puts it back.
+  personio.companyRate = { limit: 10_000, windowMs: 60_000 };
   partner = await aPartner();
   personio.accounts.set(
     'personio',
@@ -322,5 +325,99 @@ describe('end to end: a file type Personio refuses ends FAILURE and goes by e-ma
     expect(sent).toHaveLength(1);
     expect(sent[0]).toContain(PDF.toString('base64'));
     expect(sent[0]).toContain(WEBP.toString('base64'));
+  });
+});
+
+describe('P363: 20 requests in 60 seconds per company (https://developer.personio.de/reference/introduction-1)', () => {
+  const company = { id: 2, ats: 'personio' } as CompanyRecord;
+  const submission = submissionFactory({
+    company,
+    pdf: PDF,
+    jobExternalId: '4103',
+    candidate: { email: 'ada.paced@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+  });
+  const WINDOW_MS = 1500;
+  const posts = (companyId: string) =>
+    personio.server.requests.filter(
+      (r) => r.method === 'POST' && r.path.includes('/v1/recruiting/') && r.headers['x-company-id'] === companyId,
+    );
+  afterEach(() => {
+    delete process.env.PERSONIO_RATE_WINDOW_MS;
+    personio.companyRate = { limit: 10_000, windowMs: 60_000 };
+  });
+
+  test('the simulator answers the 21st request of a company in the window with 429', async () => {
+    personio.companyRate = { limit: 20, windowMs: 60_000 };
+    personio.accounts.get('personio')!.companyId = '4714';
+    try {
+      const post = () =>
+        fetch(`${API()}/v1/recruiting/applications`, {
+          method: 'POST',
+          headers: { ...auth, 'X-Company-ID': '4714', 'Content-Type': 'application/json' },
+          body: '{}',
+        });
+      const statuses = [];
+      for (let i = 0; i < 21; i++) statuses.push((await post()).status);
+      expect(statuses.slice(0, 20).filter((s) => s === 429)).toEqual([]);
+      expect(statuses[20]).toBe(429);
+    } finally {
+      personio.accounts.get('personio')!.companyId = '4711';
+    }
+  });
+
+  test('seven applications with two files each (21 requests) leave within the limit: the seventh waits for the window', async () => {
+    // The documented limit, in a window shortened for the test (the connector's and the simulator's alike).
+    personio.companyRate = { limit: 20, windowMs: WINDOW_MS };
+    process.env.PERSONIO_RATE_WINDOW_MS = String(WINDOW_MS);
+    const credentials = { subdomain: 'personio', personio_company_id: '4712', token: 'papi-personio-token' };
+    personio.accounts.get('personio')!.companyId = '4712';
+    try {
+      const started = Date.now();
+      for (let i = 0; i < 7; i++)
+        await personioConnector.submitApplication(
+          submission({ candidate: { email: `paced${i}@example.com`, first_name: 'Ada', last_name: 'Lovelace' } }, [
+            { name: 'cv.pdf' },
+            { name: 'letter.pdf', type: 'cover_letter' },
+          ]),
+          credentials,
+        );
+      // 21 requests, none refused, and the last three (the seventh application) only after the first ones left the window.
+      expect(posts('4712')).toHaveLength(21);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(WINDOW_MS);
+    } finally {
+      personio.accounts.get('personio')!.companyId = '4711';
+    }
+  });
+
+  test('a wait longer than 10 s is rate_limited before anything is sent; the worker tries again later', async () => {
+    personio.companyRate = { limit: 20, windowMs: 60_000 };
+    const credentials = { subdomain: 'personio', personio_company_id: '4713', token: 'papi-personio-token' };
+    personio.accounts.get('personio')!.companyId = '4713';
+    try {
+      for (let i = 0; i < 6; i++)
+        await personioConnector.submitApplication(
+          submission({ candidate: { email: `full${i}@example.com`, first_name: 'Ada', last_name: 'Lovelace' } }, [
+            { name: 'cv.pdf' },
+            { name: 'letter.pdf', type: 'cover_letter' },
+          ]),
+          credentials,
+        );
+      const sent = posts('4713').length;
+      expect(sent).toBe(18);
+      const error = await rejection(
+        personioConnector.submitApplication(
+          submission({ candidate: { email: 'full6@example.com', first_name: 'Ada', last_name: 'Lovelace' } }, [
+            { name: 'cv.pdf' },
+            { name: 'letter.pdf', type: 'cover_letter' },
+          ]),
+          credentials,
+        ),
+      );
+      expect(error).toMatchObject({ kind: 'rate_limited' });
+      expect(error.retryAfterSeconds).toBeGreaterThan(10);
+      expect(posts('4713')).toHaveLength(sent);
+    } finally {
+      personio.accounts.get('personio')!.companyId = '4711';
+    }
   });
 });

@@ -128,6 +128,11 @@ export interface PersonioSimulator {
   applications: PersonioApplication[];
   /** The next N API requests answer 429. */
   rateLimitNext: number;
+  /**
+   * P363, https://developer.personio.de/reference/introduction-1: "Both the documents and the applications endpoints
+   * have a rate limit of 20 requests in 60 seconds per company"; above it 429. A test may shorten the window.
+   */
+  companyRate: { limit: number; windowMs: number };
   /** API v2 (P358–P361): client credentials, the applications the v1 submissions created, their stages. */
   apiV2: PersonioApiV2;
   env: { PERSONIO_API_URL: string; PERSONIO_FEED_URL: string };
@@ -189,6 +194,8 @@ export async function startPersonioSimulator(): Promise<PersonioSimulator> {
   sim.accounts = accounts;
   sim.applications = [];
   sim.rateLimitNext = 0;
+  sim.companyRate = { limit: 20, windowMs: 60_000 };
+  const companyCalls = new Map<string, number[]>();
   sim.apiV2 = personioApiV2();
 
   // OPENAPI, `bearerAuth` and the required header `X-Company-ID` (X-Personio-Partner-ID / -App-ID are optional).
@@ -230,6 +237,13 @@ export async function startPersonioSimulator(): Promise<PersonioSimulator> {
       sim.rateLimitNext -= 1;
       return { status: 429 };
     }
+    // P363's page: 20 requests in 60 seconds per company on these two endpoints, counted by the X-Company-ID header.
+    const company = String(req.headers['x-company-id'] ?? '');
+    const now = Date.now();
+    const calls = (companyCalls.get(company) ?? []).filter((at) => now - at < sim.companyRate.windowMs);
+    companyCalls.set(company, calls);
+    if (calls.length >= sim.companyRate.limit) return { status: 429, headers: { 'Retry-After': '60' } };
+    calls.push(now);
     // OPENAPI, 403: "Your company does not have access to one of the features used in this request."
     if (account.apiDisabled) return fieldError('company', 'feature.public-api.disabled', 403);
     if (path === '/v1/recruiting/applications/documents') {

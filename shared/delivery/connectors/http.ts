@@ -65,6 +65,39 @@ export async function pace(ats: string, pacing: ConnectorPacing): Promise<void> 
   if (bucket.tokens < 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil((-bucket.tokens / rate) * 1000)));
 }
 
+/** A documented per-key limit: at most `limit` requests in any `windowMs` (for example per company, P363). */
+export interface WindowLimit {
+  limit: number;
+  windowMs: number;
+  /** The longest this process waits for room; a longer wait is `rate_limited` without sending. */
+  maxWaitMs: number;
+}
+
+const windows = new Map<string, number[]>();
+
+/**
+ * Books `count` requests in `key`'s rolling window before they leave (P363): waits while the window holds too many of
+ * this process's requests, or throws `rate_limited` (with the wait as Retry-After) when the wait would be longer
+ * than `maxWaitMs`. No await between the check and the booking, so concurrent callers never book the same room.
+ */
+export async function windowSlots(ats: string, key: string, count: number, limits: WindowLimit): Promise<void> {
+  for (;;) {
+    const now = Date.now();
+    const sent = (windows.get(key) ?? []).filter((at) => now - at < limits.windowMs);
+    windows.set(key, sent);
+    const over = sent.length + count - limits.limit;
+    // A batch larger than the limit goes into an empty window whole (it cannot be split without half-sending).
+    if (over <= 0 || sent.length === 0) {
+      for (let i = 0; i < count; i++) sent.push(now);
+      return;
+    }
+    const wait = sent[Math.min(over, sent.length) - 1] + limits.windowMs - now;
+    if (wait > limits.maxWaitMs)
+      throw new ConnectorError('rate_limited', `${ats}: its documented rate limit is used up.`, Math.max(1, Math.ceil(wait / 1000)));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(1, wait)));
+  }
+}
+
 /**
  * Wraps each ATS call (the request, not the pacing wait): by default it just makes the call. A function
  * that traces (`#delivery/ats-tracing.js`) sets one that records the call as an X-Ray subsegment named by the

@@ -51,7 +51,12 @@ export const API_URL: ConnectorSetting = {
 };
 // 2,000 requests per minute per IP (https://developer.personio.de/changelog/ip-address-based-rate-limiting-v1-endpoints):
 // 30 per second stays under it.
-export const PACING: ConnectorPacing = { requestsPerSecond: 30, importConcurrency: 1, documented: '2,000 requests per minute per IP (v1)' };
+// The documents and applications endpoints' own 20 requests in 60 seconds per company are kept by personio.ts (P363).
+export const PACING: ConnectorPacing = {
+  requestsPerSecond: 30,
+  importConcurrency: 1,
+  documented: '2,000 requests per minute per IP (v1); 20 requests in 60 seconds per company on the documents and applications endpoints',
+};
 export const PERSONIO_FEED_URL: ConnectorSetting = {
   env: 'PERSONIO_FEED_URL',
   default: 'https://{subdomain}.jobs.personio.de/xml',

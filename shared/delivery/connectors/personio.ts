@@ -6,7 +6,16 @@
  */
 import type { CompanyRecord } from '#companies/company-schema.js';
 import { ConnectorError, type AtsConnector, type AtsCredentials, type Submission } from '#delivery/connectors/connector.js';
-import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, checkAttachment, errorForStatus, jsonBody } from '#delivery/connectors/http.js';
+import {
+  atsBaseUrl,
+  atsFetch,
+  atsUrl,
+  attachmentBytes,
+  checkAttachment,
+  errorForStatus,
+  jsonBody,
+  windowSlots,
+} from '#delivery/connectors/http.js';
 import { candidateName, text } from '#delivery/connectors/mapping.js';
 import { API_URL, ATTACHMENTS, PACING, personioDescriptor } from '#delivery/connectors/personio-descriptor.js';
 import { mapPersonioPosition, parsePersonioFeed, personioFeedRequestUrl, personioFeedUrl } from '#delivery/connectors/personio-jobs.js';
@@ -82,6 +91,20 @@ async function failure(response: Response): Promise<ConnectorError> {
     return new ConnectorError('attachment_rejected', `${ATS} refused a file (${response.status}: ${detail}).`);
   return errorForStatus(ATS, response, detail);
 }
+
+/**
+ * P363: "Both the documents and the applications endpoints have a rate limit of 20 requests in 60 seconds per
+ * company" (https://developer.personio.de/reference/introduction-1). A submission books its uploads and its POST
+ * together before the first leaves, so it never stops half-sent for want of room; a wait over 10 s is
+ * `rate_limited` and the worker tries again later. (`PERSONIO_RATE_LIMIT`/`PERSONIO_RATE_WINDOW_MS` shorten it in
+ * tests.) The window also counts the credentials check's POST.
+ */
+const companyWindow = (credentials: AtsCredentials, count: number) =>
+  windowSlots(ATS, `personio:${credentials.personio_company_id}`, count, {
+    limit: Number(process.env.PERSONIO_RATE_LIMIT ?? 20),
+    windowMs: Number(process.env.PERSONIO_RATE_WINDOW_MS ?? 60_000),
+    maxWaitMs: 10_000,
+  });
 
 async function uploadDocument(
   base: string,
@@ -179,7 +202,8 @@ export const personioConnector: AtsConnector = {
     // size and type, before the first document goes out (P210, P282).
     personioApplicationBody(submission, []);
     for (const attachment of submission.attachments) checkAttachment(ATS, attachment, ATTACHMENTS);
-    // Documents first: the application refers to them by uuid.
+    // Documents first: the application refers to them by uuid. Room for all of them and the POST first (P363).
+    await companyWindow(credentials, submission.attachments.length + 1);
     const files = [];
     for (const attachment of submission.attachments) files.push(await uploadDocument(base, credentials, attachment));
     const response = await atsFetch(
@@ -205,6 +229,7 @@ export const personioConnector: AtsConnector = {
     await personioConnector.listPublishedJobs(company, credentials);
     // An application without fields: Personio authenticates first, so 401/403 rejects the token or company id,
     // and a validation error (400/422) proves both without creating anything.
+    await companyWindow(credentials, 1);
     const response = await atsFetch(
       ATS,
       atsUrl(atsBaseUrl(API_URL), '/v1/recruiting/applications'),
