@@ -190,14 +190,16 @@ describe(`the simulator replays Personio's OpenAPI (${OPENAPI})`, () => {
   });
 });
 
+const company = { id: 1, ats: 'personio' } as CompanyRecord;
+/** An application to position 4103 of company 1, as the connector tests below send it. */
+const submission = submissionFactory({
+  company,
+  pdf: PDF,
+  jobExternalId: '4103',
+  candidate: { email: 'ada.connector@example.com', first_name: 'Ada', last_name: 'Lovelace' },
+});
+
 describe('the connector: every field and file category Personio documents (P282)', () => {
-  const company = { id: 1, ats: 'personio' } as CompanyRecord;
-  const submission = submissionFactory({
-    company,
-    pdf: PDF,
-    jobExternalId: '4103',
-    candidate: { email: 'ada.connector@example.com', first_name: 'Ada', last_name: 'Lovelace' },
-  });
   const credentials = { subdomain: 'personio', personio_company_id: '4711', token: 'papi-personio-token' };
 
   test('every one of our attachment types goes with its documented category; the candidate attributes and the message go too', async () => {
@@ -329,13 +331,12 @@ describe('end to end: a file type Personio refuses ends FAILURE and goes by e-ma
 });
 
 describe('P363: 20 requests in 60 seconds per company (https://developer.personio.de/reference/introduction-1)', () => {
-  const company = { id: 2, ats: 'personio' } as CompanyRecord;
-  const submission = submissionFactory({
-    company,
-    pdf: PDF,
-    jobExternalId: '4103',
-    candidate: { email: 'ada.paced@example.com', first_name: 'Ada', last_name: 'Lovelace' },
-  });
+  /** An application with a CV and a cover letter: three requests (two uploads and the POST). */
+  const withTwoFiles = (email: string) =>
+    submission({ candidate: { email, first_name: 'Ada', last_name: 'Lovelace' } }, [
+      { name: 'cv.pdf' },
+      { name: 'letter.pdf', type: 'cover_letter' },
+    ]);
   const WINDOW_MS = 1500;
   const posts = (companyId: string) =>
     personio.server.requests.filter(
@@ -373,14 +374,7 @@ describe('P363: 20 requests in 60 seconds per company (https://developer.personi
     personio.accounts.get('personio')!.companyId = '4712';
     try {
       const started = Date.now();
-      for (let i = 0; i < 7; i++)
-        await personioConnector.submitApplication(
-          submission({ candidate: { email: `paced${i}@example.com`, first_name: 'Ada', last_name: 'Lovelace' } }, [
-            { name: 'cv.pdf' },
-            { name: 'letter.pdf', type: 'cover_letter' },
-          ]),
-          credentials,
-        );
+      for (let i = 0; i < 7; i++) await personioConnector.submitApplication(withTwoFiles(`paced${i}@example.com`), credentials);
       // 21 requests, none refused, and the last three (the seventh application) only after the first ones left the window.
       expect(posts('4712')).toHaveLength(21);
       expect(Date.now() - started).toBeGreaterThanOrEqual(WINDOW_MS);
@@ -394,25 +388,10 @@ describe('P363: 20 requests in 60 seconds per company (https://developer.personi
     const credentials = { subdomain: 'personio', personio_company_id: '4713', token: 'papi-personio-token' };
     personio.accounts.get('personio')!.companyId = '4713';
     try {
-      for (let i = 0; i < 6; i++)
-        await personioConnector.submitApplication(
-          submission({ candidate: { email: `full${i}@example.com`, first_name: 'Ada', last_name: 'Lovelace' } }, [
-            { name: 'cv.pdf' },
-            { name: 'letter.pdf', type: 'cover_letter' },
-          ]),
-          credentials,
-        );
+      for (let i = 0; i < 6; i++) await personioConnector.submitApplication(withTwoFiles(`full${i}@example.com`), credentials);
       const sent = posts('4713').length;
       expect(sent).toBe(18);
-      const error = await rejection(
-        personioConnector.submitApplication(
-          submission({ candidate: { email: 'full6@example.com', first_name: 'Ada', last_name: 'Lovelace' } }, [
-            { name: 'cv.pdf' },
-            { name: 'letter.pdf', type: 'cover_letter' },
-          ]),
-          credentials,
-        ),
-      );
+      const error = await rejection(personioConnector.submitApplication(withTwoFiles('full6@example.com'), credentials));
       expect(error).toMatchObject({ kind: 'rate_limited' });
       expect(error.retryAfterSeconds).toBeGreaterThan(10);
       expect(posts('4713')).toHaveLength(sent);
