@@ -6,11 +6,7 @@
  * by npm with the project's binaries on PATH.
  */
 import { spawn } from 'node:child_process';
-import { setPriority } from 'node:os';
 import process from 'node:process';
-
-// Beside Jest (scripts/test.mjs, P365): a lower CPU priority, which the checks' processes inherit.
-if (process.env.STATIC_CHECKS_NICE) setPriority(Number(process.env.STATIC_CHECKS_NICE));
 
 const checks = [
   ['tsc', ['--noEmit', '-p', '.', '--incremental', '--tsBuildInfoFile', 'node_modules/.cache/tsc/tsbuildinfo']],
