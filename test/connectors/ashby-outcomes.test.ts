@@ -9,7 +9,9 @@ import type { OutcomeRef } from '#delivery/connectors/connector.js';
 import { ashbyConnector, ashbyOutcome } from '#delivery/connectors/ashby.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { ashbyBoard, startAshbySimulator, type AshbySimulator } from '../simulators/ashby.js';
-import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
+import { withoutPacing, startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
+
+withoutPacing();
 
 const company = { id: 1, ats: 'ashby' } as CompanyRecord;
 const POSTING = 'c0ffee00-1111-4000-8000-000000000001';

@@ -8,7 +8,9 @@ import type { CompanyRecord } from '#companies/company-schema.js';
 import { ASHBY_MAX_FILE_BYTES, ashbyConnector } from '#delivery/connectors/ashby.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { ashbyBoard, COVER_LETTER_PATH, startAshbySimulator, type AshbyBoard, type AshbySimulator } from '../simulators/ashby.js';
-import { startSimulatorServer } from '../simulators/server.js';
+import { withoutPacing, startSimulatorServer } from '../simulators/server.js';
+
+withoutPacing();
 
 const PDF = Buffer.from('%PDF-1.5\nashby\n%%EOF');
 const company = { id: 1, ats: 'ashby' } as CompanyRecord;

@@ -42,12 +42,23 @@ afterAll(() => Promise.all([lever.server.stop(), personio.server.stop(), odd.sto
 
 const credentials = { site: 'pace', api_key: 'lever-pace-key' };
 
+/** `pace` with ATS_PACING_SCALE as a deployment has it (unset) or as given (P366). */
+async function pacedTimes(count: number, ats: string, requestsPerSecond: number, scale?: string): Promise<number[]> {
+  if (scale === undefined) delete process.env.ATS_PACING_SCALE;
+  else process.env.ATS_PACING_SCALE = scale;
+  try {
+    const pacing = { requestsPerSecond, importConcurrency: 1, documented: 'test' };
+    const sent: number[] = [];
+    await Promise.all(Array.from({ length: count }, () => pace(ats, pacing).then(() => sent.push(Date.now()))));
+    return sent.sort((a, b) => a - b);
+  } finally {
+    delete process.env.ATS_PACING_SCALE;
+  }
+}
+
 test('pacing: no window shorter than a second holds more than requestsPerSecond requests, even from a standing start (P237)', async () => {
-  const pacing = { requestsPerSecond: 20, importConcurrency: 1, documented: 'test' };
-  const sent: number[] = [];
-  // All asked for at once, as a burst of submissions would: each leaves when the bucket allows.
-  await Promise.all(Array.from({ length: 30 }, () => pace('pacing-test', pacing).then(() => sent.push(Date.now()))));
-  sent.sort((a, b) => a - b);
+  // All asked for at once, as a burst of submissions would: each leaves when the bucket allows. Unset, the scale is 1.
+  const sent = await pacedTimes(30, 'pacing-test', 20);
   const busiest = Math.max(...sent.map((t) => sent.filter((u) => u >= t && u - t < 1000).length));
   // The k-th request leaves (k - 1) / rate after they were asked for; the first is noted a moment late, so a window
   // can catch the 21st by a millisecond: rate + 1 at most (the bucket of 20 tokens before P237 let 40 through).
@@ -55,6 +66,19 @@ test('pacing: no window shorter than a second holds more than requestsPerSecond 
   expect(busiest).toBeLessThanOrEqual(21);
   // And it is pacing, not stalling: 30 requests at 20 a second take about 1.45 s.
   expect(sent[sent.length - 1] - sent[0]).toBeLessThan(3000);
+  expect(sent[sent.length - 1] - sent[0]).toBeGreaterThanOrEqual(1400);
+});
+
+test('ATS_PACING_SCALE stretches every pacing wait, and 0 (`withoutPacing`) waits for nothing (P366)', async () => {
+  // 11 requests at 10 a second: 1 s at the scale 1; at 0.5 half of it; at 0 at once.
+  const half = await pacedTimes(11, 'pacing-half', 10, '0.5');
+  expect(half[10] - half[0]).toBeGreaterThanOrEqual(450);
+  expect(half[10] - half[0]).toBeLessThan(900);
+  const none = await pacedTimes(11, 'pacing-none', 10, '0');
+  expect(none[10] - none[0]).toBeLessThan(100);
+  // Anything that is not a number of zero or more counts as 1.
+  const invalid = await pacedTimes(3, 'pacing-invalid', 10, '-1');
+  expect(invalid[2] - invalid[0]).toBeGreaterThanOrEqual(180);
 });
 
 test('Lever: POST slots are reserved per key, 600 ms apart', () => {

@@ -18,6 +18,9 @@ import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { startGreenhouseSimulator, type GreenhouseJobFixture, type GreenhouseSimulator } from '../simulators/greenhouse.js';
+import { withoutPacing } from '../simulators/server.js';
+
+withoutPacing();
 
 process.env.SYNC_RETRY_BASE_SECONDS = '0';
 process.env.SYNC_CLAIM_SECONDS = '1';

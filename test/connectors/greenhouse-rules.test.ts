@@ -15,6 +15,9 @@ import { findJobByExternalId } from '#jobs/job-store.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startGreenhouseSimulator, type GreenhouseJobFixture, type GreenhouseSimulator } from '../simulators/greenhouse.js';
+import { withoutPacing } from '../simulators/server.js';
+
+withoutPacing();
 
 process.env.SYNC_RETRY_BASE_SECONDS = '0';
 process.env.SYNC_CLAIM_SECONDS = '1';

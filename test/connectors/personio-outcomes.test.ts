@@ -8,6 +8,9 @@ import type { OutcomeRef, Submission } from '#delivery/connectors/connector.js';
 import { personioConnector } from '#delivery/connectors/personio.js';
 import { personioOutcome } from '#delivery/connectors/personio-outcomes.js';
 import { personioAccount, startPersonioSimulator, type PersonioSimulator } from '../simulators/personio.js';
+import { withoutPacing } from '../simulators/server.js';
+
+withoutPacing();
 
 let sim: PersonioSimulator;
 const CLIENT = 'papi-client-acme-0001';

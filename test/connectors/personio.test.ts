@@ -16,6 +16,9 @@ import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
 import { OPENAPI, personioAccount, startPersonioSimulator, type PersonioSimulator } from '../simulators/personio.js';
+import { withoutPacing } from '../simulators/server.js';
+
+withoutPacing();
 
 process.env.SYNC_RETRY_BASE_SECONDS = '0';
 process.env.SYNC_CLAIM_SECONDS = '1';

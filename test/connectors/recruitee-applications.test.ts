@@ -8,6 +8,9 @@ import { PDF, answers, credentials, recruiteeEdge, submission } from '../helpers
 import { rejection } from '../helpers/submissions.js';
 import type { SimulatorServer } from '../simulators/server.js';
 import type { RecruiteeSimulator, RecruiteeSite } from '../simulators/recruitee.js';
+import { withoutPacing } from '../simulators/server.js';
+
+withoutPacing();
 
 const edge = recruiteeEdge();
 let sim: RecruiteeSimulator;

@@ -7,6 +7,9 @@ import type { OutcomeRef } from '#delivery/connectors/connector.js';
 import { recruiteeConnector } from '#delivery/connectors/recruitee.js';
 import { recruiteeOutcome } from '#delivery/connectors/recruitee-outcomes.js';
 import { startRecruiteeSimulator, type RecruiteeSimulator } from '../simulators/recruitee.js';
+import { withoutPacing } from '../simulators/server.js';
+
+withoutPacing();
 
 let sim: RecruiteeSimulator;
 const TOKEN = 'rt-connector-0123456789abcdef';

@@ -11,6 +11,9 @@ import { answers, company, credentials, recruiteeEdge, submission } from '../hel
 import { rejection } from '../helpers/submissions.js';
 import type { Reply } from '../simulators/server.js';
 import { recruiteeOfferJson, type RecruiteeSimulator, type RecruiteeSite } from '../simulators/recruitee.js';
+import { withoutPacing } from '../simulators/server.js';
+
+withoutPacing();
 
 const edge = recruiteeEdge();
 let sim: RecruiteeSimulator;

@@ -12,6 +12,9 @@ import { findJobByExternalId } from '#jobs/job-store.js';
 import { aPartner } from '../helpers/fixtures.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startTeamtailorSimulator, type TeamtailorSimulator } from '../simulators/teamtailor.js';
+import { withoutPacing } from '../simulators/server.js';
+
+withoutPacing();
 
 process.env.SYNC_RETRY_BASE_SECONDS = '0';
 process.env.SYNC_CLAIM_SECONDS = '1';

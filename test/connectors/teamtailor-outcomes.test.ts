@@ -8,8 +8,10 @@ import type { CompanyRecord } from '#companies/company-schema.js';
 import type { OutcomeRef } from '#delivery/connectors/connector.js';
 import { TEAMTAILOR_API_VERSION, teamtailorConnector, teamtailorOutcome } from '#delivery/connectors/teamtailor.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
-import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
+import { withoutPacing, startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
 import { startTeamtailorSimulator, type TeamtailorSimulator } from '../simulators/teamtailor.js';
+
+withoutPacing();
 
 const company = { id: 1, ats: 'teamtailor' } as CompanyRecord;
 const credentials = { api_key: 'tt-outcomes-admin-key', region: 'eu' };

@@ -20,8 +20,10 @@ import {
   teamtailorConnector,
 } from '#delivery/connectors/teamtailor.js';
 import { rejection, submissionFactory } from '../helpers/submissions.js';
-import { startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
+import { withoutPacing, startSimulatorServer, type SimulatorServer } from '../simulators/server.js';
 import { startTeamtailorSimulator, type TeamtailorAccount, type TeamtailorSimulator } from '../simulators/teamtailor.js';
+
+withoutPacing();
 
 const PDF = Buffer.from('%PDF-1.5\nteamtailor edge\n%%EOF');
 const company = { id: 1, ats: 'teamtailor' } as CompanyRecord;

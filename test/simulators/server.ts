@@ -8,6 +8,17 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import busboy from 'busboy';
 
+/**
+ * For a test file whose simulators enforce no per-second limit, because their vendors document none (Ashby,
+ * Greenhouse, Recruitee) or count over a window whose headers the connector paces by (Teamtailor, Personio): the
+ * connectors' own pacing waits for nothing in this file (ATS_PACING_SCALE=0, P366), so that a test does not sit
+ * out 200 ms before each request. Pacing itself is tested with the scale unset (connector-errors.test.ts), and the
+ * files of SmartRecruiters and Workable, whose simulators refuse a request over the documented rate, keep it.
+ */
+export function withoutPacing(): void {
+  process.env.ATS_PACING_SCALE = '0';
+}
+
 export interface RecordedFile {
   field: string;
   filename: string;
