@@ -78,8 +78,8 @@ test('seeds the demo once, keeps data across restarts, and syncs a demo applicat
 
 /** `npm start` as a process on a free port with its own data directory; resolves once its banner is out. */
 async function npmStart(dir: string, env: Record<string, string> = {}) {
-  // The node flags of package.json's `start` script (P289).
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', '--import', 'tsx', 'local/server.ts'], {
+  // The node flags of package.json's `start` script (P289, P367).
+  const child = spawn(process.execPath, ['--max-semi-space-size=1', '--expose-gc', '--import', 'tsx', 'local/server.ts'], {
     env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'ERROR', PUBLIC_BASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

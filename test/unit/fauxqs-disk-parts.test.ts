@@ -125,3 +125,32 @@ test('an upload in parts is stored as one file, read back whole with S3 multipar
     await server.stop();
   }
 }, 60_000);
+
+test('with `--expose-gc` (npm start), each stored part is followed by one full collection (P367)', async () => {
+  await keepMultipartPartsOnDisk();
+  const collections: number[] = [];
+  const global = globalThis as { gc?: () => void };
+  const before = global.gc;
+  global.gc = () => collections.push(Date.now());
+  const server = await start();
+  try {
+    const s3 = client(server.port);
+    await s3.send(new CreateBucketCommand({ Bucket: 'gc-bucket' }));
+    const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket: 'gc-bucket', Key: 'gc' }));
+    for (const [i, fill] of [7, 8].entries()) {
+      await s3.send(
+        new UploadPartCommand({ Bucket: 'gc-bucket', Key: 'gc', UploadId, PartNumber: i + 1, Body: Buffer.alloc(5 * MiB, fill) }),
+      );
+      // Scheduled when the part is stored, run once the handler has returned (its Buffers are no longer referenced).
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(collections).toHaveLength(i + 1);
+    }
+    // A small request that stores no part collects nothing.
+    await s3.send(new HeadObjectCommand({ Bucket: 'gc-bucket', Key: 'gc' })).catch(() => undefined);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(collections).toHaveLength(2);
+  } finally {
+    global.gc = before;
+    await server.stop();
+  }
+}, 60_000);
