@@ -68,11 +68,11 @@ let patched: Promise<void> | undefined;
 let collecting = false;
 
 /**
- * P367: with `--expose-gc` (`npm start`), a full collection once the part's request has been answered. The part just
- * stored, the client's copy of the part before it and the body's chunks are dead by then, but their memory is outside
- * V8's heap, held by small Buffer objects that outlived a scavenge; until a full collection happens to come, a create
- * carried up to 2.5 times its body (bench:memory, 3.03× once). A collection of `npm start`'s heap takes a few
- * milliseconds; a 27.5 MB body has at most six parts.
+ * P367: with `--expose-gc` (`npm start`), a full collection on the event loop's next turn after a part is stored,
+ * when the part's handler no longer holds it. The parts stored before, the client's copies of them and the body's
+ * chunks are dead, but their memory is outside V8's heap, held by small Buffer objects that outlived a scavenge;
+ * until a full collection happened to come, a 27.5 MB create peaked at up to 3 times its body (bench:memory). A
+ * collection of `npm start`'s heap takes a few milliseconds; a 27.5 MB body has at most six parts.
  */
 function collectSoon(): void {
   const gc = (globalThis as { gc?: () => void }).gc;

@@ -54,9 +54,9 @@ const buckets = new Map<string, { tokens: number; at: number }>();
 const BURST = 1;
 
 /**
- * `ATS_PACING_SCALE` multiplies every pacing wait (default 1; P366). The test set-up sets 0, so that the suite
- * does not sit out the vendors' rates in every connector test; the pacing tests set 1 again. A deployment never
- * sets it.
+ * `ATS_PACING_SCALE` multiplies every pacing wait (default 1; not a number of zero or more: 1; P366). Tests only:
+ * a connector test file whose simulators enforce no per-second limit sets 0 (`withoutPacing()`), so that it does not
+ * sit out the vendor's rate before every request. A deployment never sets it.
  */
 function pacingScale(): number {
   const scale = Number(process.env.ATS_PACING_SCALE ?? 1);
