@@ -76,10 +76,17 @@ test('seeds the demo once, keeps data across restarts, and syncs a demo applicat
   }
 });
 
+/** The server command of package.json's `start` script (after its prerequisites check), as node's arguments. */
+function startScriptArgs(): string[] {
+  const script: string = JSON.parse(readFileSync('package.json', 'utf8')).scripts.start;
+  const command = script.split('&&').at(-1)!.trim().split(/\s+/);
+  expect(command.slice(0, 1)).toEqual(['node']);
+  return command.slice(1);
+}
+
 /** `npm start` as a process on a free port with its own data directory; resolves once its banner is out. */
 async function npmStart(dir: string, env: Record<string, string> = {}) {
-  // The node flags of package.json's `start` script (P289, P367).
-  const child = spawn(process.execPath, ['--max-semi-space-size=1', '--expose-gc', '--import', 'tsx', 'local/server.ts'], {
+  const child = spawn(process.execPath, startScriptArgs(), {
     env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'ERROR', PUBLIC_BASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
