@@ -120,7 +120,7 @@ function bundleFor(assets: Map<string, string>, budget: FunctionBudget): string 
 /**
  * What a cold start loads of a bundle (P283): its entry file and the chunks it imports statically, transitively
  * (`import … from"./chunks/…"` in esbuild's output), not those it imports only by dynamic `import()` (each ATS
- * connector). The same count as test/cdk/bundles.test.ts, here from the synthesized files.
+ * connector). The same count as test/cdk/bundle-budgets.ts, here from the synthesized files.
  */
 function coldStartBytes(entry: string, seen = new Set<string>()): number {
   if (seen.has(entry)) return 0;

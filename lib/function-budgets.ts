@@ -1,7 +1,7 @@
 /**
  * Every function of the service with its cold-start budget (issue 13): the bundle size (minified, without
  * source maps), the cold start against the SDK reference, and the modules its bundle must not contain.
- * `test/cdk/bundles.test.ts` enforces sizes and forbidden modules on the real esbuild output;
+ * `test/cdk/bundle-budgets.ts` enforces sizes and forbidden modules on the bundles a real `cdk synth` built;
  * `npm run bench:cold` measures the times against the targets.
  */
 import { backgroundFunctions } from '#delivery/background-functions.js';

@@ -1,12 +1,13 @@
 /**
  * How every function is bundled: the one definition of the esbuild options. The stack's functions are built
- * with it (`ServiceFunction` runs `scripts/bundle-function.ts` as CDK's local bundling), and so are the bundle
- * test (`test/cdk/bundles.test.ts`) and the SDK reference of `npm run bench:cold`, so what they measure is
- * exactly what `cdk synth` builds. This module imports no CDK, so that the bundling script starts quickly.
+ * with it (`ServiceFunction` runs `scripts/bundle-function.ts` as CDK's local bundling), and so is the SDK
+ * reference of `npm run bench:cold`; the bundle budgets are checked on what a real `cdk synth` built
+ * (test/cdk/cdk-synth-cli.test.ts), so what they measure is exactly what is deployed. This module imports no
+ * CDK, so that the bundling script starts quickly.
  */
-import { copyFileSync, cpSync } from 'node:fs';
+import { copyFileSync, cpSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { build, version as esbuildVersion, type BuildOptions } from 'esbuild';
+import { build, version as esbuildVersion, type BuildOptions, type Metafile } from 'esbuild';
 import { cachedBuild, storeBuild, type BuildCache } from './build-cache.js';
 import { bundleSubstitutions } from './bundle-substitutions.js';
 import { allHandlerModules, functionEntry, projectRoot } from './project-paths.js';
@@ -85,13 +86,35 @@ export function esbuildOptions(entry: string, options: { outdir: string; sourcem
 
 /**
  * Bundles a function (a module under `functions/`, without extension) into `outdir`, with its data files beside it.
- * Gives the project-relative paths of every file the bundle was made from (esbuild's metafile, and the data files).
+ * Gives the project-relative paths of every file the bundle was made from (esbuild's metafile, and the data files),
+ * and the metafile's outputs: each file written, its size, what it imports and which inputs it holds.
  */
-export async function bundleFunction(handlerModule: string, outdir: string): Promise<string[]> {
+export async function bundleFunction(handlerModule: string, outdir: string): Promise<{ inputs: string[]; outputs: Metafile['outputs'] }> {
   const result = await build({ ...esbuildOptions(functionEntry(handlerModule), { outdir }), metafile: true });
   const files = BUNDLE_FILES[handlerModule] ?? [];
   for (const file of files) copyFileSync(join(projectRoot, file), join(outdir, basename(file)));
-  return [...Object.keys(result.metafile.inputs), ...files];
+  return { inputs: [...Object.keys(result.metafile.inputs), ...files], outputs: result.metafile.outputs };
+}
+
+/**
+ * Beside the bundles of `bundleAllFunctions`, outside every function's directory (so in no asset): each handler
+ * module's metafile outputs, `{ [handler module]: outputs }`. The bundle budgets (issue 13) are checked on them,
+ * from the bundles a real `cdk synth` built (test/cdk/cdk-synth-cli.test.ts).
+ */
+export const BUNDLE_OUTPUTS_FILE = 'bundle-outputs.json';
+
+/** The metafile outputs of each handler module in a directory `bundleAllFunctions` wrote (or its cache entry). */
+export function readBundleOutputs(dir: string): Map<string, Metafile['outputs']> {
+  return new Map(Object.entries(JSON.parse(readFileSync(join(dir, BUNDLE_OUTPUTS_FILE), 'utf8')) as Record<string, Metafile['outputs']>));
+}
+
+/**
+ * The size of an output of `esbuildOptions()` as built without a source map: the same code, without the
+ * `//# sourceMappingURL=<file>.map` line esbuild appends (chunk names differ, their hashes cover the line, but not
+ * their lengths). Checked against a build without source maps for every function when this was written (P369).
+ */
+export function bytesWithoutSourceMap(path: string, bytes: number): number {
+  return bytes - Buffer.byteLength(`//# sourceMappingURL=${basename(path)}.map\n`);
 }
 
 /**
@@ -120,7 +143,7 @@ export function bundleCache(env: NodeJS.ProcessEnv = process.env): BuildCache | 
 
 /**
  * Bundles every handler module under `functions/` into `outdir/<handler module>`, esbuild's builds side by side
- * in this one process (P334). With a cache (P340, lib/build-cache.ts), the bundles are content-keyed: when no
+ * in this one process (P334), and their metafiles' outputs into `outdir/bundle-outputs.json`. With a cache (P340, lib/build-cache.ts), the bundles are content-keyed: when no
  * file the last build read has changed (nor the bundling definition, nor the names of the source files), its
  * bundles are copied instead of built again; otherwise they are built and become the cache's entry. Says which.
  */
@@ -128,10 +151,17 @@ export async function bundleAllFunctions(outdir: string, cache = bundleCache()):
   const modules = allHandlerModules();
   const entry = cache && cachedBuild(cache);
   if (entry) {
-    for (const module of modules) cpSync(join(entry, module), join(outdir, module), { recursive: true });
+    for (const module of [...modules, BUNDLE_OUTPUTS_FILE]) cpSync(join(entry, module), join(outdir, module), { recursive: true });
     return 'cached';
   }
-  const inputs = await Promise.all(modules.map((module) => bundleFunction(module, join(outdir, module))));
-  if (cache) storeBuild(cache, outdir, inputs.flat());
+  const built = await Promise.all(modules.map((module) => bundleFunction(module, join(outdir, module))));
+  const outputs = Object.fromEntries(modules.map((module, i) => [module, built[i].outputs]));
+  writeFileSync(join(outdir, BUNDLE_OUTPUTS_FILE), JSON.stringify(outputs));
+  if (cache)
+    storeBuild(
+      cache,
+      outdir,
+      built.flatMap((b) => b.inputs),
+    );
   return 'built';
 }

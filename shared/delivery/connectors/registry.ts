@@ -10,7 +10,7 @@
  * connector module itself (its calls, mapping and dependencies) is imported only here, only by dynamic
  * import, when `loadConnector` is asked for that ATS. Bundled with code splitting, each connector is a chunk
  * of its own that a function loads on its first call for a company of that ATS, so adding a connector grows
- * no other connector's function (test/cdk/bundles.test.ts, .dependency-cruiser.cjs).
+ * no other connector's function (test/cdk/bundle-budgets.ts, .dependency-cruiser.cjs).
  * Adding a connector: its module and descriptor, its simulator (test/simulators), its document
  * (docs/connectors) and one line here.
  */
