@@ -143,9 +143,10 @@ export function bundleCache(env: NodeJS.ProcessEnv = process.env): BuildCache | 
 
 /**
  * Bundles every handler module under `functions/` into `outdir/<handler module>`, esbuild's builds side by side
- * in this one process (P334), and their metafiles' outputs into `outdir/bundle-outputs.json`. With a cache (P340, lib/build-cache.ts), the bundles are content-keyed: when no
- * file the last build read has changed (nor the bundling definition, nor the names of the source files), its
- * bundles are copied instead of built again; otherwise they are built and become the cache's entry. Says which.
+ * in this one process (P334), and their metafiles' outputs into `outdir/bundle-outputs.json`. With a cache (P340,
+ * lib/build-cache.ts), the bundles are content-keyed: when no file the last build read has changed (nor the
+ * bundling definition, nor the names of the source files), its bundles are copied instead of built again;
+ * otherwise they are built and become the cache's entry. Says which.
  */
 export async function bundleAllFunctions(outdir: string, cache = bundleCache()): Promise<'built' | 'cached'> {
   const modules = allHandlerModules();
@@ -157,11 +158,6 @@ export async function bundleAllFunctions(outdir: string, cache = bundleCache()):
   const built = await Promise.all(modules.map((module) => bundleFunction(module, join(outdir, module))));
   const outputs = Object.fromEntries(modules.map((module, i) => [module, built[i].outputs]));
   writeFileSync(join(outdir, BUNDLE_OUTPUTS_FILE), JSON.stringify(outputs));
-  if (cache)
-    storeBuild(
-      cache,
-      outdir,
-      built.flatMap((b) => b.inputs),
-    );
+  if (cache) storeBuild(cache, outdir, built.map((b) => b.inputs).flat());
   return 'built';
 }

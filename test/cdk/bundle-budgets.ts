@@ -10,7 +10,7 @@
  * for a company of that ATS). Each connector's chunk has a budget of its own, and no output a function loads
  * for one connector holds another connector's code, so adding a connector grows no other connector's function.
  */
-import type { Metafile } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import {
   BUDGETS,
   CONNECTOR_CHUNK_MAX_BYTES,
@@ -19,7 +19,8 @@ import {
   moduleOfInput,
   type FunctionBudget,
 } from '../../lib/function-budgets.js';
-import { bytesWithoutSourceMap } from '../../lib/function-bundle.js';
+import { bytesWithoutSourceMap, esbuildOptions } from '../../lib/function-bundle.js';
+import { functionEntry } from '../../lib/project-paths.js';
 import { backgroundFunctions } from '#delivery/background-functions.js';
 import { connectors } from '#delivery/connectors/registry.js';
 import { allRoutes as routes } from '#http/routes.js';
@@ -106,6 +107,17 @@ export function describeBundleBudgets(bundlesOfSynth: () => Map<string, Bundle>)
   beforeAll(() => {
     bundles = bundlesOfSynth();
     if (bundles.size === 0) throw new Error('no bundles: the synthesis before these tests failed');
+  });
+
+  test('a size is that of the same build without source maps: the authorizer built without them measures the same', async () => {
+    const { outputs } = (
+      await build({ ...esbuildOptions(functionEntry('authorizer'), { outdir: '/sizes', sourcemap: false }), write: false, metafile: true })
+    ).metafile as Metafile;
+    const index = Object.keys(outputs).find((path) => /(^|\/)index\.mjs$/.test(path))!;
+    const cold = [...staticClosure(outputs, index)];
+    const plain = cold.reduce((sum, path) => sum + outputs[path].bytes, 0);
+    expect(cold.length).toBe(bundles.get('Authorizer')!.cold.size);
+    expect(bundles.get('Authorizer')!.bytes).toBe(plain);
   });
 
   test('every function of the stack has a budget', () => {
