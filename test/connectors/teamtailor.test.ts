@@ -4,7 +4,7 @@
  * (merge, files as presigned S3 URLs of fauxqs that the simulator downloads, typed answers), pacing by the
  * rate-limit headers, file limits, and the mapping of Teamtailor's answers onto our error kinds (P277).
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, PutObjectCommand } from '@aws-sdk/client-s3';
@@ -63,11 +63,13 @@ const submission = (overrides?: Partial<Submission>, files?: Parameters<typeof p
   };
 };
 
+const s3Dir = mkdtempSync(join(tmpdir(), 'tt-s3-'));
+
 beforeAll(async () => {
   [sim, odd, fauxqs] = await Promise.all([
     startTeamtailorSimulator(),
     startSimulatorServer(() => ({ status: oddReply.status, body: oddReply.body, headers: oddReply.headers })),
-    startFauxqsOnLoopback({ port: 0, logger: false, s3StorageDir: mkdtempSync(join(tmpdir(), 'tt-s3-')) }),
+    startFauxqsOnLoopback({ port: 0, logger: false, s3StorageDir: s3Dir }),
   ]);
   Object.assign(process.env, sim.env, {
     AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${fauxqs.port}`,
@@ -120,6 +122,7 @@ afterAll(async () => {
   if (process.env.TABLE_NAME === 'teamtailor-test-table-unused') delete process.env.TABLE_NAME;
   resetClients();
   await Promise.all([sim.server.stop(), odd.stop(), fauxqs.stop()]);
+  rmSync(s3Dir, { recursive: true, force: true });
 });
 
 describe('credentials check', () => {

@@ -6,9 +6,9 @@
  * name, or an IP URL the certificate does not name, or a CA the worker does not trust, is refused and recorded
  * as the attempt's error.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { resolveChecked } from '#platform/addresses.js';
 import { importJobs } from '#jobs/job-store.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
@@ -92,6 +92,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(receivers.map((r) => r.stop()));
   await api.stop();
+  rmSync(dirname(caFile), { recursive: true, force: true });
 });
 
 test('an https receiver gets the signed delivery: the socket goes to the checked address, the certificate is verified for the host name', async () => {

@@ -8,7 +8,7 @@
  * (InvalidPart).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -34,6 +34,7 @@ const client = (port: number) =>
     credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
   });
 const start = () => startFauxqsOnLoopback({ port: 0, logger: false, s3StorageDir: dir });
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Every file under `root`, relative. */
 const files = (root: string): string[] =>
