@@ -14,7 +14,8 @@ const RUNTIME_FILE = 'runtime.json';
 
 export type Where = { mode: 'server'; url: string; pid: number } | { mode: 'aws' } | { mode: 'embedded'; dataDir: string };
 
-function pidAlive(pid: unknown): boolean {
+/** Whether a process with this id is running (signal 0 only checks; EPERM is another user's live process). */
+export function pidAlive(pid: unknown): boolean {
   if (typeof pid !== 'number' || !Number.isInteger(pid) || pid < 1) return false;
   try {
     process.kill(pid, 0);

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { projectRoot } from '../../lib/project-paths.js';
+import { pidAlive } from '../../local/admin/context.js';
 
 export type Resources = Record<string, { Type: string; Properties?: any; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
 export type TemplateJson = { Resources: Resources; Outputs?: Record<string, unknown> };
@@ -70,15 +71,6 @@ function sourceHash(): string {
   return hash.digest('hex').slice(0, 20);
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function synthesizeAll(scratch: string): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(
@@ -116,7 +108,7 @@ function sharedAssemblies(): Promise<string> {
         } catch {
           // not written yet
         }
-        if (owner && !alive(owner)) rmSync(lock, { recursive: true, force: true });
+        if (owner && !pidAlive(owner)) rmSync(lock, { recursive: true, force: true });
         await new Promise((r) => setTimeout(r, 250));
         continue;
       }

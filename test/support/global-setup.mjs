@@ -19,23 +19,13 @@ const scratch = () => (existsSync('/dev/shm') ? '/dev/shm' : tmpdir());
 const PREFIX = 'his-dynamodb-';
 const OWNER = 'owner.pid';
 
-/** Whether a process with this id is still running (signal 0 only checks). */
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === 'EPERM';
-  }
-}
-
 /**
  * Removes the database directories of runs that were killed before their teardown: those whose owner (the Jest
  * process that made them, named in `owner.pid`) is gone. In /dev/shm they would hold memory until the machine
  * restarts. A directory of a run still going beside this one is kept, and so is one without an owner (made before
- * owners were written, or being made right now).
+ * owners were written, or being made right now). `alive` is `pidAlive` of local/admin/context.ts.
  */
-export function removeOrphanedDirs(root = scratch()) {
+export function removeOrphanedDirs(alive, root = scratch()) {
   for (const name of readdirSync(root)) {
     if (!name.startsWith(PREFIX)) continue;
     const dir = join(root, name);
@@ -45,7 +35,7 @@ export function removeOrphanedDirs(root = scratch()) {
     } catch {
       continue;
     }
-    if (Number.isInteger(owner) && owner > 0 && alive(owner)) continue;
+    if (alive(owner)) continue;
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -60,11 +50,12 @@ export function ownedDir(root = scratch()) {
 export default async function globalSetup(globalConfig) {
   if (process.env.DYNAMODB_LOCAL_ENDPOINT) return;
   const { startDynamoDbLocal } = await tsImport('../../local/dynamodb-local.ts', import.meta.url);
+  const { pidAlive } = await tsImport('../../local/admin/context.ts', import.meta.url);
   const instances = Math.max(1, Number(process.env.DYNAMODB_LOCAL_INSTANCES ?? globalConfig?.maxWorkers ?? 1));
   const heapMb = Number(process.env.DYNAMODB_LOCAL_HEAP_MB ?? 1024);
   // Each JVM's database is a file in memory-backed storage, not DynamoDB Local's in-memory mode, so that its stream
   // records can be indexed (P364): a worker's JVM serves some forty test files' tables in turn.
-  removeOrphanedDirs();
+  removeOrphanedDirs(pidAlive);
   const dirs = Array.from({ length: instances }, () => ownedDir());
   const started = await Promise.all(dirs.map((dbPath) => startDynamoDbLocal({ heapMb, dbPath })));
   globalThis.__dynamoDbLocal = started;

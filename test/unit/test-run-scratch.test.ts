@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 // @ts-expect-error: plain JavaScript, loaded by Jest outside its transform too
 import { ownedDir, removeOrphanedDirs } from '../support/global-setup.mjs';
+import { pidAlive } from '../../local/admin/context.js';
 
 let root: string;
 beforeEach(() => (root = mkdtempSync(join(tmpdir(), 'his-scratch-root-'))));
@@ -34,7 +35,7 @@ test("a killed run's directory is removed; a running one's, an unowned one and o
   const garbled = dirOwnedBy('his-dynamodb-garbled', 'not a pid');
   const other = dirOwnedBy('something-else', String(endedPid()));
 
-  removeOrphanedDirs(root);
+  removeOrphanedDirs(pidAlive, root);
 
   expect({
     killed: existsSync(killed),
@@ -47,6 +48,6 @@ test("a killed run's directory is removed; a running one's, an unowned one and o
 
 test('a new run owns its directory, so that a run beside it keeps it', () => {
   const dir = ownedDir(root);
-  removeOrphanedDirs(root);
+  removeOrphanedDirs(pidAlive, root);
   expect(existsSync(dir)).toBe(true);
 });
