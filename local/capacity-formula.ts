@@ -14,7 +14,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { setTransactionAccountant } from '#platform/clients.js';
+import { quietClient, setTransactionAccountant } from '#platform/clients.js';
 import { itemBytes } from '#platform/item-size.js';
 import { tableDefinition, type IndexDefinition } from '#platform/table.js';
 
@@ -85,11 +85,13 @@ export function actionCost(
 
 export function installTransactionFormula(endpoint: string): () => void {
   const reader = DynamoDBDocumentClient.from(
-    new DynamoDBClient({
-      endpoint,
-      region: process.env.AWS_REGION ?? 'us-east-1',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }),
+    quietClient(
+      new DynamoDBClient({
+        endpoint,
+        region: process.env.AWS_REGION ?? 'us-east-1',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+    ),
   );
   async function read(actions: Action[]): Promise<Map<string, Item>> {
     const found = new Map<string, Item>();

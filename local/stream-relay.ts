@@ -24,7 +24,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { backgroundFunctions, matchesAnyFilter } from '#delivery/background-functions.js';
-import { config, dynamoClient } from '#platform/clients.js';
+import { config, dynamoClient, quietClient } from '#platform/clients.js';
 import { isSimulatedCrash } from '#platform/faults.js';
 import { logger } from '#platform/logger.js';
 
@@ -85,11 +85,13 @@ export function startEventRelay(options: { background: boolean; idleMs?: number 
   let lastPassFailed = false;
 
   const streams = () =>
-    (client ??= new DynamoDBStreamsClient({
-      region: process.env.AWS_REGION ?? 'us-east-1',
-      endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    }));
+    (client ??= quietClient(
+      new DynamoDBStreamsClient({
+        region: process.env.AWS_REGION ?? 'us-east-1',
+        endpoint: process.env.AWS_ENDPOINT_URL_DYNAMODB,
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+      }),
+    ));
 
   async function listShards(arn: string): Promise<Shard[]> {
     const all: Shard[] = [];

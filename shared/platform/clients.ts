@@ -37,6 +37,18 @@ function required(name: string): string {
   return value;
 }
 
+/**
+ * A client without the SDK's logger middleware (P374). We give the SDK no logger, so it logs to a no-op one; but
+ * the middleware still builds each log entry before handing it over: it walks every call's input and output
+ * through the operation's schema to mask sensitive members: a tenth of the SDK's CPU in ten HTTP test files'
+ * profile (1.3 of 12.4 s), more on a Query that returns a page of items. Without it nothing is logged, as
+ * before, and nothing is walked.
+ */
+export function quietClient<C extends { middlewareStack: { remove(name: string): boolean } }>(client: C): C {
+  client.middlewareStack.remove('loggerMiddleware');
+  return client;
+}
+
 function base(endpointVariable: string) {
   const endpoint = process.env[endpointVariable];
   return {
@@ -94,7 +106,7 @@ let kmsClient: KMSClient | undefined;
  */
 export function dynamoClient(): DynamoDBClient {
   if (!dynamo) {
-    dynamo = new DynamoDBClient(base('AWS_ENDPOINT_URL_DYNAMODB'));
+    dynamo = quietClient(new DynamoDBClient(base('AWS_ENDPOINT_URL_DYNAMODB')));
     dynamo.middlewareStack.add(
       (next, context) => async (args) => {
         const accounted = ACCOUNTED.test(String(context.commandName));
@@ -139,15 +151,17 @@ export function db(): DynamoDBDocumentClient {
 }
 
 export function s3(): S3Client {
-  return (s3Client ??= new S3Client({ ...base('AWS_ENDPOINT_URL_S3'), forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) }));
+  return (s3Client ??= quietClient(
+    new S3Client({ ...base('AWS_ENDPOINT_URL_S3'), forcePathStyle: Boolean(process.env.AWS_ENDPOINT_URL_S3) }),
+  ));
 }
 
 export function sqs(): SQSClient {
-  return (sqsClient ??= new SQSClient(base('AWS_ENDPOINT_URL_SQS')));
+  return (sqsClient ??= quietClient(new SQSClient(base('AWS_ENDPOINT_URL_SQS'))));
 }
 
 export function sns(): SNSClient {
-  return (snsClient ??= new SNSClient(base('AWS_ENDPOINT_URL_SNS')));
+  return (snsClient ??= quietClient(new SNSClient(base('AWS_ENDPOINT_URL_SNS'))));
 }
 
 /**
@@ -157,7 +171,7 @@ export function sns(): SNSClient {
  */
 export async function kms(): Promise<KMSClient> {
   const { KMSClient } = await import('#platform/kms.js');
-  return (kmsClient ??= new KMSClient(base('AWS_ENDPOINT_URL_KMS')));
+  return (kmsClient ??= quietClient(new KMSClient(base('AWS_ENDPOINT_URL_KMS'))));
 }
 
 /** Forget the singletons (the local runtime calls this after it has pointed the environment elsewhere). */

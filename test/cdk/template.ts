@@ -5,8 +5,9 @@
  * where the hash covers lib/, functions/, shared/, cdk.json, package-lock.json and these test modules: a
  * test file asks for one by name (`sharedSynth('dev')`) instead of loading aws-cdk-lib and synthesizing in its
  * own Jest module registry. The first worker to ask runs the synthesis under a lock; the others wait for it.
- * A stack built with test-only props (stage-variants' background functions) is still synthesized in its file
- * (`synthStack`, test/cdk/synth-stack.ts).
+ * A stack built with test-only props (stage-variants' background functions) is one of them too, with its props
+ * in `sharedStackProps` (P374): synthesized in a Jest file, it cost that file aws-cdk-lib's modules in its own
+ * registry and a start of CloudFormation's rule engine of its own.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -14,6 +15,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { basename, join, relative } from 'node:path';
 import { projectRoot } from '../../lib/project-paths.js';
 import { pidAlive } from '../../local/admin/context.js';
+import type { BackgroundFunctionDefinition } from '#delivery/background-functions.js';
 
 export type Resources = Record<string, { Type: string; Properties?: any; DeletionPolicy?: string; UpdateReplacePolicy?: string }>;
 export type TemplateJson = { Resources: Resources; Outputs?: Record<string, unknown> };
@@ -41,7 +43,34 @@ export const sharedStacks = {
     leverApiUrl: 'https://api.eu.lever.co',
     personioFeedUrl: 'https://{subdomain}.jobs.personio.example/xml',
   },
+  // The background-function list of a test instead of the service's (stage-variants.test.ts): the wiring each
+  // kind of trigger gets.
+  devTestBackgroundFunctions: { ...NO_BUNDLING, stage: 'dev' },
 } satisfies Record<string, Record<string, unknown>>;
+
+/** Two background functions of a test, one of each trigger kind: only the wiring is under test. */
+export const TEST_BACKGROUND_FUNCTIONS = {
+  worker: {
+    id: 'SyncWorker',
+    handler: 'jobs/get', // any existing module
+    description: 'test worker',
+    trigger: { kind: 'syncQueue', batchSize: 5 },
+    access: { table: 'write', events: 'publish', attachments: 'read' },
+    timeoutSeconds: 30,
+  },
+  sweeper: {
+    id: 'SyncSweeper',
+    handler: 'jobs/get',
+    description: 'test sweeper',
+    trigger: { kind: 'schedule', expression: 'rate(5 minutes)' },
+    access: { table: 'read', syncQueue: 'send' },
+  },
+} satisfies Record<string, BackgroundFunctionDefinition>;
+
+/** A shared stack's props beside its stage (synth-all.ts passes them to `synthStack`). */
+export const sharedStackProps: Partial<Record<keyof typeof sharedStacks, { backgroundFunctions: BackgroundFunctionDefinition[] }>> = {
+  devTestBackgroundFunctions: { backgroundFunctions: [TEST_BACKGROUND_FUNCTIONS.worker, TEST_BACKGROUND_FUNCTIONS.sweeper] },
+};
 
 const cacheRoot = join(projectRoot, 'node_modules', '.cache', 'his-synth');
 const hashedInputs = [
