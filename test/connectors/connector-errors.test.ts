@@ -69,6 +69,21 @@ test('pacing: no window shorter than a second holds more than requestsPerSecond 
   expect(sent[sent.length - 1] - sent[0]).toBeGreaterThanOrEqual(1400);
 });
 
+test('pacing spaces requests by when they left, so a busy process does not bunch them (P375)', async () => {
+  // The process stalls for 300 ms a moment after the burst is asked for, as a busy worker or a long synchronous task
+  // would: timers due in the stall fire late. The requests after it still leave 1/rate apart.
+  const stall = setTimeout(() => {
+    const until = Date.now() + 300;
+    while (Date.now() < until);
+  }, 120);
+  const sent = await pacedTimes(30, 'pacing-stall', 20);
+  clearTimeout(stall);
+  const busiest = Math.max(...sent.map((t) => sent.filter((u) => u >= t && u - t < 1000).length));
+  expect(busiest).toBeLessThanOrEqual(21);
+  const gaps = sent.slice(1).map((t, i) => t - sent[i]);
+  expect(gaps.filter((gap) => gap < 45)).toEqual([]);
+});
+
 test('ATS_PACING_SCALE stretches every pacing wait, and 0 (`withoutPacing`) waits for nothing (P366)', async () => {
   // 11 requests at 10 a second: 1 s at the scale 1; at 0.5 half of it; at 0 at once.
   const half = await pacedTimes(11, 'pacing-half', 10, '0.5');

@@ -121,7 +121,7 @@ export interface ConnectorSetting {
 
 /** How fast the connector may call the ATS (docs/connectors/<ats>.md says where the numbers come from). */
 export interface ConnectorPacing {
-  /** Requests per second one process sends to this ATS at most (a token bucket of this size, refilled per second). */
+  /** Requests per second one process sends to this ATS at most (each leaves 1/rate after the one before it, P375). */
   requestsPerSecond: number;
   /** Parallel requests of one import run (for example per-job detail reads). */
   importConcurrency: number;

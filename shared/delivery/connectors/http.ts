@@ -45,13 +45,13 @@ export const segment = (value: string | number) => encodeURIComponent(String(val
 const timeoutMs = () => Number(process.env.ATS_TIMEOUT_MS ?? 10_000);
 
 /**
- * Per ATS, one token bucket per process, refilled at `requestsPerSecond` and holding at most one token (P237):
- * requests leave at least 1/rate apart, so no window shorter than a second holds more than `requestsPerSecond`
- * of them. (A bucket of `requestsPerSecond` tokens let that many go at once and as many again within the same
- * second: twice the rate a per-second limit counts.)
+ * Per ATS, one lane per process (P237, P375): its requests leave one at a time, each at least 1/rate after the one
+ * before it actually left, so no window shorter than a second holds more than `requestsPerSecond` of them (+1 for
+ * the window's edge). The first request after a pause leaves at once. A lane spaces requests by when they left,
+ * not by when they were due: the token bucket before it gave each waiter a due time when it asked, so when timers
+ * fired late (a busy process) the late ones and the next ones left together, 23 in one second at a rate of 20.
  */
-const buckets = new Map<string, { tokens: number; at: number }>();
-const BURST = 1;
+const lanes = new Map<string, { last: number; queue: Promise<void> }>();
 
 /**
  * `ATS_PACING_SCALE` multiplies every pacing wait (default 1; not a number of zero or more: 1; P366). Tests only:
@@ -64,17 +64,18 @@ function pacingScale(): number {
 }
 
 /** Waits until the ATS's pacing allows one more request. */
-export async function pace(ats: string, pacing: ConnectorPacing): Promise<void> {
+export function pace(ats: string, pacing: ConnectorPacing): Promise<void> {
   const scale = pacingScale();
-  if (scale === 0) return;
-  const rate = pacing.requestsPerSecond / scale;
-  const now = Date.now();
-  const bucket = buckets.get(ats) ?? { tokens: BURST, at: now };
-  bucket.tokens = Math.min(BURST, bucket.tokens + ((now - bucket.at) / 1000) * rate);
-  bucket.at = now;
-  bucket.tokens -= 1;
-  buckets.set(ats, bucket);
-  if (bucket.tokens < 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil((-bucket.tokens / rate) * 1000)));
+  if (scale === 0) return Promise.resolve();
+  const intervalMs = (1000 * scale) / pacing.requestsPerSecond;
+  const lane = lanes.get(ats) ?? { last: -Infinity, queue: Promise.resolve() };
+  lanes.set(ats, lane);
+  lane.queue = lane.queue.then(async () => {
+    const wait = lane.last + intervalMs - Date.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil(wait)));
+    lane.last = Date.now();
+  });
+  return lane.queue;
 }
 
 /** A documented per-key limit: at most `limit` requests in any `windowMs` (for example per company, P363). */
