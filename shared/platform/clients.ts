@@ -41,8 +41,7 @@ function required(name: string): string {
  * A client without the SDK's logger middleware (P374). We give the SDK no logger, so it logs to a no-op one; but
  * the middleware still builds each log entry before handing it over: it walks every call's input and output
  * through the operation's schema to mask sensitive members: a tenth of the SDK's CPU in ten HTTP test files'
- * profile (1.3 of 12.4 s), more on a Query that returns a page of items. Without it nothing is logged, as
- * before, and nothing is walked.
+ * profile (1.3 of 12.4 s). Without it nothing is logged, as before, and nothing is walked.
  */
 export function quietClient<C extends { middlewareStack: { remove(name: string): boolean } }>(client: C): C {
   client.middlewareStack.remove('loggerMiddleware');
