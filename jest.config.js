@@ -25,8 +25,6 @@ export default {
   globalSetup: '<rootDir>/test/support/global-setup.mjs',
   globalTeardown: '<rootDir>/test/support/global-teardown.mjs',
   testSequencer: '<rootDir>/test/support/sequencer.cjs',
-  // V8's code cache for CommonJS modules across a worker's test files (P377): each file still evaluates every module.
-  runtime: '<rootDir>/test/support/cached-runtime.cjs',
   // A guard against a hang, not a performance check (those are `npm run bench*` and the capacity tests): on two
   // busy cores a test can take ten times what it takes alone (P246).
   testTimeout: 180_000,
