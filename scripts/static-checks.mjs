@@ -42,9 +42,9 @@ async function typesAndLint() {
   });
   const program = builder.getProgram();
   // The program goes to the parser, not into the configuration: ESLint's cache hashes the configuration, and a
-  // parser object is hashed by its `meta`.
+  // parser object is hashed by its `meta` (typescript-eslint's version in it, so that an upgrade lints anew).
   const parser = {
-    meta: { name: 'typescript-eslint-parser-with-the-type-check-program', version: '1' },
+    meta: { name: 'typescript-eslint-parser-with-the-type-check-program', version: tsParser.version },
     parseForESLint: (code, options) => tsParser.parseForESLint(code, { ...options, projectService: false, programs: [program] }),
   };
   const eslint = new ESLint({

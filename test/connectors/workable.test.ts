@@ -701,6 +701,28 @@ describe('pacing by X-Rate-Limit-*', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(2500);
   });
 
+  test('a request counts from its answer (P378): requests that reach Workable late do not let the 11th in early', async () => {
+    // The process stalls for 600 ms just after the first ten leave, so Workable (the simulator, in this process)
+    // receives them, and starts its interval, 600 ms after they were booked: more than the interval's margin.
+    workable.rateLimit = { limit: 10, intervalMs: 2500 };
+    workable.rateHeaders = false;
+    process.env.WORKABLE_RATE_INTERVAL_MS = '2500';
+    const { account: a, credentials } = account();
+    let all: Promise<unknown>;
+    try {
+      all = Promise.all(Array.from({ length: 14 }, () => workableConnector.validateCredentials(credentials, company)));
+      await new Promise((resolve) => setImmediate(resolve));
+      const stallUntil = Date.now() + 600;
+      while (Date.now() < stallUntil);
+      await all;
+    } finally {
+      workable.rateHeaders = true;
+    }
+    const statuses = requestsOf(a.subdomain).map((r) => r.status);
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    expect(statuses).toHaveLength(14);
+  });
+
   test('the limit an answer states (X-Rate-Limit-Limit) is the one paced by, when lower than the default', async () => {
     workable.rateLimit = { limit: 3, intervalMs: 1500 };
     process.env.WORKABLE_RATE_INTERVAL_MS = '1500';

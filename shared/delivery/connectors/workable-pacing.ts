@@ -66,9 +66,10 @@ function tooLong(wait: number): ConnectorError {
  * Takes one of the token's slots before a request leaves (P278): it waits while the interval is used up (the
  * last answer said Remaining 0) and while the rolling interval already holds `limit` requests of this process;
  * a wait longer than `cap` is `rate_limited` without sending. No await between the check and the booking, so
- * concurrent callers (an import's parallel form reads) never book the same slot.
+ * concurrent callers (an import's parallel form reads) never book the same slot. Gives the booking's time, for
+ * `settleSlot` once the answer is in.
  */
-export async function waitForSlot(id: string, cap: number): Promise<void> {
+export async function waitForSlot(id: string, cap: number): Promise<number> {
   const window = windowOf(id);
   for (;;) {
     const now = Date.now();
@@ -79,11 +80,27 @@ export async function waitForSlot(id: string, cap: number): Promise<void> {
     else if (window.sent.length >= window.limit) wait = window.sent[window.sent.length - window.limit] + intervalMs() - now;
     if (wait <= 0) {
       window.sent.push(now);
-      return;
+      return now;
     }
     if (wait > cap) throw tooLong(wait);
     await sleep(wait);
   }
+}
+
+/**
+ * The request booked at `booked` has its answer (or failed): it counts in the window from now (P378). Workable
+ * counts a request when it arrives, some time after it left; under load that was more than the interval's margin,
+ * and the 11th request, sent an interval after the first one left, arrived inside Workable's interval. From its
+ * answer, a request is counted no earlier than Workable counted it. A caller waiting for a slot looks again after
+ * its sleep, so it sees the later times.
+ */
+export function settleSlot(id: string, booked: number): void {
+  const window = windowOf(id);
+  const at = window.sent.indexOf(booked);
+  if (at < 0) return;
+  window.sent.splice(at, 1);
+  window.sent.push(Date.now());
+  window.sent.sort((a, b) => a - b);
 }
 
 /** What an answer says of the token's interval: its limit (`X-Rate-Limit-Limit`) and whether it is used up. */

@@ -26,7 +26,7 @@ import {
 } from '#delivery/connectors/connector.js';
 import { atsBaseUrl, atsFetch, atsUrl, attachmentBytes, jsonBody, mapLimited, pace, segment } from '#delivery/connectors/http.js';
 import { candidateName, httpUrl, text } from '#delivery/connectors/mapping.js';
-import { holdUntil, noteRateLimit, resetAt, secondsUntil, tokenId, waitForSlot } from '#delivery/connectors/workable-pacing.js';
+import { holdUntil, noteRateLimit, resetAt, secondsUntil, settleSlot, tokenId, waitForSlot } from '#delivery/connectors/workable-pacing.js';
 import {
   answerFor,
   FILE_QUESTION,
@@ -68,8 +68,13 @@ async function send(credentials: AtsCredentials, url: string, init: RequestInit,
   const id = tokenId(credentials);
   // The process-wide bucket first, then the token's window, so that a slot is booked when the request leaves.
   await pace(ATS, PACING);
-  await waitForSlot(id, cap);
-  const response = await atsFetch(ATS, url, init);
+  const booked = await waitForSlot(id, cap);
+  let response: Response;
+  try {
+    response = await atsFetch(ATS, url, init);
+  } finally {
+    settleSlot(id, booked);
+  }
   noteRateLimit(id, response);
   return response;
 }
