@@ -708,9 +708,8 @@ describe('pacing by X-Rate-Limit-*', () => {
     workable.rateHeaders = false;
     process.env.WORKABLE_RATE_INTERVAL_MS = '2500';
     const { account: a, credentials } = account();
-    let all: Promise<unknown>;
     try {
-      all = Promise.all(Array.from({ length: 14 }, () => workableConnector.validateCredentials(credentials, company)));
+      const all = Promise.all(Array.from({ length: 14 }, () => workableConnector.validateCredentials(credentials, company)));
       await new Promise((resolve) => setImmediate(resolve));
       const stallUntil = Date.now() + 600;
       while (Date.now() < stallUntil);
