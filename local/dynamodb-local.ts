@@ -119,7 +119,10 @@ export async function startDynamoDbLocal(options: DynamoDbLocalOptions = {}): Pr
     '-sharedDb',
     '-disableTelemetry',
   ];
-  const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'] });
+  // A process group of its own: a terminal's Ctrl-C (SIGINT to the foreground group) reaches `npm start`, which
+  // stops its loops and then the JVM, instead of killing the JVM under loops still polling it. The JVM still ends
+  // with its owner, however the owner ends: its stdin closes.
+  const child = spawn('java', args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const port = await new Promise<number>((resolve, reject) => {
     let output = '';
     const timer = setTimeout(() => fail(new Error(`DynamoDB Local did not start within 60 s:\n${output}`)), 60_000);

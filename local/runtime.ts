@@ -132,10 +132,9 @@ export async function startRuntime(options: RuntimeOptions): Promise<Runtime> {
     async stop() {
       reaper?.stop();
       scheduler.stop();
-      await poller.stop();
-      await importPoller.stop();
-      await relay.stop();
-      await webhookPoller.stop();
+      // Every loop is told at once, before any is awaited: a loop still polling while another finishes its
+      // work would take an emulator already gone (a signal to the whole process group) for a fault and log it.
+      await Promise.all([poller.stop(), importPoller.stop(), relay.stop(), webhookPoller.stop()]);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

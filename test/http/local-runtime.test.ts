@@ -1,11 +1,12 @@
 /**
  * The local runtime as `npm start` runs it: demo seeding on an empty data directory only, data kept across
- * restarts, the background poller taking a demo application to SUCCESS, and a clean exit on SIGTERM.
+ * restarts, the background poller taking a demo application to SUCCESS, and a clean exit on SIGTERM and on Ctrl-C.
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { SHARED_DYNAMODB_VARIABLE } from '../../local/emulators.js';
 import { startRuntime } from '../../local/runtime.js';
 import { contractFetch } from '../helpers/runtime.js';
 
@@ -89,12 +90,17 @@ async function npmStart(dir: string, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, startScriptArgs(), {
     env: { ...process.env, DATA_DIR: dir, PORT: '0', LOG_LEVEL: 'ERROR', PUBLIC_BASE_URL: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, as a terminal gives a foreground command: a signal to the group reaches every
+    // process `npm start` started, as Ctrl-C does.
+    detached: true,
   });
   let output = '';
+  let errors = '';
   child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (errors += chunk));
   for (let i = 0; i < 900 && !output.includes('curl'); i++) await new Promise((r) => setTimeout(r, 100));
   const url = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-  return { child, output, url };
+  return { child, output, url, logs: () => output + errors };
 }
 
 /** The admin tool against the running `npm start` of `dir`, as an operator runs it; its printed object. */
@@ -109,7 +115,7 @@ function admin(dir: string, ...args: string[]): Promise<any> {
 
 test('npm start prints the base URL and a curl, and exits cleanly on SIGTERM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'his-start-'));
-  const { child, output, url } = await npmStart(dir);
+  const { child, output, url, logs } = await npmStart(dir);
   try {
     expect(url).toBeDefined();
     expect(output).toMatch(/curl -s -H "Authorization: Bearer \$KEY" -H "Company-Id: \d+" http:\/\/127\.0\.0\.1:\d+\/jobs/);
@@ -122,8 +128,41 @@ test('npm start prints the base URL and a curl, and exits cleanly on SIGTERM', a
     child.kill('SIGTERM');
     expect(await exit).toBe(0);
     expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
+    // At LOG_LEVEL=ERROR nothing was logged, the stop included.
+    expect(
+      logs()
+        .split('\n')
+        .filter((line) => line.includes('"level"')),
+    ).toEqual([]);
   } finally {
     child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('Ctrl-C on npm start (SIGINT to its whole process group) stops it with nothing logged as failed', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'his-ctrl-c-'));
+  // Its own DynamoDB Local's JVM, as `npm start` outside the tests has, not the test run's shared one.
+  const { child, url, logs } = await npmStart(dir, { [SHARED_DYNAMODB_VARIABLE]: '' });
+  try {
+    expect(url).toBeDefined();
+    // The stream relay polls DynamoDB Local's stream every 200 ms while idle: a second of polls before the signal.
+    await new Promise((r) => setTimeout(r, 1000));
+    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
+    process.kill(-child.pid!, 'SIGINT');
+    expect(await exit).toBe(0);
+    expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
+    expect(
+      logs()
+        .split('\n')
+        .filter((line) => line.includes('"level"')),
+    ).toEqual([]);
+  } finally {
+    try {
+      process.kill(-child.pid!, 'SIGKILL');
+    } catch {
+      // the group is gone
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 });
