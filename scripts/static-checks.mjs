@@ -12,6 +12,7 @@
  * `npm run typecheck` stay the plain CLIs (ESLint there finds the program itself, `projectService`).
  */
 import { spawn } from 'node:child_process';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import process from 'node:process';
 
@@ -47,11 +48,33 @@ async function typesAndLint() {
     meta: { name: 'typescript-eslint-parser-with-the-type-check-program', version: tsParser.version },
     parseForESLint: (code, options) => tsParser.parseForESLint(code, { ...options, projectService: false, programs: [program] }),
   };
+  // ESLint's cache keys a file's results by its content and configuration, but a type-aware rule's finding also
+  // depends on the types of what the file imports. The files whose types may have changed since the last run are
+  // the ones the incremental program checks again: the changed ones it goes through first, and those whose
+  // diagnostics it dropped then because the declarations of something they depend on changed. Those get a setting
+  // unique to this run, which changes their configuration's hash, so ESLint lints them again (and once more on the
+  // next run, back on the plain configuration). A change that keeps a file's declarations re-lints no other file.
+  // The dropped ones are read from the builder's state, which TypeScript does not document: without it, every
+  // file is linted again.
+  const checkedAgain = new Set();
+  for (let next; (next = builder.getSemanticDiagnosticsOfNextAffectedFile());) {
+    if ('fileName' in next.affected) checkedAgain.add(resolve(next.affected.fileName));
+  }
+  const kept = builder.state?.semanticDiagnosticsPerFile;
+  for (const file of program.getSourceFiles()) {
+    if (!(kept instanceof Map) || !kept.has(file.resolvedPath)) checkedAgain.add(resolve(file.fileName));
+  }
   const eslint = new ESLint({
     cache: true,
     cacheStrategy: 'content',
     cacheLocation: 'node_modules/.cache/eslint/',
-    overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser } }],
+    overrideConfig: [
+      { files: ['**/*.ts'], languageOptions: { parser } },
+      {
+        files: [(file) => checkedAgain.has(resolve(file))],
+        settings: { typesCheckedAgainIn: `run ${process.pid} at ${Date.now()}` },
+      },
+    ],
   });
   const results = await eslint.lintFiles(['.']);
   const lintOutput = await (await eslint.loadFormatter('stylish')).format(results);
