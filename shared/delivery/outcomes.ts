@@ -223,7 +223,10 @@ export async function readOutcomes(): Promise<OutcomePass> {
       }
     }
   }
-  logger.info('outcome pass', { ...result });
+  // A pass that found nothing to do is a debug line: `npm start` reads every 6 s (P300), and an operator's terminal
+  // would fill with empty passes (P381).
+  if (Object.values(result).some((count) => count > 0)) logger.info('outcome pass', { ...result });
+  else logger.debug('outcome pass', { ...result });
   return result;
 }
 

@@ -13,6 +13,7 @@ import type { OutcomePass } from '#delivery/outcomes.js';
 import { receivedEvents, runAdmin } from '../helpers/admin-cli.js';
 import { aCompany, aPartner } from '../helpers/fixtures.js';
 import { allItems } from '../helpers/inspect.js';
+import { captureServiceLogs } from '../helpers/logs.js';
 import { startTestRuntime, type TestRuntime } from '../helpers/runtime.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../simulators/webhook-receiver.js';
 
@@ -83,6 +84,13 @@ async function relay(): Promise<void> {
   await api.runtime.relay.drain();
   await api.runtime.webhookPoller.drain(30_000);
 }
+
+/** The pass's log records among captured log lines. */
+const passLogs = (text: string) =>
+  text
+    .split('\n')
+    .filter((line) => line.includes('"outcome pass"'))
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 
 const watches = async () =>
   (await allItems()).filter((item) => item.SK === 'OUTCOMEWATCH').map((item) => Number(String(item.PK).split('#')[1]));
@@ -206,6 +214,10 @@ test('the loop: delivered, read PENDING, moved by the sandbox to HIRED and REJEC
 });
 
 test('an ATS that is down while outcomes are read: nothing changes, the others go on, the next reading succeeds', async () => {
+  // A pass with nothing to read logs nothing at INFO (P381); one that reads logs its counts.
+  const idle = captureServiceLogs();
+  expect(await pass().finally(() => idle.stop())).toMatchObject({ read: 0, changed: 0, failed: 0, stopped: 0, paused: 0 });
+  expect(passLogs(idle.text())).toEqual([]);
   const down = await tenant();
   const up = await tenant();
   const a = await apply(down, 'dee@example.com');
@@ -214,8 +226,10 @@ test('an ATS that is down while outcomes are read: nothing changes, the others g
   await setSandboxAts(down.company.id, { outcomesDown: true });
   const before = await read(down, a);
 
-  const failing = await pass();
+  const logged = captureServiceLogs();
+  const failing = await pass().finally(() => logged.stop());
   expect(failing).toMatchObject({ read: 2, changed: 1, failed: 1, stopped: 0 });
+  expect(passLogs(logged.text())).toEqual([expect.objectContaining({ level: 'INFO', read: 2, changed: 1, failed: 1 })]);
   expect(await read(down, a)).toEqual(before);
   // The failed reading is in the application's delivery log (issue 44, P350), as a retry.
   const log = (await api.get(`/applications/${a}/deliveries`, { key: down.partner.key, companyId: down.company.id })).body;
