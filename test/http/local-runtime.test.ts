@@ -2,7 +2,7 @@
  * The local runtime as `npm start` runs it: demo seeding on an empty data directory only, data kept across
  * restarts, the background poller taking a demo application to SUCCESS, and a clean exit on SIGTERM and on Ctrl-C.
  */
-import { execFile, spawn } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +113,20 @@ function admin(dir: string, ...args: string[]): Promise<any> {
   );
 }
 
+/** Stops a started `npm start` with `signal()`: exit code 0, its runtime.json gone, and nothing logged at LOG_LEVEL=ERROR. */
+async function expectCleanStop(started: { child: ChildProcess; logs(): string }, dir: string, signal: () => void) {
+  const exit = new Promise<number | null>((resolve) => started.child.once('exit', resolve));
+  signal();
+  expect(await exit).toBe(0);
+  expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
+  expect(
+    started
+      .logs()
+      .split('\n')
+      .filter((line) => line.includes('"level"')),
+  ).toEqual([]);
+}
+
 test('npm start prints the base URL and a curl, and exits cleanly on SIGTERM', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'his-start-'));
   const { child, output, url, logs } = await npmStart(dir);
@@ -124,16 +138,7 @@ test('npm start prints the base URL and a curl, and exits cleanly on SIGTERM', a
     expect(output).toContain(`require('${dir}/demo.json').partnerKey`);
     expect(output).not.toContain(key);
     expect((await get(`${url}/companies/`, key)).status).toBe(200);
-    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    child.kill('SIGTERM');
-    expect(await exit).toBe(0);
-    expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
-    // At LOG_LEVEL=ERROR nothing was logged, the stop included.
-    expect(
-      logs()
-        .split('\n')
-        .filter((line) => line.includes('"level"')),
-    ).toEqual([]);
+    await expectCleanStop({ child, logs }, dir, () => child.kill('SIGTERM'));
   } finally {
     child.kill('SIGKILL');
     rmSync(dir, { recursive: true, force: true });
@@ -148,15 +153,7 @@ test('Ctrl-C on npm start (SIGINT to its whole process group) stops it with noth
     expect(url).toBeDefined();
     // The stream relay polls DynamoDB Local's stream every 200 ms while idle: a second of polls before the signal.
     await new Promise((r) => setTimeout(r, 1000));
-    const exit = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    process.kill(-child.pid!, 'SIGINT');
-    expect(await exit).toBe(0);
-    expect(existsSync(join(dir, 'runtime.json'))).toBe(false);
-    expect(
-      logs()
-        .split('\n')
-        .filter((line) => line.includes('"level"')),
-    ).toEqual([]);
+    await expectCleanStop({ child, logs }, dir, () => process.kill(-child.pid!, 'SIGINT'));
   } finally {
     try {
       process.kill(-child.pid!, 'SIGKILL');
